@@ -1,0 +1,99 @@
+#pragma once
+// The critical-path DAG over a trace's GPU work.
+//
+// Nodes: every dispatch and memory copy. Edges: (1) the order of work within each stream (or, where a
+// process records no streams, within each queue), and (2) cross-stream dependencies that the trace
+// records: event record -> stream wait, GPU barrier packets, and host synchronisation calls. No edge is
+// inferred from timing.
+//
+// Model: each node v keeps its measured duration d(v) and the idle gap g(v) it showed after its last
+// predecessor finished (launch latency, host delays): g(v) = max(0, start(v) - max end(pred)). A node
+// without predecessors is released at its start relative to the trace start. Earliest start
+// ES(v) = max over preds EF(u) + g(v), EF(v) = ES(v) + d(v). With measured durations the model
+// reproduces the trace; re-timed durations (what-if) give the predicted end to end time.
+//
+// Cost: O((N + E) log N): a sort per stream, then linear passes in topological order.
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "model/trace.hpp"
+
+namespace rpl::analysis {
+
+enum class NodeKind : uint8_t { Dispatch, Copy };
+
+struct NodeRef {
+  NodeKind kind;
+  Index index;  // into Trace::dispatches or Trace::copies
+};
+
+enum class EdgeKind : uint8_t { StreamOrder, EventWait, HostSync, Barrier };
+const char* to_string(EdgeKind k);
+
+struct DagOptions {
+  // Nothing is inferred unless asked; inferred edges are labelled in the output.
+  bool infer_cross_stream = false;
+};
+
+struct EdgeCounts {
+  std::size_t stream_order = 0, event_wait = 0, host_sync = 0, barrier = 0, inferred = 0;
+};
+
+struct SymbolContribution {
+  std::string name;
+  std::size_t dispatches_on_path = 0;
+  double time_on_path_ns = 0;
+  double fraction_of_path = 0;  // time_on_path / critical_path_ns
+};
+
+struct CriticalPathResult {
+  std::size_t node_count = 0;
+  EdgeCounts edges;
+  std::string ordering;                 // "stream" or "queue": what stream order followed
+  TimeNs trace_start_ns = 0;
+  double wall_span_ns = 0;              // measured: last end - first start
+  double modeled_span_ns = 0;           // model makespan (equals wall span up to timestamp overlaps)
+  double critical_path_ns = 0;          // busy + idle along the path, from its first node's start
+  double critical_path_busy_ns = 0;     // sum of durations on the path
+  double critical_path_idle_ns = 0;     // gaps on the path
+  double serial_ns = 0;                 // sum of all node durations
+  double overlap_potential_ns = 0;      // wall_span - critical_path_busy: the most overlap could save
+  double parallelism = 0;               // serial / critical_path
+  std::vector<NodeRef> path;            // in time order
+  std::vector<SymbolContribution> contributions;  // by time on path, descending
+  // Per node, in the order of `nodes`: earliest start and slack (latest start - earliest start), ns.
+  std::vector<NodeRef> nodes;
+  std::vector<TimeNs> earliest_start;
+  std::vector<TimeNs> slack;
+  std::vector<uint8_t> on_path;
+};
+
+CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& options = {});
+
+// What-if: scale the durations of kernels whose display name matches `pattern` (std::regex, searched)
+// by `factor` and re-time the DAG.
+struct WhatIf {
+  std::string pattern;
+  double factor = 1.0;
+};
+// Parses "REGEX=FACTOR"; throws rpl::Error(Usage) on a malformed spec or a bad regex / factor.
+WhatIf parse_what_if(const std::string& spec);
+
+struct WhatIfResult {
+  WhatIf spec;
+  std::size_t matched_dispatches = 0;
+  std::vector<std::string> matched_kernels;
+  double baseline_ns = 0;        // modeled makespan with measured durations
+  double predicted_ns = 0;       // modeled makespan with scaled durations
+  double delta_ns = 0;           // predicted - baseline (negative = faster)
+  double speedup = 1;            // baseline / predicted
+  double naive_delta_ns = 0;     // what summing the saved kernel time would claim
+};
+
+// Runs each scenario separately, and all together as a last entry when there are several.
+std::vector<WhatIfResult> run_what_if(const Trace& trace, const std::vector<WhatIf>& scenarios,
+                                      const DagOptions& options = {});
+
+}  // namespace rpl::analysis

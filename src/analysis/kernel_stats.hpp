@@ -1,0 +1,55 @@
+#pragma once
+// Per-kernel statistics and whole-trace timing figures.
+#include <string>
+#include <vector>
+
+#include "model/trace.hpp"
+
+namespace rpl::analysis {
+
+enum class Stability { Stable, Moderate, Unstable };
+// CV <= 0.05 stable, <= 0.10 moderate, otherwise unstable (the seeds' production manual, section 5).
+Stability classify_cv(double cv);
+const char* to_string(Stability s);
+
+struct DurationStats {
+  std::size_t count = 0;
+  double total_ns = 0, mean_ns = 0, median_ns = 0, min_ns = 0, max_ns = 0;
+  double stddev_ns = 0;  // sample standard deviation (n - 1); 0 for a single value
+  double cv = 0;         // stddev / mean; 0 when mean is 0
+  Stability stability = Stability::Stable;
+};
+// Computes the statistics of `values` (reordered in place to find the median).
+DurationStats compute_duration_stats(std::vector<double>& values);
+
+struct KernelStats {
+  std::string name;          // display (demangled) name
+  std::string mangled_name;  // of the first symbol seen with this name
+  bool runtime_kernel = false;
+  DurationStats durations;
+  double share_of_gpu_time = 0;  // total / sum over all kernels
+  std::vector<Index> symbols;    // every KernelSymbol with this name (several processes)
+};
+
+struct TraceTiming {
+  std::size_t dispatch_count = 0;
+  std::size_t copy_count = 0;
+  std::size_t process_count = 0;
+  double runtime_ns = 0;          // SUM(dispatch end - start): the seeds' runtime
+  double kernel_busy_ns = 0;      // union of dispatch intervals
+  double gpu_busy_ns = 0;         // union of dispatch and copy intervals
+  double copy_time_ns = 0;        // SUM(copy end - start)
+  TimeNs wall_start_ns = 0;       // earliest start of any dispatch or copy
+  TimeNs wall_end_ns = 0;         // latest end
+  double wall_span_ns = 0;
+};
+
+struct KernelStatsResult {
+  TraceTiming timing;
+  std::vector<KernelStats> kernels;  // sorted by total time, descending
+  int dominant = -1;                 // index into kernels of the largest non-runtime kernel; -1 if none
+};
+
+KernelStatsResult compute_kernel_stats(const Trace& trace);
+
+}  // namespace rpl::analysis

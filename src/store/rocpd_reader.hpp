@@ -1,0 +1,35 @@
+#pragma once
+// Reads rocpd SQLite databases (as rocprofv3 of ROCm 7.x writes them, and as our own writer writes them)
+// into the in-memory Trace model. See docs/rocpd.md for what is read from where.
+//
+// - Tables are found by their per-process UUID suffix (rocpd_<name>_<uuid>); the un-suffixed views are
+//   used only as a fallback. Several databases are merged into one Trace, keyed by process GUID.
+// - Schema 3.0.x variants are recognised by which columns and tables exist, never by the metadata string.
+// - The database is opened read-only and never modified.
+// - Every problem is an rpl::Error naming the file and what is wrong (see support/errors.hpp).
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/trace.hpp"
+
+namespace rpl::rocpd {
+
+struct ReadOptions {
+  // Drop records that break the trace's own rules (end < start) with a warning instead of failing.
+  bool lenient = false;
+  // Load host API calls (rocpd_region) into Trace::api_calls. Dependency-creating calls are always
+  // turned into Trace::sync_ops, whatever this says.
+  bool load_api_calls = true;
+  // Called now and then while reading: (file, rows read so far).
+  std::function<void(std::string_view file, std::size_t rows)> progress;
+};
+
+// Reads one database into `trace` (appending; call several times to merge processes).
+void read_database(Trace& trace, const std::string& path, const ReadOptions& options = {});
+
+// Reads and merges several databases. Throws rpl::Error(InputEmpty) if none holds a dispatch or copy.
+Trace read_databases(const std::vector<std::string>& paths, const ReadOptions& options = {});
+
+}  // namespace rpl::rocpd
