@@ -1,2 +1,49 @@
-// placeholder, replaced by the CLI
-int main() { return 0; }
+// rocm-perf: a thin layer over the rpl library. Parses the command line, runs the chosen command, and maps
+// every failure to a documented exit code (README.md, "Exit codes").
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "support/errors.hpp"
+#include "rpl/version.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"rocm-perf: GPU performance analysis on rocpd traces (AMD ROCm and NVIDIA CUDA)", "rocm-perf"};
+  app.set_version_flag("--version", std::string(rpl::kVersion));
+  app.require_subcommand(1);
+  app.footer(
+      "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 input missing, 4 input corrupt, 5 not a rocpd "
+      "trace, 6 empty trace, 7 invalid trace data, 8 profiler failed, 9 application failed, 10 output failed.");
+
+  // Each action returns -1 unless its subcommand was chosen.
+  std::vector<rpl::cli::Action> actions;
+  actions.push_back(rpl::cli::register_analyze(app));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return rpl::to_int(rpl::ExitCode::Usage);
+  }
+
+  try {
+    for (auto& act : actions) {
+      int rc = act();
+      if (rc >= 0) return rc;
+    }
+    return rpl::to_int(rpl::ExitCode::Usage);
+  } catch (const rpl::Error& e) {
+    std::fprintf(stderr, "rocm-perf: error: %s\n", e.what());
+    return rpl::to_int(e.code());
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "rocm-perf: error: out of memory\n");
+    return rpl::to_int(rpl::ExitCode::Internal);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rocm-perf: internal error: %s\n", e.what());
+    return rpl::to_int(rpl::ExitCode::Internal);
+  }
+}

@@ -1,0 +1,43 @@
+#pragma once
+// The `analyze` application: read rocpd databases, run every analysis, and hand the results to the
+// reporters. The CLI is a thin layer over this.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/critical_path.hpp"
+#include "analysis/kernel_stats.hpp"
+#include "analysis/occupancy.hpp"
+#include "model/trace.hpp"
+
+namespace rpl::app {
+
+struct AnalyzeOptions {
+  std::vector<std::string> databases;
+  std::vector<analysis::WhatIf> what_if;
+  bool lenient = false;             // drop invalid records with a warning instead of failing
+  bool infer_dependencies = false;  // opt-in, labelled: cross-stream edges inferred from timing
+  bool show_progress = false;       // progress on stderr (a terminal, not --quiet)
+};
+
+// Occupancy of a kernel's most time-consuming launch configuration.
+struct KernelOccupancy {
+  analysis::Occupancy occupancy;
+  std::string arch;
+  std::size_t launch_configs = 0;  // distinct (block, LDS) configurations seen
+  analysis::KernelResources resources;
+};
+
+struct AnalyzeResults {
+  std::vector<std::string> inputs;
+  Trace trace;
+  analysis::KernelStatsResult stats;
+  std::vector<std::optional<KernelOccupancy>> occupancy;  // parallel to stats.kernels
+  analysis::CriticalPathResult dag;
+  bool inferred_edges = false;
+  std::vector<analysis::WhatIfResult> what_if;
+};
+
+AnalyzeResults run_analyze(const AnalyzeOptions& options);
+
+}  // namespace rpl::app

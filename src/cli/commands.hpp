@@ -1,0 +1,19 @@
+#pragma once
+// Each command registers its options on the CLI and returns the action to run after parsing.
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace rpl::cli {
+
+using Action = std::function<int()>;
+
+// Options every command shares.
+struct CommonOptions {
+  bool json = false;
+  bool quiet = false;
+  bool debug = false;
+};
+
+Action register_analyze(CLI::App& app);
+
+}  // namespace rpl::cli

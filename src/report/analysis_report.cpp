@@ -1,0 +1,138 @@
+// analysis.json: kernels ranked by end-to-end impact, what-if predictions, and findings. Each finding
+// carries its evidence and the threshold it used (documented in docs/analysis.md).
+#include <algorithm>
+#include <unordered_map>
+
+#include "report/analyze_report.hpp"
+
+namespace rpl::report {
+namespace {
+
+struct Thresholds {
+  static constexpr double kGpuIdleFraction = 0.20;     // idle share of wall time worth a finding
+  static constexpr double kUnstableCv = 0.10;          // the seeds' "unstable" bound
+  static constexpr std::size_t kMinSamplesForCv = 3;
+  static constexpr double kLowOccupancy = 0.50;
+  static constexpr double kSignificantShare = 0.05;    // of GPU time
+  static constexpr double kOffPathShare = 0.10;        // big kernels that are not on the path
+};
+
+nlohmann::json finding(const char* id, const char* severity, std::string message, nlohmann::json evidence,
+                       nlohmann::json kernel = nullptr) {
+  return {{"id", id}, {"severity", severity}, {"kernel", kernel}, {"message", std::move(message)},
+          {"evidence", std::move(evidence)}};
+}
+
+}  // namespace
+
+nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptions& options) {
+  const auto& timing = r.stats.timing;
+  const auto& dag = r.dag;
+  std::unordered_map<std::string, const analysis::SymbolContribution*> on_path;
+  for (const auto& c : dag.contributions) on_path[c.name] = &c;
+
+  nlohmann::json doc;
+  doc["schema_version"] = kSchemaVersion;
+  const analysis::KernelStats* dom =
+      r.stats.dominant >= 0 ? &r.stats.kernels[static_cast<std::size_t>(r.stats.dominant)] : nullptr;
+  doc["summary"] = {{"runtime_ms", timing.runtime_ns / 1e6},
+                    {"wall_span_ms", timing.wall_span_ns / 1e6},
+                    {"gpu_busy_fraction", timing.wall_span_ns > 0 ? timing.gpu_busy_ns / timing.wall_span_ns : 0.0},
+                    {"critical_path_ms", dag.critical_path_ns / 1e6},
+                    {"overlap_potential_ms", dag.overlap_potential_ns / 1e6},
+                    {"dominant_kernel", dom ? nlohmann::json(dom->name) : nlohmann::json(nullptr)},
+                    {"kernel_count", r.stats.kernels.size()},
+                    {"dispatch_count", timing.dispatch_count},
+                    {"process_count", timing.process_count}};
+
+  // Rank by critical-path contribution first (what speeding a kernel up is worth end to end), then by
+  // total time.
+  std::vector<std::size_t> order(r.stats.kernels.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto path_fraction = [&](std::size_t i) {
+    auto it = on_path.find(r.stats.kernels[i].name);
+    return it == on_path.end() ? 0.0 : it->second->fraction_of_path;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    double fa = path_fraction(a), fb = path_fraction(b);
+    if (fa != fb) return fa > fb;
+    return r.stats.kernels[a].durations.total_ns > r.stats.kernels[b].durations.total_ns;
+  });
+  nlohmann::json ranked = nlohmann::json::array();
+  for (std::size_t rank = 0; rank < order.size() && rank < options.top; ++rank) {
+    std::size_t i = order[rank];
+    const auto& k = r.stats.kernels[i];
+    auto it = on_path.find(k.name);
+    const auto& occ = r.occupancy[i];
+    ranked.push_back({{"rank", rank + 1},
+                      {"name", k.name},
+                      {"runtime_kernel", k.runtime_kernel},
+                      {"count", k.durations.count},
+                      {"total_ns", k.durations.total_ns},
+                      {"share_of_gpu_time", k.share_of_gpu_time},
+                      {"critical_path_fraction", path_fraction(i)},
+                      {"dispatches_on_path", it == on_path.end() ? 0 : it->second->dispatches_on_path},
+                      {"cv", k.durations.cv},
+                      {"stability", analysis::to_string(k.durations.stability)},
+                      {"occupancy", occ ? nlohmann::json(occ->occupancy.theoretical) : nlohmann::json(nullptr)},
+                      {"occupancy_limiter", occ ? nlohmann::json(occ->occupancy.limiter) : nlohmann::json(nullptr)}});
+  }
+  doc["ranking"] = {{"by", "critical_path_fraction, then total_ns"}, {"kernels", ranked}};
+
+  nlohmann::json what_if = nlohmann::json::array();
+  for (const auto& w : r.what_if) what_if.push_back(what_if_json(w));
+  doc["what_if"] = what_if;
+
+  nlohmann::json findings = nlohmann::json::array();
+  if (timing.wall_span_ns > 0) {
+    double idle = 1.0 - timing.gpu_busy_ns / timing.wall_span_ns;
+    if (idle > Thresholds::kGpuIdleFraction)
+      findings.push_back(finding(
+          "gpu_idle", "warning",
+          fmt::format("the GPU is idle {:.0f}% of the traced wall time: launch overhead, host work or "
+                      "synchronisation sits between kernels",
+                      idle * 100),
+          {{"idle_fraction", idle}, {"threshold", Thresholds::kGpuIdleFraction},
+           {"gpu_busy_ns", timing.gpu_busy_ns}, {"wall_span_ns", timing.wall_span_ns}}));
+  }
+  for (std::size_t i = 0; i < r.stats.kernels.size(); ++i) {
+    const auto& k = r.stats.kernels[i];
+    if (k.durations.count >= Thresholds::kMinSamplesForCv && k.durations.cv > Thresholds::kUnstableCv &&
+        k.share_of_gpu_time >= Thresholds::kSignificantShare)
+      findings.push_back(finding("unstable_kernel", "warning",
+                                 fmt::format("{} varies run to run (CV {:.3f}): its timings are not "
+                                             "reliable for comparisons",
+                                             k.name, k.durations.cv),
+                                 {{"cv", k.durations.cv}, {"threshold", Thresholds::kUnstableCv},
+                                  {"count", k.durations.count}},
+                                 k.name));
+    const auto& occ = r.occupancy[i];
+    if (occ && occ->occupancy.theoretical < Thresholds::kLowOccupancy &&
+        k.share_of_gpu_time >= Thresholds::kSignificantShare)
+      findings.push_back(finding("low_occupancy", "info",
+                                 fmt::format("{} can keep only {:.0f}% of the waves resident, limited by {}",
+                                             k.name, occ->occupancy.theoretical * 100, occ->occupancy.limiter),
+                                 {{"theoretical_occupancy", occ->occupancy.theoretical},
+                                  {"limiter", occ->occupancy.limiter},
+                                  {"threshold", Thresholds::kLowOccupancy}},
+                                 k.name));
+    if (!k.runtime_kernel && k.share_of_gpu_time >= Thresholds::kOffPathShare && path_fraction(i) == 0.0)
+      findings.push_back(finding("off_critical_path", "info",
+                                 fmt::format("{} takes {:.0f}% of GPU time but is not on the critical path: "
+                                             "speeding it up will not shorten the run",
+                                             k.name, k.share_of_gpu_time * 100),
+                                 {{"share_of_gpu_time", k.share_of_gpu_time}, {"threshold", Thresholds::kOffPathShare},
+                                  {"critical_path_fraction", 0.0}},
+                                 k.name));
+  }
+  if (r.inferred_edges && dag.edges.inferred > 0)
+    findings.push_back(finding("inferred_dependencies", "warning",
+                               fmt::format("{} cross-stream edges were inferred from timing (opt-in), not "
+                                           "recorded: the critical path may follow dependencies that do not exist",
+                                           dag.edges.inferred),
+                               {{"inferred_edges", dag.edges.inferred}}));
+  doc["findings"] = findings;
+  return doc;
+}
+
+}  // namespace rpl::report

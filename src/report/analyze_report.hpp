@@ -1,0 +1,33 @@
+#pragma once
+// Reporters for `rocm-perf analyze`: profile.json, dag.json, analysis.json (each versioned, each with a
+// JSON Schema under schemas/), the combined --json document, and the terminal summary.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "app/analyze.hpp"
+#include "report/json_stream.hpp"
+
+namespace rpl::report {
+
+inline constexpr const char* kSchemaVersion = "1.0";
+
+struct ReportOptions {
+  std::size_t top = 10;  // kernels in the terminal summary and in analysis.json's ranking
+};
+
+nlohmann::json profile_document(const app::AnalyzeResults& r);
+nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptions& options);
+void write_dag_document(JsonStream& out, const app::AnalyzeResults& r);
+// {"schema_version", "profile", "dag", "analysis"}: what --json prints.
+void write_combined_document(JsonStream& out, const app::AnalyzeResults& r, const ReportOptions& options);
+
+std::string terminal_summary(const app::AnalyzeResults& r, const ReportOptions& options);
+
+// Writes profile.json, dag.json and analysis.json into `dir` (created if needed). Each file is written to
+// a temporary name and renamed, so an interrupted run never leaves a half-written output.
+void write_output_files(const std::string& dir, const app::AnalyzeResults& r, const ReportOptions& options);
+
+nlohmann::json what_if_json(const analysis::WhatIfResult& w);
+
+}  // namespace rpl::report

@@ -1,0 +1,42 @@
+#include <cstdio>
+#include <filesystem>
+
+#include "report/analyze_report.hpp"
+#include "support/atomic_file.hpp"
+#include "support/errors.hpp"
+
+namespace rpl::report {
+
+void write_combined_document(JsonStream& out, const app::AnalyzeResults& r, const ReportOptions& options) {
+  out.begin_object();
+  out.key("schema_version");
+  out.value(std::string_view(kSchemaVersion));
+  out.key("profile");
+  out.value(profile_document(r));
+  out.key("dag");
+  write_dag_document(out, r);
+  out.key("analysis");
+  out.value(analysis_document(r, options));
+  out.end_object();
+}
+
+void write_output_files(const std::string& dir, const app::AnalyzeResults& r, const ReportOptions& options) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error(ExitCode::OutputFailed, fmt::format("cannot create output directory {}: {}", dir, ec.message()));
+  auto path = [&](const char* name) { return (std::filesystem::path(dir) / name).string(); };
+  write_file_atomically(path("profile.json"), [&](std::FILE* f) {
+    JsonStream out(f);
+    out.value(profile_document(r));
+  });
+  write_file_atomically(path("dag.json"), [&](std::FILE* f) {
+    JsonStream out(f);
+    write_dag_document(out, r);
+  });
+  write_file_atomically(path("analysis.json"), [&](std::FILE* f) {
+    JsonStream out(f);
+    out.value(analysis_document(r, options));
+  });
+}
+
+}  // namespace rpl::report

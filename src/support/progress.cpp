@@ -1,0 +1,30 @@
+#include "support/progress.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace rpl {
+
+Progress::Progress(bool enabled) : enabled_(enabled) {}
+
+void Progress::update(const std::string& message) {
+  if (!enabled_) return;
+  auto now = std::chrono::steady_clock::now();
+  if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
+  last_ = now;
+  std::fprintf(stderr, "\r\033[K%s", message.c_str());
+  std::fflush(stderr);
+  drawn_ = true;
+}
+
+void Progress::done() {
+  if (!enabled_ || !drawn_) return;
+  std::fprintf(stderr, "\r\033[K");
+  std::fflush(stderr);
+  drawn_ = false;
+}
+
+bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
+
+}  // namespace rpl
