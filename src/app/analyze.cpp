@@ -1,6 +1,10 @@
 #include "app/analyze.hpp"
 
-#include <unistd.h>
+#include <fmt/core.h>
+
+#include <regex>
+
+#include "support/errors.hpp"
 
 #include "store/rocpd_reader.hpp"
 #include "support/log.hpp"
@@ -10,6 +14,26 @@ namespace rpl::app {
 namespace {
 // Wired to the occupancy analysis when it lands.
 std::optional<KernelOccupancy> kernel_occupancy(const Trace&, const analysis::KernelStats&) { return std::nullopt; }
+// Keeps the kernels whose display name matches `pattern`; the runtime becomes their total.
+void keep_matching_kernels(analysis::KernelStatsResult& stats, const std::string& pattern) {
+  std::regex re;
+  try {
+    re = std::regex(pattern);
+  } catch (const std::regex_error& e) {
+    throw Error(ExitCode::Usage, fmt::format("--kernel '{}' is not a valid regular expression: {}", pattern, e.what()));
+  }
+  std::string dominant = stats.dominant >= 0 ? stats.kernels[static_cast<std::size_t>(stats.dominant)].name : "";
+  std::erase_if(stats.kernels, [&](const analysis::KernelStats& k) { return !std::regex_search(k.name, re); });
+  if (stats.kernels.empty())
+    throw Error(ExitCode::InputEmpty, fmt::format("no kernel in the trace matches --kernel '{}'", pattern));
+  stats.timing.runtime_ns = 0;
+  stats.dominant = -1;
+  for (std::size_t i = 0; i < stats.kernels.size(); ++i) {
+    stats.timing.runtime_ns += stats.kernels[i].durations.total_ns;
+    if (stats.dominant < 0 && !stats.kernels[i].runtime_kernel) stats.dominant = static_cast<int>(i);
+  }
+}
+
 }  // namespace
 
 AnalyzeResults run_analyze(const AnalyzeOptions& options) {
@@ -27,6 +51,7 @@ AnalyzeResults run_analyze(const AnalyzeOptions& options) {
   progress.update("analysing");
 
   r.stats = analysis::compute_kernel_stats(r.trace);
+  if (options.kernel_filter) keep_matching_kernels(r.stats, *options.kernel_filter);
   r.occupancy.resize(r.stats.kernels.size());
   for (std::size_t i = 0; i < r.stats.kernels.size(); ++i)
     r.occupancy[i] = kernel_occupancy(r.trace, r.stats.kernels[i]);

@@ -18,6 +18,9 @@ struct AnalyzeOptions {
   bool lenient = false;             // drop invalid records with a warning instead of failing
   bool infer_dependencies = false;  // opt-in, labelled: cross-stream edges inferred from timing
   bool show_progress = false;       // progress on stderr (a terminal, not --quiet)
+  // --kernel REGEX: the kernel lists and the runtime cover only matching kernels (searched in the
+  // display name); the critical path is still computed over all work, since it all takes time.
+  std::optional<std::string> kernel_filter;
 };
 
 // Occupancy of a kernel's most time-consuming launch configuration.

@@ -38,11 +38,12 @@ int run(const AnalyzeArgs& a) {
   app::AnalyzeResults results = app::run_analyze(options);
   report::ReportOptions ro;
   ro.top = a.top;
-  report::write_output_files(a.output_dir, results, ro);
+  nlohmann::json profile = report::profile_document(results);
+  report::write_output_files(a.output_dir, profile, &results, ro);
 
   if (a.common.json) {
     report::JsonStream out(stdout);
-    report::write_combined_document(out, results, ro);
+    report::write_combined_document(out, profile, &results, ro);
     out.flush();
     std::fputc('\n', stdout);
   } else if (a.common.quiet) {

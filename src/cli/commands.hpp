@@ -15,5 +15,6 @@ struct CommonOptions {
 };
 
 Action register_analyze(CLI::App& app);
+Action register_profile(CLI::App& app);
 
 }  // namespace rpl::cli

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   // Each action returns -1 unless its subcommand was chosen.
   std::vector<rpl::cli::Action> actions;
   actions.push_back(rpl::cli::register_analyze(app));
+  actions.push_back(rpl::cli::register_profile(app));
 
   try {
     app.parse(argc, argv);

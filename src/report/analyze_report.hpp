@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app/analyze.hpp"
+#include "app/profile.hpp"
 #include "report/json_stream.hpp"
 
 namespace rpl::report {
@@ -19,15 +20,24 @@ struct ReportOptions {
 nlohmann::json profile_document(const app::AnalyzeResults& r);
 nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptions& options);
 void write_dag_document(JsonStream& out, const app::AnalyzeResults& r);
-// {"schema_version", "profile", "dag", "analysis"}: what --json prints.
-void write_combined_document(JsonStream& out, const app::AnalyzeResults& r, const ReportOptions& options);
+// {"schema_version", "profile", "dag", "analysis"}: what --json prints. `r` null: timing-only (dag and
+// analysis are null).
+void write_combined_document(JsonStream& out, const nlohmann::json& profile, const app::AnalyzeResults* r,
+                             const ReportOptions& options);
 
 std::string terminal_summary(const app::AnalyzeResults& r, const ReportOptions& options);
 
 // Writes profile.json, dag.json and analysis.json into `dir` (created if needed). Each file is written to
 // a temporary name and renamed, so an interrupted run never leaves a half-written output.
-void write_output_files(const std::string& dir, const app::AnalyzeResults& r, const ReportOptions& options);
+// `r` null: timing-only, only profile.json is written.
+void write_output_files(const std::string& dir, const nlohmann::json& profile, const app::AnalyzeResults* r,
+                        const ReportOptions& options);
 
 nlohmann::json what_if_json(const analysis::WhatIfResult& w);
+
+// profile.json for `profile`: the representative run's profile plus the statistics across runs, or the
+// timing-only document.
+nlohmann::json profile_command_document(const app::ProfileResults& p);
+std::string profile_terminal_summary(const app::ProfileResults& p, const ReportOptions& options);
 
 }  // namespace rpl::report

@@ -7,35 +7,44 @@
 
 namespace rpl::report {
 
-void write_combined_document(JsonStream& out, const app::AnalyzeResults& r, const ReportOptions& options) {
+void write_combined_document(JsonStream& out, const nlohmann::json& profile, const app::AnalyzeResults* r,
+                             const ReportOptions& options) {
   out.begin_object();
   out.key("schema_version");
   out.value(std::string_view(kSchemaVersion));
   out.key("profile");
-  out.value(profile_document(r));
+  out.value(profile);
   out.key("dag");
-  write_dag_document(out, r);
+  if (r)
+    write_dag_document(out, *r);
+  else
+    out.null();
   out.key("analysis");
-  out.value(analysis_document(r, options));
+  if (r)
+    out.value(analysis_document(*r, options));
+  else
+    out.null();
   out.end_object();
 }
 
-void write_output_files(const std::string& dir, const app::AnalyzeResults& r, const ReportOptions& options) {
+void write_output_files(const std::string& dir, const nlohmann::json& profile, const app::AnalyzeResults* r,
+                        const ReportOptions& options) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(ExitCode::OutputFailed, fmt::format("cannot create output directory {}: {}", dir, ec.message()));
   auto path = [&](const char* name) { return (std::filesystem::path(dir) / name).string(); };
   write_file_atomically(path("profile.json"), [&](std::FILE* f) {
     JsonStream out(f);
-    out.value(profile_document(r));
+    out.value(profile);
   });
+  if (!r) return;
   write_file_atomically(path("dag.json"), [&](std::FILE* f) {
     JsonStream out(f);
-    write_dag_document(out, r);
+    write_dag_document(out, *r);
   });
   write_file_atomically(path("analysis.json"), [&](std::FILE* f) {
     JsonStream out(f);
-    out.value(analysis_document(r, options));
+    out.value(analysis_document(*r, options));
   });
 }
 

@@ -58,6 +58,7 @@ nlohmann::json profile_document(const app::AnalyzeResults& r) {
   nlohmann::json doc;
   doc["schema_version"] = kSchemaVersion;
   doc["tool"] = {{"name", "rocm-perf"}, {"version", kVersion}};
+  doc["mode"] = "trace";
 
   nlohmann::json inputs = nlohmann::json::array();
   for (const Process& p : t.processes)

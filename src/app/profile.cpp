@@ -1,0 +1,143 @@
+#include "app/profile.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <numeric>
+#include <regex>
+#include <unordered_map>
+
+#include "support/errors.hpp"
+#include "support/log.hpp"
+#include "support/progress.hpp"
+
+namespace rpl::app {
+namespace fs = std::filesystem;
+namespace {
+
+std::string fresh_run_dir(const std::string& output_dir, unsigned index) {
+  fs::path dir = fs::path(output_dir) / "runs" / fmt::format("run-{}", index);
+  std::error_code ec;
+  fs::remove_all(dir, ec);  // only our own run directory from an earlier profile
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(ExitCode::OutputFailed, fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+  return dir.string();
+}
+
+[[noreturn]] void application_failed(const RunRecord& run, const std::string& command) {
+  throw Error(ExitCode::ApplicationFailed,
+              fmt::format("the application {} in run {} ({}); its stderr ({}) ends with:\n{}", run.process.describe(),
+                          run.index, command, run.stderr_file, tail_of_file(run.stderr_file)));
+}
+
+std::size_t median_index(const std::vector<RunRecord>& runs) {
+  std::vector<std::size_t> order(runs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return runs[a].runtime_ns < runs[b].runtime_ns; });
+  return order[(order.size() - 1) / 2];
+}
+
+analysis::DurationStats stats_of(const std::vector<RunRecord>& runs) {
+  std::vector<double> v;
+  for (const auto& r : runs) v.push_back(r.runtime_ns);
+  return analysis::compute_duration_stats(v);
+}
+
+void run_timing_only(const ProfileOptions& o, ProfileResults& out, Progress& progress) {
+  for (unsigned i = 1; i <= o.runs; ++i) {
+    progress.update(fmt::format("run {}/{} (timing only)", i, o.runs));
+    RunRecord run;
+    run.index = i;
+    run.run_dir = fresh_run_dir(o.output_dir, i);
+    run.stdout_file = (fs::path(run.run_dir) / "app.stdout").string();
+    run.stderr_file = (fs::path(run.run_dir) / "app.stderr").string();
+    ProcessSpec spec;
+    spec.argv = o.argv;
+    spec.stdout_file = run.stdout_file;
+    spec.stderr_file = run.stderr_file;
+    spec.timeout_s = o.timeout_s;
+    run.process = run_process(spec);
+    run.runtime_ns = run.process.wall_ns;
+    if (!run.process.ok()) application_failed(run, o.argv[0]);
+    out.runs.push_back(std::move(run));
+  }
+}
+
+void run_traced(const ProfileOptions& o, ProfileResults& out, Progress& progress) {
+  platform::Kind kind = o.platform ? *o.platform : platform::detect();
+  out.platform = platform::to_string(kind);
+  auto collector = platform::make_collector(kind);
+  out.collector = collector->name();
+  std::optional<std::regex> filter;
+  if (o.kernel_filter) filter.emplace(*o.kernel_filter);
+
+  std::unordered_map<std::string, std::vector<double>> kernel_totals;  // per kernel, one entry per run
+  for (unsigned i = 1; i <= o.runs; ++i) {
+    progress.update(fmt::format("run {}/{} under {}", i, o.runs, out.collector));
+    RunRecord run;
+    run.index = i;
+    run.run_dir = fresh_run_dir(o.output_dir, i);
+    platform::CollectRequest req{o.argv, run.run_dir, o.debug, o.timeout_s};
+    platform::CollectResult c = collector->collect(req);
+    run.process = c.process;
+    run.databases = c.databases;
+    run.stdout_file = c.stdout_file;
+    run.stderr_file = c.stderr_file;
+    if (!run.process.ok()) application_failed(run, o.argv[0]);
+
+    AnalyzeOptions ao;
+    ao.databases = run.databases;
+    ao.kernel_filter = o.kernel_filter;
+    AnalyzeResults per_run = run_analyze(ao);
+    run.runtime_ns = per_run.stats.timing.runtime_ns;
+    for (const auto& k : per_run.stats.kernels) {
+      auto& totals = kernel_totals[k.name];
+      totals.resize(i - 1, 0.0);  // earlier runs without this kernel count 0
+      totals.push_back(k.durations.total_ns);
+    }
+    out.runs.push_back(std::move(run));
+  }
+  // A kernel missing from a run counts 0 there.
+  for (auto& [name, totals] : kernel_totals) {
+    totals.resize(o.runs, 0.0);
+    out.kernels_across_runs.push_back({name, analysis::compute_duration_stats(totals)});
+  }
+  std::sort(out.kernels_across_runs.begin(), out.kernels_across_runs.end(), [](const auto& a, const auto& b) {
+    return a.total_per_run.mean_ns != b.total_per_run.mean_ns ? a.total_per_run.mean_ns > b.total_per_run.mean_ns
+                                                              : a.name < b.name;
+  });
+}
+
+}  // namespace
+
+ProfileResults run_profile(const ProfileOptions& o) {
+  if (o.argv.empty()) throw Error(ExitCode::Usage, "no application given: rocm-perf profile [options] -- APP [ARGS...]");
+  if (o.runs == 0) throw Error(ExitCode::Usage, "--runs must be at least 1");
+  ProfileResults out;
+  out.command = o.argv;
+  out.mode = o.timing_only ? "timing-only" : "trace";
+  out.platform = "none";
+  out.collector = "none";
+  Progress progress(o.show_progress);
+  if (o.timing_only)
+    run_timing_only(o, out, progress);
+  else
+    run_traced(o, out, progress);
+  out.runtime_across_runs = stats_of(out.runs);
+  out.representative_run = median_index(out.runs);
+
+  if (!o.timing_only) {
+    progress.update("analysing the representative run");
+    AnalyzeOptions ao;
+    ao.databases = out.runs[out.representative_run].databases;
+    ao.kernel_filter = o.kernel_filter;
+    ao.what_if = o.what_if;
+    ao.infer_dependencies = o.infer_dependencies;
+    out.analysis = run_analyze(ao);
+  }
+  progress.done();
+  return out;
+}
+
+}  // namespace rpl::app

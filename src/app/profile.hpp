@@ -1,0 +1,56 @@
+#pragma once
+// The `profile` application: run the program N times (each run a separate process) under the platform's
+// collector, keep every run's rocpd databases, compute statistics across runs, and analyse the
+// representative (median-runtime) run in full. Timing-only mode runs the program without any profiler.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/analyze.hpp"
+#include "platform/platform.hpp"
+
+namespace rpl::app {
+
+struct ProfileOptions {
+  std::vector<std::string> argv;
+  unsigned runs = 5;
+  std::string output_dir = "rocm-perf-out";
+  bool timing_only = false;                   // --no-rocprof
+  std::optional<platform::Kind> platform;     // nullopt: detect
+  std::optional<std::string> kernel_filter;   // --kernel REGEX
+  std::vector<analysis::WhatIf> what_if;
+  bool infer_dependencies = false;
+  bool debug = false;
+  bool show_progress = false;
+  double timeout_s = 0;
+};
+
+struct RunRecord {
+  unsigned index = 0;  // 1-based
+  std::string run_dir;
+  ProcessResult process;
+  std::vector<std::string> databases;
+  std::string stdout_file, stderr_file;
+  double runtime_ns = 0;  // trace mode: SUM of kernel time; timing-only: process wall time
+};
+
+struct KernelAcrossRuns {
+  std::string name;
+  analysis::DurationStats total_per_run;  // the kernel's total time in each run
+};
+
+struct ProfileResults {
+  std::string mode;      // "trace" or "timing-only"
+  std::string platform;  // "rocm", "cuda", or "none"
+  std::string collector;
+  std::vector<std::string> command;
+  std::vector<RunRecord> runs;
+  analysis::DurationStats runtime_across_runs;
+  std::vector<KernelAcrossRuns> kernels_across_runs;  // by mean total, descending
+  std::size_t representative_run = 0;                 // index into runs: the median runtime
+  std::optional<AnalyzeResults> analysis;             // of the representative run (trace mode)
+};
+
+ProfileResults run_profile(const ProfileOptions& options);
+
+}  // namespace rpl::app

@@ -1,0 +1,93 @@
+// rocm-perf profile [options] [--] APP [ARGS...]: run the application N times under the platform's
+// collector (or with no profiler: --no-rocprof) and write the same outputs as analyze, plus the traces.
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "app/profile.hpp"
+#include "cli/commands.hpp"
+#include "report/analyze_report.hpp"
+#include "support/errors.hpp"
+#include "support/log.hpp"
+#include "support/progress.hpp"
+
+namespace rpl::cli {
+namespace {
+
+struct ProfileArgs {
+  std::vector<std::string> command;
+  std::string output_dir = "rocm-perf-out";
+  CommonOptions common;
+  unsigned runs = 5;
+  bool no_rocprof = false;
+  std::string platform = "auto";
+  std::string kernel;
+  std::size_t top = 10;
+  std::vector<std::string> what_if;
+  bool infer = false;
+  double timeout_s = 0;
+};
+
+int run(const ProfileArgs& a) {
+  log::set_level(a.common.debug ? log::Level::Debug
+                 : (a.common.quiet || a.common.json) ? log::Level::Warn
+                                                     : log::Level::Info);
+  app::ProfileOptions o;
+  o.argv = a.command;
+  o.runs = a.runs;
+  o.output_dir = a.output_dir;
+  o.timing_only = a.no_rocprof;
+  o.platform = platform::parse_kind(a.platform);
+  if (!a.kernel.empty()) o.kernel_filter = a.kernel;
+  for (const auto& spec : a.what_if) o.what_if.push_back(analysis::parse_what_if(spec));
+  o.infer_dependencies = a.infer;
+  o.debug = a.common.debug;
+  o.show_progress = !a.common.quiet && !a.common.json && stderr_is_terminal();
+  o.timeout_s = a.timeout_s;
+
+  app::ProfileResults p = app::run_profile(o);
+  report::ReportOptions ro;
+  ro.top = a.top;
+  nlohmann::json profile = report::profile_command_document(p);
+  const app::AnalyzeResults* analysis = p.analysis ? &*p.analysis : nullptr;
+  report::write_output_files(a.output_dir, profile, analysis, ro);
+
+  if (a.common.json) {
+    report::JsonStream out(stdout);
+    report::write_combined_document(out, profile, analysis, ro);
+    out.flush();
+    std::fputc('\n', stdout);
+  } else if (a.common.quiet) {
+    fmt::print("{:.6f}\n", p.runtime_across_runs.mean_ns / 1e6);
+  } else {
+    fmt::print("{}", report::profile_terminal_summary(p, ro));
+    log::info("wrote outputs and per-run traces to {}", a.output_dir);
+  }
+  if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
+  return 0;
+}
+
+}  // namespace
+
+Action register_profile(CLI::App& app) {
+  auto args = std::make_shared<ProfileArgs>();
+  CLI::App* cmd = app.add_subcommand("profile", "Run an application under the GPU collector (N runs) and analyse it");
+  cmd->add_option("command", args->command, "the application and its arguments (put -- before it)")->required();
+  cmd->add_option("--runs", args->runs, "runs, each a separate process")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("-o,--output-dir", args->output_dir, "outputs and per-run traces")->capture_default_str();
+  auto* json = cmd->add_flag("--json", args->common.json, "print the combined JSON document on stdout, nothing else");
+  cmd->add_flag("--quiet", args->common.quiet, "print only the runtime in ms (mean over runs)")->excludes(json);
+  cmd->add_flag("--debug", args->common.debug, "show the profiler's own logs and verbose logs on stderr");
+  cmd->add_flag("--no-rocprof", args->no_rocprof, "timing only: whole-process wall time over N runs, no profiler");
+  cmd->add_option("--platform", args->platform, "auto, rocm or cuda")->capture_default_str();
+  cmd->add_option("--kernel", args->kernel, "REGEX: report only matching kernels");
+  cmd->add_option("--top", args->top, "kernels to list")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--what-if", args->what_if, "REGEX=FACTOR, as in analyze; repeatable");
+  cmd->add_flag("--infer-dependencies", args->infer, "opt in: cross-stream edges inferred from timing (labelled)");
+  cmd->add_option("--timeout", args->timeout_s, "seconds per run before the application is killed (0: none)");
+  cmd->positionals_at_end();
+  return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };
+}
+
+}  // namespace rpl::cli

@@ -1,0 +1,45 @@
+#pragma once
+// The one small interface behind which GPU-vendor specifics live. Nothing outside src/collectors/
+// includes CUDA or HSA headers; the rest of the tool sees only this and rocpd databases.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "support/process.hpp"
+
+namespace rpl::platform {
+
+enum class Kind { Rocm, Cuda };
+const char* to_string(Kind k);
+// "auto" | "rocm" | "cuda"; throws rpl::Error(Usage) otherwise.
+std::optional<Kind> parse_kind(const std::string& s);
+// What this machine has: ROCm (rocprofv3 on PATH, or /dev/kfd) or CUDA (an NVIDIA driver). Throws
+// rpl::Error(ProfilerFailed) naming what was looked for when neither is present.
+Kind detect();
+
+struct CollectRequest {
+  std::vector<std::string> argv;  // the application and its arguments
+  std::string run_dir;            // a fresh directory for this run's databases and logs
+  bool debug = false;             // show the profiler's own logs
+  double timeout_s = 0;
+};
+
+struct CollectResult {
+  ProcessResult process;               // the application's (or the profiler wrapper's) end
+  std::vector<std::string> databases;  // rocpd databases written by this run, one per process
+  std::string stdout_file, stderr_file, profiler_log;
+};
+
+class Collector {
+ public:
+  virtual ~Collector() = default;
+  virtual std::string name() const = 0;
+  // Runs the application once under the collector. Throws rpl::Error(ProfilerFailed) when the profiler
+  // is missing, fails, or writes no database; a failing application is reported in the result.
+  virtual CollectResult collect(const CollectRequest& request) = 0;
+};
+
+std::unique_ptr<Collector> make_collector(Kind kind);
+
+}  // namespace rpl::platform
