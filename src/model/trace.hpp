@@ -165,6 +165,15 @@ struct SyncOp {
   TimeNs end = 0;
 };
 
+// One hardware counter value of one dispatch (rocpd_pmc_event rows of the same dispatch and counter are
+// summed, as the counters_collection view does). Names are the collector's: rocprofv3 counter names on
+// AMD ("SQ_INSTS_VALU_FMA_F32", "TCC_EA0_RDREQ_sum"), ncu metric names on NVIDIA.
+struct CounterSample {
+  Index dispatch = kNoIndex;  // into Trace::dispatches
+  Index counter = 0;          // into Trace::strings
+  double value = 0;
+};
+
 struct Trace {
   StringTable strings;
   std::vector<Process> processes;
@@ -176,6 +185,7 @@ struct Trace {
   std::vector<MemoryCopy> copies;
   std::vector<ApiCall> api_calls;
   std::vector<SyncOp> sync_ops;
+  std::vector<CounterSample> counters;  // empty unless counters were collected
 
   const std::string& kernel_name(const Dispatch& d) const {
     return strings.at(symbols[d.symbol].display_name);
