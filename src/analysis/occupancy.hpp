@@ -20,7 +20,8 @@ struct ArchLimits {
   uint32_t register_file = 512;
   uint32_t register_granule = 8;   // AMD: VGPRs per lane; NVIDIA: registers per warp (256)
   uint32_t max_registers_per_thread = 512;
-  // SGPRs (AMD only; 0 = not limiting).
+  // SGPRs (AMD gfx9 only; 0 = not limiting). Waves = floor(sgpr_file / sgprs), LLVM's table; the
+  // granule is informational (rocpd's counts are already rounded to it).
   uint32_t sgpr_file = 0;
   uint32_t sgpr_granule = 16;
   // LDS / shared memory, bytes.
@@ -92,7 +93,8 @@ struct Occupancy {
 // slots), "registers", "shared_memory", "blocks". On a tie the earlier name in that order is reported.
 // Throws rpl::Error(InputInvalid) when the launch cannot run at all: an empty or too large block, LDS
 // over the per-block maximum, registers over the per-thread (or NVIDIA per-block) maximum, a wave
-// size the architecture does not run.
+// size the architecture does not run, or a block whose waves cannot all be resident on one CU (e.g.
+// 1024 threads at 129+ VGPRs on CDNA).
 Occupancy compute_occupancy(const ArchLimits& arch, const KernelResources& kernel);
 
 }  // namespace rpl::analysis
