@@ -31,10 +31,16 @@ struct KernelStats {
   std::vector<Index> symbols;    // every KernelSymbol with this name (several processes)
 };
 
+// Whole-trace timing. The unions (kernel_busy_ns, gpu_busy_ns) are taken over every dispatch / copy
+// of the trace together, across all agents and processes: they measure the time during which at
+// least one GPU of the trace was busy, not the busy time of each device (two GPUs busy over the same
+// second count one second). Timestamps of all processes share CLOCK_BOOTTIME, so this holds for
+// processes of one host; for traces merged from several hosts the unions are not meaningful.
+// Zero-length records count in the totals and the wall bounds and add nothing to the unions.
 struct TraceTiming {
   std::size_t dispatch_count = 0;
   std::size_t copy_count = 0;
-  std::size_t process_count = 0;
+  std::size_t process_count = 0;  // Trace::processes.size()
   double runtime_ns = 0;          // SUM(dispatch end - start): the seeds' runtime
   double kernel_busy_ns = 0;      // union of dispatch intervals
   double gpu_busy_ns = 0;         // union of dispatch and copy intervals
@@ -46,10 +52,14 @@ struct TraceTiming {
 
 struct KernelStatsResult {
   TraceTiming timing;
-  std::vector<KernelStats> kernels;  // sorted by total time, descending
+  std::vector<KernelStats> kernels;  // sorted by total time, descending (ties: name ascending)
   int dominant = -1;                 // index into kernels of the largest non-runtime kernel; -1 if none
 };
 
+// Groups dispatches by display name (a symbol without one groups by its mangled name) across all
+// processes; names with no dispatch are left out. Ties in total time are ordered by name. Throws
+// rpl::Error(InputInvalid) for a dispatch or copy that ends before it starts or a dispatch whose symbol
+// index is outside Trace::symbols.
 KernelStatsResult compute_kernel_stats(const Trace& trace);
 
 }  // namespace rpl::analysis

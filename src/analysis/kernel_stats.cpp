@@ -1,0 +1,261 @@
+// Per-kernel duration statistics and whole-trace timing.
+//
+// Cost: O(N) passes over the dispatches plus O(N log N) only where the dispatches (or copies) are not
+// already ordered by start. Dispatches are grouped through a vector indexed by symbol (symbols with
+// the same display name share one interned string id, so no string is compared per dispatch), and
+// their durations are laid out group by group in one buffer (a counting sort), so each kernel's
+// median is an nth_element over its own slice.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "analysis/kernel_stats.hpp"
+#include "support/errors.hpp"
+
+namespace rpl::analysis {
+
+Stability classify_cv(double cv) {
+  if (cv <= 0.05) return Stability::Stable;
+  if (cv <= 0.10) return Stability::Moderate;
+  return Stability::Unstable;
+}
+
+const char* to_string(Stability s) {
+  switch (s) {
+    case Stability::Stable: return "stable";
+    case Stability::Moderate: return "moderate";
+    case Stability::Unstable: return "unstable";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// Statistics of values[0, n); reorders them.
+DurationStats stats_of(double* values, std::size_t n) {
+  DurationStats s;
+  s.count = n;
+  if (n == 0) return s;
+  long double total = 0;  // 64-bit mantissa: exact for any realistic sum of integer nanoseconds
+  double lo = values[0], hi = values[0];
+  for (std::size_t i = 0; i < n; ++i) {
+    total += values[i];
+    lo = std::min(lo, values[i]);
+    hi = std::max(hi, values[i]);
+  }
+  s.total_ns = static_cast<double>(total);
+  s.mean_ns = static_cast<double>(total / static_cast<long double>(n));
+  s.min_ns = lo;
+  s.max_ns = hi;
+  if (n > 1) {
+    // Two passes (mean first) keep the variance accurate when durations are large and close together.
+    long double squares = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const long double d = values[i] - static_cast<long double>(s.mean_ns);
+      squares += d * d;
+    }
+    s.stddev_ns = static_cast<double>(std::sqrt(squares / static_cast<long double>(n - 1)));
+  }
+  s.cv = s.mean_ns > 0 ? s.stddev_ns / s.mean_ns : 0;
+  s.stability = classify_cv(s.cv);
+  const std::size_t mid = n / 2;
+  std::nth_element(values, values + mid, values + n);
+  if (n % 2 == 1) {
+    s.median_ns = values[mid];
+  } else {
+    // After nth_element everything left of mid is <= values[mid]; its maximum is the lower middle.
+    const double lower = *std::max_element(values, values + mid);
+    s.median_ns = (lower + values[mid]) / 2;
+  }
+  return s;
+}
+
+struct Interval {
+  TimeNs start, end;
+};
+
+// The [start, end) intervals of Dispatch or MemoryCopy records in start order: the records
+// themselves when they already are in that order (the usual case), else a sorted copy.
+template <typename Record>
+class SortedIntervals {
+ public:
+  explicit SortedIntervals(const std::vector<Record>& records) : records_(records) {
+    const bool sorted = std::is_sorted(records.begin(), records.end(),
+                                       [](const Record& a, const Record& b) { return a.start < b.start; });
+    if (sorted) return;
+    copy_.reserve(records.size());
+    for (const Record& r : records) copy_.push_back({r.start, r.end});
+    std::sort(copy_.begin(), copy_.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  }
+  std::size_t size() const { return records_.size(); }
+  Interval operator[](std::size_t i) const {
+    if (!copy_.empty()) return copy_[i];
+    return {records_[i].start, records_[i].end};
+  }
+
+ private:
+  const std::vector<Record>& records_;
+  std::vector<Interval> copy_;
+};
+
+// Length of the union of intervals fed in nondecreasing start order.
+class UnionLength {
+ public:
+  void add(Interval iv) {
+    if (!open_) {
+      current_ = iv;
+      open_ = true;
+    } else if (iv.start > current_.end) {
+      total_ += current_.end - current_.start;
+      current_ = iv;
+    } else {
+      current_.end = std::max(current_.end, iv.end);
+    }
+  }
+  TimeNs total() const { return total_ + (open_ ? current_.end - current_.start : 0); }
+
+ private:
+  bool open_ = false;
+  Interval current_{0, 0};
+  TimeNs total_ = 0;
+};
+
+template <typename A>
+TimeNs union_of(const A& a) {
+  UnionLength u;
+  for (std::size_t i = 0; i < a.size(); ++i) u.add(a[i]);
+  return u.total();
+}
+
+// Union of two start-ordered sequences, merged on the fly.
+template <typename A, typename B>
+TimeNs union_of(const A& a, const B& b) {
+  UnionLength u;
+  std::size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (j == b.size() || (i < a.size() && a[i].start <= b[j].start))
+      u.add(a[i++]);
+    else
+      u.add(b[j++]);
+  }
+  return u.total();
+}
+
+[[noreturn]] void negative_duration(const char* what, int64_t id, Index process, TimeNs start, TimeNs end) {
+  throw Error(ExitCode::InputInvalid,
+              fmt::format("{} {} of process index {} ends before it starts (start {} ns, end {} ns)", what, id,
+                          process == kNoIndex ? -1 : static_cast<int64_t>(process), start, end));
+}
+
+}  // namespace
+
+DurationStats compute_duration_stats(std::vector<double>& values) { return stats_of(values.data(), values.size()); }
+
+KernelStatsResult compute_kernel_stats(const Trace& trace) {
+  KernelStatsResult result;
+  TraceTiming& timing = result.timing;
+  timing.dispatch_count = trace.dispatches.size();
+  timing.copy_count = trace.copies.size();
+  timing.process_count = trace.processes.size();
+
+  // Groups: one per distinct name string id. A symbol without a display name groups by its mangled
+  // name, so it is neither lost nor merged with other unnamed symbols.
+  const std::size_t symbol_count = trace.symbols.size();
+  std::vector<int32_t> group_of_string(trace.strings.size(), -1);
+  std::vector<int32_t> group_of_symbol(symbol_count, -1);
+  std::vector<Index> group_name;                 // string id per group
+  std::vector<std::vector<Index>> group_symbols;  // symbols per group, ascending
+  for (Index s = 0; s < symbol_count; ++s) {
+    const KernelSymbol& sym = trace.symbols[s];
+    const Index name = sym.display_name != 0 ? sym.display_name : sym.mangled_name;
+    if (name >= group_of_string.size())
+      throw Error(ExitCode::InputInvalid, fmt::format("kernel symbol {} has a name id {} outside the string table",
+                                                      sym.rocpd_id, name));
+    int32_t& g = group_of_string[name];
+    if (g < 0) {
+      g = static_cast<int32_t>(group_name.size());
+      group_name.push_back(name);
+      group_symbols.emplace_back();
+    }
+    group_of_symbol[s] = g;
+    group_symbols[g].push_back(s);
+  }
+  const std::size_t group_count = group_name.size();
+
+  // Pass 1: validate, count per group, sum, find the wall-clock bounds.
+  std::vector<std::size_t> group_offset(group_count + 1, 0);
+  TimeNs wall_start = std::numeric_limits<TimeNs>::max();
+  TimeNs wall_end = std::numeric_limits<TimeNs>::min();
+  long double dispatch_sum = 0;
+  for (const Dispatch& d : trace.dispatches) {
+    if (d.symbol >= symbol_count)
+      throw Error(ExitCode::InputInvalid,
+                  fmt::format("dispatch {} refers to kernel symbol index {}, but the trace has {} symbols",
+                              d.dispatch_id, d.symbol == kNoIndex ? -1 : static_cast<int64_t>(d.symbol),
+                              symbol_count));
+    if (d.end < d.start) negative_duration("dispatch", d.dispatch_id, d.process, d.start, d.end);
+    ++group_offset[group_of_symbol[d.symbol] + 1];
+    dispatch_sum += d.end - d.start;
+    wall_start = std::min(wall_start, d.start);
+    wall_end = std::max(wall_end, d.end);
+  }
+  long double copy_sum = 0;
+  for (const MemoryCopy& c : trace.copies) {
+    if (c.end < c.start) negative_duration("memory copy", c.copy_id, c.process, c.start, c.end);
+    copy_sum += c.end - c.start;
+    wall_start = std::min(wall_start, c.start);
+    wall_end = std::max(wall_end, c.end);
+  }
+  timing.runtime_ns = static_cast<double>(dispatch_sum);
+  timing.copy_time_ns = static_cast<double>(copy_sum);
+  if (!trace.empty()) {
+    timing.wall_start_ns = wall_start;
+    timing.wall_end_ns = wall_end;
+    timing.wall_span_ns = static_cast<double>(wall_end - wall_start);
+  }
+
+  // Pass 2: durations laid out group by group.
+  std::partial_sum(group_offset.begin(), group_offset.end(), group_offset.begin());
+  std::vector<double> durations(trace.dispatches.size());
+  {
+    std::vector<std::size_t> cursor(group_offset.begin(), group_offset.end() - 1);
+    for (const Dispatch& d : trace.dispatches)
+      durations[cursor[group_of_symbol[d.symbol]]++] = static_cast<double>(d.end - d.start);
+  }
+
+  // Per kernel, skipping names that never ran.
+  for (std::size_t g = 0; g < group_count; ++g) {
+    const std::size_t begin = group_offset[g], end = group_offset[g + 1];
+    if (begin == end) continue;
+    KernelStats k;
+    k.name = trace.strings.at(group_name[g]);
+    k.mangled_name = trace.strings.at(trace.symbols[group_symbols[g].front()].mangled_name);
+    k.runtime_kernel = is_runtime_kernel(k.name);
+    k.durations = stats_of(durations.data() + begin, end - begin);
+    k.share_of_gpu_time = timing.runtime_ns > 0 ? k.durations.total_ns / timing.runtime_ns : 0;
+    k.symbols = std::move(group_symbols[g]);
+    result.kernels.push_back(std::move(k));
+  }
+  std::sort(result.kernels.begin(), result.kernels.end(), [](const KernelStats& a, const KernelStats& b) {
+    if (a.durations.total_ns != b.durations.total_ns) return a.durations.total_ns > b.durations.total_ns;
+    return a.name < b.name;
+  });
+  for (std::size_t i = 0; i < result.kernels.size(); ++i)
+    if (!result.kernels[i].runtime_kernel) {
+      result.dominant = static_cast<int>(i);
+      break;
+    }
+
+  // Busy time: unions over every agent and process (see TraceTiming).
+  std::vector<double>().swap(durations);  // release before the interval copies, which may need twice as much
+  const SortedIntervals<Dispatch> dispatch_intervals(trace.dispatches);
+  const SortedIntervals<MemoryCopy> copy_intervals(trace.copies);
+  timing.kernel_busy_ns = static_cast<double>(union_of(dispatch_intervals));
+  timing.gpu_busy_ns = static_cast<double>(union_of(dispatch_intervals, copy_intervals));
+  return result;
+}
+
+}  // namespace rpl::analysis
