@@ -12,8 +12,6 @@
 
 namespace rpl::app {
 namespace {
-// Wired to the occupancy analysis when it lands.
-std::optional<KernelOccupancy> kernel_occupancy(const Trace&, const analysis::KernelStats&) { return std::nullopt; }
 // Keeps the kernels whose display name matches `pattern`; the runtime becomes their total.
 void keep_matching_kernels(analysis::KernelStatsResult& stats, const std::string& pattern) {
   std::regex re;
@@ -52,9 +50,7 @@ AnalyzeResults run_analyze(const AnalyzeOptions& options) {
 
   r.stats = analysis::compute_kernel_stats(r.trace);
   if (options.kernel_filter) keep_matching_kernels(r.stats, *options.kernel_filter);
-  r.occupancy.resize(r.stats.kernels.size());
-  for (std::size_t i = 0; i < r.stats.kernels.size(); ++i)
-    r.occupancy[i] = kernel_occupancy(r.trace, r.stats.kernels[i]);
+  r.occupancy = analysis::kernel_occupancies(r.trace, r.stats);
 
   analysis::DagOptions dag;
   dag.infer_cross_stream = options.infer_dependencies;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/critical_path.hpp"
+#include "analysis/kernel_occupancy.hpp"
 #include "analysis/kernel_stats.hpp"
 #include "analysis/occupancy.hpp"
 #include "model/trace.hpp"
@@ -23,19 +24,11 @@ struct AnalyzeOptions {
   std::optional<std::string> kernel_filter;
 };
 
-// Occupancy of a kernel's most time-consuming launch configuration.
-struct KernelOccupancy {
-  analysis::Occupancy occupancy;
-  std::string arch;
-  std::size_t launch_configs = 0;  // distinct (block, LDS) configurations seen
-  analysis::KernelResources resources;
-};
-
 struct AnalyzeResults {
   std::vector<std::string> inputs;
   Trace trace;
   analysis::KernelStatsResult stats;
-  std::vector<std::optional<KernelOccupancy>> occupancy;  // parallel to stats.kernels
+  std::vector<analysis::KernelOccupancy> occupancy;  // parallel to stats.kernels
   analysis::CriticalPathResult dag;
   bool inferred_edges = false;
   std::vector<analysis::WhatIfResult> what_if;

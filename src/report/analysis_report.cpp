@@ -63,7 +63,7 @@ nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptio
     std::size_t i = order[rank];
     const auto& k = r.stats.kernels[i];
     auto it = on_path.find(k.name);
-    const auto& occ = r.occupancy[i];
+    const auto& occ = r.occupancy[i].top;
     ranked.push_back({{"rank", rank + 1},
                       {"name", k.name},
                       {"runtime_kernel", k.runtime_kernel},
@@ -106,7 +106,7 @@ nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptio
                                  {{"cv", k.durations.cv}, {"threshold", Thresholds::kUnstableCv},
                                   {"count", k.durations.count}},
                                  k.name));
-    const auto& occ = r.occupancy[i];
+    const auto& occ = r.occupancy[i].top;
     if (occ && occ->occupancy.theoretical < Thresholds::kLowOccupancy &&
         k.share_of_gpu_time >= Thresholds::kSignificantShare)
       findings.push_back(finding("low_occupancy", "info",

@@ -11,8 +11,9 @@ nlohmann::json durations_json(const analysis::DurationStats& d) {
           {"stddev_ns", d.stddev_ns}, {"cv", d.cv},               {"stability", analysis::to_string(d.stability)}};
 }
 
-nlohmann::json occupancy_json(const std::optional<app::KernelOccupancy>& o) {
-  if (!o) return nullptr;
+nlohmann::json occupancy_json(const analysis::KernelOccupancy& k) {
+  if (!k.top) return nullptr;
+  const auto& o = k.top;
   const auto& occ = o->occupancy;
   return {{"theoretical", occ.theoretical},
           {"arch", o->arch},
@@ -26,7 +27,7 @@ nlohmann::json occupancy_json(const std::optional<app::KernelOccupancy>& o) {
                       {"slots", occ.limit_by_slots}}},
           {"threads_per_block", occ.threads_per_block},
           {"wave_size", occ.wave_size},
-          {"launch_configs", o->launch_configs}};
+          {"launch_configs", k.launch_configurations}};
 }
 
 nlohmann::json resources_json(const Trace& t, const analysis::KernelStats& k) {
@@ -111,7 +112,9 @@ nlohmann::json profile_document(const app::AnalyzeResults& r) {
                        {"durations", durations_json(k.durations)},
                        {"share_of_gpu_time", k.share_of_gpu_time},
                        {"resources", resources_json(t, k)},
-                       {"occupancy", occupancy_json(r.occupancy[i])}});
+                       {"occupancy", occupancy_json(r.occupancy[i])},
+                       {"occupancy_unavailable", r.occupancy[i].top ? nlohmann::json(nullptr)
+                                                                    : nlohmann::json(r.occupancy[i].unavailable)}});
   }
   doc["kernels"] = kernels;
   doc["dominant_kernel"] = dom ? nlohmann::json(dom->name) : nlohmann::json(nullptr);

@@ -44,7 +44,7 @@ std::string terminal_summary(const app::AnalyzeResults& r, const ReportOptions& 
        "median", "share", "stability", "CV", "occ", "limiter");
   for (std::size_t i = 0; i < r.stats.kernels.size() && i < options.top; ++i) {
     const auto& k = r.stats.kernels[i];
-    const auto& occ = r.occupancy[i];
+    const auto& occ = r.occupancy[i].top;
     std::string name = shorten(k.name, name_width - (k.runtime_kernel ? 4 : 0)) + (k.runtime_kernel ? " [rt]" : "");
     put(out, "  {:<{}} {:>7} {:>10} {:>10} {:>5.1f}% {:>9} {:>7.3f} {:>6}  {}", name, name_width, k.durations.count,
          us(k.durations.total_ns), us(k.durations.median_ns), 100 * k.share_of_gpu_time,
