@@ -18,8 +18,9 @@ namespace {
 
 using sqlite::Stmt;
 
-// rocpd id -> model value for one process: a sorted vector with a last-hit cache (consecutive rows
-// usually name the same queue, stream and agent).
+// rocpd id -> model value for one process: a sorted vector, plus a direct table when the ids are
+// dense (rocprofv3's kernel, queue and stream ids usually are), and a last-hit cache (consecutive rows
+// usually name the same agent, queue and stream).
 template <class V>
 class IdMap {
  public:
@@ -30,6 +31,7 @@ class IdMap {
     entries_.erase(std::unique(entries_.begin(), entries_.end(),
                                [](const auto& a, const auto& b) { return a.first == b.first; }),
                    entries_.end());
+    build_direct();
   }
   // Adds one id after finalize(), keeping the order (rare: placeholders for missing rows).
   void insert(int64_t id, V value) {
@@ -37,20 +39,42 @@ class IdMap {
                                [](const auto& e, int64_t key) { return e.first < key; });
     entries_.insert(it, {id, value});
     last_ = 0;
+    build_direct();
   }
   const V* find(int64_t id) const {
     if (last_ < entries_.size() && entries_[last_].first == id) return &entries_[last_].second;
-    auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
-                               [](const auto& e, int64_t key) { return e.first < key; });
-    if (it == entries_.end() || it->first != id) return nullptr;
-    last_ = static_cast<std::size_t>(it - entries_.begin());
-    return &it->second;
+    std::size_t position;
+    if (!direct_.empty()) {
+      uint64_t offset = static_cast<uint64_t>(id) - static_cast<uint64_t>(entries_.front().first);
+      if (offset >= direct_.size() || direct_[offset] == kAbsent) return nullptr;
+      position = direct_[offset];
+    } else {
+      auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
+                                 [](const auto& e, int64_t key) { return e.first < key; });
+      if (it == entries_.end() || it->first != id) return nullptr;
+      position = static_cast<std::size_t>(it - entries_.begin());
+    }
+    last_ = position;
+    return &entries_[position].second;
   }
   bool empty() const { return entries_.empty(); }
   const std::vector<std::pair<int64_t, V>>& entries() const { return entries_; }
 
  private:
+  static constexpr uint32_t kAbsent = 0xffffffffu;
+  void build_direct() {
+    direct_.clear();
+    if (entries_.empty()) return;
+    uint64_t span = static_cast<uint64_t>(entries_.back().first) - static_cast<uint64_t>(entries_.front().first) + 1;
+    if (span > 4 * entries_.size() + 64) return;  // sparse: binary search
+    direct_.assign(span, kAbsent);
+    for (std::size_t i = 0; i < entries_.size(); ++i)
+      direct_[static_cast<uint64_t>(entries_[i].first) - static_cast<uint64_t>(entries_.front().first)] =
+          static_cast<uint32_t>(i);
+  }
+
   std::vector<std::pair<int64_t, V>> entries_;
+  std::vector<uint32_t> direct_;  // id - first id -> position in entries_
   mutable std::size_t last_ = 0;
 };
 
@@ -163,6 +187,7 @@ class SetReader {
   Index symbol_for(int64_t kernel_id);
   Index stream_for_arg(bool has_extdata_id, int64_t extdata_id, std::string_view value);
   uint32_t thread_for(int64_t tid) const {
+    if (tid == 0) return 0;
     const uint32_t* t = threads_.find(tid);
     return t ? *t : to_u32(tid);
   }
@@ -437,9 +462,11 @@ void SetReader::read_dispatches() {
   Columns k = columns("kernel_dispatch");
   if (!k.exists()) return;
   k.require(db_, {"dispatch_id", "agent_id", "kernel_id", "start", "end"});
+  // NULL-free where NULL and 0 mean the same to the model: tid (0 = unknown), sizes; dimensions default to 1.
   std::string sql = fmt::format(
-      "SELECT K.dispatch_id, {}, K.agent_id, K.kernel_id, {}, {}, K.start, K.\"end\", {}, {}, {}, {}, {}, {}, {}, {}, "
-      "{} FROM \"{}\" K{} WHERE 1{}",
+      "SELECT K.dispatch_id, IFNULL({}, 0), K.agent_id, K.kernel_id, {}, {}, K.start, K.\"end\", IFNULL({}, 0), "
+      "IFNULL({}, 0), IFNULL({}, 1), IFNULL({}, 1), IFNULL({}, 1), IFNULL({}, 1), IFNULL({}, 1), IFNULL({}, 1), "
+      "IFNULL({}, 0) FROM \"{}\" K{} WHERE 1{}",
       k("K", "tid"), k("K", "queue_id"), k("K", "stream_id"), k("K", "private_segment_size"),
       k("K", "group_segment_size"), k("K", "workgroup_size_x"), k("K", "workgroup_size_y"),
       k("K", "workgroup_size_z"), k("K", "grid_size_x"), k("K", "grid_size_y"), k("K", "grid_size_z"),
@@ -461,7 +488,7 @@ void SetReader::read_dispatches() {
     if (trace_.dispatches.size() > first && d.dispatch_id <= previous) increasing = false;
     previous = d.dispatch_id;
     d.process = process_;
-    d.thread = s.is_null(1) ? 0 : thread_for(s.i64(1));
+    d.thread = thread_for(s.i64(1));
     d.agent = lookup(agents_, s.i64(2));
     d.symbol = symbol_for(s.i64(3));
     d.queue = s.is_null(4) ? kNoIndex : lookup(queues_, s.i64(4));
@@ -469,8 +496,8 @@ void SetReader::read_dispatches() {
     d.scratch_bytes = to_u32(s.i64(8));
     d.lds_bytes = to_u32(s.i64(9));
     for (int i = 0; i < 3; ++i) {
-      d.block[i] = s.is_null(10 + i) ? 1 : to_u32(s.i64(10 + i));
-      d.grid[i] = s.is_null(13 + i) ? 1 : to_u32(s.i64(13 + i));
+      d.block[i] = to_u32(s.i64(10 + i));
+      d.grid[i] = to_u32(s.i64(13 + i));
     }
     d.correlation_id = s.i64(16);
     trace_.dispatches.push_back(d);

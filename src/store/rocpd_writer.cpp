@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "store/batch_insert.hpp"
 #include "store/rocpd_schema.hpp"
 #include "store/sqlite_db.hpp"
 #include "store/uuid.hpp"
@@ -73,9 +74,10 @@ struct Writer::Impl {
   std::unique_ptr<sqlite::Db> db;
   bool finished = false;
 
-  std::unique_ptr<Stmt> insert_string, insert_event, insert_thread, insert_agent, insert_queue, insert_stream,
-      insert_code_object, insert_kernel_symbol, insert_dispatch, insert_copy, insert_region, insert_arg,
-      insert_event_operation, insert_pmc_info, insert_pmc_event, find_dispatch_event;
+  // Entity rows (few) go straight in; record rows (many) through batched multi-row inserts.
+  std::unique_ptr<Stmt> insert_string, insert_thread, insert_agent, insert_queue, insert_stream, insert_code_object,
+      insert_kernel_symbol, insert_pmc_info, find_dispatch_event;
+  std::unique_ptr<sqlite::BatchInsert> events, dispatches, copies, regions, args, event_operations, pmc_events;
 
   StringIds strings;
   int64_t empty_string_id = 0;
@@ -88,6 +90,7 @@ struct Writer::Impl {
   int64_t next_event_operation_id = 1;
   int64_t next_pmc_event_id = 1;
   int64_t last_pmc_dispatch = -1, last_pmc_event = 0;
+  int64_t last_dispatch_id = -1, last_dispatch_event = 0;
 
   IdSet added_threads, added_queues, added_streams, added_code_objects;
   IdSet used_threads, used_queues, used_streams, used_code_objects;
@@ -99,6 +102,9 @@ struct Writer::Impl {
     for (int i = 0; i < count; ++i) params += i ? ",?" : "?";
     return std::make_unique<Stmt>(*db, fmt::format("INSERT INTO {} ({}) VALUES ({})", table(name), columns, params));
   }
+  std::unique_ptr<sqlite::BatchInsert> batch(std::string_view name, const std::string& columns, int count) {
+    return std::make_unique<sqlite::BatchInsert>(*db, table(name), columns, count);
+  }
 
   ~Impl() {
     if (finished) return;
@@ -109,10 +115,13 @@ struct Writer::Impl {
   }
 
   void close_statements() {
-    for (auto* s : {&insert_string, &insert_event, &insert_thread, &insert_agent, &insert_queue, &insert_stream,
-                    &insert_code_object, &insert_kernel_symbol, &insert_dispatch, &insert_copy, &insert_region,
-                    &insert_arg, &insert_event_operation, &insert_pmc_info, &insert_pmc_event, &find_dispatch_event})
+    for (auto* s : {&insert_string, &insert_thread, &insert_agent, &insert_queue, &insert_stream, &insert_code_object,
+                    &insert_kernel_symbol, &insert_pmc_info, &find_dispatch_event})
       s->reset();
+    for (auto* b : {&events, &dispatches, &copies, &regions, &args, &event_operations, &pmc_events}) b->reset();
+  }
+  void flush_batches() {
+    for (auto* b : {&events, &dispatches, &copies, &regions, &args, &event_operations, &pmc_events}) (*b)->flush();
   }
 
   void open();
@@ -130,13 +139,13 @@ void Writer::Impl::open() {
   // The partial file is private until finish() renames it: no journal, no fsync, no locking. Foreign keys
   // stay unenforced (SQLite's default) for speed; finish() adds the entity rows that rows refer to.
   db->exec(
-      "PRAGMA page_size = 65536; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
-      "PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -131072;");
+      "PRAGMA page_size = 16384; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"
+      "PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384;");
   db->exec(schema::tables_sql(guid));
   db->exec("BEGIN");
 
   insert_string = prepare("string", "id, string", 2);
-  insert_event = prepare("event", "id, category_id, stack_id, parent_stack_id, correlation_id", 5);
+  events = batch("event", "id, category_id, stack_id, parent_stack_id, correlation_id", 5);
   insert_thread = prepare("info_thread", "id, nid, ppid, pid, tid, name, start, \"end\"", 8);
   insert_agent = prepare("info_agent",
                          "id, nid, pid, type, absolute_index, logical_index, type_index, uuid, name, model_name, "
@@ -150,18 +159,18 @@ void Writer::Impl::open() {
                                  "group_segment_size, private_segment_size, sgpr_count, arch_vgpr_count, "
                                  "accum_vgpr_count, extdata",
                                  13);
-  insert_dispatch = prepare("kernel_dispatch",
+  dispatches = batch("kernel_dispatch",
                             "id, nid, pid, tid, agent_id, kernel_id, dispatch_id, queue_id, stream_id, start, \"end\", "
                             "private_segment_size, group_segment_size, workgroup_size_x, workgroup_size_y, "
                             "workgroup_size_z, grid_size_x, grid_size_y, grid_size_z, region_name_id, event_id",
                             21);
-  insert_copy = prepare("memory_copy",
+  copies = batch("memory_copy",
                         "id, nid, pid, tid, start, \"end\", name_id, dst_agent_id, dst_address, src_agent_id, "
                         "src_address, size, queue_id, stream_id, region_name_id, event_id",
                         16);
-  insert_region = prepare("region", "id, nid, pid, tid, start, \"end\", name_id, event_id", 8);
-  insert_arg = prepare("arg", "id, event_id, position, type, name, value, extdata", 7);
-  insert_event_operation = prepare("event_operation",
+  regions = batch("region", "id, nid, pid, tid, start, \"end\", name_id, event_id", 8);
+  args = batch("arg", "id, event_id, position, type, name, value, extdata", 7);
+  event_operations = batch("event_operation",
                                    "id, nid, pid, tid, agent_id, event_obj, type_id, issue_id, queue_id, stream_id, "
                                    "start, \"end\", type, event_id",
                                    14);
@@ -169,7 +178,7 @@ void Writer::Impl::open() {
                             "id, nid, pid, agent_id, target_arch, name, symbol, description, component, value_type, "
                             "block, expression, is_constant, is_derived",
                             14);
-  insert_pmc_event = prepare("pmc_event", "id, event_id, pmc_id, value", 4);
+  pmc_events = batch("pmc_event", "id, event_id, pmc_id, value", 4);
   find_dispatch_event =
       std::make_unique<Stmt>(*db, fmt::format("SELECT event_id FROM {} WHERE id = ?", table("kernel_dispatch")));
 }
@@ -231,13 +240,8 @@ int64_t Writer::Impl::string_id(std::string_view s) {
 
 int64_t Writer::Impl::add_event(int64_t category, int64_t stack_id, int64_t parent_stack_id) {
   int64_t id = next_event_id++;
-  Stmt& s = *insert_event;
-  s.bind(1, id);
-  s.bind(2, category);
-  s.bind(3, stack_id);
-  s.bind(4, parent_stack_id);
-  s.bind(5, int64_t{0});  // external correlation id: none
-  s.run();
+  events->add(id).add(category).add(stack_id).add(parent_stack_id).add(int64_t{0});  // no external correlation id
+  events->end_row();
   return id;
 }
 
@@ -399,27 +403,18 @@ void Writer::add_dispatch(const DispatchRow& row) {
   Impl& m = *impl_;
   // The dispatch's own event: stack_id is the correlation id shared with the launching API call.
   int64_t event_id = m.add_event(m.kernel_dispatch_category, row.correlation_id, row.correlation_id);
-  Stmt& s = *m.insert_dispatch;
-  s.bind(1, row.dispatch_id);  // rocprofv3: rocpd_kernel_dispatch.id = dispatch_id
-  s.bind(2, m.node.id);
-  s.bind(3, m.process.pid);
-  s.bind(4, row.tid);
-  s.bind(5, row.agent_id);
-  s.bind(6, row.kernel_id);
-  s.bind(7, row.dispatch_id);
-  s.bind(8, row.queue_id);
-  s.bind(9, row.stream_id);
-  s.bind(10, row.start);
-  s.bind(11, row.end);
-  s.bind(12, int64_t{row.private_segment_size});
-  s.bind(13, int64_t{row.group_segment_size});
-  for (int i = 0; i < 3; ++i) {
-    s.bind(14 + i, int64_t{row.workgroup[i]});
-    s.bind(17 + i, int64_t{row.grid[i]});
-  }
-  s.bind(20, m.empty_string_id);  // no ROCTx rename: the '' string, as rocprofv3 writes
-  s.bind(21, event_id);
-  s.run();
+  sqlite::BatchInsert& b = *m.dispatches;
+  b.add(row.dispatch_id);  // rocprofv3: rocpd_kernel_dispatch.id = dispatch_id
+  b.add(m.node.id).add(m.process.pid).add(row.tid).add(row.agent_id).add(row.kernel_id).add(row.dispatch_id);
+  b.add(row.queue_id).add(row.stream_id).add(row.start).add(row.end);
+  b.add(int64_t{row.private_segment_size}).add(int64_t{row.group_segment_size});
+  b.add(int64_t{row.workgroup[0]}).add(int64_t{row.workgroup[1]}).add(int64_t{row.workgroup[2]});
+  b.add(int64_t{row.grid[0]}).add(int64_t{row.grid[1]}).add(int64_t{row.grid[2]});
+  b.add(m.empty_string_id);  // no ROCTx rename: the '' string, as rocprofv3 writes
+  b.add(event_id);
+  b.end_row();
+  m.last_dispatch_id = row.dispatch_id;
+  m.last_dispatch_event = event_id;
   m.used_threads.insert(row.tid);
   m.used_queues.insert(row.queue_id);
   m.used_streams.insert(row.stream_id);
@@ -429,27 +424,18 @@ void Writer::add_memory_copy(const MemoryCopyRow& row) {
   Impl& m = *impl_;
   int64_t event_id = m.add_event(m.memory_copy_category, row.correlation_id, row.correlation_id);
   int64_t kind_id = m.string_id(row.kind);
-  Stmt& s = *m.insert_copy;
-  s.bind(1, row.id);
-  s.bind(2, m.node.id);
-  s.bind(3, m.process.pid);
-  s.bind(4, row.tid);
-  s.bind(5, row.start);
-  s.bind(6, row.end);
-  s.bind(7, kind_id);
-  s.bind(8, row.dst_agent_id);
-  s.bind(9, static_cast<int64_t>(row.dst_address));  // SQLite integers are signed 64-bit
-  s.bind(10, row.src_agent_id);
-  s.bind(11, static_cast<int64_t>(row.src_address));
-  s.bind(12, static_cast<int64_t>(row.size));
+  sqlite::BatchInsert& b = *m.copies;
+  b.add(row.id).add(m.node.id).add(m.process.pid).add(row.tid).add(row.start).add(row.end).add(kind_id);
+  // Addresses and sizes are unsigned; SQLite integers are signed 64-bit (same bits).
+  b.add(row.dst_agent_id).add(static_cast<int64_t>(row.dst_address));
+  b.add(row.src_agent_id).add(static_cast<int64_t>(row.src_address));
+  b.add(static_cast<int64_t>(row.size));
   if (row.queue_id < 0)
-    s.bind_null(13);
+    b.add_null();
   else
-    s.bind(13, row.queue_id);
-  s.bind(14, row.stream_id);
-  s.bind(15, m.empty_string_id);
-  s.bind(16, event_id);
-  s.run();
+    b.add(row.queue_id);
+  b.add(row.stream_id).add(m.empty_string_id).add(event_id);
+  b.end_row();
   m.used_threads.insert(row.tid);
   m.used_streams.insert(row.stream_id);
   if (row.queue_id >= 0) m.used_queues.insert(row.queue_id);
@@ -459,29 +445,17 @@ void Writer::add_region(const RegionRow& row) {
   Impl& m = *impl_;
   int64_t event_id = m.add_event(m.string_id(row.category), row.correlation_id, 0);
   int64_t name_id = m.string_id(row.name);
-  Stmt& s = *m.insert_region;
-  s.bind(1, m.next_region_id++);
-  s.bind(2, m.node.id);
-  s.bind(3, m.process.pid);
-  s.bind(4, row.tid);
-  s.bind(5, row.start);
-  s.bind(6, row.end);
-  s.bind(7, name_id);
-  s.bind(8, event_id);
-  s.run();
+  m.regions->add(m.next_region_id++).add(m.node.id).add(m.process.pid).add(row.tid).add(row.start).add(row.end);
+  m.regions->add(name_id).add(event_id);
+  m.regions->end_row();
   m.used_threads.insert(row.tid);
 
-  Stmt& a = *m.insert_arg;
   int64_t position = 0;
   for (const ArgRow& arg : row.args) {
-    a.bind(1, m.next_arg_id++);
-    a.bind(2, event_id);
-    a.bind(3, position++);
-    a.bind(4, std::string_view(arg.type));
-    a.bind(5, std::string_view(arg.name));
-    bind_text_or_null(a, 6, arg.value);
-    a.bind(7, arg.extdata_json.empty() ? std::string_view("{}") : std::string_view(arg.extdata_json));
-    a.run();
+    m.args->add(m.next_arg_id++).add(event_id).add(position++).add(arg.type).add(arg.name);
+    m.args->add_text_or_null(arg.value);
+    m.args->add(arg.extdata_json.empty() ? std::string_view("{}") : std::string_view(arg.extdata_json));
+    m.args->end_row();
   }
 }
 
@@ -489,22 +463,13 @@ void Writer::add_event_operation(const EventOperationRow& row) {
   Impl& m = *impl_;
   if (m.event_operation_category == 0) m.event_operation_category = m.string_id("EVENT_OPERATION");
   int64_t event_id = m.add_event(m.event_operation_category, row.correlation_id, row.correlation_id);
-  Stmt& s = *m.insert_event_operation;
-  s.bind(1, m.next_event_operation_id++);
-  s.bind(2, m.node.id);
-  s.bind(3, m.process.pid);
-  s.bind(4, row.tid);
-  s.bind(5, row.agent_id);
-  s.bind(6, static_cast<int64_t>(row.event_obj));
-  s.bind(7, int64_t{0});
-  s.bind(8, int64_t{0});
-  s.bind(9, row.queue_id);
-  s.bind(10, row.stream_id);
-  s.bind(11, row.start);
-  s.bind(12, row.end);
-  s.bind(13, std::string_view(row.is_wait ? "WAIT" : "SIGNAL"));
-  s.bind(14, event_id);
-  s.run();
+  sqlite::BatchInsert& b = *m.event_operations;
+  b.add(m.next_event_operation_id++).add(m.node.id).add(m.process.pid).add(row.tid).add(row.agent_id);
+  b.add(static_cast<int64_t>(row.event_obj));
+  b.add(int64_t{0}).add(int64_t{0});  // type_id, issue_id: meaning undocumented
+  b.add(row.queue_id).add(row.stream_id).add(row.start).add(row.end);
+  b.add(std::string_view(row.is_wait ? "WAIT" : "SIGNAL")).add(event_id);
+  b.end_row();
   m.used_threads.insert(row.tid);
   m.used_queues.insert(row.queue_id);
   m.used_streams.insert(row.stream_id);
@@ -532,7 +497,11 @@ void Writer::add_pmc_info(const PmcInfoRow& row) {
 
 void Writer::add_pmc_value(const PmcValueRow& row) {
   Impl& m = *impl_;
-  if (row.dispatch_id != m.last_pmc_dispatch) {  // values of one dispatch usually come together
+  if (row.dispatch_id == m.last_dispatch_id) {  // the usual case: values follow their dispatch
+    m.last_pmc_dispatch = row.dispatch_id;
+    m.last_pmc_event = m.last_dispatch_event;
+  } else if (row.dispatch_id != m.last_pmc_dispatch) {
+    m.dispatches->flush();  // the dispatch may still be buffered
     Stmt& q = *m.find_dispatch_event;
     q.bind(1, row.dispatch_id);
     bool found = q.step();
@@ -544,17 +513,14 @@ void Writer::add_pmc_value(const PmcValueRow& row) {
     m.last_pmc_dispatch = row.dispatch_id;
     m.last_pmc_event = event_id;
   }
-  Stmt& s = *m.insert_pmc_event;
-  s.bind(1, m.next_pmc_event_id++);
-  s.bind(2, m.last_pmc_event);
-  s.bind(3, row.pmc_id);
-  s.bind(4, row.value);
-  s.run();
+  m.pmc_events->add(m.next_pmc_event_id++).add(m.last_pmc_event).add(row.pmc_id).add(row.value);
+  m.pmc_events->end_row();
 }
 
 void Writer::finish() {
   Impl& m = *impl_;
   if (m.finished) return;
+  m.flush_batches();
   m.add_missing_entities();
   m.db->exec("COMMIT");
   m.db->exec("BEGIN; " + schema::passthrough_views_sql(m.guid) + schema::data_views_sql() + " COMMIT;");
