@@ -402,6 +402,29 @@ TEST(CriticalPath, HostSyncFallsBackToTimeWithoutCorrelation) {
   EXPECT_EQ(path_of(r), (std::vector<NodeRef>{D(a), D(bb)}));
 }
 
+// A stream mixing ops with and without correlation ids, and a sync with one: correlated ops compare by
+// id, the others by GPU start against the sync's host start (105).
+//   s0: A[0,100) c1   A0[100,103) no corr
+//   s1:                               X[110,120) no corr   B[130,140) c3
+//   host: streamSync(s0) c2 at 105
+// Last op on s0 before the sync: A (c1 < 2) or A0 (100 < 105) -> the later, A0. First op on s1 after it:
+// B (c3 > 2) or X (110 >= 105) -> the earlier, X. Edge A0 -> X; path [A, A0, X, B].
+TEST(CriticalPath, HostSyncMixesCorrelatedAndUncorrelatedOps) {
+  TraceBuilder b;
+  Index p = b.process();
+  Index s0 = b.stream(p), s1 = b.stream(p);
+  Index a = b.kernel("A", s0, 0, 100, 1);
+  Index a0 = b.kernel("A0", s0, 100, 103);
+  Index x = b.kernel("X", s1, 110, 120);
+  Index bb = b.kernel("B", s1, 130, 140, 3);
+  b.host_sync(SyncKind::StreamSynchronize, p, s0, 0, 2, 105);
+  CriticalPathResult r = analyze_critical_path(b.trace);
+  EXPECT_EQ(r.edges.host_sync, 1u);
+  EXPECT_EQ(path_of(r), (std::vector<NodeRef>{D(a), D(a0), D(x), D(bb)}));
+  EXPECT_EQ(r.path_links,
+            (std::vector<EdgeKind>{EdgeKind::StreamOrder, EdgeKind::HostSync, EdgeKind::StreamOrder}));
+}
+
 // GPU barrier records are ordered by GPU time.
 //   s0: A[0,50)  A2[60,200)
 //   s1:               B[70,90)
@@ -560,6 +583,41 @@ TEST(CriticalPath, SlackValuesThroughDiamond) {
   EXPECT_EQ(path_of(r), (std::vector<NodeRef>{D(a), D(bb), D(e)}));
   EXPECT_DOUBLE_EQ(r.critical_path_ns, 70);
   EXPECT_DOUBLE_EQ(r.critical_path_idle_ns, 10);
+}
+
+// Binding-predecessor ties prefer the same stream, then the lower id.
+//   s1: Y[0,10) c1 (dispatch 0)
+//   s0: X[0,10) c2 (dispatch 1)      Z[20,30) c4 (dispatch 2)
+//   host: streamSync(s1) c3 -> edge Y -> Z; Z's preds X and Y both finish at 10.
+// Same stream wins over the lower id: path [X, Z]. Without X's stream order (X on a third stream, also
+// finishing at 10 but with no edge to Z), Y is the only pred: path [Y, Z].
+TEST(CriticalPath, BindingPredecessorTiePrefersSameStream) {
+  TraceBuilder b;
+  Index p = b.process();
+  Index s0 = b.stream(p), s1 = b.stream(p);
+  Index y = b.kernel("Y", s1, 0, 10, 1);
+  Index x = b.kernel("X", s0, 0, 10, 2);
+  Index z = b.kernel("Z", s0, 20, 30, 4);
+  b.host_sync(SyncKind::StreamSynchronize, p, s1, 0, 3);
+  CriticalPathResult r = analyze_critical_path(b.trace);
+  EXPECT_EQ(r.edges.host_sync, 1u);
+  EXPECT_EQ(path_of(r), (std::vector<NodeRef>{D(x), D(z)}));
+  EXPECT_EQ(r.path_links, std::vector<EdgeKind>{EdgeKind::StreamOrder});
+  EXPECT_EQ(r.slack, (std::vector<TimeNs>{0, 0, 0}));  // both tied preds are critical
+  EXPECT_EQ(r.on_path[pos(b.trace, D(y))], 0);  // ... but only one is on the path
+
+  // Two tied cross-stream preds (device sync from s1 and s2 into s0's Z): the lower id wins.
+  TraceBuilder b2;
+  p = b2.process();
+  s0 = b2.stream(p), s1 = b2.stream(p);
+  Index s2 = b2.stream(p);
+  Index w = b2.kernel("W", s2, 0, 10, 1);
+  b2.kernel("V", s1, 0, 10, 2);
+  z = b2.kernel("Z", s0, 20, 30, 4);
+  b2.host_sync(SyncKind::DeviceSynchronize, p, kNoIndex, 0, 3);
+  r = analyze_critical_path(b2.trace);
+  EXPECT_EQ(r.edges.host_sync, 2u);
+  EXPECT_EQ(path_of(r), (std::vector<NodeRef>{D(w), D(z)}));
 }
 
 // Zero-duration nodes sit in the chain by (start, end, id):

@@ -87,9 +87,13 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
 
   result.trace_start_ns = g.trace_start;
   result.wall_span_ns = static_cast<double>(g.trace_end - g.trace_start);
-  std::vector<TimeNs> finish;
-  const TimeNs makespan = dag::forward_pass(g, g.duration, finish);
-  const std::vector<TimeNs> latest = dag::backward_pass(g, makespan);
+  std::vector<TimeNs> finish, latest;  // become result.earliest_start and result.slack
+  reserve_with_huge_pages(finish, n);
+  reserve_with_huge_pages(latest, n);
+  finish.resize(n);
+  latest.resize(n);
+  const TimeNs makespan = dag::forward_pass<TimeNs>(g, g.duration, finish);
+  dag::backward_pass(g, makespan, latest);
   result.modeled_span_ns = static_cast<double>(makespan);
 
   const std::vector<dag::NodeId> path = dag::walk_critical_path(g, finish, result.path_links);
@@ -111,20 +115,22 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
 
   result.path.reserve(path.size());
   for (dag::NodeId v : path) result.path.push_back(g.ref(v));
+  result.contributions = contributions(trace, g, path, result.critical_path_ns);
+  // The per-node arrays reuse the pass buffers in place (at 10M nodes, fresh pages cost real time).
+  reserve_with_huge_pages(result.nodes, n);
   result.nodes.resize(n);
-  result.earliest_start.resize(n);
-  result.slack.resize(n);
   result.on_path.assign(n, 0);
   for (dag::NodeId v = 0; v < n; ++v) {
     result.nodes[v] = g.ref(v);
-    result.earliest_start[v] = g.trace_start + finish[v] - g.duration[v];
-    result.slack[v] = std::max<TimeNs>(0, latest[v] - finish[v]);
+    latest[v] = std::max<TimeNs>(0, latest[v] - finish[v]);
+    finish[v] = g.trace_start + finish[v] - g.duration[v];
   }
+  result.earliest_start = std::move(finish);
+  result.slack = std::move(latest);
   for (dag::NodeId v : path) {
     result.on_path[v] = 1;
     result.slack[v] = 0;  // holds by construction (binding predecessors); stated for clarity
   }
-  result.contributions = contributions(trace, g, path, result.critical_path_ns);
   return result;
 }
 

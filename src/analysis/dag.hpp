@@ -6,10 +6,12 @@
 // Storage is compact and flat: per-node arrays and CSR edge arrays (no per-node allocations).
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "analysis/critical_path.hpp"
+#include "support/large_vector.hpp"
 
 namespace rpl::analysis::dag {
 
@@ -20,17 +22,17 @@ struct Dag {
   std::size_t dispatch_count = 0;
   TimeNs trace_start = 0;          // earliest node start
   TimeNs trace_end = 0;            // latest node end
-  std::vector<TimeNs> start;       // measured GPU start
-  std::vector<TimeNs> duration;    // measured, clamped at 0 (end < start is treated as 0 long)
-  std::vector<uint32_t> lane;      // the stream-order chain (stream or queue) the node belongs to
-  std::vector<TimeNs> gap;         // model idle time before the node (see critical_path.hpp)
+  LargeVector<TimeNs> start;       // measured GPU start
+  LargeVector<TimeNs> duration;    // measured, clamped at 0 (end < start is treated as 0 long)
+  LargeVector<uint32_t> lane;      // the stream-order chain (stream or queue) the node belongs to
+  LargeVector<TimeNs> gap;         // model idle time before the node (see critical_path.hpp)
 
   // Predecessors and successors in CSR form: preds of v are preds[pred_offset[v] .. pred_offset[v+1]).
-  std::vector<uint32_t> pred_offset, succ_offset;  // N + 1 entries
-  std::vector<NodeId> preds, succs;
-  std::vector<EdgeKind> pred_kinds;                // parallel to preds
+  LargeVector<uint32_t> pred_offset, succ_offset;  // N + 1 entries
+  LargeVector<NodeId> preds, succs;
+  LargeVector<EdgeKind> pred_kinds;                // parallel to preds
 
-  std::vector<NodeId> topo_order;  // every node, predecessors first
+  LargeVector<NodeId> topo_order;  // every node, predecessors first
   EdgeCounts counts;
   std::string ordering;            // "stream", "queue", "mixed", "none"
   bool inferred_enabled = false;
@@ -52,18 +54,19 @@ struct Dag {
 Dag build_dag(const Trace& trace, const DagOptions& options);
 
 // Forward pass over the DAG with the given per-node durations (measured or re-timed); gaps stay as
-// measured. Fills `finish` with EF relative to the trace start and returns the makespan (max EF; 0 when
-// the DAG is empty). Instantiated for TimeNs (exact, measured) and double (scaled durations).
+// measured. Fills `finish` (N entries) with EF relative to the trace start and returns the makespan
+// (max EF; 0 when the DAG is empty). Instantiated for TimeNs (exact, measured) and double (scaled).
 template <typename T>
-T forward_pass(const Dag& dag, const std::vector<T>& durations, std::vector<T>& finish);
+T forward_pass(const Dag& dag, std::span<const T> durations, std::span<T> finish);
 
-// Backward pass with measured durations: latest finish LF per node, relative to the trace start.
-std::vector<TimeNs> backward_pass(const Dag& dag, TimeNs makespan);
+// Backward pass with measured durations: fills `latest` (N entries) with the latest finish LF per node,
+// relative to the trace start.
+void backward_pass(const Dag& dag, TimeNs makespan, std::span<TimeNs> latest);
 
 // The critical path, in time order, ending at the node with the latest finish (lowest id on ties) and
 // walking back through binding predecessors (latest finish; ties: same lane, then lowest id).
 // `links[i]` receives the kind of the edge path[i] -> path[i+1].
-std::vector<NodeId> walk_critical_path(const Dag& dag, const std::vector<TimeNs>& finish,
+std::vector<NodeId> walk_critical_path(const Dag& dag, std::span<const TimeNs> finish,
                                        std::vector<EdgeKind>& links);
 
 }  // namespace rpl::analysis::dag

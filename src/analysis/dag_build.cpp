@@ -1,5 +1,6 @@
 // DAG construction: nodes, stream order, CSR edges, topological order, cycle breaking, model gaps.
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 #include <utility>
 
@@ -118,76 +119,57 @@ std::string assign_lanes(NodeTable& nodes) {
   return "mixed";
 }
 
-// Chains each lane in (start, end, id) order.
-void add_stream_order_edges(const NodeTable& nodes, EdgeList& edges) {
+// Each node's predecessor in its lane, the lanes being chained in (start, end, id) order.
+LargeVector<NodeId> lane_predecessors(const NodeTable& nodes, LargeVector<uint32_t>& order) {
   const std::size_t n = nodes.size();
   uint32_t lane_count = 0;
   for (uint32_t l : nodes.lane) lane_count = std::max(lane_count, l + 1);
   std::vector<uint32_t> offset(lane_count + 1, 0);
   for (uint32_t l : nodes.lane) ++offset[l + 1];
   std::partial_sum(offset.begin(), offset.end(), offset.begin());
-  std::vector<NodeId> order(n);
-  {
-    std::vector<uint32_t> cursor(offset.begin(), offset.end() - 1);
-    for (NodeId v = 0; v < n; ++v) order[cursor[nodes.lane[v]]++] = v;
-  }
+  order.resize(n);
+  for (NodeId v = 0; v < n; ++v) order[offset[nodes.lane[v]]++] = v;  // offset[l] ends at lane l's end
   auto earlier = [&](NodeId a, NodeId b) { return nodes.earlier(a, b); };
-  edges.src.reserve(edges.src.size() + n);
-  edges.dst.reserve(edges.dst.size() + n);
-  edges.kind.reserve(edges.kind.size() + n);
+  LargeVector<NodeId> prev(n);
+  uint32_t begin = 0;
   for (uint32_t l = 0; l < lane_count; ++l) {
-    auto first = order.begin() + offset[l], last = order.begin() + offset[l + 1];
+    auto first = order.begin() + begin, last = order.begin() + offset[l];
     // Traces are nearly always already in time order: check before sorting.
     if (!std::is_sorted(first, last, earlier)) std::sort(first, last, earlier);
-    for (auto it = first; it + 1 < last; ++it) edges.add(*it, *(it + 1), EdgeKind::StreamOrder);
+    NodeId before = kNoNode;
+    for (auto it = first; it != last; ++it) prev[*it] = before, before = *it;
+    begin = offset[l];
   }
+  return prev;
 }
 
-// Moves the edge list into predecessor CSR form, dropping duplicate (source, target) pairs and keeping
-// the lowest edge kind (stream order first) of each.
-void build_preds(std::size_t n, EdgeList& edges, Dag& dag) {
-  const std::size_t e = edges.size();
-  if (e >= std::numeric_limits<uint32_t>::max())
-    throw Error(ExitCode::Internal, "critical path: too many edges (" + std::to_string(e) + ")");
-  auto& off = dag.pred_offset;
-  off.assign(n + 1, 0);
-  for (NodeId d : edges.dst) ++off[d + 1];
-  std::partial_sum(off.begin(), off.end(), off.begin());
-  dag.preds.resize(e);
-  dag.pred_kinds.resize(e);
-  {
-    std::vector<uint32_t> cursor(off.begin(), off.end() - 1);
-    for (std::size_t i = 0; i < e; ++i) {
-      uint32_t at = cursor[edges.dst[i]]++;
-      dag.preds[at] = edges.src[i];
-      dag.pred_kinds[at] = edges.kind[i];
+// Predecessor CSR: the lane predecessor first (stream order), then the cross-stream edges by source.
+// A duplicate (source, target) pair keeps its lowest kind, stream order before all others.
+void build_preds(const LargeVector<NodeId>& lane_prev, EdgeList& extra, Dag& dag) {
+  const std::size_t n = lane_prev.size();
+  std::sort(extra.edges.begin(), extra.edges.end());
+  const std::size_t upper = n + extra.size();
+  if (upper >= std::numeric_limits<uint32_t>::max())
+    throw Error(ExitCode::Internal, "critical path: too many edges (" + std::to_string(upper) + ")");
+  dag.pred_offset.resize(n + 1);
+  dag.preds.reserve(upper);
+  dag.pred_kinds.reserve(upper);
+  auto push = [&](NodeId u, EdgeKind k) {
+    dag.preds.push_back(u);
+    dag.pred_kinds.push_back(k);
+  };
+  std::size_t j = 0;
+  const auto& e = extra.edges;
+  for (NodeId v = 0; v < n; ++v) {
+    dag.pred_offset[v] = static_cast<uint32_t>(dag.preds.size());
+    if (lane_prev[v] != kNoNode) push(lane_prev[v], EdgeKind::StreamOrder);
+    for (; j < e.size() && e[j].dst == v; ++j) {
+      if (e[j].src == lane_prev[v] || (j > 0 && e[j - 1].dst == v && e[j - 1].src == e[j].src)) continue;
+      push(e[j].src, e[j].kind);
     }
   }
-  edges = EdgeList{};  // release: the CSR holds the edges from here on
-
-  std::vector<std::pair<NodeId, EdgeKind>> group;
-  uint32_t write = 0, begin = off[0];
-  for (std::size_t v = 0; v < n; ++v) {
-    const uint32_t end = off[v + 1];
-    off[v] = write;
-    if (end - begin == 1) {
-      dag.preds[write] = dag.preds[begin];
-      dag.pred_kinds[write++] = dag.pred_kinds[begin];
-    } else if (end > begin) {
-      group.clear();
-      for (uint32_t i = begin; i < end; ++i) group.emplace_back(dag.preds[i], dag.pred_kinds[i]);
-      std::sort(group.begin(), group.end());
-      for (std::size_t i = 0; i < group.size(); ++i) {
-        if (i > 0 && group[i].first == group[i - 1].first) continue;
-        dag.preds[write] = group[i].first;
-        dag.pred_kinds[write++] = group[i].second;
-      }
-    }
-    begin = end;
-  }
-  off[n] = write;
-  dag.preds.resize(write);
-  dag.pred_kinds.resize(write);
+  dag.pred_offset[n] = static_cast<uint32_t>(dag.preds.size());
+  extra = EdgeList{};
 }
 
 // Removes predecessor entries marked kDroppedEdge.
@@ -217,16 +199,19 @@ void build_succs(Dag& dag) {
   for (NodeId u : dag.preds) ++off[u + 1];
   std::partial_sum(off.begin(), off.end(), off.begin());
   dag.succs.resize(dag.preds.size());
-  std::vector<uint32_t> cursor(off.begin(), off.end() - 1);
-  // Visiting targets in id order leaves each successor list sorted by id.
+  // Visiting targets in id order leaves each successor list sorted by id. Filling advances off[u] to the
+  // end of u's list, i.e. the start of u + 1's; shifting by one restores the starts.
   for (NodeId v = 0; v < n; ++v)
-    for (uint32_t i = dag.pred_offset[v]; i < dag.pred_offset[v + 1]; ++i) dag.succs[cursor[dag.preds[i]]++] = v;
+    for (uint32_t i = dag.pred_offset[v]; i < dag.pred_offset[v + 1]; ++i) dag.succs[off[dag.preds[i]]++] = v;
+  for (std::size_t u = n; u > 0; --u) off[u] = off[u - 1];
+  off[0] = 0;
 }
 
-// Kahn's algorithm; returns the in-degrees left over (non-zero exactly for nodes on or after a cycle).
-std::vector<uint32_t> topological_order(Dag& dag) {
+// Kahn's algorithm; leaves in `remaining` the in-degrees left over (non-zero exactly for nodes on or after
+// a cycle).
+void topological_order(Dag& dag, LargeVector<uint32_t>& remaining) {
   const std::size_t n = dag.size();
-  std::vector<uint32_t> remaining(n);
+  remaining.resize(n);
   dag.topo_order.clear();
   dag.topo_order.reserve(n);
   for (NodeId v = 0; v < n; ++v) {
@@ -238,7 +223,6 @@ std::vector<uint32_t> topological_order(Dag& dag) {
     for (uint32_t j = dag.succ_offset[u]; j < dag.succ_offset[u + 1]; ++j)
       if (--remaining[dag.succs[j]] == 0) dag.topo_order.push_back(dag.succs[j]);
   }
-  return remaining;
 }
 
 // Strongly connected components (iterative Tarjan) of the subgraph induced by `in_subgraph`.
@@ -291,7 +275,7 @@ std::vector<uint32_t> strong_components(const Dag& dag, const std::vector<uint8_
 // Every cycle contains an edge that goes backward in (start, end, id) order, and stream-order edges never
 // do; dropping the backward edges inside each strongly connected component breaks all cycles and is
 // deterministic.
-std::size_t break_cycles(Dag& dag, const std::vector<uint32_t>& remaining) {
+std::size_t break_cycles(Dag& dag, const LargeVector<uint32_t>& remaining) {
   const std::size_t n = dag.size();
   std::vector<uint8_t> unresolved(n, 0);
   for (NodeId v = 0; v < n; ++v) unresolved[v] = remaining[v] > 0;
@@ -340,13 +324,28 @@ void compute_gaps(Dag& dag) {
   }
 }
 
+// Logs the time of each build phase at debug level.
+class PhaseTimer {
+ public:
+  void lap(const char* phase) {
+    auto now = std::chrono::steady_clock::now();
+    log::debug("critical path: {} {:.3f} s", phase, std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
 }  // namespace
 
 Dag build_dag(const Trace& trace, const DagOptions& options) {
+  PhaseTimer timer;
   NodeTable nodes(trace);
   fill_nodes(nodes);
   Dag dag;
   dag.ordering = assign_lanes(nodes);
+  timer.lap("nodes and lanes");
   dag.dispatch_count = nodes.dispatch_count;
   dag.inferred_enabled = options.infer_cross_stream;
   const std::size_t n = nodes.size();
@@ -356,22 +355,26 @@ Dag build_dag(const Trace& trace, const DagOptions& options) {
     for (NodeId v = 1; v < n; ++v) dag.trace_end = std::max(dag.trace_end, nodes.end(v));
   }
 
-  EdgeList edges;
-  add_stream_order_edges(nodes, edges);
-  add_sync_edges(nodes, edges);
-  if (options.infer_cross_stream) add_inferred_edges(nodes, edges);
+  LargeVector<uint32_t> scratch;  // one temporary reused by the phases below
+  const LargeVector<NodeId> lane_prev = lane_predecessors(nodes, scratch);
+  timer.lap("stream order");
+  EdgeList extra;
+  add_sync_edges(nodes, extra, scratch);
+  if (options.infer_cross_stream) add_inferred_edges(nodes, extra);
+  timer.lap("sync edges");
 
-  build_preds(n, edges, dag);
+  build_preds(lane_prev, extra, dag);
   dag.start = std::move(nodes.start);
   dag.duration = std::move(nodes.duration);
   dag.lane = std::move(nodes.lane);
   nodes.process = {};
   build_succs(dag);
+  timer.lap("edge arrays");
 
-  std::vector<uint32_t> remaining = topological_order(dag);
+  topological_order(dag, scratch);
   if (dag.topo_order.size() < n) {
-    dag.counts.cycle_dropped = break_cycles(dag, remaining);
-    remaining = topological_order(dag);
+    dag.counts.cycle_dropped = break_cycles(dag, scratch);
+    topological_order(dag, scratch);
     if (dag.topo_order.size() < n)
       throw Error(ExitCode::Internal, "critical path: a dependency cycle survived cycle breaking");
     log::warn("critical path: the recorded dependencies form a cycle (contradictory timestamps); dropped {} "
@@ -380,6 +383,7 @@ Dag build_dag(const Trace& trace, const DagOptions& options) {
   }
   count_edges(dag);
   compute_gaps(dag);
+  timer.lap("topological order and gaps");
   return dag;
 }
 

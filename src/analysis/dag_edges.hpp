@@ -13,9 +13,9 @@ namespace rpl::analysis::dag {
 struct NodeTable {
   const Trace& trace;
   std::size_t dispatch_count = 0;
-  std::vector<TimeNs> start, duration;
-  std::vector<uint32_t> lane;
-  std::vector<uint32_t> process;              // dense process id (order of first appearance)
+  LargeVector<TimeNs> start, duration;
+  LargeVector<uint32_t> lane;
+  LargeVector<uint32_t> process;              // dense process id (order of first appearance)
   std::unordered_map<Index, uint32_t> dense_process;  // Trace process index -> dense id
   uint32_t process_count = 0;
 
@@ -40,20 +40,24 @@ struct NodeTable {
   }
 };
 
+// Cross-stream edges (sync ops, inferred). Stream order is kept apart, as each node's lane predecessor.
+struct Edge {
+  NodeId dst, src;
+  EdgeKind kind;
+  auto operator<=>(const Edge&) const = default;  // by target, then source, then kind
+};
 struct EdgeList {
-  std::vector<NodeId> src, dst;
-  std::vector<EdgeKind> kind;
+  LargeVector<Edge> edges;
   void add(NodeId from, NodeId to, EdgeKind k) {
     if (from == kNoNode || to == kNoNode || from == to) return;
-    src.push_back(from);
-    dst.push_back(to);
-    kind.push_back(k);
+    edges.push_back(Edge{to, from, k});
   }
-  std::size_t size() const { return src.size(); }
+  std::size_t size() const { return edges.size(); }
 };
 
 // Event record/wait, host synchronisation and GPU barrier edges from Trace::sync_ops.
-void add_sync_edges(const NodeTable& nodes, EdgeList& edges);
+// `scratch` is a reusable buffer (its contents are not kept).
+void add_sync_edges(const NodeTable& nodes, EdgeList& edges, LargeVector<uint32_t>& scratch);
 
 // Opt-in: for each node with no cross-lane predecessor yet, an edge from the latest-ending node of
 // another lane of the same process that ended at most kInferWindowNs before it started.

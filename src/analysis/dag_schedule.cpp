@@ -6,8 +6,7 @@
 namespace rpl::analysis::dag {
 
 template <typename T>
-T forward_pass(const Dag& dag, const std::vector<T>& durations, std::vector<T>& finish) {
-  finish.assign(dag.size(), T{});
+T forward_pass(const Dag& dag, std::span<const T> durations, std::span<T> finish) {
   T makespan{};
   for (NodeId v : dag.topo_order) {
     const uint32_t b = dag.pred_offset[v], e = dag.pred_offset[v + 1];
@@ -19,11 +18,10 @@ T forward_pass(const Dag& dag, const std::vector<T>& durations, std::vector<T>& 
   return makespan;
 }
 
-template TimeNs forward_pass<TimeNs>(const Dag&, const std::vector<TimeNs>&, std::vector<TimeNs>&);
-template double forward_pass<double>(const Dag&, const std::vector<double>&, std::vector<double>&);
+template TimeNs forward_pass<TimeNs>(const Dag&, std::span<const TimeNs>, std::span<TimeNs>);
+template double forward_pass<double>(const Dag&, std::span<const double>, std::span<double>);
 
-std::vector<TimeNs> backward_pass(const Dag& dag, TimeNs makespan) {
-  std::vector<TimeNs> latest(dag.size(), makespan);
+void backward_pass(const Dag& dag, TimeNs makespan, std::span<TimeNs> latest) {
   for (auto it = dag.topo_order.rbegin(); it != dag.topo_order.rend(); ++it) {
     const NodeId v = *it;
     // A successor w may start no later than LS(w) and needs its gap after v: LF(v) <= LS(w) - g(w).
@@ -34,10 +32,9 @@ std::vector<TimeNs> backward_pass(const Dag& dag, TimeNs makespan) {
     }
     latest[v] = lf;
   }
-  return latest;
 }
 
-std::vector<NodeId> walk_critical_path(const Dag& dag, const std::vector<TimeNs>& finish,
+std::vector<NodeId> walk_critical_path(const Dag& dag, std::span<const TimeNs> finish,
                                        std::vector<EdgeKind>& links) {
   std::vector<NodeId> path;
   links.clear();

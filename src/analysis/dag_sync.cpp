@@ -27,7 +27,11 @@ bool same_thread(uint32_t sync_thread, uint32_t op_thread) {
 // id are ordered by it; ops without one (and every op, for a sync without one) by GPU start.
 class SubmitLists {
  public:
-  explicit SubmitLists(const NodeTable& nodes) : nodes_(nodes) { build(); }
+  // `with_time_order`: also keep every list in GPU start order (for sync ops without a correlation id
+  // and GPU barriers); otherwise only the submission order is built.
+  SubmitLists(const NodeTable& nodes, bool with_time_order, LargeVector<uint32_t>& scratch) : nodes_(nodes) {
+    build(with_time_order, scratch);
+  }
 
   uint32_t find(uint32_t process, Index stream) const {
     auto it = ids_.find(key(process, stream));
@@ -47,7 +51,7 @@ class SubmitLists {
     }
     const uint32_t b = begin_[list], ce = corr_end_[list], e = begin_[list + 1];
     auto p = std::lower_bound(by_submit_.begin() + b, by_submit_.begin() + ce, at.correlation,
-                              [&](NodeId v, int64_t c) { return nodes_.correlation(v) < c; });
+                              [&](NodeId v, int64_t c) { return corr_[v] < c; });
     NodeId by_corr = p > by_submit_.begin() + b ? *(p - 1) : kNoNode;
     auto q = first_starting_at(by_submit_, ce, e, at.time);
     NodeId by_time = q > ce ? by_submit_[q - 1] : kNoNode;
@@ -65,7 +69,7 @@ class SubmitLists {
     }
     const uint32_t b = begin_[list], ce = corr_end_[list], e = begin_[list + 1];
     auto p = std::upper_bound(by_submit_.begin() + b, by_submit_.begin() + ce, at.correlation,
-                              [&](int64_t c, NodeId v) { return c < nodes_.correlation(v); });
+                              [&](int64_t c, NodeId v) { return c < corr_[v]; });
     NodeId by_corr = scan_for_thread(by_submit_, static_cast<uint32_t>(p - by_submit_.begin()), ce, thread);
     NodeId by_time = scan_for_thread(by_submit_, first_starting_at(by_submit_, ce, e, at.time), e, thread);
     if (by_corr == kNoNode) return by_time;
@@ -97,27 +101,30 @@ class SubmitLists {
   static uint64_t key(uint32_t process, Index stream) { return (uint64_t{process} << 32) | stream; }
 
   // First position in [b, e) of `order` (sorted by start) whose op starts at or after t.
-  uint32_t first_starting_at(const std::vector<NodeId>& order, uint32_t b, uint32_t e, TimeNs t) const {
+  uint32_t first_starting_at(const LargeVector<NodeId>& order, uint32_t b, uint32_t e, TimeNs t) const {
     auto it = std::lower_bound(order.begin() + b, order.begin() + e, t,
                                [&](NodeId v, TimeNs time) { return nodes_.start[v] < time; });
     return static_cast<uint32_t>(it - order.begin());
   }
 
-  NodeId scan_for_thread(const std::vector<NodeId>& order, uint32_t from, uint32_t e, uint32_t thread) const {
+  NodeId scan_for_thread(const LargeVector<NodeId>& order, uint32_t from, uint32_t e, uint32_t thread) const {
     const uint32_t last = static_cast<uint32_t>(std::min<std::size_t>(e, std::size_t{from} + kScanLimit));
     for (uint32_t i = from; i < last; ++i)
       if (same_thread(thread, nodes_.thread(order[i]))) return order[i];
     return kNoNode;
   }
 
-  void build() {
+  void build(bool with_time_order, LargeVector<uint32_t>& list_of) {
     const std::size_t n = nodes_.size();
     // Lists in (process, stream) order, so that each process's lists are contiguous.
-    std::vector<uint32_t> list_of(n);
+    list_of.resize(n);
+    corr_.resize(n);
     std::vector<uint64_t> keys;
     uint64_t last_key = 0;
     uint32_t last_list = kNoList;
+    // The one pass over the trace's records here; later passes read the compact copies.
     for (NodeId v = 0; v < n; ++v) {
+      corr_[v] = nodes_.correlation(v);
       uint64_t k = key(nodes_.process[v], nodes_.stream(v));
       if (k != last_key || last_list == kNoList) {
         auto [it, inserted] = ids_.try_emplace(k, static_cast<uint32_t>(keys.size()));
@@ -144,31 +151,31 @@ class SubmitLists {
     corr_end_.assign(list_count, 0);
     for (NodeId v = 0; v < n; ++v) {
       ++begin_[list_of[v] + 1];
-      if (nodes_.correlation(v) != 0) ++corr_end_[list_of[v]];
+      if (corr_[v] != 0) ++corr_end_[list_of[v]];
     }
     std::partial_sum(begin_.begin(), begin_.end(), begin_.begin());
     for (uint32_t l = 0; l < list_count; ++l) corr_end_[l] += begin_[l];
 
-    by_start_.resize(n);
+    if (with_time_order) by_start_.resize(n);
     by_submit_.resize(n);
     std::vector<uint32_t> next_start(begin_.begin(), begin_.end() - 1);
     std::vector<uint32_t> next_corr(begin_.begin(), begin_.end() - 1);
     std::vector<uint32_t> next_time(corr_end_);
     for (NodeId v = 0; v < n; ++v) {
       const uint32_t l = list_of[v];
-      by_start_[next_start[l]++] = v;
-      by_submit_[nodes_.correlation(v) != 0 ? next_corr[l]++ : next_time[l]++] = v;
+      if (with_time_order) by_start_[next_start[l]++] = v;
+      by_submit_[corr_[v] != 0 ? next_corr[l]++ : next_time[l]++] = v;
     }
     auto earlier = [&](NodeId a, NodeId b) { return nodes_.earlier(a, b); };
     auto submitted_earlier = [&](NodeId a, NodeId b) {
-      int64_t ca = nodes_.correlation(a), cb = nodes_.correlation(b);
+      int64_t ca = corr_[a], cb = corr_[b];
       return ca != cb ? ca < cb : nodes_.earlier(a, b);
     };
     auto sort_range = [](auto first, auto last, auto less) {
       if (!std::is_sorted(first, last, less)) std::sort(first, last, less);
     };
     for (uint32_t l = 0; l < list_count; ++l) {
-      sort_range(by_start_.begin() + begin_[l], by_start_.begin() + begin_[l + 1], earlier);
+      if (with_time_order) sort_range(by_start_.begin() + begin_[l], by_start_.begin() + begin_[l + 1], earlier);
       sort_range(by_submit_.begin() + begin_[l], by_submit_.begin() + corr_end_[l], submitted_earlier);
       sort_range(by_submit_.begin() + corr_end_[l], by_submit_.begin() + begin_[l + 1], earlier);
     }
@@ -178,7 +185,9 @@ class SubmitLists {
   std::unordered_map<uint64_t, uint32_t> ids_;
   std::vector<uint32_t> process_begin_;    // per dense process, its first list id; process_count + 1
   std::vector<uint32_t> begin_, corr_end_;  // per list: [begin, corr_end) ops with a correlation id
-  std::vector<NodeId> by_submit_, by_start_;
+  LargeVector<int64_t> corr_;  // per node: correlation id (compact copy of the trace's)
+  LargeVector<NodeId> by_submit_;
+  LargeVector<NodeId> by_start_;  // empty unless built with_time_order
 };
 
 // Replays one process's sync ops in order, tracking what each event captured.
@@ -249,7 +258,7 @@ class SyncReplay {
 
 }  // namespace
 
-void add_sync_edges(const NodeTable& nodes, EdgeList& edges) {
+void add_sync_edges(const NodeTable& nodes, EdgeList& edges, LargeVector<uint32_t>& scratch) {
   const auto& ops = nodes.trace.sync_ops;
   if (ops.empty() || nodes.size() == 0) return;
   // Group sync ops by (dense) process; ops of processes without work cannot order anything.
@@ -269,7 +278,10 @@ void add_sync_edges(const NodeTable& nodes, EdgeList& edges) {
       if (process_of[i] != kNoNode) grouped[next[process_of[i]]++] = i;
   }
 
-  const SubmitLists lists(nodes);
+  bool time_order_needed = false;
+  for (uint32_t i : grouped)
+    time_order_needed = time_order_needed || ops[i].source == SyncSource::GpuBarrier || ops[i].correlation_id == 0;
+  const SubmitLists lists(nodes, time_order_needed, scratch);
   std::vector<uint32_t> host, gpu;
   for (uint32_t p = 0; p < nodes.process_count; ++p) {
     host.clear();
@@ -304,15 +316,15 @@ void add_sync_edges(const NodeTable& nodes, EdgeList& edges) {
 
 void add_inferred_edges(const NodeTable& nodes, EdgeList& edges) {
   const std::size_t n = nodes.size();
-  std::vector<uint8_t> has_cross_pred(n, 0);
-  for (std::size_t i = 0; i < edges.size(); ++i)
-    if (nodes.lane[edges.src[i]] != nodes.lane[edges.dst[i]]) has_cross_pred[edges.dst[i]] = 1;
+  LargeVector<uint8_t> has_cross_pred(n, 0);
+  for (const Edge& e : edges.edges)
+    if (nodes.lane[e.src] != nodes.lane[e.dst]) has_cross_pred[e.dst] = 1;
 
   // Each process's ops by end time.
   std::vector<uint32_t> begin(nodes.process_count + 1, 0);
   for (uint32_t p : nodes.process) ++begin[p + 1];
   std::partial_sum(begin.begin(), begin.end(), begin.begin());
-  std::vector<NodeId> by_end(n);
+  LargeVector<NodeId> by_end(n);
   {
     std::vector<uint32_t> next(begin.begin(), begin.end() - 1);
     for (NodeId v = 0; v < n; ++v) by_end[next[nodes.process[v]]++] = v;

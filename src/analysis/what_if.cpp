@@ -38,9 +38,8 @@ std::vector<uint8_t> match_symbols(const Trace& trace, const WhatIf& w) {
 
 // Re-times the DAG with per-symbol factors (1 = unchanged) and fills the counts of one result.
 void retime(const Trace& trace, const dag::Dag& g, const std::vector<uint8_t>& symbol_matched,
-            const std::vector<double>& symbol_factor, double baseline, std::vector<double>& durations,
-            std::vector<double>& finish, WhatIfResult& out) {
-  durations.resize(g.size());
+            const std::vector<double>& symbol_factor, double baseline, LargeVector<double>& durations,
+            LargeVector<double>& finish, WhatIfResult& out) {
   std::vector<uint8_t> symbol_hit(trace.symbols.size(), 0);
   double saved = 0;
   for (dag::NodeId v = 0; v < g.size(); ++v) {
@@ -59,7 +58,7 @@ void retime(const Trace& trace, const dag::Dag& g, const std::vector<uint8_t>& s
     if (symbol_hit[s]) names.insert(trace.strings.at(trace.symbols[s].display_name));
   out.matched_kernels.assign(names.begin(), names.end());
   out.baseline_ns = baseline;
-  out.predicted_ns = dag::forward_pass(g, durations, finish);
+  out.predicted_ns = dag::forward_pass<double>(g, durations, finish);
   out.delta_ns = out.predicted_ns - out.baseline_ns;
   out.speedup = out.predicted_ns > 0 ? out.baseline_ns / out.predicted_ns : 1.0;
   out.naive_delta_ns = -saved;
@@ -93,11 +92,11 @@ std::vector<WhatIfResult> run_what_if(const Trace& trace, const std::vector<What
     matches.push_back(match_symbols(trace, w));  // validates the pattern before any work
   }
   const dag::Dag g = dag::build_dag(trace, options);
-  std::vector<TimeNs> measured_finish;
-  const double baseline = static_cast<double>(dag::forward_pass(g, g.duration, measured_finish));
-  measured_finish = {};
+  // The baseline runs through the same double-precision pass as the scenarios (exact: integer ns far
+  // below 2^53), so that one pair of buffers serves every pass.
+  LargeVector<double> durations(g.duration.begin(), g.duration.end()), finish(g.size());
+  const double baseline = dag::forward_pass<double>(g, durations, finish);
 
-  std::vector<double> durations, finish;
   std::vector<WhatIfResult> results;
   std::vector<double> combined(trace.symbols.size(), 1.0);
   std::vector<uint8_t> any_match(trace.symbols.size(), 0);
