@@ -27,9 +27,11 @@ enum class NodeKind : uint8_t { Dispatch, Copy };
 struct NodeRef {
   NodeKind kind;
   Index index;  // into Trace::dispatches or Trace::copies
+  bool operator==(const NodeRef&) const = default;
 };
 
-enum class EdgeKind : uint8_t { StreamOrder, EventWait, HostSync, Barrier };
+// Inferred edges exist only with DagOptions::infer_cross_stream; they come from timing, not the trace.
+enum class EdgeKind : uint8_t { StreamOrder, EventWait, HostSync, Barrier, Inferred };
 const char* to_string(EdgeKind k);
 
 struct DagOptions {
@@ -37,8 +39,12 @@ struct DagOptions {
   bool infer_cross_stream = false;
 };
 
+// Edges of the final DAG by kind (after removing self and duplicate edges), and the recorded edges that
+// were dropped to break cycles (contradictory timestamps).
 struct EdgeCounts {
   std::size_t stream_order = 0, event_wait = 0, host_sync = 0, barrier = 0, inferred = 0;
+  std::size_t cycle_dropped = 0;
+  std::size_t total() const { return stream_order + event_wait + host_sync + barrier + inferred; }
 };
 
 struct SymbolContribution {
@@ -51,7 +57,8 @@ struct SymbolContribution {
 struct CriticalPathResult {
   std::size_t node_count = 0;
   EdgeCounts edges;
-  std::string ordering;                 // "stream" or "queue": what stream order followed
+  std::string ordering;                 // "stream", "queue", "mixed" (processes differ), "none" (no work)
+  bool inferred_edges_enabled = false;  // DagOptions::infer_cross_stream was set
   TimeNs trace_start_ns = 0;
   double wall_span_ns = 0;              // measured: last end - first start
   double modeled_span_ns = 0;           // model makespan (equals wall span up to timestamp overlaps)
@@ -59,11 +66,14 @@ struct CriticalPathResult {
   double critical_path_busy_ns = 0;     // sum of durations on the path
   double critical_path_idle_ns = 0;     // gaps on the path
   double serial_ns = 0;                 // sum of all node durations
-  double overlap_potential_ns = 0;      // wall_span - critical_path_busy: the most overlap could save
+  double overlap_potential_ns = 0;      // max(0, wall_span - critical_path_busy): the most overlap could save
   double parallelism = 0;               // serial / critical_path
   std::vector<NodeRef> path;            // in time order
+  std::vector<EdgeKind> path_links;     // path_links[i]: the edge path[i] -> path[i+1] (size path - 1)
+  std::size_t inferred_links_on_path = 0;  // links of the path that rest on an inferred edge
   std::vector<SymbolContribution> contributions;  // by time on path, descending
-  // Per node, in the order of `nodes`: earliest start and slack (latest start - earliest start), ns.
+  // Per node, in the order of `nodes` (all dispatches in trace order, then all copies): earliest start
+  // (absolute, on the trace clock) and slack (latest start - earliest start), ns.
   std::vector<NodeRef> nodes;
   std::vector<TimeNs> earliest_start;
   std::vector<TimeNs> slack;
@@ -82,7 +92,8 @@ struct WhatIf {
 WhatIf parse_what_if(const std::string& spec);
 
 struct WhatIfResult {
-  WhatIf spec;
+  WhatIf spec;                   // for the combined entry: pattern "p1=f1; p2=f2", factor 0
+  bool combined = false;         // all scenarios applied together (factors multiply where patterns overlap)
   std::size_t matched_dispatches = 0;
   std::vector<std::string> matched_kernels;
   double baseline_ns = 0;        // modeled makespan with measured durations

@@ -1,0 +1,137 @@
+// The critical-path analysis: schedule the DAG with measured durations and report the path, slack and
+// per-kernel contributions.
+#include "analysis/critical_path.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "analysis/dag.hpp"
+
+namespace rpl::analysis {
+
+const char* to_string(EdgeKind k) {
+  switch (k) {
+    case EdgeKind::StreamOrder: return "stream_order";
+    case EdgeKind::EventWait: return "event_wait";
+    case EdgeKind::HostSync: return "host_sync";
+    case EdgeKind::Barrier: return "barrier";
+    case EdgeKind::Inferred: return "inferred";
+  }
+  return "unknown";
+}
+
+namespace {
+
+constexpr const char* kUnknownKernel = "<unknown kernel>";
+constexpr const char* kUnnamedCopy = "MEMORY_COPY";
+
+// Time on the path per kernel display name; copies per copy kind. Accumulates by symbol / kind index
+// first, so that names are looked up once per symbol, not once per path node.
+std::vector<SymbolContribution> contributions(const Trace& trace, const dag::Dag& g,
+                                              const std::vector<dag::NodeId>& path, double path_ns) {
+  struct Tally {
+    std::size_t count = 0;
+    TimeNs time = 0;
+  };
+  std::vector<Tally> by_symbol(trace.symbols.size() + 1);  // last slot: unknown symbol
+  std::vector<Tally> by_copy_kind(trace.strings.size() + 1);
+  for (dag::NodeId v : path) {
+    const NodeRef r = g.ref(v);
+    Tally* t;
+    if (r.kind == NodeKind::Dispatch) {
+      Index s = trace.dispatches[r.index].symbol;
+      t = &by_symbol[s < trace.symbols.size() ? s : trace.symbols.size()];
+    } else {
+      Index k = trace.copies[r.index].kind;
+      t = &by_copy_kind[k < trace.strings.size() ? k : trace.strings.size()];
+    }
+    ++t->count;
+    t->time += g.duration[v];
+  }
+  std::vector<SymbolContribution> out;
+  std::unordered_map<std::string, std::size_t> slot_of_name;
+  auto add = [&](const std::string& name, const Tally& t) {
+    auto [it, inserted] = slot_of_name.try_emplace(name, out.size());
+    if (inserted) out.push_back(SymbolContribution{name});
+    SymbolContribution& c = out[it->second];
+    c.dispatches_on_path += t.count;
+    c.time_on_path_ns += static_cast<double>(t.time);
+  };
+  for (std::size_t s = 0; s < by_symbol.size(); ++s) {
+    if (by_symbol[s].count == 0) continue;
+    add(s < trace.symbols.size() ? trace.strings.at(trace.symbols[s].display_name) : kUnknownKernel, by_symbol[s]);
+  }
+  for (std::size_t k = 0; k < by_copy_kind.size(); ++k) {
+    if (by_copy_kind[k].count == 0) continue;
+    const bool named = k < trace.strings.size() && !trace.strings.at(static_cast<Index>(k)).empty();
+    add(named ? trace.strings.at(static_cast<Index>(k)) : kUnnamedCopy, by_copy_kind[k]);
+  }
+  for (SymbolContribution& c : out) c.fraction_of_path = path_ns > 0 ? c.time_on_path_ns / path_ns : 0;
+  std::sort(out.begin(), out.end(), [](const SymbolContribution& a, const SymbolContribution& b) {
+    return a.time_on_path_ns != b.time_on_path_ns ? a.time_on_path_ns > b.time_on_path_ns : a.name < b.name;
+  });
+  return out;
+}
+
+}  // namespace
+
+CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& options) {
+  CriticalPathResult result;
+  const dag::Dag g = dag::build_dag(trace, options);
+  const std::size_t n = g.size();
+  result.node_count = n;
+  result.edges = g.counts;
+  result.ordering = g.ordering;
+  result.inferred_edges_enabled = g.inferred_enabled;
+  if (n == 0) return result;
+
+  result.trace_start_ns = g.trace_start;
+  result.wall_span_ns = static_cast<double>(g.trace_end - g.trace_start);
+  std::vector<TimeNs> finish, latest;  // become result.earliest_start and result.slack
+  reserve_with_huge_pages(finish, n);
+  reserve_with_huge_pages(latest, n);
+  finish.resize(n);
+  latest.resize(n);
+  const TimeNs makespan = dag::forward_pass<TimeNs>(g, g.duration, finish);
+  dag::backward_pass(g, makespan, latest);
+  result.modeled_span_ns = static_cast<double>(makespan);
+
+  const std::vector<dag::NodeId> path = dag::walk_critical_path(g, finish, result.path_links);
+  const dag::NodeId first = path.front(), last = path.back();
+  const TimeNs path_ns = finish[last] - (finish[first] - g.duration[first]);
+  TimeNs busy = 0;
+  for (dag::NodeId v : path) busy += g.duration[v];
+  TimeNs serial = 0;
+  for (TimeNs d : g.duration) serial += d;
+  result.critical_path_ns = static_cast<double>(path_ns);
+  result.critical_path_busy_ns = static_cast<double>(busy);
+  result.critical_path_idle_ns = static_cast<double>(path_ns - busy);
+  result.serial_ns = static_cast<double>(serial);
+  // Overlapping timestamps can make the path busier than the wall span; no overlap can save below 0.
+  result.overlap_potential_ns = std::max(0.0, result.wall_span_ns - result.critical_path_busy_ns);
+  result.parallelism = path_ns > 0 ? result.serial_ns / result.critical_path_ns : 0;
+  result.inferred_links_on_path =
+      static_cast<std::size_t>(std::count(result.path_links.begin(), result.path_links.end(), EdgeKind::Inferred));
+
+  result.path.reserve(path.size());
+  for (dag::NodeId v : path) result.path.push_back(g.ref(v));
+  result.contributions = contributions(trace, g, path, result.critical_path_ns);
+  // The per-node arrays reuse the pass buffers in place (at 10M nodes, fresh pages cost real time).
+  reserve_with_huge_pages(result.nodes, n);
+  result.nodes.resize(n);
+  result.on_path.assign(n, 0);
+  for (dag::NodeId v = 0; v < n; ++v) {
+    result.nodes[v] = g.ref(v);
+    latest[v] = std::max<TimeNs>(0, latest[v] - finish[v]);
+    finish[v] = g.trace_start + finish[v] - g.duration[v];
+  }
+  result.earliest_start = std::move(finish);
+  result.slack = std::move(latest);
+  for (dag::NodeId v : path) {
+    result.on_path[v] = 1;
+    result.slack[v] = 0;  // holds by construction (binding predecessors); stated for clarity
+  }
+  return result;
+}
+
+}  // namespace rpl::analysis

@@ -1,0 +1,72 @@
+#pragma once
+// Internal to the analysis stage: the dependency DAG behind critical_path.hpp, shared by the critical-path
+// analysis and the what-if re-timing. Built once; the schedule passes only read it.
+//
+// Node ids: [0, dispatch_count) are Trace::dispatches in order, the rest Trace::copies in order.
+// Storage is compact and flat: per-node arrays and CSR edge arrays (no per-node allocations).
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/critical_path.hpp"
+#include "support/large_vector.hpp"
+
+namespace rpl::analysis::dag {
+
+using NodeId = uint32_t;
+inline constexpr NodeId kNoNode = std::numeric_limits<NodeId>::max();
+
+struct Dag {
+  std::size_t dispatch_count = 0;
+  TimeNs trace_start = 0;          // earliest node start
+  TimeNs trace_end = 0;            // latest node end
+  LargeVector<TimeNs> start;       // measured GPU start
+  LargeVector<TimeNs> duration;    // measured, clamped at 0 (end < start is treated as 0 long)
+  LargeVector<uint32_t> lane;      // the stream-order chain (stream or queue) the node belongs to
+  LargeVector<TimeNs> gap;         // model idle time before the node (see critical_path.hpp)
+
+  // Predecessors and successors in CSR form: preds of v are preds[pred_offset[v] .. pred_offset[v+1]).
+  LargeVector<uint32_t> pred_offset, succ_offset;  // N + 1 entries
+  LargeVector<NodeId> preds, succs;
+  LargeVector<EdgeKind> pred_kinds;                // parallel to preds
+
+  LargeVector<NodeId> topo_order;  // every node, predecessors first
+  EdgeCounts counts;
+  std::string ordering;            // "stream", "queue", "mixed", "none"
+  bool inferred_enabled = false;
+
+  std::size_t size() const { return start.size(); }
+  TimeNs end(NodeId v) const { return start[v] + duration[v]; }
+  // The total order stream order follows: start, then end, then id.
+  bool earlier(NodeId a, NodeId b) const {
+    if (start[a] != start[b]) return start[a] < start[b];
+    if (end(a) != end(b)) return end(a) < end(b);
+    return a < b;
+  }
+  NodeRef ref(NodeId v) const {
+    return v < dispatch_count ? NodeRef{NodeKind::Dispatch, static_cast<Index>(v)}
+                              : NodeRef{NodeKind::Copy, static_cast<Index>(v - dispatch_count)};
+  }
+};
+
+Dag build_dag(const Trace& trace, const DagOptions& options);
+
+// Forward pass over the DAG with the given per-node durations (measured or re-timed); gaps stay as
+// measured. Fills `finish` (N entries) with EF relative to the trace start and returns the makespan
+// (max EF; 0 when the DAG is empty). Instantiated for TimeNs (exact, measured) and double (scaled).
+template <typename T>
+T forward_pass(const Dag& dag, std::span<const T> durations, std::span<T> finish);
+
+// Backward pass with measured durations: fills `latest` (N entries) with the latest finish LF per node,
+// relative to the trace start.
+void backward_pass(const Dag& dag, TimeNs makespan, std::span<TimeNs> latest);
+
+// The critical path, in time order, ending at the node with the latest finish (lowest id on ties) and
+// walking back through binding predecessors (latest finish; ties: same lane, then lowest id).
+// `links[i]` receives the kind of the edge path[i] -> path[i+1].
+std::vector<NodeId> walk_critical_path(const Dag& dag, std::span<const TimeNs> finish,
+                                       std::vector<EdgeKind>& links);
+
+}  // namespace rpl::analysis::dag

@@ -1,0 +1,390 @@
+// DAG construction: nodes, stream order, CSR edges, topological order, cycle breaking, model gaps.
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <utility>
+
+#include "analysis/dag_edges.hpp"
+#include "support/errors.hpp"
+#include "support/log.hpp"
+
+namespace rpl::analysis::dag {
+namespace {
+
+constexpr EdgeKind kDroppedEdge = static_cast<EdgeKind>(255);
+
+// A stream-order lane: a stream, a (agent, queue) pair, or "neither" within one process.
+enum class LaneType : uint32_t { Stream, Queue, Unknown };
+struct LaneKey {
+  uint32_t process;
+  LaneType type;
+  uint32_t a;  // stream, or agent
+  uint32_t b;  // queue
+  bool operator==(const LaneKey&) const = default;
+};
+struct LaneKeyHash {
+  std::size_t operator()(const LaneKey& k) const {
+    uint64_t h = (uint64_t{k.process} << 34) ^ (uint64_t(k.type) << 32) ^ k.a;
+    h = h * 0x9E3779B97F4A7C15ull ^ k.b;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+};
+
+// The GPU a copy runs on, for queue-order purposes: the GPU end of the copy (destination first).
+Index copy_agent(const Trace& trace, const MemoryCopy& c) {
+  auto is_gpu = [&](Index a) { return a < trace.agents.size() && trace.agents[a].is_gpu; };
+  if (is_gpu(c.dst_agent)) return c.dst_agent;
+  if (is_gpu(c.src_agent)) return c.src_agent;
+  return c.dst_agent;
+}
+
+void fill_nodes(NodeTable& nodes) {
+  const Trace& trace = nodes.trace;
+  const std::size_t n = trace.dispatches.size() + trace.copies.size();
+  if (n >= kNoNode) throw Error(ExitCode::Internal, "critical path: too many nodes (" + std::to_string(n) + ")");
+  nodes.dispatch_count = trace.dispatches.size();
+  nodes.start.resize(n);
+  nodes.duration.resize(n);
+  nodes.process.resize(n);
+  Index last_process = kNoIndex;
+  uint32_t last_dense = 0;
+  auto dense = [&](Index p) {
+    if (p == last_process && nodes.process_count > 0) return last_dense;
+    auto [it, inserted] = nodes.dense_process.try_emplace(p, nodes.process_count);
+    if (inserted) ++nodes.process_count;
+    last_process = p;
+    last_dense = it->second;
+    return last_dense;
+  };
+  auto set = [&](std::size_t v, TimeNs start, TimeNs end, Index process) {
+    nodes.start[v] = start;
+    nodes.duration[v] = std::max<TimeNs>(0, end - start);
+    nodes.process[v] = dense(process);
+  };
+  for (std::size_t i = 0; i < trace.dispatches.size(); ++i) {
+    const Dispatch& d = trace.dispatches[i];
+    set(i, d.start, d.end, d.process);
+  }
+  for (std::size_t i = 0; i < trace.copies.size(); ++i) {
+    const MemoryCopy& c = trace.copies[i];
+    set(nodes.dispatch_count + i, c.start, c.end, c.process);
+  }
+}
+
+// Chooses stream or queue order per process, assigns lanes and returns the ordering label.
+std::string assign_lanes(NodeTable& nodes) {
+  const Trace& trace = nodes.trace;
+  const std::size_t n = nodes.size();
+  // A process orders by stream when its work uses more than one distinct stream.
+  std::vector<Index> first_stream(nodes.process_count, kNoIndex);
+  std::vector<uint8_t> by_stream(nodes.process_count, 0);
+  for (NodeId v = 0; v < n; ++v) {
+    Index s = nodes.stream(v);
+    if (s == kNoIndex) continue;
+    uint32_t p = nodes.process[v];
+    if (first_stream[p] == kNoIndex) first_stream[p] = s;
+    else if (first_stream[p] != s) by_stream[p] = 1;
+  }
+  std::size_t stream_processes = 0;
+  for (uint8_t b : by_stream) stream_processes += b;
+
+  std::unordered_map<LaneKey, uint32_t, LaneKeyHash> lane_ids;
+  LaneKey last_key{kNoIndex, LaneType::Unknown, 0, 0};
+  uint32_t last_lane = kNoNode;
+  nodes.lane.resize(n);
+  for (NodeId v = 0; v < n; ++v) {
+    Index stream, queue, agent;
+    if (v < nodes.dispatch_count) {
+      const Dispatch& d = trace.dispatches[v];
+      stream = d.stream, queue = d.queue, agent = d.agent;
+    } else {
+      const MemoryCopy& c = trace.copies[v - nodes.dispatch_count];
+      stream = c.stream, queue = c.queue, agent = queue == kNoIndex ? kNoIndex : copy_agent(trace, c);
+    }
+    const uint32_t p = nodes.process[v];
+    LaneKey key{p, LaneType::Unknown, 0, 0};
+    const bool prefer_stream = by_stream[p] != 0;
+    if (stream != kNoIndex && (prefer_stream || queue == kNoIndex)) key = {p, LaneType::Stream, stream, 0};
+    else if (queue != kNoIndex) key = {p, LaneType::Queue, agent, queue};
+    if (!(key == last_key) || last_lane == kNoNode) {
+      auto [it, inserted] = lane_ids.try_emplace(key, static_cast<uint32_t>(lane_ids.size()));
+      last_key = key;
+      last_lane = it->second;
+    }
+    nodes.lane[v] = last_lane;
+  }
+  if (nodes.process_count == 0) return "none";
+  if (stream_processes == nodes.process_count) return "stream";
+  if (stream_processes == 0) return "queue";
+  return "mixed";
+}
+
+// Each node's predecessor in its lane, the lanes being chained in (start, end, id) order.
+LargeVector<NodeId> lane_predecessors(const NodeTable& nodes, LargeVector<uint32_t>& order) {
+  const std::size_t n = nodes.size();
+  uint32_t lane_count = 0;
+  for (uint32_t l : nodes.lane) lane_count = std::max(lane_count, l + 1);
+  std::vector<uint32_t> offset(lane_count + 1, 0);
+  for (uint32_t l : nodes.lane) ++offset[l + 1];
+  std::partial_sum(offset.begin(), offset.end(), offset.begin());
+  order.resize(n);
+  for (NodeId v = 0; v < n; ++v) order[offset[nodes.lane[v]]++] = v;  // offset[l] ends at lane l's end
+  auto earlier = [&](NodeId a, NodeId b) { return nodes.earlier(a, b); };
+  LargeVector<NodeId> prev(n);
+  uint32_t begin = 0;
+  for (uint32_t l = 0; l < lane_count; ++l) {
+    auto first = order.begin() + begin, last = order.begin() + offset[l];
+    // Traces are nearly always already in time order: check before sorting.
+    if (!std::is_sorted(first, last, earlier)) std::sort(first, last, earlier);
+    NodeId before = kNoNode;
+    for (auto it = first; it != last; ++it) prev[*it] = before, before = *it;
+    begin = offset[l];
+  }
+  return prev;
+}
+
+// Predecessor CSR: the lane predecessor first (stream order), then the cross-stream edges by source.
+// A duplicate (source, target) pair keeps its lowest kind, stream order before all others.
+void build_preds(const LargeVector<NodeId>& lane_prev, EdgeList& extra, Dag& dag) {
+  const std::size_t n = lane_prev.size();
+  std::sort(extra.edges.begin(), extra.edges.end());
+  const std::size_t upper = n + extra.size();
+  if (upper >= std::numeric_limits<uint32_t>::max())
+    throw Error(ExitCode::Internal, "critical path: too many edges (" + std::to_string(upper) + ")");
+  dag.pred_offset.resize(n + 1);
+  dag.preds.reserve(upper);
+  dag.pred_kinds.reserve(upper);
+  auto push = [&](NodeId u, EdgeKind k) {
+    dag.preds.push_back(u);
+    dag.pred_kinds.push_back(k);
+  };
+  std::size_t j = 0;
+  const auto& e = extra.edges;
+  for (NodeId v = 0; v < n; ++v) {
+    dag.pred_offset[v] = static_cast<uint32_t>(dag.preds.size());
+    if (lane_prev[v] != kNoNode) push(lane_prev[v], EdgeKind::StreamOrder);
+    for (; j < e.size() && e[j].dst == v; ++j) {
+      if (e[j].src == lane_prev[v] || (j > 0 && e[j - 1].dst == v && e[j - 1].src == e[j].src)) continue;
+      push(e[j].src, e[j].kind);
+    }
+  }
+  dag.pred_offset[n] = static_cast<uint32_t>(dag.preds.size());
+  extra = EdgeList{};
+}
+
+// Removes predecessor entries marked kDroppedEdge.
+void compact_preds(Dag& dag) {
+  const std::size_t n = dag.size();
+  auto& off = dag.pred_offset;
+  uint32_t write = 0, begin = off[0];
+  for (std::size_t v = 0; v < n; ++v) {
+    const uint32_t end = off[v + 1];
+    off[v] = write;
+    for (uint32_t i = begin; i < end; ++i) {
+      if (dag.pred_kinds[i] == kDroppedEdge) continue;
+      dag.preds[write] = dag.preds[i];
+      dag.pred_kinds[write++] = dag.pred_kinds[i];
+    }
+    begin = end;
+  }
+  off[n] = write;
+  dag.preds.resize(write);
+  dag.pred_kinds.resize(write);
+}
+
+void build_succs(Dag& dag) {
+  const std::size_t n = dag.size();
+  auto& off = dag.succ_offset;
+  off.assign(n + 1, 0);
+  for (NodeId u : dag.preds) ++off[u + 1];
+  std::partial_sum(off.begin(), off.end(), off.begin());
+  dag.succs.resize(dag.preds.size());
+  // Visiting targets in id order leaves each successor list sorted by id. Filling advances off[u] to the
+  // end of u's list, i.e. the start of u + 1's; shifting by one restores the starts.
+  for (NodeId v = 0; v < n; ++v)
+    for (uint32_t i = dag.pred_offset[v]; i < dag.pred_offset[v + 1]; ++i) dag.succs[off[dag.preds[i]]++] = v;
+  for (std::size_t u = n; u > 0; --u) off[u] = off[u - 1];
+  off[0] = 0;
+}
+
+// Kahn's algorithm; leaves in `remaining` the in-degrees left over (non-zero exactly for nodes on or after
+// a cycle).
+void topological_order(Dag& dag, LargeVector<uint32_t>& remaining) {
+  const std::size_t n = dag.size();
+  remaining.resize(n);
+  dag.topo_order.clear();
+  dag.topo_order.reserve(n);
+  for (NodeId v = 0; v < n; ++v) {
+    remaining[v] = dag.pred_offset[v + 1] - dag.pred_offset[v];
+    if (remaining[v] == 0) dag.topo_order.push_back(v);
+  }
+  for (std::size_t i = 0; i < dag.topo_order.size(); ++i) {
+    const NodeId u = dag.topo_order[i];
+    for (uint32_t j = dag.succ_offset[u]; j < dag.succ_offset[u + 1]; ++j)
+      if (--remaining[dag.succs[j]] == 0) dag.topo_order.push_back(dag.succs[j]);
+  }
+}
+
+// Strongly connected components (iterative Tarjan) of the subgraph induced by `in_subgraph`.
+std::vector<uint32_t> strong_components(const Dag& dag, const std::vector<uint8_t>& in_subgraph) {
+  const std::size_t n = dag.size();
+  constexpr uint32_t kUnvisited = kNoNode;
+  std::vector<uint32_t> index(n, kUnvisited), low(n, 0), component(n, kNoNode);
+  std::vector<uint8_t> on_stack(n, 0);
+  std::vector<NodeId> stack;
+  std::vector<std::pair<NodeId, uint32_t>> calls;  // node, next successor slot
+  uint32_t counter = 0, components = 0;
+  auto visit = [&](NodeId v) {
+    index[v] = low[v] = counter++;
+    stack.push_back(v);
+    on_stack[v] = 1;
+    calls.emplace_back(v, dag.succ_offset[v]);
+  };
+  for (NodeId root = 0; root < n; ++root) {
+    if (!in_subgraph[root] || index[root] != kUnvisited) continue;
+    visit(root);
+    while (!calls.empty()) {
+      const NodeId v = calls.back().first;
+      const uint32_t slot = calls.back().second;
+      if (slot < dag.succ_offset[v + 1]) {
+        ++calls.back().second;
+        const NodeId w = dag.succs[slot];
+        if (!in_subgraph[w]) continue;
+        if (index[w] == kUnvisited) visit(w);
+        else if (on_stack[w]) low[v] = std::min(low[v], index[w]);
+        continue;
+      }
+      if (low[v] == index[v]) {
+        NodeId w;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          on_stack[w] = 0;
+          component[w] = components;
+        } while (w != v);
+        ++components;
+      }
+      calls.pop_back();
+      if (!calls.empty()) low[calls.back().first] = std::min(low[calls.back().first], low[v]);
+    }
+  }
+  return component;
+}
+
+// Contradictory records (e.g. an event wait whose target ran before the recorded work) can close a cycle.
+// Every cycle contains an edge that goes backward in (start, end, id) order, and stream-order edges never
+// do; dropping the backward edges inside each strongly connected component breaks all cycles and is
+// deterministic.
+std::size_t break_cycles(Dag& dag, const LargeVector<uint32_t>& remaining) {
+  const std::size_t n = dag.size();
+  std::vector<uint8_t> unresolved(n, 0);
+  for (NodeId v = 0; v < n; ++v) unresolved[v] = remaining[v] > 0;
+  const std::vector<uint32_t> component = strong_components(dag, unresolved);
+  std::size_t dropped = 0;
+  for (NodeId v = 0; v < n; ++v) {
+    if (!unresolved[v]) continue;
+    for (uint32_t i = dag.pred_offset[v]; i < dag.pred_offset[v + 1]; ++i) {
+      const NodeId u = dag.preds[i];
+      if (unresolved[u] && component[u] == component[v] && dag.earlier(v, u)) {
+        dag.pred_kinds[i] = kDroppedEdge;
+        ++dropped;
+      }
+    }
+  }
+  compact_preds(dag);
+  build_succs(dag);
+  return dropped;
+}
+
+void count_edges(Dag& dag) {
+  EdgeCounts& c = dag.counts;
+  for (EdgeKind k : dag.pred_kinds) {
+    switch (k) {
+      case EdgeKind::StreamOrder: ++c.stream_order; break;
+      case EdgeKind::EventWait: ++c.event_wait; break;
+      case EdgeKind::HostSync: ++c.host_sync; break;
+      case EdgeKind::Barrier: ++c.barrier; break;
+      case EdgeKind::Inferred: ++c.inferred; break;
+    }
+  }
+}
+
+void compute_gaps(Dag& dag) {
+  const std::size_t n = dag.size();
+  dag.gap.resize(n);
+  for (NodeId v = 0; v < n; ++v) {
+    const uint32_t b = dag.pred_offset[v], e = dag.pred_offset[v + 1];
+    if (b == e) {
+      dag.gap[v] = dag.start[v] - dag.trace_start;
+      continue;
+    }
+    TimeNs ready = std::numeric_limits<TimeNs>::min();
+    for (uint32_t i = b; i < e; ++i) ready = std::max(ready, dag.end(dag.preds[i]));
+    dag.gap[v] = std::max<TimeNs>(0, dag.start[v] - ready);
+  }
+}
+
+// Logs the time of each build phase at debug level.
+class PhaseTimer {
+ public:
+  void lap(const char* phase) {
+    auto now = std::chrono::steady_clock::now();
+    log::debug("critical path: {} {:.3f} s", phase, std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
+
+Dag build_dag(const Trace& trace, const DagOptions& options) {
+  PhaseTimer timer;
+  NodeTable nodes(trace);
+  fill_nodes(nodes);
+  Dag dag;
+  dag.ordering = assign_lanes(nodes);
+  timer.lap("nodes and lanes");
+  dag.dispatch_count = nodes.dispatch_count;
+  dag.inferred_enabled = options.infer_cross_stream;
+  const std::size_t n = nodes.size();
+  if (n > 0) {
+    dag.trace_start = *std::min_element(nodes.start.begin(), nodes.start.end());
+    dag.trace_end = nodes.end(0);
+    for (NodeId v = 1; v < n; ++v) dag.trace_end = std::max(dag.trace_end, nodes.end(v));
+  }
+
+  LargeVector<uint32_t> scratch;  // one temporary reused by the phases below
+  const LargeVector<NodeId> lane_prev = lane_predecessors(nodes, scratch);
+  timer.lap("stream order");
+  EdgeList extra;
+  add_sync_edges(nodes, extra, scratch);
+  if (options.infer_cross_stream) add_inferred_edges(nodes, extra);
+  timer.lap("sync edges");
+
+  build_preds(lane_prev, extra, dag);
+  dag.start = std::move(nodes.start);
+  dag.duration = std::move(nodes.duration);
+  dag.lane = std::move(nodes.lane);
+  nodes.process = {};
+  build_succs(dag);
+  timer.lap("edge arrays");
+
+  topological_order(dag, scratch);
+  if (dag.topo_order.size() < n) {
+    dag.counts.cycle_dropped = break_cycles(dag, scratch);
+    topological_order(dag, scratch);
+    if (dag.topo_order.size() < n)
+      throw Error(ExitCode::Internal, "critical path: a dependency cycle survived cycle breaking");
+    log::warn("critical path: the recorded dependencies form a cycle (contradictory timestamps); dropped {} "
+              "edge(s) that point backward in time",
+              dag.counts.cycle_dropped);
+  }
+  count_edges(dag);
+  compute_gaps(dag);
+  timer.lap("topological order and gaps");
+  return dag;
+}
+
+}  // namespace rpl::analysis::dag

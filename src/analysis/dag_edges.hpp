@@ -1,0 +1,67 @@
+#pragma once
+// Internal to DAG construction: the node table and edge list that dag_build.cpp assembles and
+// dag_sync.cpp adds the synchronisation (and opt-in inferred) edges to.
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/dag.hpp"
+
+namespace rpl::analysis::dag {
+
+// Read access to per-node facts, compact where hot loops need them, from the trace otherwise.
+struct NodeTable {
+  const Trace& trace;
+  std::size_t dispatch_count = 0;
+  LargeVector<TimeNs> start, duration;
+  LargeVector<uint32_t> lane;
+  LargeVector<uint32_t> process;              // dense process id (order of first appearance)
+  std::unordered_map<Index, uint32_t> dense_process;  // Trace process index -> dense id
+  uint32_t process_count = 0;
+
+  explicit NodeTable(const Trace& t) : trace(t) {}
+  std::size_t size() const { return start.size(); }
+  TimeNs end(NodeId v) const { return start[v] + duration[v]; }
+  int64_t correlation(NodeId v) const {
+    return v < dispatch_count ? trace.dispatches[v].correlation_id
+                              : trace.copies[v - dispatch_count].correlation_id;
+  }
+  uint32_t thread(NodeId v) const {
+    return v < dispatch_count ? trace.dispatches[v].thread : trace.copies[v - dispatch_count].thread;
+  }
+  Index stream(NodeId v) const {
+    return v < dispatch_count ? trace.dispatches[v].stream : trace.copies[v - dispatch_count].stream;
+  }
+  // The total order stream order follows: start, then end, then id.
+  bool earlier(NodeId a, NodeId b) const {
+    if (start[a] != start[b]) return start[a] < start[b];
+    if (end(a) != end(b)) return end(a) < end(b);
+    return a < b;
+  }
+};
+
+// Cross-stream edges (sync ops, inferred). Stream order is kept apart, as each node's lane predecessor.
+struct Edge {
+  NodeId dst, src;
+  EdgeKind kind;
+  auto operator<=>(const Edge&) const = default;  // by target, then source, then kind
+};
+struct EdgeList {
+  LargeVector<Edge> edges;
+  void add(NodeId from, NodeId to, EdgeKind k) {
+    if (from == kNoNode || to == kNoNode || from == to) return;
+    edges.push_back(Edge{to, from, k});
+  }
+  std::size_t size() const { return edges.size(); }
+};
+
+// Event record/wait, host synchronisation and GPU barrier edges from Trace::sync_ops.
+// `scratch` is a reusable buffer (its contents are not kept).
+void add_sync_edges(const NodeTable& nodes, EdgeList& edges, LargeVector<uint32_t>& scratch);
+
+// Opt-in: for each node with no cross-lane predecessor yet, an edge from the latest-ending node of
+// another lane of the same process that ended at most kInferWindowNs before it started.
+inline constexpr TimeNs kInferWindowNs = 5000;
+void add_inferred_edges(const NodeTable& nodes, EdgeList& edges);
+
+}  // namespace rpl::analysis::dag
