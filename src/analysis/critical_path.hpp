@@ -2,9 +2,12 @@
 // The critical-path DAG over a trace's GPU work.
 //
 // Nodes: every dispatch and memory copy. Edges: (1) the order of work within each stream (or, where a
-// process records no streams, within each queue), and (2) cross-stream dependencies that the trace
-// records: event record -> stream wait, GPU barrier packets, and host synchronisation calls. No edge is
-// inferred from timing.
+// process uses fewer than two distinct streams, within each (agent, queue); queue-less copies then
+// chain on their stream), and (2) cross-stream dependencies that the trace records: event record ->
+// stream wait, GPU barrier packets, and host synchronisation calls (ordered against work by correlation
+// id, i.e. submission order). No edge is inferred from timing unless DagOptions::infer_cross_stream asks,
+// and such edges are counted and labelled as inferred. Contradictory records that close a cycle are
+// broken by dropping the edges in the cycle that point backward in time (counted, with a warning).
 //
 // Model: each node v keeps its measured duration d(v) and the idle gap g(v) it showed after its last
 // predecessor finished (launch latency, host delays): g(v) = max(0, start(v) - max end(pred)). A node
