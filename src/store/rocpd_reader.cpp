@@ -120,10 +120,15 @@ class SetReader {
     return event_.exists() && x.has("event_id") ? event_("E", column) : "NULL";
   }
   bool invalid_interval(std::string_view what, int64_t id, TimeNs start, TimeNs end);
-  // Reserves for a table's rows; MAX(rowid) - MIN(rowid) is two b-tree seeks, unlike COUNT(*).
+  // Reserves for a table's rows; MAX(rowid) - MIN(rowid) is two b-tree seeks, unlike COUNT(*). Only for
+  // suffixed sets: those are tables (un-suffixed ones may be views, which have no rowid).
   void reserve_for(const Columns& c, auto& vector) {
+    if (set_.suffix.empty()) return;
     int64_t n = sqlite::query_int(db_, fmt::format("SELECT MAX(rowid) - MIN(rowid) + 1 FROM \"{}\"", c.table()));
-    if (n > 0 && n < (int64_t{1} << 31)) vector.reserve(vector.size() + static_cast<std::size_t>(n));
+    if (n <= 0 || n >= (int64_t{1} << 31)) return;
+    std::size_t wanted = vector.size() + static_cast<std::size_t>(n);
+    // Grow geometrically when merging many files, so that each file does not copy all before it.
+    if (wanted > vector.capacity()) vector.reserve(std::max(wanted, vector.capacity() + vector.capacity() / 2));
   }
 
   Trace& trace_;
