@@ -618,6 +618,65 @@ TEST(RocpdStore, ViewsGiveTheFixtureTotals) {
   EXPECT_EQ(db.rows("PRAGMA foreign_key_check").size(), 0u);
 }
 
+// The tables have the 3.0.0 columns, types, NOT NULL flags and foreign keys of amd-profiling-stack.md §1.4
+// ("!" marks NOT NULL; the count is the number of foreign keys), every guid defaults to the GUID, and the
+// CHECK constraints hold.
+TEST(RocpdStore, TablesHaveThe300Schema) {
+  struct Table {
+    const char* name;
+    std::size_t foreign_keys;
+    const char* columns;
+  };
+  const Table tables[] = {
+      {"metadata", 0, "id INTEGER!, tag TEXT!, value TEXT!"},
+      {"string", 0, "id INTEGER!, guid TEXT!, string TEXT!"},
+      {"info_node", 0, "id INTEGER!, guid TEXT!, hash BIGINT!, machine_id TEXT!, system_name TEXT, hostname TEXT, release TEXT, version TEXT, hardware_name TEXT, domain_name TEXT"},
+      {"info_process", 1, "id INTEGER!, guid TEXT!, nid INTEGER!, ppid INTEGER, pid INTEGER!, init BIGINT, fini BIGINT, start BIGINT, end BIGINT, command TEXT, environment JSONB!, extdata JSONB!"},
+      {"info_thread", 2, "id INTEGER!, guid TEXT!, nid INTEGER!, ppid INTEGER, pid INTEGER!, tid INTEGER!, name TEXT, start BIGINT, end BIGINT, extdata JSONB!"},
+      {"info_agent", 2, "id INTEGER!, guid TEXT!, nid INTEGER!, pid INTEGER!, type TEXT, absolute_index INTEGER, logical_index INTEGER, type_index INTEGER, uuid INTEGER, name TEXT, model_name TEXT, vendor_name TEXT, product_name TEXT, user_name TEXT, extdata JSONB!"},
+      {"info_queue", 2, "id INTEGER!, guid TEXT!, nid INTEGER!, pid INTEGER!, name TEXT, extdata JSONB!"},
+      {"info_stream", 2, "id INTEGER!, guid TEXT!, nid INTEGER!, pid INTEGER!, name TEXT, extdata JSONB!"},
+      {"info_pmc", 3, "id INTEGER!, guid TEXT!, nid INTEGER!, pid INTEGER!, agent_id INTEGER, target_arch TEXT, event_code INT, instance_id INTEGER, name TEXT!, symbol TEXT!, description TEXT, long_description TEXT, component TEXT, units TEXT, value_type TEXT, block TEXT, expression TEXT, is_constant INTEGER, is_derived INTEGER, extdata JSONB!"},
+      {"info_code_object", 3, "id INTEGER!, guid TEXT!, nid INTEGER!, pid INTEGER!, agent_id INTEGER, uri TEXT, load_base BIGINT, load_size BIGINT, load_delta BIGINT, storage_type TEXT, extdata JSONB!"},
+      {"info_kernel_symbol", 3, "id INTEGER!, guid TEXT!, nid INTEGER!, pid INTEGER!, code_object_id INTEGER!, kernel_name TEXT, display_name TEXT, kernel_object INTEGER, kernarg_segment_size INTEGER, kernarg_segment_alignment INTEGER, group_segment_size INTEGER, private_segment_size INTEGER, sgpr_count INTEGER, arch_vgpr_count INTEGER, accum_vgpr_count INTEGER, extdata JSONB!"},
+      {"track", 4, "id INTEGER!, guid TEXT!, nid INTEGER!, pid INTEGER, tid INTEGER, name_id INTEGER, extdata JSONB!"},
+      {"event", 1, "id INTEGER!, guid TEXT!, category_id INTEGER, stack_id INTEGER, parent_stack_id INTEGER, correlation_id INTEGER, call_stack JSONB!, line_info JSONB!, extdata JSONB!"},
+      {"arg", 1, "id INTEGER!, guid TEXT!, event_id INTEGER!, position INTEGER!, type TEXT!, name TEXT!, value TEXT, extdata JSONB!"},
+      {"pmc_event", 2, "id INTEGER!, guid TEXT!, event_id INTEGER, pmc_id INTEGER!, value REAL, extdata JSONB"},
+      {"region", 5, "id INTEGER!, guid TEXT!, nid INTEGER!, pid INTEGER!, tid INTEGER!, start BIGINT!, end BIGINT!, name_id INTEGER!, event_id INTEGER, extdata JSONB!"},
+      {"sample", 2, "id INTEGER!, guid TEXT!, track_id INTEGER!, timestamp BIGINT!, event_id INTEGER, extdata JSONB!"},
+      {"kernel_dispatch", 9, "id INTEGER!, guid TEXT!, nid INTEGER!, pid INTEGER!, tid INTEGER, agent_id INTEGER!, kernel_id INTEGER!, dispatch_id INTEGER!, queue_id INTEGER!, stream_id INTEGER!, start BIGINT!, end BIGINT!, private_segment_size INTEGER, group_segment_size INTEGER, workgroup_size_x INTEGER!, workgroup_size_y INTEGER!, workgroup_size_z INTEGER!, grid_size_x INTEGER!, grid_size_y INTEGER!, grid_size_z INTEGER!, region_name_id INTEGER, event_id INTEGER, extdata JSONB!"},
+      {"memory_copy", 10, "id INTEGER!, guid TEXT!, nid INTEGER!, pid INTEGER!, tid INTEGER, start BIGINT!, end BIGINT!, name_id INTEGER!, dst_agent_id INTEGER, dst_address INTEGER, src_agent_id INTEGER, src_address INTEGER, size INTEGER!, queue_id INTEGER, stream_id INTEGER, region_name_id INTEGER, event_id INTEGER, extdata JSONB!"},
+      {"memory_allocate", 7, "id INTEGER!, guid TEXT!, nid INTEGER!, pid INTEGER!, tid INTEGER, agent_id INTEGER, type TEXT, level TEXT, start BIGINT!, end BIGINT!, address INTEGER, size INTEGER!, queue_id INTEGER, stream_id INTEGER, event_id INTEGER, extdata JSONB!"},
+  };
+  test::TempDir dir;
+  SqlFile db(test::make_fixture_db(dir.path()));
+  for (const Table& table : tables) {
+    std::string name = "rocpd_" + std::string(table.name) + kSuffix;
+    std::string columns;
+    for (auto& row : db.rows("PRAGMA table_info(\"" + name + "\")")) {
+      // row: cid, name, type, notnull, dflt_value, pk
+      columns += (columns.empty() ? "" : ", ") + row[1] + " " + row[2] + (row[3] == "1" ? "!" : "");
+      if (row[1] == "guid") {
+        EXPECT_EQ(row[4], std::string("'") + kGuid + "'") << name;
+      }
+      if (row[1] == "id") {
+        EXPECT_EQ(row[5], "1") << name;  // the primary key
+      }
+    }
+    EXPECT_EQ(columns, table.columns) << name;
+    EXPECT_EQ(db.rows("PRAGMA foreign_key_list(\"" + name + "\")").size(), table.foreign_keys) << name;
+  }
+  // AUTOINCREMENT keys (sqlite_sequence exists) and the CHECK constraints.
+  EXPECT_NE(db.value("SELECT COUNT(*) FROM sqlite_sequence"), "0");
+  EXPECT_THROW(db.exec(std::string("UPDATE rocpd_info_agent") + kSuffix + " SET type = 'XPU'"), std::runtime_error);
+  EXPECT_THROW(db.exec(std::string("UPDATE rocpd_info_pmc") + kSuffix + " SET value_type = 'SUM'"), std::runtime_error);
+  EXPECT_THROW(db.exec(std::string("UPDATE rocpd_event_operation") + kSuffix + " SET type = 'BOTH'"),
+               std::runtime_error);
+  // The 3.0.1 table: 15 columns, nothing beyond what the reader needs is invented.
+  EXPECT_EQ(db.column_names(std::string("rocpd_event_operation") + kSuffix).size(), 15u);
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Several processes.
 

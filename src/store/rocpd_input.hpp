@@ -1,12 +1,17 @@
 #pragma once
 // Opening a rocpd database for reading: the checks that give each kind of bad input its own exit code,
 // and finding the table sets (one per uuid suffix) inside the file.
+#include <algorithm>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <fmt/core.h>
+
 #include "store/sqlite_db.hpp"
+#include "support/errors.hpp"
 
 namespace rpl::rocpd {
 
@@ -36,5 +41,31 @@ std::vector<TableSet> find_table_sets(sqlite::Db& db);
 
 // The column names of a table or view (PRAGMA table_info).
 std::vector<std::string> table_columns(sqlite::Db& db, const std::string& table);
+
+// The columns one table has, so that optional columns become NULL in the SELECT and schema
+// variants (extra columns of 3.0.2+) are simply never read.
+class Columns {
+ public:
+  Columns() = default;
+  Columns(sqlite::Db& db, const std::string& table) : table_(table), names_(table_columns(db, table)) {}
+  bool exists() const { return !table_.empty(); }
+  bool has(std::string_view column) const { return std::find(names_.begin(), names_.end(), column) != names_.end(); }
+  // "alias.column" when it exists, else `fallback`.
+  std::string operator()(std::string_view alias, std::string_view column, std::string_view fallback = "NULL") const {
+    if (!has(column)) return std::string(fallback);
+    return fmt::format("{}.\"{}\"", alias, column);
+  }
+  void require(const sqlite::Db& db, std::initializer_list<std::string_view> columns) const {
+    for (auto c : columns)
+      if (!has(c))
+        throw Error(ExitCode::InputNotRocpd,
+                    fmt::format("{}: table {} has no column \"{}\" (not a rocpd 3.x schema)", db.path(), table_, c));
+  }
+  const std::string& table() const { return table_; }
+
+ private:
+  std::string table_;
+  std::vector<std::string> names_;
+};
 
 }  // namespace rpl::rocpd

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "store/id_map.hpp"
 #include "store/rocpd_input.hpp"
 #include "store/sqlite_db.hpp"
 #include "store/sync_calls.hpp"
@@ -17,92 +18,6 @@ namespace rpl::rocpd {
 namespace {
 
 using sqlite::Stmt;
-
-// rocpd id -> model value for one process: a sorted vector, plus a direct table when the ids are
-// dense (rocprofv3's kernel, queue and stream ids usually are), and a last-hit cache (consecutive rows
-// usually name the same agent, queue and stream).
-template <class V>
-class IdMap {
- public:
-  void add(int64_t id, V value) { entries_.emplace_back(id, value); }
-  // Sorts; of duplicate ids the first added wins.
-  void finalize() {
-    std::stable_sort(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    entries_.erase(std::unique(entries_.begin(), entries_.end(),
-                               [](const auto& a, const auto& b) { return a.first == b.first; }),
-                   entries_.end());
-    build_direct();
-  }
-  // Adds one id after finalize(), keeping the order (rare: placeholders for missing rows).
-  void insert(int64_t id, V value) {
-    auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
-                               [](const auto& e, int64_t key) { return e.first < key; });
-    entries_.insert(it, {id, value});
-    last_ = 0;
-    build_direct();
-  }
-  const V* find(int64_t id) const {
-    if (last_ < entries_.size() && entries_[last_].first == id) return &entries_[last_].second;
-    std::size_t position;
-    if (!direct_.empty()) {
-      uint64_t offset = static_cast<uint64_t>(id) - static_cast<uint64_t>(entries_.front().first);
-      if (offset >= direct_.size() || direct_[offset] == kAbsent) return nullptr;
-      position = direct_[offset];
-    } else {
-      auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
-                                 [](const auto& e, int64_t key) { return e.first < key; });
-      if (it == entries_.end() || it->first != id) return nullptr;
-      position = static_cast<std::size_t>(it - entries_.begin());
-    }
-    last_ = position;
-    return &entries_[position].second;
-  }
-  bool empty() const { return entries_.empty(); }
-  const std::vector<std::pair<int64_t, V>>& entries() const { return entries_; }
-
- private:
-  static constexpr uint32_t kAbsent = 0xffffffffu;
-  void build_direct() {
-    direct_.clear();
-    if (entries_.empty()) return;
-    uint64_t span = static_cast<uint64_t>(entries_.back().first) - static_cast<uint64_t>(entries_.front().first) + 1;
-    if (span > 4 * entries_.size() + 64) return;  // sparse: binary search
-    direct_.assign(span, kAbsent);
-    for (std::size_t i = 0; i < entries_.size(); ++i)
-      direct_[static_cast<uint64_t>(entries_[i].first) - static_cast<uint64_t>(entries_.front().first)] =
-          static_cast<uint32_t>(i);
-  }
-
-  std::vector<std::pair<int64_t, V>> entries_;
-  std::vector<uint32_t> direct_;  // id - first id -> position in entries_
-  mutable std::size_t last_ = 0;
-};
-
-// The columns one table has, so that optional columns become NULL in the SELECT and schema
-// variants (extra columns of 3.0.2+) are simply never read.
-class Columns {
- public:
-  Columns() = default;
-  Columns(sqlite::Db& db, const std::string& table) : table_(table), names_(table_columns(db, table)) {}
-  bool exists() const { return !table_.empty(); }
-  bool has(std::string_view column) const { return std::find(names_.begin(), names_.end(), column) != names_.end(); }
-  // "alias.column" when it exists, else `fallback`.
-  std::string operator()(std::string_view alias, std::string_view column, std::string_view fallback = "NULL") const {
-    if (!has(column)) return std::string(fallback);
-    return fmt::format("{}.\"{}\"", alias, column);
-  }
-  void require(const sqlite::Db& db, std::initializer_list<std::string_view> columns) const {
-    for (auto c : columns)
-      if (!has(c))
-        throw Error(ExitCode::InputNotRocpd,
-                    fmt::format("{}: table {} has no column \"{}\" (not a rocpd 3.x schema)", db.path(), table_, c));
-  }
-  const std::string& table() const { return table_; }
-
- private:
-  std::string table_;
-  std::vector<std::string> names_;
-};
 
 uint32_t to_u32(int64_t v) { return v < 0 ? 0u : v > 0xffffffffLL ? 0xffffffffu : static_cast<uint32_t>(v); }
 
@@ -205,10 +120,15 @@ class SetReader {
     return event_.exists() && x.has("event_id") ? event_("E", column) : "NULL";
   }
   bool invalid_interval(std::string_view what, int64_t id, TimeNs start, TimeNs end);
-  // Reserves for a table's rows; MAX(rowid) - MIN(rowid) is two b-tree seeks, unlike COUNT(*).
+  // Reserves for a table's rows; MAX(rowid) - MIN(rowid) is two b-tree seeks, unlike COUNT(*). Only for
+  // suffixed sets: those are tables (un-suffixed ones may be views, which have no rowid).
   void reserve_for(const Columns& c, auto& vector) {
+    if (set_.suffix.empty()) return;
     int64_t n = sqlite::query_int(db_, fmt::format("SELECT MAX(rowid) - MIN(rowid) + 1 FROM \"{}\"", c.table()));
-    if (n > 0 && n < (int64_t{1} << 31)) vector.reserve(vector.size() + static_cast<std::size_t>(n));
+    if (n <= 0 || n >= (int64_t{1} << 31)) return;
+    std::size_t wanted = vector.size() + static_cast<std::size_t>(n);
+    // Grow geometrically when merging many files, so that each file does not copy all before it.
+    if (wanted > vector.capacity()) vector.reserve(std::max(wanted, vector.capacity() + vector.capacity() / 2));
   }
 
   Trace& trace_;

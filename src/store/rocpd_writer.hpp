@@ -133,6 +133,9 @@ struct PmcValueRow {
   double value = 0.0;
 };
 
+// Rows are buffered and written in batches, so a constraint violation (e.g. a dispatch id added twice)
+// may surface on a later add_*() or on finish(). After any exception the writer must be discarded;
+// its destructor then removes the partial file.
 class Writer {
  public:
   // guid empty: a fresh UUIDv7 is generated for the process.

@@ -136,7 +136,7 @@ FixtureRows fixture_rows(const FixtureSpec& spec) {
 
   for (int i = 0; i < spec.kernels_per_stream; ++i)
     for (int s = 1; s <= spec.streams; ++s)
-      launch(i % 2 == 0 ? 1 : 2, s, t0 + 200000 + 50000 * i + 5000 * (s - 1), 20000 + 1000 * s);
+      launch(i % 2 == 0 ? 1 : 2, s, t0 + 200000 + TimeNs{50000} * i + 5000 * (s - 1), 20000 + 1000 * s);
 
   if (spec.event_sync && spec.streams >= 2) {
     TimeNs last1 = last_end_on(1);
