@@ -74,6 +74,19 @@ ElfImage::ElfImage(Bytes bytes, std::string what) : bytes_(bytes), what_(std::mo
     elf_ = nullptr;
     throw Error(ExitCode::InputCorrupt, fmt::format("{}: damaged ELF header: {}", what_, reason));
   }
+  // libelf quietly yields no sections or segments for tables past the end; a cut file must say so.
+  auto table_fits = [&](uint64_t offset, uint64_t count, uint64_t entry_size) {
+    return count == 0 || (offset <= bytes_.size() && count * entry_size <= bytes_.size() - offset);
+  };
+  if (!table_fits(header.e_shoff, header.e_shnum, header.e_shentsize) ||
+      !table_fits(header.e_phoff, header.e_phnum, header.e_phentsize)) {
+    elf_end(elf_);
+    elf_ = nullptr;
+    throw Error(ExitCode::InputCorrupt,
+                fmt::format("{}: truncated ELF file: its section or program header table lies past the end of "
+                            "its {} bytes",
+                            what_, bytes_.size()));
+  }
   machine_ = header.e_machine;
   os_abi_ = header.e_ident[EI_OSABI];
   abi_version_ = header.e_ident[EI_ABIVERSION];
