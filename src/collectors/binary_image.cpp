@@ -170,39 +170,39 @@ void ElfImage::for_each_note(const std::function<void(std::string_view, uint32_t
   }
 }
 
-std::optional<Bytes> ElfImage::symbol_bytes(std::string_view name, std::size_t size) const {
+std::unordered_map<std::string_view, Bytes> ElfImage::symbols_of_size(std::size_t size) const {
+  std::unordered_map<std::string_view, Bytes> out;
   GElf_Ehdr header{};
-  gelf_getehdr(elf_, &header);
-  for (Elf64_Word table_type : {SHT_SYMTAB, SHT_DYNSYM}) {
-    for (Elf_Scn* scn = elf_nextscn(elf_, nullptr); scn != nullptr; scn = elf_nextscn(elf_, scn)) {
-      GElf_Shdr shdr{};
-      if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != table_type || shdr.sh_entsize == 0) continue;
-      Elf_Data* data = elf_getdata(scn, nullptr);
-      if (data == nullptr) continue;
-      const std::size_t count = shdr.sh_size / shdr.sh_entsize;
-      for (std::size_t i = 0; i < count; ++i) {
-        GElf_Sym symbol{};
-        if (gelf_getsym(data, static_cast<int>(i), &symbol) == nullptr) break;
-        const char* symbol_name = elf_strptr(elf_, shdr.sh_link, symbol.st_name);
-        if (symbol_name == nullptr || name != symbol_name) continue;
-        if (symbol.st_shndx == SHN_UNDEF || symbol.st_shndx >= SHN_LORESERVE) return std::nullopt;
-        GElf_Shdr holder{};
-        Elf_Scn* holder_scn = elf_getscn(elf_, symbol.st_shndx);
-        if (holder_scn == nullptr || gelf_getshdr(holder_scn, &holder) == nullptr ||
-            holder.sh_type == SHT_NOBITS) {
-          return std::nullopt;
-        }
-        // Relocatable objects give section-relative values, linked images virtual addresses.
-        const uint64_t within = header.e_type == ET_REL ? symbol.st_value : symbol.st_value - holder.sh_addr;
-        if (symbol.st_value < (header.e_type == ET_REL ? 0 : holder.sh_addr) || within > holder.sh_size ||
-            size > holder.sh_size - within) {
-          return std::nullopt;
-        }
-        return file_range(holder.sh_offset + within, size);
+  if (gelf_getehdr(elf_, &header) == nullptr) return out;
+  for (Elf_Scn* scn = elf_nextscn(elf_, nullptr); scn != nullptr; scn = elf_nextscn(elf_, scn)) {
+    GElf_Shdr shdr{};
+    if (gelf_getshdr(scn, &shdr) == nullptr || (shdr.sh_type != SHT_SYMTAB && shdr.sh_type != SHT_DYNSYM) ||
+        shdr.sh_entsize == 0) {
+      continue;
+    }
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr) continue;
+    const std::size_t count = shdr.sh_size / shdr.sh_entsize;
+    for (std::size_t i = 0; i < count; ++i) {
+      GElf_Sym symbol{};
+      if (gelf_getsym(data, static_cast<int>(i), &symbol) == nullptr) break;
+      if (symbol.st_size != size || symbol.st_shndx == SHN_UNDEF || symbol.st_shndx >= SHN_LORESERVE) continue;
+      const char* name = elf_strptr(elf_, shdr.sh_link, symbol.st_name);
+      if (name == nullptr || *name == '\0' || out.contains(name)) continue;
+      GElf_Shdr holder{};
+      Elf_Scn* holder_scn = elf_getscn(elf_, symbol.st_shndx);
+      if (holder_scn == nullptr || gelf_getshdr(holder_scn, &holder) == nullptr || holder.sh_type == SHT_NOBITS) {
+        continue;
       }
+      // Relocatable objects give section-relative values, linked images virtual addresses.
+      const uint64_t base = header.e_type == ET_REL ? 0 : holder.sh_addr;
+      if (symbol.st_value < base) continue;
+      const uint64_t within = symbol.st_value - base;
+      if (within > holder.sh_size || size > holder.sh_size - within) continue;
+      if (auto bytes = file_range(holder.sh_offset + within, size)) out.emplace(name, *bytes);
     }
   }
-  return std::nullopt;
+  return out;
 }
 
 std::string demangle(const std::string& mangled) {

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 struct Elf;  // libelf's handle
 
@@ -69,9 +70,10 @@ class ElfImage {
   // no section headers, in PT_NOTE segments.
   void for_each_note(const std::function<void(std::string_view, uint32_t, Bytes)>& visit) const;
 
-  // The file bytes of a defined symbol (from .symtab, else .dynsym) holding at least `size` bytes;
-  // nullopt when the symbol is absent, undefined, or not backed by file bytes.
-  std::optional<Bytes> symbol_bytes(std::string_view name, std::size_t size) const;
+  // The file bytes of every defined symbol of exactly `size` bytes (st_size), by name, from .symtab and
+  // .dynsym; symbols not backed by file bytes are left out. Names point into the image. One pass over
+  // the symbol tables, so looking up thousands of kernel descriptors stays linear.
+  std::unordered_map<std::string_view, Bytes> symbols_of_size(std::size_t size) const;
 
  private:
   std::optional<Bytes> file_range(uint64_t offset, uint64_t size) const;

@@ -110,7 +110,8 @@ KernelDescriptor decode_descriptor(Bytes d) {
   return kd;
 }
 
-CodeObjectKernel read_kernel(const msgpack::object& map, const std::string& where, const ElfImage& elf) {
+CodeObjectKernel read_kernel(const msgpack::object& map, const std::string& where,
+                             const std::unordered_map<std::string_view, Bytes>& descriptors) {
   if (map.type != msgpack::type::MAP) {
     throw Error(ExitCode::InputCorrupt, fmt::format("{}: metadata entry is not a map", where));
   }
@@ -130,7 +131,7 @@ CodeObjectKernel read_kernel(const msgpack::object& map, const std::string& wher
   k.sgpr_spill_count = named.number(".sgpr_spill_count", false);
   k.vgpr_spill_count = named.number(".vgpr_spill_count", false);
   k.uses_dynamic_stack = named.flag(".uses_dynamic_stack");
-  if (auto bytes = elf.symbol_bytes(k.symbol, 64)) k.descriptor = decode_descriptor(*bytes);
+  if (auto it = descriptors.find(k.symbol); it != descriptors.end()) k.descriptor = decode_descriptor(it->second);
   return k;
 }
 
@@ -238,8 +239,9 @@ CodeObject read_code_object(Bytes image, const std::string& what) {
     throw Error(ExitCode::InputCorrupt, fmt::format("{}: metadata amdhsa.kernels is not an array", what));
   }
   co.kernels.reserve(kernels->via.array.size);
+  const auto descriptors = elf.symbols_of_size(kKernelDescriptorSize);
   for (uint32_t i = 0; i < kernels->via.array.size; ++i) {
-    co.kernels.push_back(read_kernel(kernels->via.array.ptr[i], fmt::format("{}: kernel #{}", what, i), elf));
+    co.kernels.push_back(read_kernel(kernels->via.array.ptr[i], fmt::format("{}: kernel #{}", what, i), descriptors));
   }
   return co;
 }

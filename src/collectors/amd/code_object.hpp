@@ -13,6 +13,7 @@ namespace rpl::collectors::amd {
 
 inline constexpr uint8_t kElfOsAbiAmdgpuHsa = 64;
 inline constexpr uint32_t kNoteAmdgpuMetadata = 32;  // NT_AMDGPU_METADATA, owner "AMDGPU"
+inline constexpr std::size_t kKernelDescriptorSize = 64;
 
 // The kernel descriptor (symbol "<kernel>.kd", 64 bytes; LLVM AMDHSAKernelDescriptor.h), the fields that
 // matter for resources. It is what the loader and rocprofiler-sdk read.
