@@ -419,6 +419,38 @@ TEST(CodeObjectErrors, MalformedMetadata) {
   expect_error([&] { read_co(wrong_type); }, ExitCode::InputCorrupt, {".wavefront_size", "unsigned"});
 }
 
+TEST(CodeObjectErrors, DamageAnywhereGivesAResultOrAnRplError) {
+  // Overwrite one byte at a time (every 7th offset, three values) in a bundle holding the committed
+  // code object: the reader must return or throw rpl::Error, never crash or throw anything else
+  // (run under -DRPL_SANITIZE=ON to catch out-of-bounds reads).
+  const auto bundle = make_bundle({{"hipv4-amdgcn-amd-amdhsa--gfx90a", read_binary(kFixture)}});
+  // In memory, the way read_kernel_resources reads a bundle file (writing thousands of files is slow).
+  auto read_all = [](const std::vector<std::byte>& bytes) {
+    const auto bundles = collectors::amd::read_offload_bundles(collectors::Bytes(bytes), "mutant");
+    for (const auto& entry : bundles.entries) {
+      if (collectors::amd::is_amdgpu_entry(entry.id)) collectors::amd::read_code_object(entry.bytes, entry.id);
+    }
+  };
+  int errors = 0;
+  int other_exceptions = 0;
+  for (std::size_t offset = 0; offset < bundle.size(); offset += 7) {
+    for (uint8_t value : {uint8_t{0x00}, uint8_t{0xff}, uint8_t{0x7f}}) {
+      auto mutant = bundle;
+      mutant[offset] = std::byte{value};
+      try {
+        read_all(mutant);
+      } catch (const Error&) {
+        ++errors;
+      } catch (const std::exception& e) {
+        ++other_exceptions;
+        ADD_FAILURE() << "offset " << offset << " value " << int(value) << ": " << e.what();
+      }
+    }
+  }
+  EXPECT_EQ(other_exceptions, 0);
+  EXPECT_GT(errors, 0);  // the header and the note are in range, so some mutants must be rejected
+}
+
 // ---- code objects compiled by this machine's hipcc ------------------------------------------------------
 
 #ifdef RPL_HIP_CODE_OBJECTS
