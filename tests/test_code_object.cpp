@@ -335,6 +335,29 @@ TEST(OffloadBundle, DamagedBundlesAreReported) {
                {"does not fit"});
 }
 
+TEST(OffloadBundle, HostElfSections) {
+  // A host ELF made with objcopy from /bin/true, so this runs without hipcc.
+  int status = 0;
+  test::run_shell("command -v objcopy >/dev/null", &status);
+  if (status != 0) GTEST_SKIP() << "objcopy (binutils) not found";
+  test::TempDir dir;
+  write_binary(dir.file("bundle"), make_bundle({{"host-x86_64-unknown-linux", {}},
+                                                {"hipv4-amdgcn-amd-amdhsa--gfx90a", read_binary(kFixture)}}));
+  test::run_shell("objcopy --add-section .hip_fatbin=" + dir.file("bundle") + " /bin/true " + dir.file("app"),
+                  &status);
+  ASSERT_EQ(status, 0);
+  const auto all = read_kernel_resources(dir.file("app"));
+  ASSERT_EQ(all.size(), 4u);
+  EXPECT_EQ(by_name(all, "_Z8tile_sumPKfPf", "gfx90a").container, "hipv4-amdgcn-amd-amdhsa--gfx90a");
+
+  test::run_shell("objcopy --add-section .llvm.offloading=" + dir.file("bundle") + " /bin/true " +
+                      dir.file("new_driver"),
+                  &status);
+  ASSERT_EQ(status, 0);
+  expect_error([&] { read_kernel_resources(dir.file("new_driver")); }, ExitCode::InputInvalid,
+               {"new_driver", ".llvm.offloading"});
+}
+
 // ---- bad inputs ----------------------------------------------------------------------------------------
 
 // Offset of the NT_AMDGPU_METADATA descriptor. The note is namesz (desc - 20), descsz (desc - 16),

@@ -125,6 +125,12 @@ std::vector<BinaryKernelResources> read_kernel_resources(const std::string& path
     has_gpu_code = true;
     append_nvidia(path, {}, "fatbin", options, out);
   }
+  if (!has_gpu_code && elf.section(".llvm.offloading")) {
+    throw Error(ExitCode::InputInvalid,
+                fmt::format("{}: device code is in .llvm.offloading (clang's new offload driver), which is not "
+                            "supported yet; rebuild without --offload-new-driver or pass an extracted code object",
+                            path));
+  }
   if (!has_gpu_code) {
     throw Error(ExitCode::InputInvalid,
                 fmt::format("{}: ELF file (machine {}) without GPU code: no .hip_fatbin with an AMD code object, "
