@@ -1,21 +1,20 @@
-// AMD kernel resources from code objects, offload bundles and host binaries (collectors/amd/,
-// collectors/kernel_resources.hpp). Two sources of code objects:
+// AMD kernel resources from code objects and HIP fat binaries (collectors/amd/code_object.hpp,
+// collectors/kernel_resources.hpp; bundles alone: test_offload_bundle.cpp). Two sources of code objects:
 //  - tests/data/hip/kernels-gfx90a.co, committed, built from tests/data/hip/kernels.hip by
 //    make_code_objects.sh with Debian bookworm's hipcc 5.2.3 (clang 15.0.6); always tested;
 //  - the same kernels compiled at build time by the hipcc found on this machine for gfx90a, gfx940 and
 //    gfx1030, plus a host executable, a shared library and a device-only bundle, checked against
 //    llvm-readelf --notes from the same toolchain. Those tests skip, saying why, without hipcc.
 #include <gtest/gtest.h>
-#include <zstd.h>
 
 #include <cstring>
 #include <map>
 #include <sstream>
 
 #include "collectors/amd/code_object.hpp"
-#include "collectors/amd/offload_bundle.hpp"
 #include "collectors/kernel_resources.hpp"
 #include "testing/binary_files.hpp"
+#include "testing/gpu_binaries.hpp"
 #include "testing/tmpdir.hpp"
 
 namespace rpl {
@@ -23,6 +22,7 @@ namespace {
 
 using collectors::BinaryKernelResources;
 using collectors::read_kernel_resources;
+using test::by_name;
 using test::expect_error;
 using test::read_binary;
 using test::write_binary;
@@ -31,74 +31,6 @@ const std::string kFixture = std::string(RPL_SOURCE_DIR) + "/tests/data/hip/kern
 
 collectors::amd::CodeObject read_co(const std::vector<std::byte>& bytes, const std::string& what = "test.co") {
   return collectors::amd::read_code_object(collectors::Bytes(bytes), what);
-}
-
-const BinaryKernelResources& by_name(const std::vector<BinaryKernelResources>& all, const std::string& mangled,
-                                     const std::string& arch) {
-  for (const auto& r : all) {
-    if (r.mangled == mangled && r.arch == arch) return r;
-  }
-  throw std::runtime_error("no kernel " + mangled + " for " + arch);
-}
-
-// ---- bundle construction for tests ----------------------------------------------------------------
-
-struct TestEntry {
-  std::string id;
-  std::vector<std::byte> bytes;
-};
-
-template <typename T>
-void put(std::vector<std::byte>& out, T value) {
-  const auto* p = reinterpret_cast<const std::byte*>(&value);
-  out.insert(out.end(), p, p + sizeof(T));
-}
-
-// An uncompressed clang offload bundle (layout: offload_bundle.hpp), entries aligned to 16 bytes.
-std::vector<std::byte> make_bundle(const std::vector<TestEntry>& entries) {
-  std::size_t header = 24 + 8;
-  for (const auto& e : entries) header += 24 + e.id.size();
-  auto align = [](std::size_t v) { return (v + 15) / 16 * 16; };
-  std::vector<uint64_t> offsets;
-  std::size_t next = align(header);
-  for (const auto& e : entries) {
-    offsets.push_back(next);
-    next = align(next + e.bytes.size());
-  }
-  std::vector<std::byte> out = test::to_bytes("__CLANG_OFFLOAD_BUNDLE__");
-  put<uint64_t>(out, entries.size());
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    put<uint64_t>(out, offsets[i]);
-    put<uint64_t>(out, entries[i].bytes.size());
-    put<uint64_t>(out, entries[i].id.size());
-    const auto id = test::to_bytes(entries[i].id);
-    out.insert(out.end(), id.begin(), id.end());
-  }
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    out.resize(offsets[i], std::byte{0});
-    out.insert(out.end(), entries[i].bytes.begin(), entries[i].bytes.end());
-  }
-  return out;
-}
-
-// A CCOB around `bundle`: v1 (no total size), v2 (u32 sizes) or v3 (u64 sizes); method 1 = zstd.
-std::vector<std::byte> make_compressed(const std::vector<std::byte>& bundle, uint16_t version,
-                                       uint16_t method = 1) {
-  std::vector<std::byte> payload(ZSTD_compressBound(bundle.size()));
-  const std::size_t n = ZSTD_compress(payload.data(), payload.size(), bundle.data(), bundle.size(), 3);
-  EXPECT_FALSE(ZSTD_isError(n));
-  payload.resize(n);
-  const std::size_t header = version == 1 ? 20 : version == 2 ? 24 : 32;
-  std::vector<std::byte> out = test::to_bytes("CCOB");
-  put<uint16_t>(out, version);
-  put<uint16_t>(out, method);
-  if (version == 2) put<uint32_t>(out, static_cast<uint32_t>(header + payload.size()));
-  if (version == 3) put<uint64_t>(out, header + payload.size());
-  if (version == 3) put<uint64_t>(out, bundle.size());
-  else put<uint32_t>(out, static_cast<uint32_t>(bundle.size()));
-  put<uint64_t>(out, 0x1234);  // the hash is not checked by readers
-  out.insert(out.end(), payload.begin(), payload.end());
-  return out;
 }
 
 // ---- the committed gfx90a code object ---------------------------------------------------------------
@@ -240,124 +172,6 @@ TEST(CodeObject, Wave32AllocationOnGfx10) {
   EXPECT_EQ(mi100.sgprs, 32u);  // SGPR field 3: (3/2+1)*16
 }
 
-// ---- bundles ---------------------------------------------------------------------------------------------
-
-TEST(OffloadBundle, BundleFileWithHostAndGpuEntries) {
-  test::TempDir dir;
-  const auto co = read_binary(kFixture);
-  const auto bundle = make_bundle({{"host-x86_64-unknown-linux", {}}, {"hipv4-amdgcn-amd-amdhsa--gfx90a", co}});
-  write_binary(dir.file("k.hipfb"), bundle);
-  const auto all = read_kernel_resources(dir.file("k.hipfb"));
-  ASSERT_EQ(all.size(), 4u);
-  for (const auto& r : all) EXPECT_EQ(r.container, "hipv4-amdgcn-amd-amdhsa--gfx90a");
-  EXPECT_EQ(by_name(all, "_Z8tile_sumPKfPf", "gfx90a").lds_bytes, 1024u);
-}
-
-TEST(OffloadBundle, ConcatenatedBundlesWithPadding) {
-  // Two translation units linked together: two bundles in one .hip_fatbin, zero padding between.
-  const auto co = read_binary(kFixture);
-  auto region = make_bundle({{"hipv4-amdgcn-amd-amdhsa--gfx90a", co}});
-  region.resize(region.size() + 100, std::byte{0});
-  const auto second = make_bundle({{"hip-amdgcn-amd-amdhsa-gfx90a", co}, {"host-x86_64-unknown-linux", {}}});
-  region.insert(region.end(), second.begin(), second.end());
-  const auto bundles = collectors::amd::read_offload_bundles(collectors::Bytes(region), "region");
-  ASSERT_EQ(bundles.entries.size(), 3u);
-  EXPECT_EQ(bundles.entries[0].id, "hipv4-amdgcn-amd-amdhsa--gfx90a");
-  EXPECT_EQ(bundles.entries[1].id, "hip-amdgcn-amd-amdhsa-gfx90a");
-  EXPECT_EQ(bundles.entries[1].bytes.size(), co.size());
-  EXPECT_TRUE(collectors::amd::is_amdgpu_entry(bundles.entries[1].id));
-  EXPECT_FALSE(collectors::amd::is_amdgpu_entry(bundles.entries[2].id));
-  EXPECT_FALSE(collectors::amd::is_amdgpu_entry("openmp-x86_64-unknown-linux-gnu"));
-}
-
-TEST(OffloadBundle, CompressedBundlesEveryVersion) {
-  // Debian's clang 15 cannot write CCOB; newer ROCm clang can (`--offload-compress`, zstd).
-  test::TempDir dir;
-  const auto bundle = make_bundle({{"host-x86_64-unknown-linux", {}},
-                                   {"hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-", read_binary(kFixture)}});
-  for (uint16_t version : {1, 2, 3}) {
-    SCOPED_TRACE(version);
-    const std::string path = dir.file("v" + std::to_string(version) + ".hipfb");
-    write_binary(path, make_compressed(bundle, version));
-    const auto all = read_kernel_resources(path);
-    ASSERT_EQ(all.size(), 4u);
-    EXPECT_EQ(all[0].container, "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-");
-    EXPECT_EQ(by_name(all, "_Z10uses_agprsPf", "gfx90a").accum_vgprs, 1u);
-  }
-  // Two compressed bundles back to back (v2 and v3 record their size, so the reader can step over).
-  auto two = make_compressed(bundle, 2);
-  const auto three = make_compressed(bundle, 3);
-  two.insert(two.end(), three.begin(), three.end());
-  write_binary(dir.file("two.hipfb"), two);
-  EXPECT_EQ(read_kernel_resources(dir.file("two.hipfb")).size(), 8u);
-}
-
-TEST(OffloadBundle, DamagedBundlesAreReported) {
-  test::TempDir dir;
-  const auto co = read_binary(kFixture);
-  const auto good = make_bundle({{"hipv4-amdgcn-amd-amdhsa--gfx90a", co}});
-
-  auto truncated = good;
-  truncated.resize(good.size() - 100);  // the entry now runs past the end
-  write_binary(dir.file("truncated.hipfb"), truncated);
-  expect_error([&] { read_kernel_resources(dir.file("truncated.hipfb")); }, ExitCode::InputCorrupt,
-               {dir.file("truncated.hipfb"), "lies outside"});
-
-  auto huge_count = good;
-  std::memset(huge_count.data() + 24, 0x7f, 8);  // entry count
-  write_binary(dir.file("count.hipfb"), huge_count);
-  expect_error([&] { read_kernel_resources(dir.file("count.hipfb")); }, ExitCode::InputCorrupt,
-               {"entry count"});
-
-  write_binary(dir.file("host_only.hipfb"), make_bundle({{"host-x86_64-unknown-linux", {}}}));
-  expect_error([&] { read_kernel_resources(dir.file("host_only.hipfb")); }, ExitCode::InputInvalid,
-               {"without an AMD GPU"});
-
-  auto bad_zstd = make_compressed(good, 2);
-  bad_zstd[40] = std::byte{0xff};  // inside the zstd frame
-  bad_zstd[41] = std::byte{0xff};
-  write_binary(dir.file("bad_zstd.hipfb"), bad_zstd);
-  expect_error([&] { read_kernel_resources(dir.file("bad_zstd.hipfb")); }, ExitCode::InputCorrupt,
-               {"bad_zstd.hipfb"});
-
-  write_binary(dir.file("zlib.hipfb"), make_compressed(good, 2, /*method=*/0));
-  expect_error([&] { read_kernel_resources(dir.file("zlib.hipfb")); }, ExitCode::InputInvalid, {"zlib"});
-
-  auto version9 = make_compressed(good, 2);
-  version9[4] = std::byte{9};
-  write_binary(dir.file("v9.hipfb"), version9);
-  expect_error([&] { read_kernel_resources(dir.file("v9.hipfb")); }, ExitCode::InputCorrupt, {"version 9"});
-
-  auto oversize = make_compressed(good, 2);
-  std::memset(oversize.data() + 8, 0x7f, 4);  // total size larger than the file
-  write_binary(dir.file("oversize.hipfb"), oversize);
-  expect_error([&] { read_kernel_resources(dir.file("oversize.hipfb")); }, ExitCode::InputCorrupt,
-               {"does not fit"});
-}
-
-TEST(OffloadBundle, HostElfSections) {
-  // A host ELF made with objcopy from /bin/true, so this runs without hipcc.
-  int status = 0;
-  test::run_shell("command -v objcopy >/dev/null", &status);
-  if (status != 0) GTEST_SKIP() << "objcopy (binutils) not found";
-  test::TempDir dir;
-  write_binary(dir.file("bundle"), make_bundle({{"host-x86_64-unknown-linux", {}},
-                                                {"hipv4-amdgcn-amd-amdhsa--gfx90a", read_binary(kFixture)}}));
-  test::run_shell("objcopy --add-section .hip_fatbin=" + dir.file("bundle") + " /bin/true " + dir.file("app"),
-                  &status);
-  ASSERT_EQ(status, 0);
-  const auto all = read_kernel_resources(dir.file("app"));
-  ASSERT_EQ(all.size(), 4u);
-  EXPECT_EQ(by_name(all, "_Z8tile_sumPKfPf", "gfx90a").container, "hipv4-amdgcn-amd-amdhsa--gfx90a");
-
-  test::run_shell("objcopy --add-section .llvm.offloading=" + dir.file("bundle") + " /bin/true " +
-                      dir.file("new_driver"),
-                  &status);
-  ASSERT_EQ(status, 0);
-  expect_error([&] { read_kernel_resources(dir.file("new_driver")); }, ExitCode::InputInvalid,
-               {"new_driver", ".llvm.offloading"});
-}
-
 // ---- bad inputs ----------------------------------------------------------------------------------------
 
 // Offset of the NT_AMDGPU_METADATA descriptor. The note is namesz (desc - 20), descsz (desc - 16),
@@ -440,38 +254,6 @@ TEST(CodeObjectErrors, MalformedMetadata) {
   ASSERT_EQ(wrong_type[wave + 15], std::byte{0x40});
   wrong_type[wave + 15] = std::byte{0xc0};
   expect_error([&] { read_co(wrong_type); }, ExitCode::InputCorrupt, {".wavefront_size", "unsigned"});
-}
-
-TEST(CodeObjectErrors, DamageAnywhereGivesAResultOrAnRplError) {
-  // Overwrite one byte at a time (every 7th offset, three values) in a bundle holding the committed
-  // code object: the reader must return or throw rpl::Error, never crash or throw anything else
-  // (run under -DRPL_SANITIZE=ON to catch out-of-bounds reads).
-  const auto bundle = make_bundle({{"hipv4-amdgcn-amd-amdhsa--gfx90a", read_binary(kFixture)}});
-  // In memory, the way read_kernel_resources reads a bundle file (writing thousands of files is slow).
-  auto read_all = [](const std::vector<std::byte>& bytes) {
-    const auto bundles = collectors::amd::read_offload_bundles(collectors::Bytes(bytes), "mutant");
-    for (const auto& entry : bundles.entries) {
-      if (collectors::amd::is_amdgpu_entry(entry.id)) collectors::amd::read_code_object(entry.bytes, entry.id);
-    }
-  };
-  int errors = 0;
-  int other_exceptions = 0;
-  for (std::size_t offset = 0; offset < bundle.size(); offset += 7) {
-    for (uint8_t value : {uint8_t{0x00}, uint8_t{0xff}, uint8_t{0x7f}}) {
-      auto mutant = bundle;
-      mutant[offset] = std::byte{value};
-      try {
-        read_all(mutant);
-      } catch (const Error&) {
-        ++errors;
-      } catch (const std::exception& e) {
-        ++other_exceptions;
-        ADD_FAILURE() << "offset " << offset << " value " << int(value) << ": " << e.what();
-      }
-    }
-  }
-  EXPECT_EQ(other_exceptions, 0);
-  EXPECT_GT(errors, 0);  // the header and the note are in range, so some mutants must be rejected
 }
 
 // ---- code objects compiled by this machine's hipcc ------------------------------------------------------
