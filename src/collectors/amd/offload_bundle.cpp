@@ -125,18 +125,31 @@ std::size_t decompress_bundle(Bytes bytes, const std::string& what, std::vector<
   return h.header_size + payload.size();
 }
 
-// Offset of the next bundle magic (either kind) at or after `from`, or npos.
-std::size_t find_next_bundle(std::string_view text, std::size_t from) {
-  return std::min(text.find(kBundleMagic, from), text.find(kCompressedBundleMagic, from));
-}
+// Finds the next bundle magic of either kind. Each kind's next position is remembered until passed,
+// so a region with many bundles is scanned once, not once per bundle.
+class BundleScanner {
+ public:
+  explicit BundleScanner(std::string_view text)
+      : text_(text), plain_(text.find(kBundleMagic)), compressed_(text.find(kCompressedBundleMagic)) {}
+  std::size_t next(std::size_t from) {
+    if (plain_ != npos_ && plain_ < from) plain_ = text_.find(kBundleMagic, from);
+    if (compressed_ != npos_ && compressed_ < from) compressed_ = text_.find(kCompressedBundleMagic, from);
+    return std::min(plain_, compressed_);
+  }
+
+ private:
+  static constexpr std::size_t npos_ = std::string_view::npos;
+  std::string_view text_;
+  std::size_t plain_;
+  std::size_t compressed_;
+};
 
 }  // namespace
 
 OffloadBundles read_offload_bundles(Bytes region, const std::string& what) {
   OffloadBundles result;
-  const std::string_view text = as_text(region);
-  for (std::size_t pos = find_next_bundle(text, 0); pos != std::string_view::npos;
-       pos = find_next_bundle(text, pos)) {
+  BundleScanner scanner(as_text(region));
+  for (std::size_t pos = scanner.next(0); pos != std::string_view::npos; pos = scanner.next(pos)) {
     Bytes rest = region.subspan(pos);
     if (starts_with(rest, kBundleMagic)) {
       pos += parse_bundle(rest, what, result.entries);
