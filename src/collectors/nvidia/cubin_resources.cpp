@@ -9,8 +9,10 @@
 
 #include <array>
 #include <cerrno>
+#include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
