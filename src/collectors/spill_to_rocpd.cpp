@@ -631,7 +631,7 @@ std::vector<std::string> convert_leftover_spills(const std::string& dir) {
       }
       dbs.push_back(convert_contents(contents, path, {}));
     } catch (const Error& e) {
-      log::warn("{}: not converted: {}", path, e.what());
+      log::warn("not converted: {}", e.what());
     }
   }
   return dbs;

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "collectors/cuda/cupti_translate.hpp"
+#include "collectors/cuda/driver_devices.hpp"
 #include "collectors/spill_file.hpp"
 #include "collectors/spill_to_rocpd.hpp"
 
@@ -149,6 +150,7 @@ struct State {
   std::string spill_path;
   std::atomic<bool> finished{false};
   std::atomic<bool> in_signal{false};
+  bool devices_checked = false;  // under write_mutex
   std::atomic<uint64_t> dropped{0};
   std::atomic<uint64_t> refused_buffers{0};
   std::mutex write_mutex;  // guards translator and writer
@@ -195,6 +197,16 @@ void warn_cupti(const char* what, CUptiResult r) {
   std::fprintf(stderr, "rpl-cuda: %s failed: %s\n", what, msg ? msg : "unknown CUPTI error");
 }
 
+// Once work has been recorded: if CUPTI gave no DEVICE records, ask the driver (agents need SM counts).
+// Called with write_mutex held, never from a signal handler.
+void ensure_device_records(State& s) {
+  const TranslateStats& st = s.translator.stats();
+  if (s.devices_checked || st.kernels + st.copies == 0) return;
+  s.devices_checked = true;
+  if (st.devices > 0) return;
+  for (const auto& d : query_devices_from_driver(s.translator)) s.translator.add_device(d);
+}
+
 void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
   *max_records = 0;  // as many as fit
   *buffer = g_state->pool.acquire();
@@ -222,6 +234,7 @@ void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t
     std::unique_lock<std::mutex> lock(s.write_mutex, std::defer_lock);
     if (lock_for_write(lock)) {
       s.translator.translate(buffer, valid);
+      if (!s.in_signal.load(std::memory_order_relaxed)) ensure_device_records(s);
       if (s.writer.is_open())
         s.translator.write(s.writer);
       else
@@ -264,6 +277,8 @@ void on_exit() {
   if (r != CUPTI_SUCCESS) warn_cupti("cuptiActivityFlushAll at exit", r);
   {
     std::lock_guard<std::mutex> lock(s->write_mutex);
+    ensure_device_records(*s);
+    s->translator.write(s->writer);
     write_footer(static_cast<uint32_t>(spill::EndReason::Exit));
     s->writer.close();
   }

@@ -34,6 +34,12 @@ class RecordTranslator {
   // A string id for `text` (deduplicated by content); new strings are staged for the next write.
   uint32_t intern(std::string_view text);
 
+  // Stages a device record that did not come from CUPTI (see driver_devices.hpp).
+  void add_device(const spill::DeviceRecord& d) {
+    devices_.push_back(d);
+    ++stats_.devices;
+  }
+
   const TranslateStats& stats() const { return stats_; }
 
  private:
