@@ -88,6 +88,7 @@ struct MemoryCopyRow {
   uint64_t size = 0;
   int64_t stream_id = 0;
   int64_t correlation_id = 0;
+  int64_t queue_id = -1;  // < 0: not known, written as NULL (as rocprofv3 1.0.0 does)
 };
 
 struct ArgRow {

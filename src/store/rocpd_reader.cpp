@@ -1,0 +1,693 @@
+#include "store/rocpd_reader.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "store/rocpd_input.hpp"
+#include "store/sqlite_db.hpp"
+#include "store/sync_calls.hpp"
+#include "store/uuid.hpp"
+#include "support/errors.hpp"
+#include "support/log.hpp"
+
+namespace rpl::rocpd {
+
+namespace {
+
+using sqlite::Stmt;
+
+// rocpd id -> model value for one process: a sorted vector with a last-hit cache (consecutive rows
+// usually name the same queue, stream and agent).
+template <class V>
+class IdMap {
+ public:
+  void add(int64_t id, V value) { entries_.emplace_back(id, value); }
+  // Sorts; of duplicate ids the first added wins.
+  void finalize() {
+    std::stable_sort(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    entries_.erase(std::unique(entries_.begin(), entries_.end(),
+                               [](const auto& a, const auto& b) { return a.first == b.first; }),
+                   entries_.end());
+  }
+  // Adds one id after finalize(), keeping the order (rare: placeholders for missing rows).
+  void insert(int64_t id, V value) {
+    auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
+                               [](const auto& e, int64_t key) { return e.first < key; });
+    entries_.insert(it, {id, value});
+    last_ = 0;
+  }
+  const V* find(int64_t id) const {
+    if (last_ < entries_.size() && entries_[last_].first == id) return &entries_[last_].second;
+    auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
+                               [](const auto& e, int64_t key) { return e.first < key; });
+    if (it == entries_.end() || it->first != id) return nullptr;
+    last_ = static_cast<std::size_t>(it - entries_.begin());
+    return &it->second;
+  }
+  bool empty() const { return entries_.empty(); }
+  const std::vector<std::pair<int64_t, V>>& entries() const { return entries_; }
+
+ private:
+  std::vector<std::pair<int64_t, V>> entries_;
+  mutable std::size_t last_ = 0;
+};
+
+// The columns one table has, so that optional columns become NULL in the SELECT and schema
+// variants (extra columns of 3.0.2+) are simply never read.
+class Columns {
+ public:
+  Columns() = default;
+  Columns(sqlite::Db& db, const std::string& table) : table_(table), names_(table_columns(db, table)) {}
+  bool exists() const { return !table_.empty(); }
+  bool has(std::string_view column) const { return std::find(names_.begin(), names_.end(), column) != names_.end(); }
+  // "alias.column" when it exists, else `fallback`.
+  std::string operator()(std::string_view alias, std::string_view column, std::string_view fallback = "NULL") const {
+    if (!has(column)) return std::string(fallback);
+    return fmt::format("{}.\"{}\"", alias, column);
+  }
+  void require(const sqlite::Db& db, std::initializer_list<std::string_view> columns) const {
+    for (auto c : columns)
+      if (!has(c))
+        throw Error(ExitCode::InputNotRocpd,
+                    fmt::format("{}: table {} has no column \"{}\" (not a rocpd 3.x schema)", db.path(), table_, c));
+  }
+  const std::string& table() const { return table_; }
+
+ private:
+  std::string table_;
+  std::vector<std::string> names_;
+};
+
+uint32_t to_u32(int64_t v) { return v < 0 ? 0u : v > 0xffffffffLL ? 0xffffffffu : static_cast<uint32_t>(v); }
+
+uint32_t json_u32(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return 0;
+  return to_u32(it->get<int64_t>());
+}
+
+struct Progress {
+  const ReadOptions& options;
+  const std::string& path;
+  std::size_t rows = 0;
+  std::size_t next = 100000;
+  void tick() {
+    if (++rows < next) return;
+    next += 100000;
+    if (options.progress) options.progress(path, rows);
+  }
+};
+
+struct ProcessRowInfo {
+  std::string guid;
+  int64_t pid = 0, ppid = 0;
+  TimeNs start = 0, end = 0;
+  std::string command, hostname;
+};
+
+// What the "stream"/"event" arguments of one sync API call say.
+struct SyncCallArgs {
+  int64_t event_id = 0;
+  bool has_stream = false;
+  Index stream = kNoIndex;
+  uint64_t event = 0;
+};
+
+// Reads one table set (one or, in merged un-suffixed tables, several processes) into the trace.
+class SetReader {
+ public:
+  SetReader(Trace& trace, sqlite::Db& db, const TableSet& set, const ReadOptions& options, Progress& progress)
+      : trace_(trace), db_(db), set_(set), options_(options), progress_(progress) {}
+
+  void read() {
+    std::vector<ProcessRowInfo> processes = read_processes();
+    filter_ = processes.size() > 1;
+    for (const ProcessRowInfo& info : processes) read_process(info);
+  }
+
+ private:
+  Columns columns(std::string_view base) {
+    const std::string& name = set_.table(base);
+    return name.empty() ? Columns() : Columns(db_, name);
+  }
+
+  // "AND alias.guid = :guid" when several processes share the tables.
+  std::string guid_and(const Columns& c, std::string_view alias) const {
+    return filter_ && c.has("guid") ? fmt::format(" AND {}.guid = :guid", alias) : std::string();
+  }
+  std::string join_guid(const Columns& a, std::string_view alias_a, const Columns& b, std::string_view alias_b) const {
+    return filter_ && a.has("guid") && b.has("guid") ? fmt::format(" AND {}.guid = {}.guid", alias_a, alias_b)
+                                                     : std::string();
+  }
+  void bind_guid(Stmt& s) {
+    if (int index = s.parameter_index(":guid"); index > 0) s.bind(index, std::string_view(guid_));
+  }
+
+  std::string metadata_guid();
+  std::string fallback_guid();
+  std::vector<ProcessRowInfo> read_processes();
+  void read_process(const ProcessRowInfo& info);
+  void read_agents();
+  void read_queues_and_streams();
+  void read_threads();
+  void read_strings();
+  void read_symbols();
+  void read_dispatches();
+  void read_copies();
+  std::vector<SyncCallArgs> read_sync_args(const Columns& region, const std::string& sync_name_ids);
+  void read_regions();
+  void read_event_operations();
+
+  Index symbol_for(int64_t kernel_id);
+  Index stream_for_arg(bool has_extdata_id, int64_t extdata_id, std::string_view value);
+  uint32_t thread_for(int64_t tid) const {
+    const uint32_t* t = threads_.find(tid);
+    return t ? *t : to_u32(tid);
+  }
+  Index lookup(const IdMap<Index>& map, int64_t id) const {
+    const Index* i = map.find(id);
+    return i ? *i : kNoIndex;
+  }
+  // "LEFT JOIN <event> E ON E.id = X.event_id" and the expression for one event column.
+  std::string event_join(const Columns& x, std::string_view alias) const {
+    if (!event_.exists() || !x.has("event_id")) return {};
+    return fmt::format(" LEFT JOIN \"{}\" E ON E.id = {}.event_id{}", event_.table(), alias,
+                       join_guid(event_, "E", x, alias));
+  }
+  std::string event_column(const Columns& x, std::string_view column) const {
+    return event_.exists() && x.has("event_id") ? event_("E", column) : "NULL";
+  }
+  bool invalid_interval(std::string_view what, int64_t id, TimeNs start, TimeNs end);
+  // Reserves for a table's rows; MAX(rowid) - MIN(rowid) is two b-tree seeks, unlike COUNT(*).
+  void reserve_for(const Columns& c, auto& vector) {
+    int64_t n = sqlite::query_int(db_, fmt::format("SELECT MAX(rowid) - MIN(rowid) + 1 FROM \"{}\"", c.table()));
+    if (n > 0 && n < (int64_t{1} << 31)) vector.reserve(vector.size() + static_cast<std::size_t>(n));
+  }
+
+  Trace& trace_;
+  sqlite::Db& db_;
+  const TableSet& set_;
+  const ReadOptions& options_;
+  Progress& progress_;
+  bool filter_ = false;
+
+  // Per process:
+  std::string guid_;
+  Index process_ = kNoIndex;
+  Columns event_;
+  IdMap<Index> agents_, queues_, streams_, symbols_, strings_;
+  IdMap<uint32_t> threads_;
+  IdMap<SyncKind> sync_names_;  // rocpd_string id -> kind, for API names that create dependencies
+  std::size_t dropped_ = 0;
+};
+
+std::string SetReader::metadata_guid() {
+  Columns meta = columns("metadata");
+  if (!meta.has("tag") || !meta.has("value")) return {};
+  Stmt s(db_, fmt::format("SELECT value FROM \"{}\" WHERE tag = 'guid'", meta.table()));
+  return s.step() ? std::string(s.text(0)) : std::string();
+}
+
+std::string SetReader::fallback_guid() {
+  std::string g = metadata_guid();
+  if (!g.empty()) return g;
+  if (set_.suffix.size() == 37) {
+    g = set_.suffix.substr(1);
+    std::replace(g.begin(), g.end(), '_', '-');
+    if (is_uuid_text(g)) return g;
+  }
+  // No GUID anywhere: derive a stable one from the file name, so that reading twice still collides.
+  return format_uuid_v7(0, 0, std::hash<std::string>{}(db_.path() + set_.suffix));
+}
+
+std::vector<ProcessRowInfo> SetReader::read_processes() {
+  Columns p = columns("info_process");
+  Columns n = columns("info_node");
+  std::vector<ProcessRowInfo> out;
+  if (p.exists()) {
+    std::string node_join, hostname = "NULL";
+    if (n.exists() && p.has("nid") && n.has("id")) {
+      node_join = fmt::format(" LEFT JOIN \"{}\" N ON N.id = P.nid{}", n.table(),
+                              p.has("guid") && n.has("guid") ? " AND N.guid = P.guid" : "");
+      hostname = n("N", "hostname");
+    }
+    Stmt s(db_, fmt::format("SELECT {}, {}, {}, {}, {}, {}, {} FROM \"{}\" P{} ORDER BY P.rowid", p("P", "guid"),
+                            p("P", "pid"), p("P", "ppid"), p("P", "start"), p("P", "end"), p("P", "command"), hostname,
+                            p.table(), node_join));
+    while (s.step()) {
+      ProcessRowInfo info;
+      info.guid = s.text(0);
+      if (std::any_of(out.begin(), out.end(), [&](const auto& o) { return o.guid == info.guid; })) continue;
+      info.pid = s.i64(1);
+      info.ppid = s.i64(2);
+      info.start = s.i64(3);
+      info.end = s.i64(4);
+      info.command = s.text(5);
+      info.hostname = s.text(6);
+      out.push_back(std::move(info));
+    }
+  }
+  if (out.empty()) out.emplace_back();  // no process row: the tables still belong to one process
+  if (out.size() == 1 && out[0].guid.empty()) out[0].guid = fallback_guid();
+  return out;
+}
+
+void SetReader::read_process(const ProcessRowInfo& info) {
+  guid_ = info.guid;
+  for (const Process& existing : trace_.processes)
+    if (existing.guid == guid_)
+      throw Error(ExitCode::InputInvalid,
+                  fmt::format("{}: process {} was already read from {} (the same trace given twice?)", db_.path(),
+                              guid_, existing.source_file));
+  process_ = static_cast<Index>(trace_.processes.size());
+  Process& p = trace_.processes.emplace_back();
+  p.guid = guid_;
+  p.source_file = db_.path();
+  p.pid = info.pid;
+  p.ppid = info.ppid;
+  p.hostname = info.hostname;
+  p.command = info.command;
+  p.start = info.start;
+  p.end = info.end;
+
+  agents_ = {}, queues_ = {}, streams_ = {}, symbols_ = {}, strings_ = {}, threads_ = {}, sync_names_ = {};
+  event_ = columns("event");
+  if (event_.exists()) event_.require(db_, {"id"});
+  read_strings();
+  read_agents();
+  read_queues_and_streams();
+  read_threads();
+  read_symbols();
+  read_dispatches();
+  read_copies();
+  read_regions();
+  read_event_operations();
+}
+
+void SetReader::read_strings() {
+  Columns c = columns("string");
+  if (!c.exists()) return;
+  c.require(db_, {"id", "string"});
+  Stmt s(db_, fmt::format("SELECT id, string FROM \"{}\" S WHERE 1{}", c.table(), guid_and(c, "S")));
+  bind_guid(s);
+  while (s.step()) {
+    int64_t id = s.i64(0);
+    std::string_view text = s.text(1);
+    strings_.add(id, trace_.strings.intern(text));
+    if (auto kind = classify_sync_call(text)) sync_names_.add(id, *kind);
+  }
+  strings_.finalize();
+  sync_names_.finalize();
+}
+
+void SetReader::read_agents() {
+  Columns c = columns("info_agent");
+  if (!c.exists()) return;
+  c.require(db_, {"id"});
+  Stmt s(db_, fmt::format("SELECT A.id, {}, {}, {}, {}, {}, {}, {}, {} FROM \"{}\" A WHERE 1{}", c("A", "type"),
+                          c("A", "absolute_index"), c("A", "logical_index"), c("A", "name"), c("A", "product_name"),
+                          c("A", "user_name"), c("A", "vendor_name"), c("A", "extdata"), c.table(), guid_and(c, "A")));
+  bind_guid(s);
+  while (s.step()) {
+    Agent a;
+    a.process = process_;
+    a.rocpd_id = s.i64(0);
+    a.is_gpu = s.text(1) == "GPU";
+    a.absolute_index = s.is_null(2) ? -1 : s.i64(2);
+    a.logical_index = s.is_null(3) ? -1 : s.i64(3);
+    a.name = s.text(4);
+    a.product_name = s.is_null(5) ? s.text(6) : s.text(5);
+    a.vendor_name = s.text(7);
+    std::string_view extdata = s.text(8);
+    if (!extdata.empty()) {
+      auto j = nlohmann::json::parse(extdata, nullptr, /*allow_exceptions=*/false);
+      if (j.is_object()) {
+        a.cu_count = json_u32(j, "cu_count");
+        a.simd_per_cu = json_u32(j, "simd_per_cu");
+        a.max_waves_per_simd = json_u32(j, "max_waves_per_simd");
+        a.wave_front_size = json_u32(j, "wave_front_size");
+        a.lds_size_kb = json_u32(j, "lds_size_in_kb");
+        a.max_clock_mhz = json_u32(j, "max_engine_clk_fcompute");
+        a.gfx_target_version = json_u32(j, "gfx_target_version");
+      } else {
+        log::warn("{}: agent {} has extdata that is not a JSON object; its hardware limits are unknown", db_.path(),
+                  a.rocpd_id);
+      }
+    }
+    agents_.add(a.rocpd_id, static_cast<Index>(trace_.agents.size()));
+    trace_.agents.push_back(std::move(a));
+  }
+  agents_.finalize();
+}
+
+void SetReader::read_queues_and_streams() {
+  auto read_named = [&](std::string_view base, auto& table, IdMap<Index>& map) {
+    Columns c = columns(base);
+    if (!c.exists()) return;
+    c.require(db_, {"id"});
+    Stmt s(db_, fmt::format("SELECT X.id, {} FROM \"{}\" X WHERE 1{}", c("X", "name"), c.table(), guid_and(c, "X")));
+    bind_guid(s);
+    while (s.step()) {
+      auto& row = table.emplace_back();
+      row.process = process_;
+      row.rocpd_id = s.i64(0);
+      row.name = s.text(1);
+      map.add(row.rocpd_id, static_cast<Index>(table.size() - 1));
+    }
+    map.finalize();
+  };
+  read_named("info_queue", trace_.queues, queues_);
+  read_named("info_stream", trace_.streams, streams_);
+}
+
+void SetReader::read_threads() {
+  Columns c = columns("info_thread");
+  if (!c.exists() || !c.has("id") || !c.has("tid")) return;
+  Stmt s(db_, fmt::format("SELECT T.id, T.tid FROM \"{}\" T WHERE 1{}", c.table(), guid_and(c, "T")));
+  bind_guid(s);
+  while (s.step()) threads_.add(s.i64(0), to_u32(s.i64(1)));
+  threads_.finalize();
+}
+
+void SetReader::read_symbols() {
+  Columns c = columns("info_kernel_symbol");
+  if (!c.exists()) return;
+  c.require(db_, {"id"});
+  Stmt s(db_, fmt::format("SELECT K.id, {}, {}, {}, {}, {}, {}, {}, {}, {} FROM \"{}\" K WHERE 1{}",
+                          c("K", "code_object_id"), c("K", "kernel_name"), c("K", "display_name"),
+                          c("K", "kernarg_segment_size"), c("K", "group_segment_size"), c("K", "private_segment_size"),
+                          c("K", "sgpr_count"), c("K", "arch_vgpr_count"), c("K", "accum_vgpr_count"), c.table(),
+                          guid_and(c, "K")));
+  bind_guid(s);
+  while (s.step()) {
+    KernelSymbol k;
+    k.process = process_;
+    k.rocpd_id = s.i64(0);
+    k.code_object_id = s.i64(1);
+    std::string_view mangled = s.text(2);
+    std::string_view display = s.text(3);
+    if (display.empty()) {
+      // Only the mangled name: show it without the code-object descriptor suffix.
+      display = mangled;
+      if (display.ends_with(".kd")) display.remove_suffix(3);
+    }
+    std::string placeholder;
+    if (display.empty()) display = placeholder = fmt::format("kernel_{}", k.rocpd_id);
+    k.mangled_name = trace_.strings.intern(mangled);
+    k.display_name = trace_.strings.intern(display);
+    k.kernarg_size = to_u32(s.i64(4));
+    k.static_lds_bytes = to_u32(s.i64(5));
+    k.private_segment_bytes = to_u32(s.i64(6));
+    k.sgpr_count = to_u32(s.i64(7));
+    k.arch_vgpr_count = to_u32(s.i64(8));
+    k.accum_vgpr_count = to_u32(s.i64(9));
+    symbols_.add(k.rocpd_id, static_cast<Index>(trace_.symbols.size()));
+    trace_.symbols.push_back(k);
+  }
+  symbols_.finalize();
+}
+
+// A dispatch whose kernel symbol row is missing keeps a placeholder symbol rather than being dropped.
+Index SetReader::symbol_for(int64_t kernel_id) {
+  if (const Index* i = symbols_.find(kernel_id)) return *i;
+  KernelSymbol k;
+  k.process = process_;
+  k.rocpd_id = kernel_id;
+  k.display_name = trace_.strings.intern(fmt::format("unknown_kernel_{}", kernel_id));
+  Index index = static_cast<Index>(trace_.symbols.size());
+  trace_.symbols.push_back(k);
+  symbols_.insert(kernel_id, index);
+  log::warn("{}: kernel symbol {} is missing; its dispatches are named unknown_kernel_{}", db_.path(), kernel_id,
+            kernel_id);
+  return index;
+}
+
+bool SetReader::invalid_interval(std::string_view what, int64_t id, TimeNs start, TimeNs end) {
+  if (end >= start) return false;
+  std::string message = fmt::format("{}: {} {} of process {} ends before it starts (start {} ns, end {} ns)",
+                                    db_.path(), what, id, guid_, start, end);
+  if (!options_.lenient) throw Error(ExitCode::InputInvalid, message);
+  if (dropped_++ < 10) log::warn("{}; dropped", message);
+  return true;
+}
+
+void SetReader::read_dispatches() {
+  Columns k = columns("kernel_dispatch");
+  if (!k.exists()) return;
+  k.require(db_, {"dispatch_id", "agent_id", "kernel_id", "start", "end"});
+  std::string sql = fmt::format(
+      "SELECT K.dispatch_id, {}, K.agent_id, K.kernel_id, {}, {}, K.start, K.\"end\", {}, {}, {}, {}, {}, {}, {}, {}, "
+      "{} FROM \"{}\" K{} WHERE 1{}",
+      k("K", "tid"), k("K", "queue_id"), k("K", "stream_id"), k("K", "private_segment_size"),
+      k("K", "group_segment_size"), k("K", "workgroup_size_x"), k("K", "workgroup_size_y"),
+      k("K", "workgroup_size_z"), k("K", "grid_size_x"), k("K", "grid_size_y"), k("K", "grid_size_z"),
+      event_column(k, "stack_id"), k.table(), event_join(k, "K"), guid_and(k, "K"));
+  Stmt s(db_, sql);
+  bind_guid(s);
+  reserve_for(k, trace_.dispatches);
+
+  std::size_t first = trace_.dispatches.size();
+  bool increasing = true;
+  int64_t previous = 0;
+  while (s.step()) {
+    progress_.tick();
+    Dispatch d;
+    d.dispatch_id = s.i64(0);
+    d.start = s.i64(6);
+    d.end = s.i64(7);
+    if (invalid_interval("dispatch", d.dispatch_id, d.start, d.end)) continue;
+    if (trace_.dispatches.size() > first && d.dispatch_id <= previous) increasing = false;
+    previous = d.dispatch_id;
+    d.process = process_;
+    d.thread = s.is_null(1) ? 0 : thread_for(s.i64(1));
+    d.agent = lookup(agents_, s.i64(2));
+    d.symbol = symbol_for(s.i64(3));
+    d.queue = s.is_null(4) ? kNoIndex : lookup(queues_, s.i64(4));
+    d.stream = s.is_null(5) ? kNoIndex : lookup(streams_, s.i64(5));
+    d.scratch_bytes = to_u32(s.i64(8));
+    d.lds_bytes = to_u32(s.i64(9));
+    for (int i = 0; i < 3; ++i) {
+      d.block[i] = s.is_null(10 + i) ? 1 : to_u32(s.i64(10 + i));
+      d.grid[i] = s.is_null(13 + i) ? 1 : to_u32(s.i64(13 + i));
+    }
+    d.correlation_id = s.i64(16);
+    trace_.dispatches.push_back(d);
+  }
+
+  if (increasing) return;  // strictly increasing ids (the usual case) cannot repeat
+  std::vector<int64_t> ids;
+  ids.reserve(trace_.dispatches.size() - first);
+  for (std::size_t i = first; i < trace_.dispatches.size(); ++i) ids.push_back(trace_.dispatches[i].dispatch_id);
+  std::sort(ids.begin(), ids.end());
+  auto dup = std::adjacent_find(ids.begin(), ids.end());
+  if (dup != ids.end())
+    throw Error(ExitCode::InputInvalid,
+                fmt::format("{}: dispatch id {} appears more than once in process {}", db_.path(), *dup, guid_));
+}
+
+void SetReader::read_copies() {
+  Columns m = columns("memory_copy");
+  if (!m.exists()) return;
+  m.require(db_, {"id", "start", "end"});
+  std::string sql = fmt::format(
+      "SELECT M.id, {}, M.start, M.\"end\", {}, {}, {}, {}, {}, {}, {} FROM \"{}\" M{} WHERE 1{}", m("M", "tid"),
+      m("M", "name_id"), m("M", "dst_agent_id"), m("M", "src_agent_id"), m("M", "size", "0"), m("M", "queue_id"),
+      m("M", "stream_id"), event_column(m, "stack_id"), m.table(), event_join(m, "M"), guid_and(m, "M"));
+  Stmt s(db_, sql);
+  bind_guid(s);
+  reserve_for(m, trace_.copies);
+  while (s.step()) {
+    progress_.tick();
+    MemoryCopy c;
+    c.copy_id = s.i64(0);
+    c.start = s.i64(2);
+    c.end = s.i64(3);
+    if (invalid_interval("memory copy", c.copy_id, c.start, c.end)) continue;
+    c.process = process_;
+    c.thread = s.is_null(1) ? 0 : thread_for(s.i64(1));
+    const Index* kind = s.is_null(4) ? nullptr : strings_.find(s.i64(4));
+    c.kind = kind ? *kind : 0;
+    c.dst_agent = s.is_null(5) ? kNoIndex : lookup(agents_, s.i64(5));
+    c.src_agent = s.is_null(6) ? kNoIndex : lookup(agents_, s.i64(6));
+    c.bytes = static_cast<uint64_t>(s.i64(7));
+    c.queue = s.is_null(8) ? kNoIndex : lookup(queues_, s.i64(8));
+    c.stream = s.is_null(9) ? kNoIndex : lookup(streams_, s.i64(9));
+    c.correlation_id = s.i64(10);
+    trace_.copies.push_back(c);
+  }
+}
+
+// The stream an API call's "stream" argument names: by the rocpd stream id in extdata (rocprofv3 writes
+// {"stream_id": N}), else by the value (a null handle is the default stream, rocpd id 0).
+Index SetReader::stream_for_arg(bool has_extdata_id, int64_t extdata_id, std::string_view value) {
+  if (has_extdata_id) return lookup(streams_, extdata_id);
+  std::optional<uint64_t> handle = parse_handle(value);
+  if (handle) return lookup(streams_, static_cast<int64_t>(*handle));
+  for (std::size_t i = 0; i < trace_.streams.size(); ++i)
+    if (trace_.streams[i].process == process_ && trace_.streams[i].name == value) return static_cast<Index>(i);
+  return kNoIndex;
+}
+
+std::vector<SyncCallArgs> SetReader::read_sync_args(const Columns& region, const std::string& sync_name_ids) {
+  std::vector<SyncCallArgs> out;
+  Columns a = columns("arg");
+  if (!a.exists() || !a.has("event_id") || !a.has("name") || !region.has("event_id")) return out;
+  std::string stream_id =
+      a.has("extdata") ? "CASE WHEN json_valid(A.extdata) THEN json_extract(A.extdata, '$.stream_id') END" : "NULL";
+  Stmt s(db_, fmt::format("SELECT A.event_id, A.name, {}, {} FROM \"{}\" A "
+                          "WHERE A.name IN ('stream', 'hStream', 'event', 'hEvent'){} AND A.event_id IN "
+                          "(SELECT R.event_id FROM \"{}\" R WHERE R.name_id IN ({}){}) ORDER BY A.event_id",
+                          a("A", "value"), stream_id, a.table(), guid_and(a, "A"), region.table(), sync_name_ids,
+                          guid_and(region, "R")));
+  bind_guid(s);
+  while (s.step()) {
+    int64_t event_id = s.i64(0);
+    if (out.empty() || out.back().event_id != event_id) out.push_back({event_id});
+    SyncCallArgs& args = out.back();
+    std::string_view name = s.text(1);
+    std::string_view value = s.text(2);
+    if (is_stream_arg(name)) {
+      args.has_stream = true;
+      args.stream = stream_for_arg(!s.is_null(3), s.i64(3), value);
+    } else if (auto handle = parse_handle(value)) {
+      args.event = *handle;
+    }
+  }
+  return out;
+}
+
+void SetReader::read_regions() {
+  Columns r = columns("region");
+  if (!r.exists()) return;
+  r.require(db_, {"start", "end", "name_id"});
+
+  std::string sync_ids;  // rocpd_string ids of dependency-creating API names, as an SQL list
+  for (const auto& [id, kind] : sync_names_.entries()) sync_ids += fmt::format("{}{}", sync_ids.empty() ? "" : ",", id);
+  if (!options_.load_api_calls && sync_ids.empty()) return;
+
+  std::vector<SyncCallArgs> args;
+  if (!sync_ids.empty()) args = read_sync_args(r, sync_ids);
+
+  std::string only_sync = options_.load_api_calls ? std::string() : fmt::format(" AND R.name_id IN ({})", sync_ids);
+  std::string sql = fmt::format("SELECT {}, {}, R.start, R.\"end\", R.name_id, {}, {}, {} FROM \"{}\" R{} WHERE 1{}{}",
+                                r("R", "id", "0"), r("R", "tid"), r("R", "event_id"), event_column(r, "category_id"),
+                                event_column(r, "stack_id"), r.table(), event_join(r, "R"), guid_and(r, "R"),
+                                only_sync);
+  Stmt s(db_, sql);
+  bind_guid(s);
+  if (options_.load_api_calls) reserve_for(r, trace_.api_calls);
+  while (s.step()) {
+    progress_.tick();
+    int64_t name_id = s.i64(4);
+    // rocprofv3 uses the internal correlation id as the region id, and as the event's stack_id.
+    int64_t correlation = s.is_null(7) ? s.i64(0) : s.i64(7);
+    uint32_t thread = s.is_null(1) ? 0 : thread_for(s.i64(1));
+    TimeNs start = s.i64(2), end = s.i64(3);
+    if (options_.load_api_calls) {
+      ApiCall call;
+      call.start = start;
+      call.end = end;
+      call.correlation_id = correlation;
+      call.process = process_;
+      call.thread = thread;
+      const Index* name = strings_.find(name_id);
+      call.name = name ? *name : 0;
+      const Index* category = s.is_null(6) ? nullptr : strings_.find(s.i64(6));
+      call.category = category ? *category : 0;
+      trace_.api_calls.push_back(call);
+    }
+    const SyncKind* kind = sync_names_.empty() ? nullptr : sync_names_.find(name_id);
+    if (!kind) continue;
+    SyncOp op;
+    op.kind = *kind;
+    op.source = SyncSource::HostApi;
+    op.process = process_;
+    op.thread = thread;
+    op.correlation_id = correlation;
+    op.start = start;
+    op.end = end;
+    int64_t event_id = s.i64(5);
+    auto it = std::lower_bound(args.begin(), args.end(), event_id,
+                               [](const SyncCallArgs& a, int64_t key) { return a.event_id < key; });
+    if (!s.is_null(5) && it != args.end() && it->event_id == event_id) {
+      op.stream = it->stream;
+      op.event = it->event;
+    }
+    if (op.kind == SyncKind::DeviceSynchronize) op.stream = kNoIndex, op.event = 0;
+    if (op.kind == SyncKind::EventSynchronize) op.stream = kNoIndex;
+    trace_.sync_ops.push_back(op);
+  }
+}
+
+void SetReader::read_event_operations() {
+  Columns o = columns("event_operation");  // schema 3.0.1+
+  if (!o.exists()) return;
+  o.require(db_, {"event_obj", "start", "end", "type"});
+  Stmt s(db_, fmt::format("SELECT {}, O.event_obj, {}, O.start, O.\"end\", O.type, {} FROM \"{}\" O{} WHERE 1{}",
+                          o("O", "tid"), o("O", "stream_id"), event_column(o, "stack_id"), o.table(),
+                          event_join(o, "O"), guid_and(o, "O")));
+  bind_guid(s);
+  while (s.step()) {
+    progress_.tick();
+    std::string_view type = s.text(5);
+    if (type != "SIGNAL" && type != "WAIT") continue;
+    SyncOp op;
+    op.kind = type == "WAIT" ? SyncKind::StreamWaitEvent : SyncKind::EventRecord;
+    op.source = SyncSource::GpuBarrier;
+    op.process = process_;
+    op.thread = s.is_null(0) ? 0 : thread_for(s.i64(0));
+    op.event = static_cast<uint64_t>(s.i64(1));
+    op.stream = s.is_null(2) ? kNoIndex : lookup(streams_, s.i64(2));
+    op.start = s.i64(3);
+    op.end = s.i64(4);
+    op.correlation_id = s.i64(6);
+    trace_.sync_ops.push_back(op);
+  }
+}
+
+// Sizes of every table before a read, so that a failed read leaves the trace as it was.
+struct TraceMark {
+  std::size_t processes, agents, queues, streams, symbols, dispatches, copies, api_calls, sync_ops;
+  explicit TraceMark(const Trace& t)
+      : processes(t.processes.size()), agents(t.agents.size()), queues(t.queues.size()), streams(t.streams.size()),
+        symbols(t.symbols.size()), dispatches(t.dispatches.size()), copies(t.copies.size()),
+        api_calls(t.api_calls.size()), sync_ops(t.sync_ops.size()) {}
+  void restore(Trace& t) const {
+    t.processes.resize(processes), t.agents.resize(agents), t.queues.resize(queues), t.streams.resize(streams);
+    t.symbols.resize(symbols), t.dispatches.resize(dispatches), t.copies.resize(copies);
+    t.api_calls.resize(api_calls), t.sync_ops.resize(sync_ops);
+  }
+};
+
+}  // namespace
+
+void read_database(Trace& trace, const std::string& path, const ReadOptions& options) {
+  check_input_file(path);
+  TraceMark mark(trace);
+  try {
+    std::unique_ptr<sqlite::Db> db = open_readonly(path);
+    std::vector<TableSet> sets = find_table_sets(*db);
+    Progress progress{options, path};
+    for (const TableSet& set : sets) SetReader(trace, *db, set, options, progress).read();
+    if (options.progress) options.progress(path, progress.rows);
+  } catch (...) {
+    mark.restore(trace);
+    throw;
+  }
+}
+
+Trace read_databases(const std::vector<std::string>& paths, const ReadOptions& options) {
+  Trace trace;
+  for (const std::string& path : paths) read_database(trace, path, options);
+  if (trace.empty()) {
+    std::string names;
+    for (const std::string& p : paths) names += (names.empty() ? "" : ", ") + p;
+    throw Error(ExitCode::InputEmpty,
+                fmt::format("{}: no kernel dispatches and no memory copies in the trace", names.empty() ? "(no input)" : names));
+  }
+  return trace;
+}
+
+}  // namespace rpl::rocpd
