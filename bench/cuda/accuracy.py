@@ -44,9 +44,11 @@ def find_ncu(explicit):
 
 
 def ncu_durations(ncu, cmd, log_path):
-    subprocess.run([ncu, "--metrics", "gpu__time_duration.sum", "--clock-control", "none", "--cache-control", "none",
-                    "--csv", "--print-units", "base", "--log-file", log_path] + cmd,
-                   check=True, capture_output=True, text=True)
+    p = subprocess.run([ncu, "--metrics", "gpu__time_duration.sum", "--clock-control", "none", "--cache-control",
+                        "none", "--csv", "--print-units", "base", "--log-file", log_path] + cmd,
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise RuntimeError(f"ncu exited {p.returncode}: {p.stdout[-1500:]} {p.stderr[-1500:]}")
     out = collections.defaultdict(list)
     with open(log_path) as f:
         lines = [l for l in f if l.startswith('"')]
@@ -79,7 +81,7 @@ def main():
         shutil.rmtree(tdir, ignore_errors=True)
         os.makedirs(tdir)
         env = dict(os.environ, CUDA_INJECTION64_PATH=os.path.abspath(args.collector), RPL_TRACE_DIR=tdir)
-        subprocess.run(cmd, env=env, check=True, capture_output=True, text=True)
+        subprocess.run(cmd, env=env, check=True, capture_output=True, text=True, timeout=300)
         dbs = glob.glob(os.path.join(tdir, "*", "*_results.db"))
         ours = collections.defaultdict(list)
         for d in q.dispatches(q.connect(dbs[0])):

@@ -32,7 +32,7 @@ def run(cmd, env_extra, trace_dir):
         os.makedirs(trace_dir)
         env["RPL_TRACE_DIR"] = trace_dir
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     wall = time.perf_counter() - t0
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr[-2000:]}")

@@ -44,7 +44,8 @@ ldd "$LIB" | grep -E "cupti|sqlite|fmt|not found" || true
 run_traced() {
   local name="$1"; shift
   TRACE="$OUT/traces/$name"; rm -rf "$TRACE"; mkdir -p "$TRACE"
-  CUDA_INJECTION64_PATH="$LIB" RPL_TRACE_DIR="$TRACE" RPL_CUDA_VERBOSE=1 "$@" >"$OUT/$name.stdout" 2>"$OUT/$name.stderr"
+  CUDA_INJECTION64_PATH="$LIB" RPL_TRACE_DIR="$TRACE" RPL_CUDA_VERBOSE=1 timeout -s KILL 180 "$@" \
+    >"$OUT/$name.stdout" 2>"$OUT/$name.stderr"
   RC=$?
 }
 dbs_in() { find "$1" -name '*_results.db' | sort; }
@@ -56,7 +57,7 @@ declare -A ARGS=(
   [launch_bound]="20000" [gpu_bound]="--launches=20 --inner=16384" [graph_launch]="--launches=10"
 )
 for app in attention naive_softmax multistream launch_bound gpu_bound graph_launch; do
-  if "$BIN/$app" ${ARGS[$app]} >"$OUT/$app.untraced.stdout" 2>&1; then pass "$app runs and checks out untraced"
+  if timeout -s KILL 120 "$BIN/$app" ${ARGS[$app]} >"$OUT/$app.untraced.stdout" 2>&1; then pass "$app runs and checks out untraced"
   else fail "$app untraced (exit $?): $(tail -3 "$OUT/$app.untraced.stdout")"; fi
 done
 
