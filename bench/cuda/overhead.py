@@ -52,7 +52,7 @@ def bench(name, variants, rounds, out_dir, log):
                 data[label].setdefault(app, []).append(s)
             data[label]["wall"].append(wall)
             log.write(f"{name} round {r} {label}: {loops} wall {wall:.3f}\n")
-            if traced and r == 0:  # keep one trace of each traced variant for inspection
+            if traced and r == 0 and os.listdir(tdir):  # keep one trace of each traced variant
                 keep = os.path.join(out_dir, "traces_kept", name, label)
                 shutil.rmtree(keep, ignore_errors=True)
                 shutil.copytree(tdir, keep)
@@ -92,6 +92,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--torch-rounds", type=int, default=3)
     ap.add_argument("--skip-torch", action="store_true")
+    ap.add_argument("--api-all", action="store_true", help="also time RPL_CUDA_API=all")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     inject = {"CUDA_INJECTION64_PATH": os.path.abspath(args.collector)}
@@ -103,8 +104,11 @@ def main():
             ("untraced", lb, {}, False),
             ("traced", lb, inject, True),
             ("traced_api_none", lb, dict(inject, RPL_CUDA_API="none"), True),
-            ("traced_api_all", lb, dict(inject, RPL_CUDA_API="all"), True),
-        ], args.rounds, args.out, log)
+            # CUPTI's own cost: kernel records collected, then dropped unread
+            ("cupti_only_discard", lb, dict(inject, RPL_CUDA_API="none", RPL_CUDA_DISCARD="1"), True),
+            ("traced_api_none_cupti_clock", lb, dict(inject, RPL_CUDA_API="none", RPL_CUDA_CLOCK="cupti"), True),
+        ] + ([("traced_api_all", lb, dict(inject, RPL_CUDA_API="all"), True)] if args.api_all else []),
+            args.rounds, args.out, log)
         rows += summarize("launch_bound", d, "untraced", log)
         d = bench("gpu_bound", [("untraced", gb, {}, False), ("traced", gb, inject, True)],
                   max(3, args.rounds - 2), args.out, log)

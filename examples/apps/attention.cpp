@@ -1,5 +1,6 @@
 // attention: single-head attention as three kernels, out = softmax(Q K^T / sqrt(d)) V.
-//   attention [--seq=2048] [--dim=64] [--iters=20]
+//   attention [--seq=2048] [--dim=64] [--iters=20] [--sync-each=1]
+// --sync-each=1 synchronises after every kernel, so each runs alone on an idle GPU (as under ncu).
 // qk_scores (S x S dot products), softmax_rows (one block per row), attn_v (S x D). Checked against a
 // double-precision host reference on sampled rows.
 #include <cmath>
@@ -57,6 +58,7 @@ int main(int argc, char** argv) {
   const int seq = static_cast<int>(app::option_long(argc, argv, "seq", 2048));
   const int dim = static_cast<int>(app::option_long(argc, argv, "dim", 64));
   const long iters = app::option_long(argc, argv, "iters", 20);
+  const bool sync_each = app::option_long(argc, argv, "sync-each", 0) != 0;
   if (seq < 1 || dim < 1 || dim > 1024) {
     std::fprintf(stderr, "attention: need seq >= 1 and 1 <= dim <= 1024\n");
     return 2;
@@ -83,8 +85,11 @@ int main(int argc, char** argv) {
   double t0 = app::now_s();
   for (long it = 0; it < iters; ++it) {
     hipLaunchKernelGGL(qk_scores, dim3((seq + 255) / 256, seq), dim3(256), 0, 0, dq, dk, dscores, seq, dim, scale);
+    if (sync_each) HIP_CHECK(hipDeviceSynchronize());
     hipLaunchKernelGGL(softmax_rows, dim3(seq), dim3(softmax_threads), softmax_threads * sizeof(float), 0, dscores, seq);
+    if (sync_each) HIP_CHECK(hipDeviceSynchronize());
     hipLaunchKernelGGL(attn_v, dim3(seq), dim3(dim), 0, 0, dscores, dv, dout, seq, dim);
+    if (sync_each) HIP_CHECK(hipDeviceSynchronize());
   }
   HIP_CHECK_LAUNCH();
   HIP_CHECK(hipDeviceSynchronize());

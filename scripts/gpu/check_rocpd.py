@@ -136,8 +136,11 @@ def main():
         c.summary["multistream_path_span_us"] = spans
         c.summary["multistream_stage_median_us"] = durs
         expected_path = spec["critical_path_us_per_iteration"]
-        c.check(all(expected_path * 0.98 <= s <= expected_path * 1.25 for s in spans),
-                "a1.start -> c2.end spans the expected critical path per iteration",
+        # The first iteration also pays CUDA's lazy module loading at each kernel's first launch, which
+        # delays later launches; the path is checked on the iterations after it.
+        later = spans[1:] if len(spans) > 1 else spans
+        c.check(all(expected_path * 0.98 <= s <= expected_path * 1.10 for s in later),
+                "a1.start -> c2.end spans the expected critical path (iterations after the first)",
                 f"{[round(s) for s in spans]} us vs {expected_path}")
         for n, us in spec["stage_duration_us"].items():
             c.check(abs(durs.get(n, 0) - us) <= 0.05 * us, f"{n} median duration {durs.get(n, 0):.1f} us", f"expected {us}")

@@ -23,6 +23,7 @@
 //   RPL_CUDA_CLOCK       boottime (default: CUPTI reports CLOCK_BOOTTIME, as rocprofv3) | cupti
 //   RPL_CUDA_HWTRACE     1: ask CUPTI for hardware-event tracing (where the GPU supports it)
 //   RPL_CUDA_VERBOSE     1: print what was recorded at exit
+//   RPL_CUDA_DISCARD     1: drop every record instead of writing it (benchmarking CUPTI's own cost)
 #include <cupti.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -64,6 +65,7 @@ struct Config {
   bool boottime_clock = true;
   bool hw_trace = false;
   bool verbose = false;
+  bool discard = false;
 };
 
 const char* env(const char* name) {
@@ -99,12 +101,15 @@ Config read_config() {
   if (const char* k = env("RPL_CUDA_CLOCK")) c.boottime_clock = std::string(k) != "cupti";
   c.hw_trace = env_unsigned("RPL_CUDA_HWTRACE", 0, 0, 1) == 1;
   c.verbose = env_unsigned("RPL_CUDA_VERBOSE", 0, 0, 1) == 1;
+  c.discard = env_unsigned("RPL_CUDA_DISCARD", 0, 0, 1) == 1;
   return c;
 }
 
 // Activity buffers for CUPTI. Requests come from application threads when CUPTI fills a buffer, so the
-// pool hands out preallocated, prefaulted buffers; it allocates more only when all are in flight, up to
-// a cap, and beyond it refuses (CUPTI then drops records, which the footer counts).
+// pool hands out preallocated, prefaulted, zeroed buffers (CUPTI is told they are zeroed, so it does not
+// clear 8 MiB on the application thread); it allocates more only when all are in flight, up to a cap,
+// and beyond it refuses (CUPTI then drops records, which the footer counts). A used buffer is zeroed
+// again on the completion thread before it goes back.
 class BufferPool {
  public:
   void init(std::size_t bytes, unsigned preallocated, unsigned max) {
@@ -230,7 +235,7 @@ bool lock_for_write(std::unique_lock<std::mutex>& lock) {
 
 void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t, size_t valid) {
   State& s = *g_state;
-  if (valid > 0 && getpid() == s.pid) {  // a forked child never writes its parent's spill
+  if (valid > 0 && getpid() == s.pid && !s.config.discard) {  // a forked child never writes its parent's spill
     std::unique_lock<std::mutex> lock(s.write_mutex, std::defer_lock);
     if (lock_for_write(lock)) {
       s.translator.translate(buffer, valid);
@@ -244,6 +249,7 @@ void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t
   size_t dropped = 0;
   if (cuptiActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS && dropped)
     s.dropped.fetch_add(dropped, std::memory_order_relaxed);
+  std::memset(buffer, 0, valid);  // CUPTI wrote only [0, valid)
   s.pool.release(buffer);
 }
 
@@ -406,6 +412,11 @@ void start() {
 
   if (CUptiResult r = cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM); r != CUPTI_SUCCESS)
     warn_cupti("cuptiSetThreadIdType", r);
+  uint8_t zeroed = 1;
+  size_t zeroed_size = sizeof zeroed;
+  if (CUptiResult r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size, &zeroed);
+      r != CUPTI_SUCCESS)
+    warn_cupti("telling CUPTI that activity buffers come zeroed", r);
   if (CUptiResult r = cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed); r != CUPTI_SUCCESS) {
     warn_cupti("cuptiActivityRegisterCallbacks (this process is not traced)", r);
     s->writer.close();
