@@ -67,6 +67,7 @@ def main():
     ap.add_argument("--app-output")
     ap.add_argument("--multistream")
     ap.add_argument("--min-kernels", type=int, default=0)
+    ap.add_argument("--gpus", type=int, default=0, help="expect this many GPU agents, each with an equal share")
     ap.add_argument("--summary")
     args = ap.parse_args()
     c = Checker()
@@ -108,6 +109,12 @@ def main():
     c.check(all((a["extdata"].get("cu_count") or 0) > 0 and a["extdata"].get("wave_front_size") == 32 for a in gpus),
             "GPU agents carry cu_count (SMs) and wave_front_size 32",
             ", ".join(f"cu_count={a['extdata'].get('cu_count')}" for a in gpus))
+    if args.gpus:
+        per_agent = collections.Counter(d["agent_id"] for d in ds)
+        c.summary["dispatches_per_agent"] = dict(per_agent)
+        c.check(len(gpus) == args.gpus, f"{args.gpus} GPU agents", f"got {len(gpus)}")
+        c.check(len(per_agent) == args.gpus and len(set(per_agent.values())) == 1,
+                "every GPU agent has its equal share of the dispatches", f"{dict(per_agent)}")
     if ds:
         d0 = ds[0]
         c.summary["first_dispatch"] = {k: d0[k] for k in ("name", "grid_size_x", "workgroup_size_x",

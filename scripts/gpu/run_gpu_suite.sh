@@ -94,6 +94,20 @@ n=$(dbs_in "$TRACE" | wc -l)
 [ "$RC" -eq 0 ] && [ "$n" -eq 3 ] && pass "three CUDA children, three databases" || fail "children: exit $RC, $n databases (expected 3)"
 for db in $(dbs_in "$TRACE"); do $CHECK "$db" --min-kernels 6 | tail -1; done
 
+echo "== several GPUs"
+NGPU=$(nvidia-smi -L | grep -c '^GPU ')
+if [ "$NGPU" -ge 2 ]; then
+  run_traced multi_gpu "$BIN/launch_bound" 2000 --all-devices=1
+  db=$(dbs_in "$TRACE" | head -1)
+  printf 'RPL_EXPECT kernel=tiny_increment count=%d\n' $((2100 * NGPU)) >"$OUT/multi_gpu.expect"
+  if [ "$RC" -eq 0 ] && [ -n "$db" ] && $CHECK "$db" --app-output "$OUT/multi_gpu.expect" --gpus "$NGPU" \
+       >"$OUT/multi_gpu.check" 2>&1; then pass "$NGPU GPUs: one agent each, every dispatch on its own agent"
+  else fail "several GPUs (exit $RC)"; fi
+  cat "$OUT/multi_gpu.check" 2>/dev/null
+else
+  echo "SKIP: several GPUs: this machine has $NGPU GPU"
+fi
+
 echo "== crash and exit paths"
 for mode in segv abort term exit; do
   run_traced "crash_$mode" "$BIN/launch_bound" 3000 "--crash=$mode"
