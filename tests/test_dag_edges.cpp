@@ -1,6 +1,8 @@
 // The recorded cross-stream edges (analysis/dag_edges.hpp), built from hand-made SyncOps.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "analysis/dag_edges.hpp"
 #include "testing/visual_sample.hpp"
 
@@ -199,4 +201,25 @@ TEST(DagEdges, CopiesTakePart) {
   EXPECT_EQ(edges[0].from.kind, NodeKind::Copy);
   EXPECT_EQ(edges[0].from.index, 0u);
   EXPECT_EQ(edges[0].to.index, b0);
+}
+
+// Scale: 500k dispatches, 250k record/wait pairs on one reused event, a device sync every 1000 pairs.
+// Each pair k gives a(k) -> b(k); each device sync after pair k gives a(k) -> b(k+1) and b(k) -> a(k+1),
+// where a(k) -> b(k+1) duplicates nothing (b(k+1)'s event wait comes from a(k+1)).
+TEST(DagEdges, ScalesToManyOps) {
+  Trace t = make_trace(2);
+  const int pairs = 250'000;
+  int64_t corr = 0;
+  for (int k = 0; k < pairs; ++k) {
+    add(t, 0, 10 * k, 10 * k + 4, ++corr);
+    op(t, SyncKind::EventRecord, 0, 1, ++corr);
+    op(t, SyncKind::StreamWaitEvent, 1, 1, ++corr);
+    add(t, 1, 10 * k + 5, 10 * k + 9, ++corr);
+    if (k % 1000 == 999 && k + 1 < pairs) op(t, SyncKind::DeviceSynchronize, rpl::kNoIndex, 0, ++corr);
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  auto edges = recorded_cross_stream_edges(t);
+  RecordProperty("seconds", std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+  // 250000 event waits + 249 device syncs x 2 cross edges.
+  EXPECT_EQ(edges.size(), 250'000u + 249u * 2);
 }

@@ -72,7 +72,11 @@ class EdgeBuilder {
 
   std::vector<DagEdge> build() {
     bool any_host = false, any_barrier = false;
-    for (const SyncOp& op : t_.sync_ops) (op.source == SyncSource::HostApi ? any_host : any_barrier) = true;
+    for (const SyncOp& op : t_.sync_ops) {
+      (op.source == SyncSource::HostApi ? any_host : any_barrier) = true;
+      if (op.source == SyncSource::HostApi && op.kind != SyncKind::EventRecord && op.kind != SyncKind::StreamWaitEvent)
+        any_host_sync_ = true;
+    }
     if (any_host) index_submission_order();
     if (any_barrier) index_gpu_order();
     if (any_host) host_edges();
@@ -103,7 +107,8 @@ class EdgeBuilder {
     for_each_node([&](NodeRef n, Index stream, int64_t corr, TimeNs, uint32_t thread) {
       if (stream == kNoIndex || corr == 0) return;
       by_submission_[stream].push_back({corr, n, thread});
-      by_stream_thread_[pair_key(stream, thread)].push_back({corr, n, thread});
+      // Per (stream, thread) only for host syncs, which bind the syncing thread's next work.
+      if (any_host_sync_) by_stream_thread_[pair_key(stream, thread)].push_back({corr, n, thread});
     });
     for (Index s = 0; s < by_submission_.size(); ++s) {
       auto& v = by_submission_[s];
@@ -211,6 +216,7 @@ class EdgeBuilder {
   }
 
   const Trace& t_;
+  bool any_host_sync_ = false;
   std::vector<std::vector<Placed>> by_submission_;           // per stream, by correlation id
   std::unordered_map<uint64_t, std::vector<Placed>> by_stream_thread_;  // per (stream, thread), by correlation id
   std::vector<std::vector<Index>> streams_of_process_;      // streams with work, per process

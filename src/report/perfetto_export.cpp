@@ -174,7 +174,6 @@ class Exporter {
 
   void write_lanes() {
     const auto& lanes = lanes_.lanes();
-    std::vector<std::pair<std::size_t, SubTracks>> placement;  // per lane: first tid, sub-tracks
     std::vector<int64_t> next_tid(t_.processes.size() + 1, 1);
     Index last_process = kNoIndex - 1;
     for (std::size_t li = 0; li < lanes.size(); ++li) {
