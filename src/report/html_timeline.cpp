@@ -77,7 +77,7 @@ class LaneDrawer {
     for (NodeRef n : nodes) {
       if (!keep(n)) continue;
       TimeNs s = node_start(t_, n), e = std::max(node_end(t_, n), s);
-      if (g.count > 0 && joins(g, s)) {
+      if (g.count > 0 && joins(g, s, path_only)) {
         g.end = std::max(g.end, e);
       } else {
         if (g.count > 0) emit(g, y, path_only);
@@ -95,8 +95,11 @@ class LaneDrawer {
 
   // Work joins the group when it starts in the group's first column. Groups thus start at least a column
   // apart: at most width / column + 1 per lane, and dense work becomes one rectangle per column whose
-  // opacity shows how busy the column is.
-  bool joins(const Group& g, TimeNs s) const { return width(g.start, s) < column_px_; }
+  // opacity shows how busy the column is. Path outlines also join across gaps narrower than a column:
+  // a run of path nodes becomes one outline rather than a wall of touching ones.
+  bool joins(const Group& g, TimeNs s, bool path_only) const {
+    return width(g.start, s) < column_px_ || (path_only && width(g.end, s) < column_px_);
+  }
 
   void emit(const Group& g, double y, bool path_only) {
     double x0 = scale_.x(g.start), w = std::max(width(g.start, g.end), 0.8);
@@ -186,7 +189,7 @@ std::string timeline_section(const app::AnalyzeResults& r, const HtmlOptions& op
     lane_y[i] = y;
     y += kLaneHeight + kLaneGap;
   }
-  const double total_width = kLabelWidth + plot_width + 16, total_height = y + 6;
+  const double total_width = kLabelWidth + plot_width + 36, total_height = y + 6;
 
   legend(out, r);
   put(out, "<svg id=\"timeline\" width=\"{0:.0f}\" height=\"{1:.0f}\" viewBox=\"0 0 {0:.0f} {1:.0f}\" role=\"img\" "
