@@ -90,6 +90,12 @@ void JsonStream::null() {
   append_raw("null");
 }
 
+void JsonStream::raw(std::string_view json_text) {
+  separate();
+  append_raw(json_text);
+  maybe_flush();
+}
+
 void JsonStream::append_string(std::string_view s) {
   // Reuse nlohmann's escaping (and its UTF-8 handling) rather than writing our own.
   append_raw(nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));

@@ -36,6 +36,9 @@ class JsonStream {
   void value(double v);  // non-finite values are written as null
   void value(bool v);
   void null();
+  // An already-encoded JSON value (an object built once in a reused buffer, a name escaped once), written
+  // as the next element: for hot loops where key()/value() per field would allocate per call.
+  void raw(std::string_view json_text);
 
   // A row of numbers as one compact array: [a,b,c].
   template <typename... Ts>

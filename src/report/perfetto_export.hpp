@@ -1,0 +1,34 @@
+#pragma once
+// `rocm-perf export perfetto`: the trace as Chrome/Perfetto JSON trace events, loadable in ui.perfetto.dev
+// and chrome://tracing.
+//
+// Layout: a process track per profiled process, with one thread track per stream (see work_lanes.hpp)
+// holding its dispatches and copies as complete ("X") slices; flow arrows ("s"/"f") for the recorded
+// cross-stream dependencies (analysis/dag_edges.hpp); and a separate "Critical path" process whose track
+// repeats the path's nodes in time order. Slices on the path carry args.critical_path = true, and flows
+// the path follows are named "... (critical path)".
+//
+// Timestamps are microseconds since the trace's first GPU start (otherData.trace_start_ns gives the
+// absolute CLOCK_BOOTTIME origin), written with 3 decimals so nanoseconds survive exactly; relative times
+// keep the numbers small enough that a double-based JSON reader loses nothing.
+//
+// Output is streamed (JsonStream): memory is a few arrays of 4 bytes per node, whatever the trace size.
+#include <cstdio>
+#include <string>
+
+#include "app/analyze.hpp"
+#include "report/json_stream.hpp"
+
+namespace rpl::report {
+
+struct PerfettoOptions {
+  bool flows = true;                // arrows for the recorded cross-stream dependencies
+  bool critical_path_track = true;  // the separate "Critical path" process track
+};
+
+void write_perfetto_trace(JsonStream& out, const app::AnalyzeResults& r, const PerfettoOptions& options = {});
+
+// Writes `path` atomically (temporary name, then rename); throws rpl::Error(OutputFailed).
+void write_perfetto_file(const std::string& path, const app::AnalyzeResults& r, const PerfettoOptions& options = {});
+
+}  // namespace rpl::report

@@ -1,0 +1,140 @@
+#include "report/work_lanes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <tuple>
+
+namespace rpl::report {
+namespace {
+
+constexpr uint32_t kNoLane = UINT32_MAX;
+
+struct NodePlace {
+  LaneKind kind;
+  Index id;       // stream, queue or process index
+  Index process;
+};
+
+NodePlace place(const Trace& t, analysis::NodeRef n) {
+  Index stream, queue, process;
+  if (n.kind == analysis::NodeKind::Dispatch) {
+    const Dispatch& d = t.dispatches[n.index];
+    stream = d.stream, queue = d.queue, process = d.process;
+  } else {
+    const MemoryCopy& c = t.copies[n.index];
+    stream = c.stream, queue = c.queue, process = c.process;
+  }
+  if (stream != kNoIndex) return {LaneKind::Stream, stream, t.streams[stream].process};
+  if (queue != kNoIndex) return {LaneKind::Queue, queue, t.queues[queue].process};
+  return {LaneKind::Unassigned, process, process};
+}
+
+std::string lane_label(const Trace& t, LaneKind kind, Index id) {
+  if (kind == LaneKind::Unassigned) return "no stream";
+  const auto& [rocpd_id, name] = kind == LaneKind::Stream ? std::tie(t.streams[id].rocpd_id, t.streams[id].name)
+                                                          : std::tie(t.queues[id].rocpd_id, t.queues[id].name);
+  std::string label = fmt::format("{} {}", kind == LaneKind::Stream ? "stream" : "queue", rocpd_id);
+  if (!name.empty()) label += fmt::format(" ({})", name);
+  return label;
+}
+
+}  // namespace
+
+WorkLanes::WorkLanes(const Trace& trace)
+    : trace_(trace),
+      lane_of_stream_(trace.streams.size(), kNoLane),
+      lane_of_queue_(trace.queues.size(), kNoLane),
+      lane_of_unassigned_(trace.processes.size() + 1, kNoLane) {
+  auto slot = [&](const NodePlace& p) -> uint32_t& {
+    if (p.kind == LaneKind::Stream) return lane_of_stream_[p.id];
+    if (p.kind == LaneKind::Queue) return lane_of_queue_[p.id];
+    // kNoIndex (no process) shares the last slot.
+    return lane_of_unassigned_[std::min<std::size_t>(p.id, trace.processes.size())];
+  };
+  auto for_each_node = [&](auto&& f) {
+    for (Index i = 0; i < trace.dispatches.size(); ++i) f(analysis::NodeRef{analysis::NodeKind::Dispatch, i});
+    for (Index i = 0; i < trace.copies.size(); ++i) f(analysis::NodeRef{analysis::NodeKind::Copy, i});
+  };
+
+  // Which lanes exist, then their order, then their nodes.
+  std::vector<NodePlace> used;
+  std::vector<std::size_t> counts;
+  for_each_node([&](analysis::NodeRef n) {
+    NodePlace p = place(trace, n);
+    uint32_t& lane = slot(p);
+    if (lane == kNoLane) {
+      lane = static_cast<uint32_t>(used.size());
+      used.push_back(p);
+      counts.push_back(0);
+    }
+    ++counts[lane];
+  });
+  node_count_ = trace.dispatches.size() + trace.copies.size();
+
+  auto rocpd_id = [&](const NodePlace& p) -> int64_t {
+    if (p.kind == LaneKind::Stream) return trace.streams[p.id].rocpd_id;
+    if (p.kind == LaneKind::Queue) return trace.queues[p.id].rocpd_id;
+    return 0;
+  };
+  std::vector<uint32_t> order(used.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const NodePlace &pa = used[a], &pb = used[b];
+    return std::tuple(pa.process, pa.kind, rocpd_id(pa), pa.id) < std::tuple(pb.process, pb.kind, rocpd_id(pb), pb.id);
+  });
+  lanes_.resize(used.size());
+  std::vector<uint32_t> position(used.size());
+  for (uint32_t rank = 0; rank < order.size(); ++rank) {
+    const NodePlace& p = used[order[rank]];
+    position[order[rank]] = rank;
+    WorkLane& lane = lanes_[rank];
+    lane.process = p.process;
+    lane.kind = p.kind;
+    lane.id = p.kind == LaneKind::Unassigned ? kNoIndex : p.id;
+    lane.label = lane_label(trace, p.kind, p.id);
+    lane.nodes.reserve(counts[order[rank]]);
+  }
+  for (auto* table : {&lane_of_stream_, &lane_of_queue_, &lane_of_unassigned_})
+    for (uint32_t& lane : *table)
+      if (lane != kNoLane) lane = position[lane];
+
+  for_each_node([&](analysis::NodeRef n) { lanes_[slot(place(trace, n))].nodes.push_back(n); });
+  for (WorkLane& lane : lanes_)
+    std::sort(lane.nodes.begin(), lane.nodes.end(), [&](analysis::NodeRef a, analysis::NodeRef b) {
+      TimeNs sa = node_start(trace, a), sb = node_start(trace, b);
+      if (sa != sb) return sa < sb;
+      return node_end(trace, a) < node_end(trace, b);
+    });
+}
+
+std::size_t WorkLanes::lane_of(analysis::NodeRef n) const {
+  NodePlace p = place(trace_, n);
+  if (p.kind == LaneKind::Stream) return lane_of_stream_[p.id];
+  if (p.kind == LaneKind::Queue) return lane_of_queue_[p.id];
+  return lane_of_unassigned_[std::min<std::size_t>(p.id, trace_.processes.size())];
+}
+
+TimeNs node_start(const Trace& t, analysis::NodeRef n) {
+  return n.kind == analysis::NodeKind::Dispatch ? t.dispatches[n.index].start : t.copies[n.index].start;
+}
+
+TimeNs node_end(const Trace& t, analysis::NodeRef n) {
+  return n.kind == analysis::NodeKind::Dispatch ? t.dispatches[n.index].end : t.copies[n.index].end;
+}
+
+const std::string& node_name(const Trace& t, analysis::NodeRef n) {
+  return n.kind == analysis::NodeKind::Dispatch ? t.kernel_name(t.dispatches[n.index])
+                                                : t.strings.at(t.copies[n.index].kind);
+}
+
+std::string process_label(const Trace& t, Index process) {
+  if (process >= t.processes.size()) return "unknown process";
+  const Process& p = t.processes[process];
+  std::string label = fmt::format("pid {}", p.pid);
+  if (!p.command.empty()) label += fmt::format(" ({})", p.command);
+  if (!p.hostname.empty()) label += fmt::format(" on {}", p.hostname);
+  return label;
+}
+
+}  // namespace rpl::report

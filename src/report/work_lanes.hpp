@@ -1,0 +1,45 @@
+#pragma once
+// The tracks of the visual reports (HTML timeline, Perfetto export): one lane per (process, stream).
+// Work without a stream (a rocprofv3 kernel trace without HIP stream information) goes to a lane per
+// (process, queue), and work with neither to one lane per process.
+#include <string>
+#include <vector>
+
+#include "analysis/critical_path.hpp"
+#include "model/trace.hpp"
+
+namespace rpl::report {
+
+enum class LaneKind : uint8_t { Stream, Queue, Unassigned };
+
+struct WorkLane {
+  Index process = kNoIndex;
+  LaneKind kind = LaneKind::Stream;
+  Index id = kNoIndex;                   // into Trace::streams or Trace::queues; kNoIndex when unassigned
+  std::string label;                     // "stream 3", "stream 3 (copy)", "queue 2", "no stream"
+  std::vector<analysis::NodeRef> nodes;  // by start, then end
+};
+
+class WorkLanes {
+ public:
+  explicit WorkLanes(const Trace& trace);
+  // Ordered by process, then stream lanes, queue lanes, the unassigned lane; each by rocpd id.
+  const std::vector<WorkLane>& lanes() const { return lanes_; }
+  std::size_t lane_of(analysis::NodeRef n) const;
+  std::size_t node_count() const { return node_count_; }
+
+ private:
+  const Trace& trace_;
+  std::vector<WorkLane> lanes_;
+  std::vector<uint32_t> lane_of_stream_, lane_of_queue_, lane_of_unassigned_;  // by stream/queue/process
+  std::size_t node_count_ = 0;
+};
+
+TimeNs node_start(const Trace& t, analysis::NodeRef n);
+TimeNs node_end(const Trace& t, analysis::NodeRef n);
+// Kernel display name, or the copy kind ("MEMORY_COPY_HOST_TO_DEVICE").
+const std::string& node_name(const Trace& t, analysis::NodeRef n);
+// "pid 1234 (command) on host": how the reports name a process.
+std::string process_label(const Trace& t, Index process);
+
+}  // namespace rpl::report
