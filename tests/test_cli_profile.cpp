@@ -100,7 +100,7 @@ TEST(ProfileUsage, BadArgumentsAreUsageErrors) {
 TEST(ProfileRocm, UsesRocprofv3AndAnalysesEveryRun) {
   TempDir dir;
   auto r = run_cli({"profile", "--platform", "rocm", "--runs", "3", "-o", dir.file("out"), "--", "/bin/true"},
-                   {path_with_double(), {"FAKE_ROCPROFV3_KERNELS", "gemm:4:50000,softmax(float*):2:10000"}});
+                   {path_with_double(), {"FAKE_ROCPROFV3_KERNELS", "gemm:4:50000;softmax(float*):2:10000"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* f : {"profile", "dag", "analysis"})
     EXPECT_EQ(validate_against_schema(f, dir.file(std::string("out/") + f + ".json")), "") << f;
@@ -124,7 +124,7 @@ TEST(ProfileRocm, KernelFilterLimitsTheReport) {
   TempDir dir;
   auto r = run_cli({"profile", "--platform", "rocm", "--runs", "1", "--kernel", "^soft", "--quiet", "-o", dir.path(),
                     "--", "/bin/true"},
-                   {path_with_double(), {"FAKE_ROCPROFV3_KERNELS", "gemm:4:50000,softmax(float*):2:10000"}});
+                   {path_with_double(), {"FAKE_ROCPROFV3_KERNELS", "gemm:4:50000;softmax(float*):2:10000"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NEAR(std::stod(r.out), 0.020, 1e-9);  // only softmax: 2 x 10 us
 }

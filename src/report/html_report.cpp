@@ -178,7 +178,7 @@ void kernels_table(std::string& out, const app::AnalyzeResults& r, std::size_t t
   for (std::size_t i = 0; i < r.stats.kernels.size() && i < top; ++i) {
     const auto& k = r.stats.kernels[i];
     const auto& d = k.durations;
-    const auto* occ = i < r.occupancy.size() && r.occupancy[i] ? &*r.occupancy[i] : nullptr;
+    const auto* occ = i < r.occupancy.size() && r.occupancy[i].top ? &*r.occupancy[i].top : nullptr;
     auto path = on_path.find(k.name);
     put(out, "<tr{}><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
              "<td>{:.3f}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",

@@ -6,7 +6,7 @@
 // Controlled by environment variables:
 //   FAKE_ROCPROFV3_MODE       ok (default) | fail (exit 1, write nothing) | no-output (run the app, write
 //                             nothing) | crash-app-db (write the database even though the app failed)
-//   FAKE_ROCPROFV3_KERNELS    "name:count:duration_ns,..." (default "vecAdd(float*, float*, int):3:16000")
+//   FAKE_ROCPROFV3_KERNELS    "name:count:duration_ns;..." (names may contain commas) (default "vecAdd(float*, float*, int):3:16000")
 //   FAKE_ROCPROFV3_PROCESSES  databases to write, as if the app had started children (default 1)
 #include <fmt/core.h>
 #include <unistd.h>
@@ -37,7 +37,7 @@ std::vector<KernelSpec> parse_kernels(const std::string& spec) {
   std::vector<KernelSpec> out;
   std::stringstream ss(spec);
   std::string item;
-  while (std::getline(ss, item, ',')) {
+  while (std::getline(ss, item, ';')) {
     auto c2 = item.rfind(':');
     auto c1 = item.rfind(':', c2 - 1);
     out.push_back({item.substr(0, c1), std::stoi(item.substr(c1 + 1, c2 - c1 - 1)), std::stoll(item.substr(c2 + 1))});

@@ -117,11 +117,13 @@ app::AnalyzeResults visual_sample_results() {
   s.kernels.push_back({"scale", "scale", false, durations(3, 130, 30, 50, 0.27), 0.26, {scale}});
   s.dominant = 0;
 
-  app::KernelOccupancy occ;
+  analysis::LaunchOccupancy occ;
   occ.arch = "gfx942";
   occ.occupancy.theoretical = 0.375;
   occ.occupancy.limiter = "vgpr";
-  r.occupancy = {occ, std::nullopt, std::nullopt};
+  r.occupancy.resize(3);
+  r.occupancy[0].top = occ;
+  r.occupancy[0].launch_configurations = 1;
 
   auto& dag = r.dag;
   dag.ordering = "stream";
