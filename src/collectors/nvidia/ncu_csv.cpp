@@ -16,50 +16,13 @@
 
 #include <fmt/format.h>
 
+#include "support/csv.hpp"
 #include "support/errors.hpp"
 
 namespace rpl::collectors {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// Splits CSV text into records, one per line: fields separated by ',', optionally quoted with '"', a
-// quote inside a quoted field written as "". A record never spans lines (ncu never writes a newline
-// inside a field), so a stray quote in the application's own output cannot swallow the table.
-std::vector<std::vector<std::string>> split_csv(std::string_view text) {
-  std::vector<std::vector<std::string>> records;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos) eol = text.size();
-    std::string_view line = text.substr(pos, eol - pos);
-    pos = eol + 1;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty()) continue;
-    std::vector<std::string> record(1);
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-      const char c = line[i];
-      if (quoted) {
-        if (c != '"') record.back() += c;
-        else if (i + 1 < line.size() && line[i + 1] == '"') {
-          record.back() += '"';
-          ++i;
-        } else {
-          quoted = false;
-        }
-      } else if (c == '"') {
-        quoted = true;
-      } else if (c == ',') {
-        record.emplace_back();
-      } else {
-        record.back() += c;
-      }
-    }
-    records.push_back(std::move(record));
-  }
-  return records;
-}
 
 // The raw line of a record begins with a quote for every table line ncu writes; a record whose first
 // field is "==PROF==..." or similar is tool chatter.
