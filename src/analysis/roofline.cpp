@@ -224,6 +224,9 @@ struct KernelAcc {
   std::size_t profiled = 0;
   double duration_ns = 0;
   std::vector<CounterStats> slots;
+  // The dispatch that last added to each slot: several samples of one dispatch and counter (rocpd rows
+  // per dimension) add their values but count the dispatch and its duration once.
+  std::vector<Index> last_dispatch;
   std::vector<Index> dispatches;  // profiled dispatches, in first-seen order (per_dispatch only)
 };
 
@@ -343,6 +346,7 @@ RooflineResult compute_roofline(const Trace& trace, const RooflineOptions& optio
         acc.name = name;
         acc.agent = disp.agent;
         acc.slots.resize(slot_count);
+        acc.last_dispatch.assign(slot_count, kNoIndex);
         kernels.push_back(std::move(acc));
       }
       k = it->second;
@@ -387,8 +391,11 @@ RooflineResult compute_roofline(const Trace& trace, const RooflineOptions& optio
     const auto slot = static_cast<std::size_t>(slot_of_string[c.counter]);
     CounterStats& s = kernels[k].slots[slot];
     s.sum += c.value;
-    s.duration_ns += duration;
-    s.dispatches += 1;
+    if (kernels[k].last_dispatch[slot] != c.dispatch) {
+      kernels[k].last_dispatch[slot] = c.dispatch;
+      s.duration_ns += duration;
+      s.dispatches += 1;
+    }
     if (options.per_dispatch) {
       CounterStats& r = rows[row_of_dispatch[c.dispatch] * slot_count + slot];
       r.sum += c.value;
