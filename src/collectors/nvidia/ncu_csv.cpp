@@ -332,13 +332,14 @@ std::string kernel_base_name(std::string_view name) {
       }
     }
   }
-  // Return type: everything up to the last space outside template brackets.
-  int angle = 0;
+  // Return type: everything up to the last space outside template brackets and parentheses
+  // ("void (anonymous namespace)::k" keeps "(anonymous namespace)::k").
+  int depth = 0;
   std::size_t cut = std::string_view::npos;
   for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '<') ++angle;
-    else if (s[i] == '>') --angle;
-    else if (s[i] == ' ' && angle == 0) cut = i;
+    if (s[i] == '<' || s[i] == '(') ++depth;
+    else if (s[i] == '>' || s[i] == ')') --depth;
+    else if (s[i] == ' ' && depth == 0 && i + 1 < s.size() && s[i + 1] != '>') cut = i;
   }
   if (cut != std::string_view::npos) s = s.substr(cut + 1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
