@@ -260,6 +260,11 @@ TEST(AttFolders, FindAnalyzeAndDiagnose) {
   write(disp / "se0_sm0_sl0_wv0.json", R"json({"name": "SE0", "wave": {"timeline": [[2, 500], [4, 500]]}})json");
   write(disp / "filenames.json", "{}");
   write(root / "node01" / "stats_ui_output_agent_1234_dispatch_7.csv", "CodeObj,Vaddr,Instruction,Hitcount,Latency,Stall,Idle,Source\n");
+  // Near misses that are not per-dispatch outputs or wave files.
+  fs::create_directories(root / "ui_output_agent_1234_dispatch_x");
+  fs::create_directories(root / "ui_output_agent__dispatch_5");
+  write(disp / "se0_sm0_sl0_wv1.json.bak", R"json({"wave": {"timeline": [[4, 1000000]]}})json");
+  write(disp / "se0_sm0_wv2.json", R"json({"wave": {"timeline": [[4, 1000000]]}})json");
   const fs::path empty = root / "node01" / "ui_output_agent_1234_dispatch_3";
   write(empty / "code.json", kEmptyCodeJson);
   write(empty / "occupancy.json", kEmptyOccupancy);

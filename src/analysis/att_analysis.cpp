@@ -1,11 +1,11 @@
 // AMD ATT (rocprofv3 --att) per-dispatch output -> DeepAnalysis. File formats: reference
 // amd-profiling-stack.md §5.2; decoder pain points §8 #1-#3.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -67,6 +67,39 @@ nlohmann::json read_json(const fs::path& path) {
   } catch (const nlohmann::json::exception& e) {
     throw Error(ExitCode::InputInvalid, path.string() + ": not valid JSON (" + e.what() + ")");
   }
+}
+
+bool all_digits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+// "ui_output_agent_<agent>_dispatch_<id>" -> (agent, id).
+bool parse_dispatch_dir(std::string_view name, std::string& agent, int64_t& id) {
+  constexpr std::string_view kPrefix = "ui_output_agent_", kMiddle = "_dispatch_";
+  if (!starts_with(name, kPrefix)) return false;
+  const std::size_t mid = name.rfind(kMiddle);
+  if (mid == std::string_view::npos || mid <= kPrefix.size()) return false;
+  const std::string_view digits = name.substr(mid + kMiddle.size());
+  if (!all_digits(digits) || digits.size() > 18) return false;
+  agent = std::string(name.substr(kPrefix.size(), mid - kPrefix.size()));
+  id = std::stoll(std::string(digits));
+  return true;
+}
+
+// "se<N>_sm<N>_sl<N>_wv<N>.json": one traced wave.
+bool is_wave_file(std::string_view name) {
+  constexpr std::string_view kSuffix = ".json";
+  if (name.size() <= kSuffix.size() || name.substr(name.size() - kSuffix.size()) != kSuffix) return false;
+  name.remove_suffix(kSuffix.size());
+  for (std::string_view tag : {"se", "_sm", "_sl", "_wv"}) {
+    if (!starts_with(name, tag)) return false;
+    name.remove_prefix(tag.size());
+    std::size_t n = 0;
+    while (n < name.size() && std::isdigit(static_cast<unsigned char>(name[n]))) ++n;
+    if (n == 0) return false;
+    name.remove_prefix(n);
+  }
+  return name.empty();
 }
 
 std::string read_text(const fs::path& path) {
@@ -292,18 +325,14 @@ std::vector<AttDispatchOutput> find_att_outputs(const std::string& root) {
   std::vector<AttDispatchOutput> out;
   std::error_code ec;
   if (!fs::is_directory(root, ec)) throw Error(ExitCode::InputMissing, root + ": not a directory");
-  static const std::regex kDir(R"(ui_output_agent_(.+)_dispatch_(\d+))");
   for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
        it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) break;
     if (!it->is_directory(ec)) continue;
-    std::smatch m;
     const std::string name = it->path().filename().string();
-    if (!std::regex_match(name, m, kDir)) continue;
     AttDispatchOutput o;
+    if (!parse_dispatch_dir(name, o.agent, o.dispatch_id)) continue;
     o.path = it->path().string();
-    o.agent = m[1];
-    o.dispatch_id = std::stoll(m[2]);
     const fs::path stats = it->path().parent_path() / ("stats_" + name + ".csv");
     if (fs::exists(stats, ec)) o.stats_csv = stats.string();
     out.push_back(std::move(o));
@@ -350,10 +379,9 @@ DeepAnalysis analyze_att_dispatch(const AttDispatchOutput& output, uint32_t max_
   const fs::path occ = dir / "occupancy.json";
   if (fs::exists(occ, ec)) occupancy = att_occupancy(read_json(occ), notes);
   std::array<double, 5> states{};
-  static const std::regex kWave(R"(se\d+_sm\d+_sl\d+_wv\d+\.json)");
   std::vector<fs::path> waves;
   for (const auto& entry : fs::directory_iterator(dir, ec))
-    if (entry.is_regular_file(ec) && std::regex_match(entry.path().filename().string(), kWave)) waves.push_back(entry.path());
+    if (entry.is_regular_file(ec) && is_wave_file(entry.path().filename().string())) waves.push_back(entry.path());
   std::sort(waves.begin(), waves.end());
   for (const auto& w : waves) add_att_wave_timeline(read_json(w), states);
   DeepAnalysis d = att_deep_analysis(code, occupancy, states, max_waves_per_cu, std::move(notes));
