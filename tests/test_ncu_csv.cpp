@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "analysis/deep_analysis.hpp"
 #include "analysis/roofline.hpp"
 #include "collectors/nvidia/ncu_csv.hpp"
 #include "support/errors.hpp"
@@ -374,4 +375,66 @@ TEST(NcuCommand, InvalidChoicesAreUsageErrors) {
   NcuCommandOptions f = o;
   f.replay_mode = "range";
   expect_usage(f);
+}
+
+// ---- A real capture: tests/data/ncu/h200_roofline_deep_raw.csv is what the command line above
+// (ncu_roofline_metrics + ncu_deep_metrics for sm_90, --log-file) produced with ncu 2025.3.1 on an H200
+// for a small program: k_fma<float>, k_fma<double>, k_fma<half>, k_mma (wmma f16), k_div, twice each.
+
+TEST(NcuRealCapture, ParsesAttachesAndGivesPlausiblePoints) {
+  NcuReport report = read_ncu_csv(std::string(RPL_SOURCE_DIR) + "/tests/data/ncu/h200_roofline_deep_raw.csv");
+  ASSERT_EQ(report.kernels.size(), 10u);
+  EXPECT_TRUE(report.warnings.empty()) << report.warnings[0];
+  for (const auto& k : report.kernels) EXPECT_EQ(report.value(k, "profiler__replayer_passes"), 15.0);  // 8 + 9 - 2 shared
+  for (const auto& m : analysis::ncu_roofline_metrics("sm_90")) EXPECT_GE(report.metric_index(m), 0) << m;
+  for (const auto& m : analysis::ncu_deep_metrics("sm_90")) EXPECT_GE(report.metric_index(m), 0) << m;
+
+  test::CounterTraceBuilder b;
+  Index gpu = b.agent("sm_90", "NVIDIA H200", 132);
+  struct K {
+    const char* mangled;
+    uint32_t grid, block;
+  };
+  const K kernels[] = {{"_Z5k_fmaIfEvPT_S0_S0_", 65536, 256}, {"_Z5k_fmaIdEvPT_S0_S0_", 65536, 256},
+                       {"_Z5k_fmaI6__halfEvPT_S1_S1_", 65536, 256}, {"_Z5k_mmaP6__halfPf", 1024, 32},
+                       {"_Z5k_divPfS_", 65536, 256}};
+  TimeNs t = 0;
+  for (int rep = 0; rep < 2; ++rep)
+    for (const auto& k : kernels) {
+      Index sym = kNoIndex;
+      for (Index s = 0; s < b.trace().symbols.size(); ++s)
+        if (b.trace().strings.at(b.trace().symbols[s].mangled_name) == k.mangled) sym = s;
+      if (sym == kNoIndex) sym = b.kernel(std::string("display ") + k.mangled, k.mangled);
+      Index d = b.dispatch(sym, gpu, t, 100'000);
+      b.trace().dispatches[d].grid[0] = k.grid * k.block;
+      b.trace().dispatches[d].block[0] = k.block;
+      t += 200'000;
+    }
+  NcuAttachResult a = attach_ncu_metrics(b.trace(), report);
+  EXPECT_EQ(a.matched_instances, 10u);
+  EXPECT_TRUE(a.warnings.empty()) << a.warnings[0];
+
+  analysis::RooflineResult r = analysis::compute_roofline(b.trace());
+  ASSERT_EQ(r.kernels.size(), 5u);
+  for (const auto& k : r.kernels) {
+    EXPECT_EQ(k.point.status, analysis::PointStatus::Ok) << k.name << ": " << (k.point.reasons.empty() ? "" : k.point.reasons[0]);
+    EXPECT_FALSE(k.point.above_roof) << k.name;
+  }
+  auto find = [&](const char* mangled) -> const analysis::KernelRoofline& {
+    for (const auto& k : r.kernels)
+      if (k.name == std::string("display ") + mangled) return k;
+    throw std::runtime_error(mangled);
+  };
+  // k_fma<float>: 2 x 268,435,456 FLOP per launch over ncu's durations 50,144 + 49,664 ns.
+  const auto& f32 = find("_Z5k_fmaIfEvPT_S0_S0_").point;
+  constexpr analysis::ComputeClass kF32{analysis::Pipe::Vector, analysis::DataType::F32};
+  constexpr analysis::ComputeClass kTensorF16{analysis::Pipe::Matrix, analysis::DataType::F16};
+  EXPECT_DOUBLE_EQ(*f32.flops_per_dispatch[kF32.index()], 536870912.0);
+  EXPECT_DOUBLE_EQ(f32.duration_ns, 50144.0 + 49664.0);
+  EXPECT_EQ(f32.bound, analysis::Bound::Memory);  // ~5 FLOP/B against a ridge of 67,000 / 4,800 = 14
+  // k_mma: 1024 warps x 32 x 16x16x16 MACs = 268,435,456 tensor FLOP per launch.
+  const auto& mma = find("_Z5k_mmaP6__halfPf").point;
+  EXPECT_DOUBLE_EQ(*mma.flops_per_dispatch[kTensorF16.index()], 268435456.0);
+  EXPECT_EQ(mma.dominant, kTensorF16);
+  EXPECT_EQ(mma.bound, analysis::Bound::Compute);  // 5 KB of DRAM traffic for 268 MFLOP
 }

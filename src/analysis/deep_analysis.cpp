@@ -199,7 +199,7 @@ DeepAnalysis ncu_deep_analysis(const std::function<std::optional<double>(std::st
   } else {
     notes.push_back("no warp-state stall metrics: stall breakdown unavailable");
   }
-  d.available = d.achieved_occupancy || d.issue_utilization || d.stall_fraction || d.branch_efficiency ||
+  d.available = d.achieved_occupancy || d.theoretical_occupancy || d.issue_utilization || d.stall_fraction || d.branch_efficiency ||
                 d.thread_utilization || d.l1_hit_rate || d.l2_hit_rate;
   if (!d.available) notes.push_back("none of the deep-analysis metrics was collected (see ncu_deep_metrics)");
   return d;
