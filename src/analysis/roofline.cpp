@@ -45,7 +45,10 @@ class Evaluator {
 
   const RooflineCounterSet& set() const { return set_; }
 
-  RooflinePoint evaluate(const CounterStats* stats, const Ceilings& ceilings, double tolerance) const;
+  // list_missing = false (per-dispatch points): the missing counters are counted in one reason instead of
+  // listed; the kernel's point lists them, and a dispatch of a multi-pass run misses most of them.
+  RooflinePoint evaluate(const CounterStats* stats, const Ceilings& ceilings, double tolerance,
+                         bool list_missing = true) const;
 
  private:
   RooflineCounterSet set_;
@@ -68,8 +71,10 @@ std::string above_message(const std::string& what, double achieved, const char* 
       what, num(achieved), unit, 100.0 * achieved / ceiling, ceiling_desc, num(ceiling), unit, 100.0 * tolerance);
 }
 
-RooflinePoint Evaluator::evaluate(const CounterStats* stats, const Ceilings& ceilings, double tolerance) const {
+RooflinePoint Evaluator::evaluate(const CounterStats* stats, const Ceilings& ceilings, double tolerance,
+                                  bool list_missing) const {
   RooflinePoint p;
+  std::size_t missing_terms = 0;
   if (!set_.unavailable_reason.empty()) {
     p.status = PointStatus::Unavailable;
     p.reasons.push_back(set_.unavailable_reason);
@@ -90,7 +95,8 @@ RooflinePoint Evaluator::evaluate(const CounterStats* stats, const Ceilings& cei
       else if (t.fallback >= 0 && stats[t.fallback].dispatches > 0) s = &stats[t.fallback];
       if (!s || s->duration_ns <= 0) {
         complete = false;
-        add_missing(p, t.counter);
+        ++missing_terms;
+        if (list_missing) add_missing(p, t.counter);
         continue;
       }
       per_dispatch += t.coefficient * s->sum / static_cast<double>(s->dispatches);
@@ -144,6 +150,10 @@ RooflinePoint Evaluator::evaluate(const CounterStats* stats, const Ceilings& cei
   for (std::size_t l = 0; l < kMemLevelCount; ++l)
     if (p.total_gflops && p.gbps[l] && *p.gbps[l] > 0) p.intensity[l] = total / *p.gbps[l];
 
+  if (!list_missing && missing_terms > 0)
+    p.reasons.push_back(fmt::format("{} counter term(s) missing on this dispatch (the kernel's point lists the "
+                                    "counters; with several passes each dispatch carries only its pass's)",
+                                    missing_terms));
   bool incomplete = !flops_complete || !p.gbps[kLevelHbm];
   if (!flops_complete)
     p.reasons.push_back("FLOP counters are missing: the FLOPs are a lower bound and the point is incomplete");
@@ -330,9 +340,6 @@ RooflineResult compute_roofline(const Trace& trace, const RooflineOptions& optio
   std::vector<uint32_t> kernel_of_dispatch;
   std::vector<uint8_t> seen;  // 0 new, 1 counted, 2 skipped
   std::size_t skipped_duration = 0, skipped_unattributed = 0;
-  // Per-dispatch statistics, only when asked for: one row of slots per profiled dispatch.
-  std::vector<uint32_t> row_of_dispatch;
-  std::vector<CounterStats> rows;
 
   auto kernel_for = [&](Index d) -> uint32_t {
     if (kernel_of_dispatch[d] != kUnset) return kernel_of_dispatch[d];
@@ -379,12 +386,7 @@ RooflineResult compute_roofline(const Trace& trace, const RooflineOptions& optio
         seen[c.dispatch] = 1;
         kernels[k].profiled += 1;
         kernels[k].duration_ns += duration;
-        if (options.per_dispatch) {
-          if (row_of_dispatch.empty()) row_of_dispatch.assign(trace.dispatches.size(), kUnset);
-          row_of_dispatch[c.dispatch] = static_cast<uint32_t>(rows.size() / std::max<std::size_t>(slot_count, 1));
-          rows.resize(rows.size() + slot_count);
-          kernels[k].dispatches.push_back(c.dispatch);
-        }
+        if (options.per_dispatch) kernels[k].dispatches.push_back(c.dispatch);
       }
     }
     if (seen[c.dispatch] != 1) continue;
@@ -395,12 +397,6 @@ RooflineResult compute_roofline(const Trace& trace, const RooflineOptions& optio
       kernels[k].last_dispatch[slot] = c.dispatch;
       s.duration_ns += duration;
       s.dispatches += 1;
-    }
-    if (options.per_dispatch) {
-      CounterStats& r = rows[row_of_dispatch[c.dispatch] * slot_count + slot];
-      r.sum += c.value;
-      r.duration_ns = duration;
-      r.dispatches = 1;
     }
   }
   if (skipped_duration)
@@ -439,6 +435,27 @@ RooflineResult compute_roofline(const Trace& trace, const RooflineOptions& optio
     if (it != kernel_by_key.end()) ++dispatch_count[it->second];
   }
 
+  // Per-dispatch points: the relevant samples grouped by dispatch with a counting sort (4 bytes per sample
+  // and per dispatch, no dense row per dispatch), evaluated through one reusable row of slots.
+  std::vector<uint32_t> first_sample, sample_order;
+  if (options.per_dispatch && !seen.empty()) {
+    first_sample.assign(trace.dispatches.size() + 1, 0);
+    for (const auto& c : trace.counters)
+      if (c.counter < slot_of_string.size() && slot_of_string[c.counter] >= 0 && c.dispatch < seen.size() &&
+          seen[c.dispatch] == 1)
+        ++first_sample[c.dispatch + 1];
+    for (std::size_t d = 0; d < trace.dispatches.size(); ++d) first_sample[d + 1] += first_sample[d];
+    sample_order.resize(first_sample.back());
+    std::vector<uint32_t> next(first_sample.begin(), first_sample.end() - 1);
+    for (std::size_t i = 0; i < trace.counters.size(); ++i) {
+      const auto& c = trace.counters[i];
+      if (c.counter < slot_of_string.size() && slot_of_string[c.counter] >= 0 && c.dispatch < seen.size() &&
+          seen[c.dispatch] == 1)
+        sample_order[next[c.dispatch]++] = static_cast<uint32_t>(i);
+    }
+  }
+  std::vector<CounterStats> dispatch_row(slot_count);
+
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     KernelAcc& acc = kernels[k];
     const auto row = static_cast<std::size_t>(agent_row[acc.agent]);
@@ -451,13 +468,24 @@ RooflineResult compute_roofline(const Trace& trace, const RooflineOptions& optio
     kr.point = ev.evaluate(acc.slots.data(), ceilings, options.above_roof_tolerance);
     kr.point.profiled_dispatches = acc.profiled;
     kr.point.duration_ns = acc.duration_ns;
+    kr.dispatches.reserve(acc.dispatches.size());
     for (Index d : acc.dispatches) {
       DispatchRoofline dr;
       dr.dispatch = d;
       dr.dispatch_id = trace.dispatches[d].dispatch_id;
-      dr.point = ev.evaluate(&rows[row_of_dispatch[d] * slot_count], ceilings, options.above_roof_tolerance);
+      const double duration = duration_of(d);
+      for (uint32_t i = first_sample[d]; i < first_sample[d + 1]; ++i) {
+        const auto& c = trace.counters[sample_order[i]];
+        CounterStats& r = dispatch_row[static_cast<std::size_t>(slot_of_string[c.counter])];
+        r.sum += c.value;
+        r.duration_ns = duration;
+        r.dispatches = 1;
+      }
+      dr.point = ev.evaluate(dispatch_row.data(), ceilings, options.above_roof_tolerance, false);
+      for (uint32_t i = first_sample[d]; i < first_sample[d + 1]; ++i)
+        dispatch_row[static_cast<std::size_t>(slot_of_string[trace.counters[sample_order[i]].counter])] = {};
       dr.point.profiled_dispatches = 1;
-      dr.point.duration_ns = duration_of(d);
+      dr.point.duration_ns = duration;
       kr.dispatches.push_back(std::move(dr));
     }
     result.kernels.push_back(std::move(kr));

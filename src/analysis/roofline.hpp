@@ -47,7 +47,7 @@ const char* to_string(Bound b);  // "unknown", "memory", "compute"
 struct RooflinePoint {
   PointStatus status = PointStatus::Incomplete;
   std::vector<std::string> reasons;        // why incomplete / unavailable, or the above-roof messages
-  std::vector<std::string> missing_counters;
+  std::vector<std::string> missing_counters;  // kernel points only; a dispatch point counts them in a reason
 
   std::size_t profiled_dispatches = 0;     // dispatches that carried at least one roofline counter
   double duration_ns = 0;                  // sum of those dispatches' durations
