@@ -67,8 +67,12 @@ std::vector<std::vector<std::string>> split_amd_passes(const RooflineCounterSet&
 std::string rocprofv3_pmc_input(std::string_view arch);
 
 // NVIDIA: the ncu --metrics list for the roofline (comma-separated when joined). ncu itself groups metrics
-// into replay passes; measured with ncu 2025.3.1 on an H100 (profiler__replayer_passes): this set takes 8
-// passes, the deep-analysis set (deep_analysis.hpp) 9, both together 15.
+// into replay passes; measured with ncu 2025.3.1 on an H100 and an H200 (profiler__replayer_passes, each
+// set with gpu__time_duration.sum): this set takes 8 passes, the deep-analysis set (deep_analysis.hpp) 9,
+// both together 15. By part: the 9 SASS op counts 3, the byte counters 1, the tensor counters 7 (fp16 3,
+// int8 3, bf16 / tf32 / fp64 / fp8 1 each). The tensor instruction counts (sm__inst_executed_pipe_tensor_op_*)
+// take 1 pass but give instructions, not FLOPs (the FLOPs per instruction depend on the MMA shape), so they
+// are not used.
 std::vector<std::string> ncu_roofline_metrics(std::string_view arch);
 
 }  // namespace rpl::analysis
