@@ -1,0 +1,154 @@
+// The bottleneck classifier over kBottleneckRules. See bottleneck.hpp and docs/bottleneck-rules.md.
+#include "analysis/bottleneck.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+namespace rpl::analysis {
+namespace {
+
+BottleneckEvidence evaluate(const BottleneckCondition& c, const BottleneckInputs& in) {
+  BottleneckEvidence e;
+  e.metric = to_string(c.metric);
+  e.value = in.value(c.metric);
+  e.comparison = to_string(c.comparison);
+  e.threshold = c.threshold;
+  e.required = c.requirement == Requirement::Required;
+  if (!e.value) e.passed = !e.required;
+  else e.passed = c.comparison == Comparison::AtLeast ? *e.value >= c.threshold : *e.value < c.threshold;
+  return e;
+}
+
+nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+nlohmann::json label_json(const BottleneckLabel& l) {
+  nlohmann::json ev = nlohmann::json::array();
+  for (const auto& e : l.evidence)
+    ev.push_back({{"metric", e.metric},
+                  {"value", opt(e.value)},
+                  {"comparison", e.comparison},
+                  {"threshold", e.threshold},
+                  {"required", e.required},
+                  {"passed", e.passed}});
+  return {{"label", l.label}, {"rule", l.rule}, {"fallback", l.fallback}, {"evidence", std::move(ev)}};
+}
+
+}  // namespace
+
+const char* to_string(BottleneckMetric m) {
+  static constexpr const char* kNames[kBottleneckMetricCount] = {
+      "memory_roof_fraction", "compute_roof_fraction", "roof_fraction",      "hbm_bandwidth_fraction",
+      "issue_utilization",    "achieved_occupancy",    "theoretical_occupancy", "stall_fraction",
+      "memory_stall_share",   "branch_efficiency",     "thread_utilization"};
+  return kNames[static_cast<std::size_t>(m)];
+}
+
+const char* to_string(Comparison c) { return c == Comparison::AtLeast ? ">=" : "<"; }
+
+BottleneckInputs bottleneck_inputs(const RooflinePoint* roofline, const DeepAnalysis* deep,
+                                   std::optional<double> theoretical_occupancy) {
+  BottleneckInputs in;
+  if (roofline) {
+    if (roofline->status != PointStatus::Ok) {
+      in.notes.push_back(std::string("roofline point left out: its status is '") + to_string(roofline->status) +
+                         "' (only a complete point below its roof is evidence)");
+    } else {
+      in.bound = roofline->bound;
+      in.set(BottleneckMetric::RoofFraction, roofline->fraction_of_roof);
+      if (roofline->bound == Bound::Memory) in.set(BottleneckMetric::MemoryRoofFraction, roofline->fraction_of_roof);
+      if (roofline->bound == Bound::Compute) in.set(BottleneckMetric::ComputeRoofFraction, roofline->fraction_of_roof);
+      in.set(BottleneckMetric::HbmBandwidthFraction,
+             roofline->fraction_of_bandwidth[static_cast<std::size_t>(MemLevel::Hbm)]);
+    }
+  }
+  if (deep) {
+    in.set(BottleneckMetric::IssueUtilization, deep->issue_utilization);
+    in.set(BottleneckMetric::AchievedOccupancy, deep->achieved_occupancy);
+    in.set(BottleneckMetric::TheoreticalOccupancy, deep->theoretical_occupancy);
+    in.set(BottleneckMetric::StallFraction, deep->stall_fraction);
+    in.set(BottleneckMetric::MemoryStallShare, deep->memory_stall_share);
+    in.set(BottleneckMetric::BranchEfficiency, deep->branch_efficiency);
+    in.set(BottleneckMetric::ThreadUtilization, deep->thread_utilization);
+    in.memory_latency_cycles = deep->vmem_latency_cycles;
+  }
+  if (theoretical_occupancy) in.set(BottleneckMetric::TheoreticalOccupancy, theoretical_occupancy);
+  return in;
+}
+
+BottleneckResult classify_bottleneck(const BottleneckInputs& inputs) {
+  BottleneckResult r;
+  r.inputs = inputs;
+  // Rules in table order; a rule's conditions are its rows with the same (label, rule) id.
+  std::vector<std::pair<std::string_view, std::string_view>> order;
+  for (const auto& c : kBottleneckRules)
+    if (std::find(order.begin(), order.end(), std::make_pair(c.label, c.rule)) == order.end())
+      order.emplace_back(c.label, c.rule);
+  for (const auto& [label, rule] : order) {
+    BottleneckLabel l{std::string(label), std::string(rule), false, {}};
+    bool fires = true;
+    for (const auto& c : kBottleneckRules)
+      if (c.label == label && c.rule == rule) {
+        l.evidence.push_back(evaluate(c, inputs));
+        fires = fires && l.evidence.back().passed;
+      }
+    if (fires) r.fired.push_back(std::move(l));
+  }
+  for (const auto& l : r.fired) {
+    if (!r.primary) r.primary = l;
+    else if (l.label != r.primary->label) {
+      r.secondary = l;
+      break;
+    }
+  }
+  if (!r.primary) {
+    if (inputs.bound != Bound::Unknown) {
+      // Nothing is saturated and no other rule fired: the roofline side is the best available reading.
+      BottleneckLabel l;
+      l.label = std::string(inputs.bound == Bound::Memory ? kMemoryBandwidthBound : kComputeThroughputLimited);
+      l.rule = "fallback";
+      l.fallback = true;
+      l.evidence.push_back({"roof_fraction", inputs.value(BottleneckMetric::RoofFraction), "<", kSaturatedFraction, true,
+                            true});
+      r.primary = std::move(l);
+      r.notes.push_back(std::string("no rule fired; the label is the side of the ridge point (bound ") +
+                        to_string(inputs.bound) + ") and the kernel is below " +
+                        std::to_string(static_cast<int>(kSaturatedFraction * 100)) + "% of that roof");
+    } else {
+      r.notes.push_back("no rule fired and there is no usable roofline point: no label");
+    }
+  }
+  return r;
+}
+
+nlohmann::json to_json(const BottleneckResult& r) {
+  nlohmann::json inputs = nlohmann::json::object();
+  for (std::size_t m = 0; m < kBottleneckMetricCount; ++m)
+    inputs[to_string(static_cast<BottleneckMetric>(m))] = opt(r.inputs.values[m]);
+  inputs["memory_latency_cycles"] = opt(r.inputs.memory_latency_cycles);
+  inputs["bound"] = to_string(r.inputs.bound);
+  nlohmann::json fired = nlohmann::json::array();
+  for (const auto& l : r.fired) fired.push_back(label_json(l));
+  nlohmann::json notes = r.inputs.notes;
+  for (const auto& n : r.notes) notes.push_back(n);
+  return {{"primary", r.primary ? label_json(*r.primary) : nlohmann::json(nullptr)},
+          {"secondary", r.secondary ? label_json(*r.secondary) : nlohmann::json(nullptr)},
+          {"fired", std::move(fired)},
+          {"inputs", std::move(inputs)},
+          {"notes", std::move(notes)}};
+}
+
+nlohmann::json bottleneck_rules_json() {
+  nlohmann::json rules = nlohmann::json::array();
+  for (const auto& c : kBottleneckRules)
+    rules.push_back({{"label", c.label},
+                     {"rule", c.rule},
+                     {"metric", to_string(c.metric)},
+                     {"comparison", to_string(c.comparison)},
+                     {"threshold", c.threshold},
+                     {"requirement", c.requirement == Requirement::Required ? "required" : "if_known"},
+                     {"description", c.description}});
+  return rules;
+}
+
+}  // namespace rpl::analysis

@@ -1,0 +1,571 @@
+// Roofline evaluation over a Trace's counter samples. See roofline.hpp for the scope rule and
+// docs/roofline.md for the definitions.
+#include "analysis/roofline.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace rpl::analysis {
+namespace {
+
+constexpr std::size_t kLevelHbm = static_cast<std::size_t>(MemLevel::Hbm);
+
+// A counter set whose terms point at slots of a CounterStats array.
+class Evaluator {
+ public:
+  struct Term {
+    int slot = -1;
+    int fallback = -1;  // "X" for a term named "X_sum"
+    double coefficient = 0;
+    std::string_view counter;
+  };
+  struct Quantity {
+    const RooflineQuantity* q = nullptr;
+    std::vector<Term> terms;
+  };
+
+  template <typename SlotOf>
+  Evaluator(RooflineCounterSet set, SlotOf&& slot_of) : set_(std::move(set)) {
+    for (const auto& q : set_.quantities) {
+      Quantity rq{&q, {}};
+      for (const auto& t : q.terms) {
+        Term term{slot_of(t.counter), -1, t.coefficient, t.counter};
+        if (t.counter.size() > 4 && t.counter.substr(t.counter.size() - 4) == "_sum")
+          term.fallback = slot_of(t.counter.substr(0, t.counter.size() - 4));
+        rq.terms.push_back(term);
+      }
+      quantities_.push_back(std::move(rq));
+    }
+  }
+
+  const RooflineCounterSet& set() const { return set_; }
+
+  // list_missing = false (per-dispatch points): the missing counters are counted in one reason instead of
+  // listed; the kernel's point lists them, and a dispatch of a multi-pass run misses most of them.
+  RooflinePoint evaluate(const CounterStats* stats, const Ceilings& ceilings, double tolerance,
+                         bool list_missing = true) const;
+
+ private:
+  RooflineCounterSet set_;
+  std::vector<Quantity> quantities_;
+};
+
+std::string num(double v) { return fmt::format("{:.6g}", v); }
+
+void add_missing(RooflinePoint& p, std::string_view counter) {
+  if (std::find(p.missing_counters.begin(), p.missing_counters.end(), counter) == p.missing_counters.end())
+    p.missing_counters.emplace_back(counter);
+}
+
+std::string above_message(const std::string& what, double achieved, const char* unit, double ceiling,
+                          const std::string& ceiling_desc, double tolerance) {
+  return fmt::format(
+      "{}: achieved {} {} is {:.0f}% of {} {} {}, above it by more than the {:.0f}% tolerance. A point cannot "
+      "exceed its roof: this is a measurement error (counters and durations of different scopes or passes, "
+      "a wrong ceiling or unit), not a result",
+      what, num(achieved), unit, 100.0 * achieved / ceiling, ceiling_desc, num(ceiling), unit, 100.0 * tolerance);
+}
+
+RooflinePoint Evaluator::evaluate(const CounterStats* stats, const Ceilings& ceilings, double tolerance,
+                                  bool list_missing) const {
+  RooflinePoint p;
+  std::size_t missing_terms = 0;
+  if (!set_.unavailable_reason.empty()) {
+    p.status = PointStatus::Unavailable;
+    p.reasons.push_back(set_.unavailable_reason);
+    return p;
+  }
+  std::array<bool, kMemLevelCount> level_seen{}, level_complete{};
+  level_complete.fill(true);
+  std::array<double, kMemLevelCount> level_per_dispatch{}, level_rate{};
+  bool flops_complete = true;
+
+  for (const auto& rq : quantities_) {
+    const RooflineQuantity& q = *rq.q;
+    double per_dispatch = 0, rate = 0;
+    bool complete = true;
+    for (const auto& t : rq.terms) {
+      const CounterStats* s = nullptr;
+      if (t.slot >= 0 && stats[t.slot].dispatches > 0) s = &stats[t.slot];
+      else if (t.fallback >= 0 && stats[t.fallback].dispatches > 0) s = &stats[t.fallback];
+      if (!s || s->duration_ns <= 0) {
+        complete = false;
+        ++missing_terms;
+        if (list_missing) add_missing(p, t.counter);
+        continue;
+      }
+      per_dispatch += t.coefficient * s->sum / static_cast<double>(s->dispatches);
+      rate += t.coefficient * s->sum / s->duration_ns;
+    }
+    // Differences of counters (hbm_read, lds) can come out negative when their terms were measured in
+    // different passes that disagree: that is not a quantity, it is an inconsistency.
+    if (complete && (per_dispatch < 0 || rate < 0)) {
+      complete = false;
+      p.reasons.push_back(fmt::format("{} came out negative ({} per dispatch): its counters disagree (different "
+                                      "passes or runs?)",
+                                      q.name, num(per_dispatch)));
+    }
+    if (q.kind == RooflineQuantity::Kind::Flops) {
+      if (!complete) {
+        flops_complete = false;
+        continue;
+      }
+      const std::size_t c = q.compute.index();
+      p.flops_per_dispatch[c] = p.flops_per_dispatch[c].value_or(0) + per_dispatch;
+      p.gflops[c] = p.gflops[c].value_or(0) + rate;
+    } else {
+      const auto l = static_cast<std::size_t>(q.level);
+      level_seen[l] = true;
+      if (!complete) {
+        level_complete[l] = false;
+        continue;
+      }
+      level_per_dispatch[l] += per_dispatch;
+      level_rate[l] += rate;
+    }
+  }
+  for (std::size_t l = 0; l < kMemLevelCount; ++l)
+    if (level_seen[l] && level_complete[l]) {
+      p.bytes_per_dispatch[l] = level_per_dispatch[l];
+      p.gbps[l] = level_rate[l];
+      const Ceiling& ceiling = ceilings.bandwidth[l];
+      if (ceiling.known()) p.fraction_of_bandwidth[l] = level_rate[l] / ceiling.value;
+    }
+
+  bool any_flops = false;
+  double total = 0;
+  for (std::size_t c = 0; c < kComputeClassCount; ++c)
+    if (p.gflops[c]) {
+      any_flops = true;
+      total += *p.gflops[c];
+      if (*p.gflops[c] > 0 && (!p.dominant || *p.gflops[c] > *p.gflops[p.dominant->index()]))
+        p.dominant = ComputeClass::from_index(c);
+    }
+  if (any_flops) p.total_gflops = total;
+  for (std::size_t l = 0; l < kMemLevelCount; ++l)
+    if (p.total_gflops && p.gbps[l] && *p.gbps[l] > 0) p.intensity[l] = total / *p.gbps[l];
+
+  if (!list_missing && missing_terms > 0)
+    p.reasons.push_back(fmt::format("{} counter term(s) missing on this dispatch (the kernel's point lists the "
+                                    "counters; with several passes each dispatch carries only its pass's)",
+                                    missing_terms));
+  bool incomplete = !flops_complete || !p.gbps[kLevelHbm];
+  if (!flops_complete)
+    p.reasons.push_back("FLOP counters are missing: the FLOPs are a lower bound and the point is incomplete");
+  if (!p.gbps[kLevelHbm]) p.reasons.push_back("device-memory (hbm) byte counters are missing or inconsistent");
+
+  const Ceiling& hbm_ceiling = ceilings.bandwidth[kLevelHbm];
+  if (hbm_ceiling.known()) p.peak_hbm_gbps = hbm_ceiling.value;
+  else {
+    incomplete = true;
+    p.reasons.push_back("no device-memory bandwidth ceiling for this device (give --ceilings or "
+                        "--memory-bandwidth-gbps)");
+  }
+  if (p.dominant) {
+    const Ceiling& peak = ceilings.compute_of(*p.dominant);
+    if (peak.known()) p.peak_gflops = peak.value;
+    else {
+      incomplete = true;
+      p.reasons.push_back("no compute ceiling for " + compute_class_name(*p.dominant) + " on this device");
+    }
+  }
+
+  if (p.gbps[kLevelHbm] && p.peak_hbm_gbps && p.total_gflops) {
+    const double hbm = *p.gbps[kLevelHbm];
+    if (!p.dominant) {
+      // No FLOPs at all (a copy kernel): intensity 0, on the memory side, judged by its bandwidth.
+      p.bound = Bound::Memory;
+      p.roof_gflops = 0.0;
+      p.fraction_of_roof = hbm / *p.peak_hbm_gbps;
+    } else if (p.peak_gflops) {
+      p.ridge_point = *p.peak_gflops / *p.peak_hbm_gbps;
+      if (hbm > 0 && *p.intensity[kLevelHbm] < *p.ridge_point) {
+        p.bound = Bound::Memory;
+        p.roof_gflops = *p.intensity[kLevelHbm] * *p.peak_hbm_gbps;
+        p.fraction_of_roof = hbm / *p.peak_hbm_gbps;
+      } else {
+        p.bound = Bound::Compute;  // includes no device-memory traffic at all (infinite intensity)
+        p.roof_gflops = *p.peak_gflops;
+        p.fraction_of_roof = total / *p.peak_gflops;
+      }
+    }
+  }
+
+  // Above-the-roof checks: every measured rate against its own ceiling, and the point against its roof.
+  std::vector<std::string> above;
+  const double limit = 1.0 + tolerance;
+  for (std::size_t c = 0; c < kComputeClassCount; ++c) {
+    const Ceiling& ceiling = ceilings.compute[c];
+    if (p.gflops[c] && ceiling.known() && *p.gflops[c] > ceiling.value * limit)
+      above.push_back(above_message(compute_class_name(ComputeClass::from_index(c)), *p.gflops[c], "GFLOP/s",
+                                    ceiling.value, std::string("its ") + to_string(ceiling.source) + " ceiling",
+                                    tolerance));
+  }
+  for (std::size_t l = 0; l < kMemLevelCount; ++l) {
+    const Ceiling& ceiling = ceilings.bandwidth[l];
+    if (p.gbps[l] && ceiling.known() && *p.gbps[l] > ceiling.value * limit)
+      above.push_back(above_message(mem_level_name(static_cast<MemLevel>(l)), *p.gbps[l], "GB/s", ceiling.value,
+                                    std::string("its ") + to_string(ceiling.source) + " bandwidth ceiling",
+                                    tolerance));
+  }
+  if (p.roof_gflops && *p.roof_gflops > 0 && total > *p.roof_gflops * limit)
+    above.push_back(above_message("the point", total, "GFLOP/s", *p.roof_gflops, "the roof at its intensity,",
+                                  tolerance));
+  if (!above.empty()) {
+    p.above_roof = true;
+    p.status = PointStatus::AboveRoof;
+    p.reasons.insert(p.reasons.begin(), above.begin(), above.end());
+  } else {
+    p.status = incomplete ? PointStatus::Incomplete : PointStatus::Ok;
+  }
+  return p;
+}
+
+uint64_t kernel_key(Index name, Index agent) { return (static_cast<uint64_t>(name) << 32) | agent; }
+
+struct KernelAcc {
+  Index name = 0;
+  Index agent = kNoIndex;
+  std::size_t profiled = 0;
+  double duration_ns = 0;
+  std::vector<CounterStats> slots;
+  // The dispatch that last added to each slot: several samples of one dispatch and counter (rocpd rows
+  // per dimension) add their values but count the dispatch and its duration once.
+  std::vector<Index> last_dispatch;
+  std::vector<Index> dispatches;  // profiled dispatches, in first-seen order (per_dispatch only)
+};
+
+}  // namespace
+
+const char* to_string(PointStatus s) {
+  switch (s) {
+    case PointStatus::Ok: return "ok";
+    case PointStatus::AboveRoof: return "above_roof";
+    case PointStatus::Incomplete: return "incomplete";
+    case PointStatus::Unavailable: return "unavailable";
+  }
+  return "incomplete";
+}
+
+const char* to_string(Bound b) {
+  switch (b) {
+    case Bound::Unknown: return "unknown";
+    case Bound::Memory: return "memory";
+    case Bound::Compute: return "compute";
+  }
+  return "unknown";
+}
+
+RooflinePoint evaluate_counters(const RooflineCounterSet& set, const std::vector<NamedCounterStats>& counters,
+                                const Ceilings& ceilings, double tolerance) {
+  std::vector<CounterStats> stats;
+  for (const auto& c : counters) stats.push_back(c.stats);
+  Evaluator ev(set, [&](std::string_view name) {
+    for (std::size_t i = 0; i < counters.size(); ++i)
+      if (counters[i].counter == name) return static_cast<int>(i);
+    return -1;
+  });
+  RooflinePoint p = ev.evaluate(stats.data(), ceilings, tolerance);
+  for (const auto& c : counters) {
+    p.profiled_dispatches = std::max<std::size_t>(p.profiled_dispatches, c.stats.dispatches);
+    p.duration_ns = std::max(p.duration_ns, c.stats.duration_ns);
+  }
+  return p;
+}
+
+RooflineResult compute_roofline(const Trace& trace, const RooflineOptions& options) {
+  RooflineResult result;
+  result.tolerance = options.above_roof_tolerance;
+
+  // Counter sets of the GPU agents, and one slot per distinct counter name any of them uses.
+  std::vector<int> agent_row(trace.agents.size(), -1);
+  std::vector<std::unique_ptr<Evaluator>> evaluators;  // per agent row
+  std::unordered_map<std::string, int> slot_by_name;
+  auto slot_of = [&](std::string_view name) {
+    auto [it, inserted] = slot_by_name.try_emplace(std::string(name), static_cast<int>(slot_by_name.size()));
+    return it->second;
+  };
+  for (Index a = 0; a < trace.agents.size(); ++a) {
+    const Agent& agent = trace.agents[a];
+    if (!agent.is_gpu) continue;
+    AgentRoofline ar;
+    ar.agent = a;
+    ar.arch = normalize_arch(agent.name);
+    ar.product_name = agent.product_name;
+    RooflineCounterSet set = roofline_counter_set(agent.name);
+    ar.family = set.family;
+    ar.unavailable_reason = set.unavailable_reason;
+    CeilingOptions co{options.empirical, options.memory_bandwidth_gbps};
+    ar.ceilings = resolve_ceilings(agent.name, agent.product_name,
+                                   find_device(agent.name, agent.product_name, agent.cu_count), co);
+    evaluators.push_back(std::make_unique<Evaluator>(std::move(set), slot_of));
+    agent_row[a] = static_cast<int>(result.agents.size());
+    result.agents.push_back(std::move(ar));
+  }
+  auto agent_index = [&](Index a) -> int { return a < agent_row.size() ? agent_row[a] : -1; };
+
+  // Counter string id -> slot; the duration counters (ncu) are read separately.
+  std::vector<int> slot_of_string(trace.strings.size(), -1);
+  std::vector<bool> is_duration_string(trace.strings.size(), false);
+  for (Index s = 0; s < trace.strings.size(); ++s) {
+    auto it = slot_by_name.find(trace.strings.at(s));
+    if (it != slot_by_name.end()) slot_of_string[s] = it->second;
+    for (const auto& ev : evaluators)
+      if (!ev->set().duration_counter.empty() && trace.strings.at(s) == ev->set().duration_counter)
+        is_duration_string[s] = true;
+  }
+  const std::size_t slot_count = slot_by_name.size();
+
+  // Durations: a dispatch's own duration counter when present (same replay as its counters), else its
+  // timestamps.
+  std::vector<double> duration_counter;
+  for (const auto& c : trace.counters)
+    if (c.counter < is_duration_string.size() && is_duration_string[c.counter] && c.dispatch < trace.dispatches.size()) {
+      if (duration_counter.empty()) duration_counter.assign(trace.dispatches.size(), -1.0);
+      duration_counter[c.dispatch] = c.value;
+    }
+  auto duration_of = [&](Index d) {
+    if (!duration_counter.empty() && duration_counter[d] >= 0) return duration_counter[d];
+    return static_cast<double>(trace.dispatches[d].duration());
+  };
+
+  std::vector<KernelAcc> kernels;
+  std::unordered_map<uint64_t, uint32_t> kernel_by_key;
+  constexpr uint32_t kUnset = 0xffffffffu, kSkip = 0xfffffffeu;
+  std::vector<uint32_t> kernel_of_dispatch;
+  std::vector<uint8_t> seen;  // 0 new, 1 counted, 2 skipped
+  std::size_t skipped_duration = 0, skipped_unattributed = 0;
+
+  auto kernel_for = [&](Index d) -> uint32_t {
+    if (kernel_of_dispatch[d] != kUnset) return kernel_of_dispatch[d];
+    const Dispatch& disp = trace.dispatches[d];
+    uint32_t k = kSkip;
+    if (disp.symbol < trace.symbols.size() && agent_index(disp.agent) >= 0) {
+      const Index name = trace.symbols[disp.symbol].display_name;
+      auto [it, inserted] = kernel_by_key.try_emplace(kernel_key(name, disp.agent), static_cast<uint32_t>(kernels.size()));
+      if (inserted) {
+        KernelAcc acc;
+        acc.name = name;
+        acc.agent = disp.agent;
+        acc.slots.resize(slot_count);
+        acc.last_dispatch.assign(slot_count, kNoIndex);
+        kernels.push_back(std::move(acc));
+      }
+      k = it->second;
+    }
+    kernel_of_dispatch[d] = k;
+    return k;
+  };
+
+  for (const auto& c : trace.counters) {
+    if (c.counter >= slot_of_string.size() || slot_of_string[c.counter] < 0) continue;
+    if (c.dispatch >= trace.dispatches.size()) {
+      ++skipped_unattributed;
+      continue;
+    }
+    if (kernel_of_dispatch.empty()) {
+      kernel_of_dispatch.assign(trace.dispatches.size(), kUnset);
+      seen.assign(trace.dispatches.size(), 0);
+    }
+    const uint32_t k = kernel_for(c.dispatch);
+    if (k == kSkip) {
+      ++skipped_unattributed;
+      continue;
+    }
+    const double duration = duration_of(c.dispatch);
+    if (seen[c.dispatch] == 0) {
+      if (!(duration > 0)) {
+        seen[c.dispatch] = 2;
+        ++skipped_duration;
+      } else {
+        seen[c.dispatch] = 1;
+        kernels[k].profiled += 1;
+        kernels[k].duration_ns += duration;
+        if (options.per_dispatch) kernels[k].dispatches.push_back(c.dispatch);
+      }
+    }
+    if (seen[c.dispatch] != 1) continue;
+    const auto slot = static_cast<std::size_t>(slot_of_string[c.counter]);
+    CounterStats& s = kernels[k].slots[slot];
+    s.sum += c.value;
+    if (kernels[k].last_dispatch[slot] != c.dispatch) {
+      kernels[k].last_dispatch[slot] = c.dispatch;
+      s.duration_ns += duration;
+      s.dispatches += 1;
+    }
+  }
+  if (skipped_duration)
+    result.warnings.push_back(fmt::format("{} profiled dispatch(es) with a zero or negative duration were left out "
+                                          "of the roofline (no time to divide by)",
+                                          skipped_duration));
+  if (skipped_unattributed)
+    result.warnings.push_back(fmt::format("{} counter sample(s) belong to no known dispatch, kernel or GPU agent "
+                                          "and were ignored",
+                                          skipped_unattributed));
+
+  // Agents without roofline counters: every kernel they ran is reported as unavailable, with the reason.
+  for (Index d = 0; d < trace.dispatches.size(); ++d) {
+    const Dispatch& disp = trace.dispatches[d];
+    const int row = agent_index(disp.agent);
+    if (row < 0 || result.agents[static_cast<std::size_t>(row)].unavailable_reason.empty()) continue;
+    if (disp.symbol >= trace.symbols.size()) continue;
+    const Index name = trace.symbols[disp.symbol].display_name;
+    if (kernel_by_key.try_emplace(kernel_key(name, disp.agent), static_cast<uint32_t>(kernels.size())).second) {
+      KernelAcc acc;
+      acc.name = name;
+      acc.agent = disp.agent;
+      acc.slots.resize(slot_count);
+      kernels.push_back(std::move(acc));
+    }
+  }
+  if (trace.counters.empty())
+    result.warnings.push_back("the trace holds no hardware counters: collect them (rocprofv3 -i with the "
+                              "roofline passes, or ncu) to get roofline points");
+
+  // Dispatch counts per kernel (all dispatches, profiled or not).
+  std::vector<std::size_t> dispatch_count(kernels.size(), 0);
+  for (const Dispatch& disp : trace.dispatches) {
+    if (disp.symbol >= trace.symbols.size()) continue;
+    auto it = kernel_by_key.find(kernel_key(trace.symbols[disp.symbol].display_name, disp.agent));
+    if (it != kernel_by_key.end()) ++dispatch_count[it->second];
+  }
+
+  // Per-dispatch points: the relevant samples grouped by dispatch with a counting sort (4 bytes per sample
+  // and per dispatch, no dense row per dispatch), evaluated through one reusable row of slots.
+  std::vector<uint32_t> first_sample, sample_order;
+  if (options.per_dispatch && !seen.empty()) {
+    first_sample.assign(trace.dispatches.size() + 1, 0);
+    for (const auto& c : trace.counters)
+      if (c.counter < slot_of_string.size() && slot_of_string[c.counter] >= 0 && c.dispatch < seen.size() &&
+          seen[c.dispatch] == 1)
+        ++first_sample[c.dispatch + 1];
+    for (std::size_t d = 0; d < trace.dispatches.size(); ++d) first_sample[d + 1] += first_sample[d];
+    sample_order.resize(first_sample.back());
+    std::vector<uint32_t> next(first_sample.begin(), first_sample.end() - 1);
+    for (std::size_t i = 0; i < trace.counters.size(); ++i) {
+      const auto& c = trace.counters[i];
+      if (c.counter < slot_of_string.size() && slot_of_string[c.counter] >= 0 && c.dispatch < seen.size() &&
+          seen[c.dispatch] == 1)
+        sample_order[next[c.dispatch]++] = static_cast<uint32_t>(i);
+    }
+  }
+  std::vector<CounterStats> dispatch_row(slot_count);
+
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    KernelAcc& acc = kernels[k];
+    const auto row = static_cast<std::size_t>(agent_row[acc.agent]);
+    const Evaluator& ev = *evaluators[row];
+    const Ceilings& ceilings = result.agents[row].ceilings;
+    KernelRoofline kr;
+    kr.name = trace.strings.at(acc.name);
+    kr.agent = acc.agent;
+    kr.dispatch_count = dispatch_count[k];
+    kr.point = ev.evaluate(acc.slots.data(), ceilings, options.above_roof_tolerance);
+    kr.point.profiled_dispatches = acc.profiled;
+    kr.point.duration_ns = acc.duration_ns;
+    kr.dispatches.reserve(acc.dispatches.size());
+    for (Index d : acc.dispatches) {
+      DispatchRoofline dr;
+      dr.dispatch = d;
+      dr.dispatch_id = trace.dispatches[d].dispatch_id;
+      const double duration = duration_of(d);
+      for (uint32_t i = first_sample[d]; i < first_sample[d + 1]; ++i) {
+        const auto& c = trace.counters[sample_order[i]];
+        CounterStats& r = dispatch_row[static_cast<std::size_t>(slot_of_string[c.counter])];
+        r.sum += c.value;
+        r.duration_ns = duration;
+        r.dispatches = 1;
+      }
+      dr.point = ev.evaluate(dispatch_row.data(), ceilings, options.above_roof_tolerance, false);
+      for (uint32_t i = first_sample[d]; i < first_sample[d + 1]; ++i)
+        dispatch_row[static_cast<std::size_t>(slot_of_string[trace.counters[sample_order[i]].counter])] = {};
+      dr.point.profiled_dispatches = 1;
+      dr.point.duration_ns = duration;
+      kr.dispatches.push_back(std::move(dr));
+    }
+    result.kernels.push_back(std::move(kr));
+  }
+  std::sort(result.kernels.begin(), result.kernels.end(), [](const KernelRoofline& a, const KernelRoofline& b) {
+    if (a.point.duration_ns != b.point.duration_ns) return a.point.duration_ns > b.point.duration_ns;
+    if (a.name != b.name) return a.name < b.name;
+    return a.agent < b.agent;
+  });
+  return result;
+}
+
+namespace {
+nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+}  // namespace
+
+nlohmann::json to_json(const RooflinePoint& p) {
+  nlohmann::json flops = nlohmann::json::object();
+  for (std::size_t c = 0; c < kComputeClassCount; ++c)
+    if (p.gflops[c])
+      flops[compute_class_name(ComputeClass::from_index(c))] = {{"per_dispatch", opt(p.flops_per_dispatch[c])},
+                                                                {"gflops_per_s", *p.gflops[c]}};
+  nlohmann::json bytes = nlohmann::json::object();
+  for (std::size_t l = 0; l < kMemLevelCount; ++l)
+    if (p.gbps[l])
+      bytes[mem_level_name(static_cast<MemLevel>(l))] = {{"per_dispatch", opt(p.bytes_per_dispatch[l])},
+                                                         {"gbytes_per_s", *p.gbps[l]},
+                                                         {"intensity", opt(p.intensity[l])},
+                                                         {"fraction_of_peak", opt(p.fraction_of_bandwidth[l])}};
+  return {{"status", to_string(p.status)},
+          {"reasons", p.reasons},
+          {"missing_counters", p.missing_counters},
+          {"profiled_dispatches", p.profiled_dispatches},
+          {"duration_ns", p.duration_ns},
+          {"flops", std::move(flops)},
+          {"bytes", std::move(bytes)},
+          {"total_gflops_per_s", opt(p.total_gflops)},
+          {"dominant_class", p.dominant ? nlohmann::json(compute_class_name(*p.dominant)) : nlohmann::json(nullptr)},
+          {"peak_gflops", opt(p.peak_gflops)},
+          {"peak_hbm_gbps", opt(p.peak_hbm_gbps)},
+          {"ridge_point", opt(p.ridge_point)},
+          {"roof_gflops_per_s", opt(p.roof_gflops)},
+          {"fraction_of_roof", opt(p.fraction_of_roof)},
+          {"bound", to_string(p.bound)},
+          {"above_roof", p.above_roof}};
+}
+
+nlohmann::json roofline_document(const Trace& trace, const RooflineResult& result) {
+  nlohmann::json devices = nlohmann::json::array();
+  std::unordered_map<Index, std::size_t> device_of_agent;
+  for (const auto& a : result.agents) {
+    device_of_agent[a.agent] = devices.size();
+    const Agent& agent = trace.agents[a.agent];
+    devices.push_back({{"rocpd_agent_id", agent.rocpd_id},
+                       {"arch", a.arch},
+                       {"product_name", a.product_name},
+                       {"counter_family", to_string(a.family)},
+                       {"roofline_available", a.unavailable_reason.empty()},
+                       {"reason", a.unavailable_reason.empty() ? nlohmann::json(nullptr)
+                                                               : nlohmann::json(a.unavailable_reason)},
+                       {"ceilings", to_json(a.ceilings)}});
+  }
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const auto& k : result.kernels) {
+    nlohmann::json entry = {{"name", k.name},
+                            {"device", device_of_agent.at(k.agent)},
+                            {"dispatch_count", k.dispatch_count},
+                            {"point", to_json(k.point)}};
+    if (!k.dispatches.empty()) {
+      nlohmann::json ds = nlohmann::json::array();
+      for (const auto& d : k.dispatches) ds.push_back({{"dispatch_id", d.dispatch_id}, {"point", to_json(d.point)}});
+      entry["dispatches"] = std::move(ds);
+    }
+    kernels.push_back(std::move(entry));
+  }
+  return {{"schema_version", kRooflineSchemaVersion},
+          {"above_roof_tolerance", result.tolerance},
+          {"devices", std::move(devices)},
+          {"kernels", std::move(kernels)},
+          {"warnings", result.warnings}};
+}
+
+}  // namespace rpl::analysis
