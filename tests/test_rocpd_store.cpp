@@ -101,8 +101,8 @@ TEST(RocpdStore, FixtureReadsBackEveryField) {
     EXPECT_EQ(s.accum_vgpr_count, want.accum_vgpr_count);
   }
   EXPECT_EQ(t.strings.at(t.symbols[find_by_rocpd_id(t.symbols, 0, 1)].display_name), "compute(float*, int)");
-  // Symbol 3 has only its mangled name: shown without ".kd".
-  EXPECT_EQ(t.strings.at(t.symbols[find_by_rocpd_id(t.symbols, 0, 3)].display_name), "_Z7consumePf");
+  // Symbol 3 has only its mangled name: shown demangled, without ".kd".
+  EXPECT_EQ(t.strings.at(t.symbols[find_by_rocpd_id(t.symbols, 0, 3)].display_name), "consume(float*)");
 
   // 3 kernels on each of 2 streams + the consumer kernel = 7 dispatches, in written order.
   ASSERT_EQ(t.dispatches.size(), 7u);
@@ -131,7 +131,7 @@ TEST(RocpdStore, FixtureReadsBackEveryField) {
   // Hand check of one: i=2, s=2 launch is dispatch 6, start t0 + 200000 + 2*50000 + 5000, 22000 long.
   EXPECT_EQ(t.dispatches[5].start, kT0 + 305000);
   EXPECT_EQ(t.dispatches[5].duration(), 22000);
-  EXPECT_EQ(t.kernel_name(t.dispatches[6]), "_Z7consumePf");
+  EXPECT_EQ(t.kernel_name(t.dispatches[6]), "consume(float*)");
 
   ASSERT_EQ(t.copies.size(), 2u);
   for (std::size_t i = 0; i < rows.copies.size(); ++i) {

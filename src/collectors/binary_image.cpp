@@ -1,6 +1,5 @@
 #include "collectors/binary_image.hpp"
 
-#include <cxxabi.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -203,14 +202,6 @@ std::unordered_map<std::string_view, Bytes> ElfImage::symbols_of_size(std::size_
     }
   }
   return out;
-}
-
-std::string demangle(const std::string& mangled) {
-  if (!mangled.starts_with("_Z")) return mangled;
-  int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> text(
-      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), &std::free);
-  return status == 0 && text ? std::string(text.get()) : mangled;
 }
 
 }  // namespace rpl::collectors

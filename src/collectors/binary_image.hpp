@@ -1,4 +1,5 @@
 #pragma once
+#include "support/demangle.hpp"
 // Read-only access to binary files for the kernel-resource readers: a memory-mapped file, and an ELF
 // image (a whole file or a code object inside a fat binary) read through libelf. Pure file parsing:
 // no GPU runtime or SDK header is involved.
@@ -87,7 +88,6 @@ class ElfImage {
   uint32_t flags_ = 0;
 };
 
-// "_Z7add_onePfi" -> "add_one(float*, int)"; the input unchanged when it is not a mangled C++ name.
-std::string demangle(const std::string& mangled);
+using rpl::demangle;  // support/demangle.hpp
 
 }  // namespace rpl::collectors

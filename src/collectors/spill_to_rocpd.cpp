@@ -1,6 +1,6 @@
 #include "collectors/spill_to_rocpd.hpp"
+#include "support/demangle.hpp"
 
-#include <cxxabi.h>
 #include <fmt/core.h>
 #include <signal.h>
 #include <sys/utsname.h>
@@ -33,13 +33,6 @@ int64_t gpu_agent_id(uint32_t device_id) { return int64_t{device_id} + 1; }
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-std::string demangle(const std::string& mangled) {
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> out(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
-                                             std::free);
-  return status == 0 && out ? std::string(out.get()) : mangled;
 }
 
 std::string read_first_line(const char* path) {

@@ -1,4 +1,5 @@
 #include "store/rocpd_reader.hpp"
+#include "support/demangle.hpp"
 
 #include <fmt/core.h>
 
@@ -333,10 +334,12 @@ void SetReader::read_symbols() {
     k.code_object_id = s.i64(1);
     std::string_view mangled = s.text(2);
     std::string_view display = s.text(3);
+    std::string demangled;
     if (display.empty()) {
-      // Only the mangled name: show it without the code-object descriptor suffix.
-      display = mangled;
-      if (display.ends_with(".kd")) display.remove_suffix(3);
+      // Only the mangled name: demangle it, without the code-object descriptor suffix.
+      std::string_view base = mangled;
+      if (base.ends_with(".kd")) base.remove_suffix(3);
+      display = demangled = demangle(std::string(base));
     }
     std::string placeholder;
     if (display.empty()) display = placeholder = fmt::format("kernel_{}", k.rocpd_id);
