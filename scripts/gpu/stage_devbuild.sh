@@ -10,16 +10,18 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DEST=${1:-$ROOT/.devbuild}
 BUILD=${2:-$ROOT/build}
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-ninja -C "$BUILD" -j2 rpl_cuda_collector rpl_spill_convert
+ninja -C "$BUILD" -j2 rpl_cuda_collector rpl_spill_convert rocm-perf
 make -C "$ROOT/examples/apps" -j2 OUT="$BUILD/apps" cuda
 rm -rf "$DEST"; mkdir -p "$DEST/lib" "$DEST/bin" "$DEST/scripts" "$DEST/bench" "$DEST/examples/apps"
-LIBSO="$BUILD/src/collectors/cuda/librpl_cuda_collector.so"
+LIBSO="$BUILD/src/cli/librpl_cuda_collector.so"
 strip --strip-debug -o "$DEST/lib/librpl_cuda_collector.so" "$LIBSO"
 for dep in libcupti.so libsqlite3.so libfmt.so; do
   path=$(ldd "$LIBSO" | awk -v d="$dep" 'index($1, d) == 1 {print $3}')
   [ -n "$path" ] || { echo "no $dep in ldd of the collector" >&2; exit 1; }
   cp -L "$path" "$DEST/lib/$(basename "$(ldd "$LIBSO" | awk -v d="$dep" 'index($1, d) == 1 {print $1}')")"
 done
+# rocm-perf beside the collector, where `profile` looks for it.
+strip --strip-debug -o "$DEST/lib/rocm-perf" "$BUILD/src/cli/rocm-perf"
 strip --strip-debug -o "$DEST/bin/rpl_spill_convert" "$BUILD/src/collectors/cuda/rpl_spill_convert"
 cp "$BUILD"/apps/* "$DEST/bin/"
 cp -r "$ROOT/scripts/gpu" "$DEST/scripts/"
