@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "store/rocpd_writer.hpp"
+#include "support/errors.hpp"
 
 namespace {
 
@@ -213,7 +214,12 @@ int main(int argc, char** argv) {
   app.add_option("--seed", spec.seed);
   app.add_option("-o,--output", spec.output, "output path without .db (with several processes: _<i>.db)");
   CLI11_PARSE(app, argc, argv);
-  for (unsigned p = 0; p < spec.processes; ++p)
-    generate_process(spec, p, spec.dispatches / spec.processes + (p < spec.dispatches % spec.processes ? 1 : 0));
+  try {
+    for (unsigned p = 0; p < spec.processes; ++p)
+      generate_process(spec, p, spec.dispatches / spec.processes + (p < spec.dispatches % spec.processes ? 1 : 0));
+  } catch (const rpl::Error& e) {
+    fmt::print(stderr, "gen_rocpd: {}\n", e.what());
+    return rpl::to_int(e.code());
+  }
   return 0;
 }

@@ -73,9 +73,10 @@ std::string terminal_summary(const app::AnalyzeResults& r, const ReportOptions& 
     out.push_back('\n');
     put(out, "What if");
     for (const auto& w : r.what_if)
-      put(out, "  {}={}: {} dispatches; end to end {} -> {} ({:+.3f} ms, {:.3f}x); summing kernel time would "
+      put(out, "  {}: {} dispatches; end to end {} -> {} ({:+.3f} ms, {:.3f}x); summing kernel time would "
            "claim {:+.3f} ms",
-           w.spec.pattern, w.spec.factor, w.matched_dispatches, ms(w.baseline_ns), ms(w.predicted_ns),
+           w.combined ? "all together (" + w.spec.pattern + ")" : fmt::format("{}={}", w.spec.pattern, w.spec.factor),
+           w.matched_dispatches, ms(w.baseline_ns), ms(w.predicted_ns),
            w.delta_ns / 1e6, w.speedup, w.naive_delta_ns / 1e6);
   }
   return fmt::to_string(out);
