@@ -16,5 +16,6 @@ struct CommonOptions {
 
 Action register_analyze(CLI::App& app);
 Action register_profile(CLI::App& app);
+Action register_resources(CLI::App& app);
 
 }  // namespace rpl::cli

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   std::vector<rpl::cli::Action> actions;
   actions.push_back(rpl::cli::register_analyze(app));
   actions.push_back(rpl::cli::register_profile(app));
+  actions.push_back(rpl::cli::register_resources(app));
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,61 @@
+#include "app/resources.hpp"
+
+#include <fmt/core.h>
+
+#include <regex>
+
+#include "support/errors.hpp"
+
+namespace rpl::app {
+namespace {
+
+// On gfx90a and newer the hardware allocates VGPRs in granules; the descriptor's allocation (what rocpd
+// records) is what occupancy depends on, the compiler's count otherwise.
+analysis::KernelResources occupancy_inputs(const collectors::BinaryKernelResources& k, uint32_t block,
+                                           uint32_t dynamic_lds) {
+  analysis::KernelResources r;
+  r.threads_per_block = block;
+  r.arch_vgprs = k.alloc_arch_vgprs ? k.alloc_arch_vgprs : k.arch_vgprs;
+  r.accum_vgprs = k.alloc_arch_vgprs ? k.alloc_accum_vgprs : k.accum_vgprs;
+  r.sgprs = k.sgprs;
+  r.lds_bytes = k.lds_bytes + dynamic_lds;
+  r.wave_size = k.wave_size;
+  return r;
+}
+
+}  // namespace
+
+std::vector<KernelResourcesReport> run_resources(const ResourcesOptions& o) {
+  std::optional<std::regex> filter;
+  if (!o.kernel_filter.empty()) {
+    try {
+      filter.emplace(o.kernel_filter);
+    } catch (const std::regex_error& e) {
+      throw Error(ExitCode::Usage, fmt::format("--kernel '{}' is not a valid regular expression: {}", o.kernel_filter, e.what()));
+    }
+  }
+  std::vector<KernelResourcesReport> out;
+  for (const auto& file : o.binaries) {
+    for (auto& k : collectors::read_kernel_resources(file)) {
+      if (filter && !std::regex_search(k.name, *filter)) continue;
+      KernelResourcesReport r;
+      r.file = file;
+      r.block_size = o.block_size ? o.block_size : (k.max_threads_per_block ? k.max_threads_per_block : 256);
+      auto limits = analysis::arch_limits(k.arch);
+      if (!limits) {
+        r.occupancy_unavailable = fmt::format("no occupancy limits known for architecture '{}'", k.arch);
+      } else {
+        try {
+          r.occupancy = analysis::compute_occupancy(*limits, occupancy_inputs(k, r.block_size, o.dynamic_lds_bytes));
+        } catch (const Error& e) {
+          r.occupancy_unavailable = e.what();  // e.g. a block larger than the kernel or the GPU allows
+        }
+      }
+      r.kernel = std::move(k);
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+}  // namespace rpl::app
