@@ -13,6 +13,10 @@ mkdir -p "$out"
 # Debian's hipcc 5.2 asks rocm_agent_enumerator for the local GPU even when --offload-arch is given;
 # an empty target list keeps it quiet on machines without a GPU.
 export ROCM_TARGET_LST=/dev/null
+# clang leaves empty kernels-XXXXXX folders in TMPDIR; keep them inside the output and remove them.
+export TMPDIR="$out/tmp"
+mkdir -p "$TMPDIR"
+trap 'rm -rf "$TMPDIR"' EXIT
 for arch in gfx90a gfx940 gfx1030; do
   "$hipcc" --offload-arch="$arch" --cuda-device-only --no-gpu-bundle-output -c "$src" -o "$out/kernels-$arch.co"
 done
