@@ -533,6 +533,20 @@ nlohmann::json to_json(const RooflinePoint& p) {
           {"above_roof", p.above_roof}};
 }
 
+RooflineStatus roofline_status(const Trace& trace, const RooflineResult& result) {
+  if (!result.kernels.empty()) return {"ok", ""};
+  bool any_available = false;
+  for (const auto& a : result.agents) any_available |= a.unavailable_reason.empty();
+  if (!result.agents.empty() && !any_available)
+    return {"unavailable", "no device of the trace has roofline counters (see devices[].reason)"};
+  if (trace.counters.empty())
+    return {"no_counter_data",
+            "the trace holds no hardware counters (rocpd_pmc_event is empty or absent): collect them with "
+            "`rocm-perf profile --roofline`, or rocprofv3 --pmc on AMD"};
+  return {"no_roofline_counters",
+          "the trace holds hardware counters, but none of the FLOP or byte counters the roofline needs"};
+}
+
 nlohmann::json roofline_document(const Trace& trace, const RooflineResult& result) {
   nlohmann::json devices = nlohmann::json::array();
   std::unordered_map<Index, std::size_t> device_of_agent;
@@ -561,7 +575,10 @@ nlohmann::json roofline_document(const Trace& trace, const RooflineResult& resul
     }
     kernels.push_back(std::move(entry));
   }
+  RooflineStatus status = roofline_status(trace, result);
   return {{"schema_version", kRooflineSchemaVersion},
+          {"status", status.status},
+          {"reason", status.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(status.reason)},
           {"above_roof_tolerance", result.tolerance},
           {"devices", std::move(devices)},
           {"kernels", std::move(kernels)},

@@ -121,6 +121,15 @@ struct NamedCounterStats {
 RooflinePoint evaluate_counters(const RooflineCounterSet& set, const std::vector<NamedCounterStats>& counters,
                                 const Ceilings& ceilings, double tolerance = kAboveRoofTolerance);
 
+// "ok": at least one kernel has a point; "no_counter_data": the trace holds no hardware counters;
+// "no_roofline_counters": counters, but none the roofline needs; "unavailable": no device of the trace has
+// roofline counters (RDNA, unknown architectures). The reason is empty for "ok".
+struct RooflineStatus {
+  const char* status;
+  std::string reason;
+};
+RooflineStatus roofline_status(const Trace& trace, const RooflineResult& result);
+
 nlohmann::json to_json(const RooflinePoint& point);
 // The roofline.json document (schemas/roofline.schema.json, schema_version "1.0").
 inline constexpr const char* kRooflineSchemaVersion = "1.0";

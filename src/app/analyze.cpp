@@ -2,10 +2,12 @@
 
 #include <fmt/core.h>
 
+#include <cmath>
 #include <regex>
 
 #include "support/errors.hpp"
 
+#include "app/diagnose.hpp"
 #include "store/rocpd_reader.hpp"
 #include "support/log.hpp"
 #include "support/progress.hpp"
@@ -37,6 +39,11 @@ void keep_matching_kernels(analysis::KernelStatsResult& stats, const std::string
 AnalyzeResults run_analyze(const AnalyzeOptions& options) {
   AnalyzeResults r;
   r.inputs = options.databases;
+  // Options that can be wrong are checked before a possibly long read.
+  if (options.memory_bandwidth_gbps && !(*options.memory_bandwidth_gbps > 0 && std::isfinite(*options.memory_bandwidth_gbps)))
+    throw Error(ExitCode::Usage,
+                fmt::format("--memory-bandwidth-gbps {} must be a positive number of GB/s", *options.memory_bandwidth_gbps));
+  if (options.ceilings_file) r.empirical_ceilings = analysis::read_empirical_ceilings(*options.ceilings_file);
 
   rocpd::ReadOptions read;
   read.lenient = options.lenient;
@@ -51,6 +58,7 @@ AnalyzeResults run_analyze(const AnalyzeOptions& options) {
   r.stats = analysis::compute_kernel_stats(r.trace);
   if (options.kernel_filter) keep_matching_kernels(r.stats, *options.kernel_filter);
   r.occupancy = analysis::kernel_occupancies(r.trace, r.stats);
+  diagnose_kernels(r, options);
 
   analysis::DagOptions dag;
   dag.infer_cross_stream = options.infer_dependencies;

@@ -5,10 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "analysis/bottleneck.hpp"
 #include "analysis/critical_path.hpp"
+#include "analysis/deep_analysis.hpp"
+#include "analysis/device_specs.hpp"
 #include "analysis/kernel_occupancy.hpp"
 #include "analysis/kernel_stats.hpp"
 #include "analysis/occupancy.hpp"
+#include "analysis/roofline.hpp"
 #include "model/trace.hpp"
 
 namespace rpl::app {
@@ -22,6 +26,18 @@ struct AnalyzeOptions {
   // --kernel REGEX: the kernel lists and the runtime cover only matching kernels (searched in the
   // display name); the critical path is still computed over all work, since it all takes time.
   std::optional<std::string> kernel_filter;
+  // Roofline ceilings: the measured ones `rocm-perf ceilings` wrote (preferred over the built-in tables for
+  // a matching device), and an override of the device-memory bandwidth.
+  std::optional<std::string> ceilings_file;
+  std::optional<double> memory_bandwidth_gbps;
+  bool per_dispatch_roofline = false;  // also a roofline point per profiled dispatch
+};
+
+// What the counters say about one kernel (parallel to KernelStatsResult::kernels).
+struct KernelDiagnosis {
+  int roofline = -1;                           // into RooflineResult::kernels; -1: no counter data
+  std::optional<analysis::DeepAnalysis> deep;  // when the trace holds the deep-analysis metrics
+  analysis::BottleneckResult bottleneck;
 };
 
 struct AnalyzeResults {
@@ -32,6 +48,10 @@ struct AnalyzeResults {
   analysis::CriticalPathResult dag;
   bool inferred_edges = false;
   std::vector<analysis::WhatIfResult> what_if;
+
+  std::optional<analysis::EmpiricalCeilings> empirical_ceilings;  // from --ceilings
+  analysis::RooflineResult roofline;
+  std::vector<KernelDiagnosis> diagnosis;  // parallel to stats.kernels
 };
 
 AnalyzeResults run_analyze(const AnalyzeOptions& options);

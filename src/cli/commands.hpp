@@ -17,5 +17,6 @@ struct CommonOptions {
 Action register_analyze(CLI::App& app);
 Action register_profile(CLI::App& app);
 Action register_resources(CLI::App& app);
+Action register_export(CLI::App& app);
 
 }  // namespace rpl::cli

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   actions.push_back(rpl::cli::register_analyze(app));
   actions.push_back(rpl::cli::register_profile(app));
   actions.push_back(rpl::cli::register_resources(app));
+  actions.push_back(rpl::cli::register_export(app));
 
   try {
     app.parse(argc, argv);

@@ -23,6 +23,21 @@ nlohmann::json finding(const char* id, const char* severity, std::string message
           {"evidence", std::move(evidence)}};
 }
 
+// The kernel's roofline point in brief (roofline.json has all of it); null without counter data.
+nlohmann::json roofline_summary(const app::AnalyzeResults& r, std::size_t kernel) {
+  if (kernel >= r.diagnosis.size() || r.diagnosis[kernel].roofline < 0) return nullptr;
+  const auto& p = r.roofline.kernels[static_cast<std::size_t>(r.diagnosis[kernel].roofline)].point;
+  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  const auto hbm = static_cast<std::size_t>(analysis::MemLevel::Hbm);
+  return {{"status", analysis::to_string(p.status)},
+          {"bound", analysis::to_string(p.bound)},
+          {"gflops", opt(p.total_gflops)},
+          {"hbm_gbps", opt(p.gbps[hbm])},
+          {"arithmetic_intensity", opt(p.intensity[hbm])},
+          {"fraction_of_roof", opt(p.fraction_of_roof)},
+          {"above_roof", p.above_roof}};
+}
+
 }  // namespace
 
 nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptions& options) {
@@ -32,7 +47,7 @@ nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptio
   for (const auto& c : dag.contributions) on_path[c.name] = &c;
 
   nlohmann::json doc;
-  doc["schema_version"] = kSchemaVersion;
+  doc["schema_version"] = kAnalysisSchemaVersion;
   const analysis::KernelStats* dom =
       r.stats.dominant >= 0 ? &r.stats.kernels[static_cast<std::size_t>(r.stats.dominant)] : nullptr;
   doc["summary"] = {{"runtime_ms", timing.runtime_ns / 1e6},
@@ -75,7 +90,10 @@ nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptio
                       {"cv", k.durations.cv},
                       {"stability", analysis::to_string(k.durations.stability)},
                       {"occupancy", occ ? nlohmann::json(occ->occupancy.theoretical) : nlohmann::json(nullptr)},
-                      {"occupancy_limiter", occ ? nlohmann::json(occ->occupancy.limiter) : nlohmann::json(nullptr)}});
+                      {"occupancy_limiter", occ ? nlohmann::json(occ->occupancy.limiter) : nlohmann::json(nullptr)},
+                      {"roofline", roofline_summary(r, i)},
+                      {"bottleneck", i < r.diagnosis.size() ? analysis::to_json(r.diagnosis[i].bottleneck)
+                                                            : nlohmann::json(nullptr)}});
   }
   doc["ranking"] = {{"by", "critical_path_fraction, then total_ns"}, {"kernels", ranked}};
 
@@ -131,7 +149,21 @@ nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptio
                                            "recorded: the critical path may follow dependencies that do not exist",
                                            dag.edges.inferred),
                                {{"inferred_edges", dag.edges.inferred}}));
+  for (std::size_t i = 0; i < r.stats.kernels.size() && i < r.diagnosis.size(); ++i) {
+    const auto& k = r.stats.kernels[i];
+    const auto& primary = r.diagnosis[i].bottleneck.primary;
+    if (!primary || k.share_of_gpu_time < Thresholds::kSignificantShare) continue;
+    const auto& secondary = r.diagnosis[i].bottleneck.secondary;
+    findings.push_back(finding(
+        "bottleneck", "info",
+        fmt::format("{} is {} (rule {}){}", k.name, primary->label, primary->rule,
+                    secondary ? fmt::format(", then {} (rule {})", secondary->label, secondary->rule) : ""),
+        {{"primary", primary->label}, {"rule", primary->rule}, {"secondary", secondary ? nlohmann::json(secondary->label) : nlohmann::json(nullptr)},
+         {"share_of_gpu_time", k.share_of_gpu_time}, {"threshold", Thresholds::kSignificantShare}},
+        k.name));
+  }
   doc["findings"] = findings;
+  doc["bottleneck_rules"] = analysis::bottleneck_rules_json();
   return doc;
 }
 

@@ -12,9 +12,13 @@
 namespace rpl::report {
 
 inline constexpr const char* kSchemaVersion = "1.0";
+// analysis.json 1.1 added each ranked kernel's roofline summary and bottleneck labels, the "bottleneck"
+// finding and the rule table.
+inline constexpr const char* kAnalysisSchemaVersion = "1.1";
 
 struct ReportOptions {
   std::size_t top = 10;  // kernels in the terminal summary and in analysis.json's ranking
+  bool html = true;      // also write report.html
 };
 
 nlohmann::json profile_document(const app::AnalyzeResults& r);
@@ -27,7 +31,8 @@ void write_combined_document(JsonStream& out, const nlohmann::json& profile, con
 
 std::string terminal_summary(const app::AnalyzeResults& r, const ReportOptions& options);
 
-// Writes profile.json, dag.json and analysis.json into `dir` (created if needed). Each file is written to
+// Writes profile.json, dag.json, analysis.json, roofline.json and (options.html) report.html into `dir`
+// (created if needed). Each file is written to
 // a temporary name and renamed, so an interrupted run never leaves a half-written output.
 // `r` null: timing-only, only profile.json is written.
 void write_output_files(const std::string& dir, const nlohmann::json& profile, const app::AnalyzeResults* r,

@@ -1,7 +1,10 @@
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
 #include "report/analyze_report.hpp"
+#include "report/html_report.hpp"
+#include "report/roofline_report.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
 
@@ -46,6 +49,16 @@ void write_output_files(const std::string& dir, const nlohmann::json& profile, c
     JsonStream out(f);
     out.value(analysis_document(*r, options));
   });
+  write_file_atomically(path("roofline.json"), [&](std::FILE* f) {
+    JsonStream out(f);
+    out.value(roofline_json(*r));
+  });
+  if (options.html) {
+    RooflineView view = roofline_view(*r);
+    HtmlOptions html;
+    html.top = std::max<std::size_t>(options.top, 20);
+    write_html_report(path("report.html"), *r, &view, html);
+  }
 }
 
 }  // namespace rpl::report

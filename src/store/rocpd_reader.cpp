@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/id_map.hpp"
+#include "store/rocpd_counters_read.hpp"
 #include "store/rocpd_input.hpp"
 #include "store/sqlite_db.hpp"
 #include "store/sync_calls.hpp"
@@ -226,7 +227,9 @@ void SetReader::read_process(const ProcessRowInfo& info) {
   read_queues_and_streams();
   read_threads();
   read_symbols();
+  std::size_t first_dispatch = trace_.dispatches.size();
   read_dispatches();
+  read_counters(trace_, db_, CounterReadScope{&set_, filter_ ? guid_ : std::string(), first_dispatch});
   read_copies();
   read_regions();
   read_event_operations();
@@ -599,15 +602,15 @@ void SetReader::read_event_operations() {
 
 // Sizes of every table before a read, so that a failed read leaves the trace as it was.
 struct TraceMark {
-  std::size_t processes, agents, queues, streams, symbols, dispatches, copies, api_calls, sync_ops;
+  std::size_t processes, agents, queues, streams, symbols, dispatches, copies, api_calls, sync_ops, counters;
   explicit TraceMark(const Trace& t)
       : processes(t.processes.size()), agents(t.agents.size()), queues(t.queues.size()), streams(t.streams.size()),
         symbols(t.symbols.size()), dispatches(t.dispatches.size()), copies(t.copies.size()),
-        api_calls(t.api_calls.size()), sync_ops(t.sync_ops.size()) {}
+        api_calls(t.api_calls.size()), sync_ops(t.sync_ops.size()), counters(t.counters.size()) {}
   void restore(Trace& t) const {
     t.processes.resize(processes), t.agents.resize(agents), t.queues.resize(queues), t.streams.resize(streams);
     t.symbols.resize(symbols), t.dispatches.resize(dispatches), t.copies.resize(copies);
-    t.api_calls.resize(api_calls), t.sync_ops.resize(sync_ops);
+    t.api_calls.resize(api_calls), t.sync_ops.resize(sync_ops), t.counters.resize(counters);
   }
 };
 

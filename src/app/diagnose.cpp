@@ -1,0 +1,60 @@
+#include "app/diagnose.hpp"
+
+#include <unordered_map>
+
+namespace rpl::app {
+namespace {
+
+// Dispatches that carry at least one counter, grouped by kernel display name. Empty without counters.
+std::unordered_map<std::string, std::vector<Index>> counted_dispatches_by_kernel(const Trace& trace) {
+  std::unordered_map<std::string, std::vector<Index>> by_kernel;
+  if (trace.counters.empty()) return by_kernel;
+  std::vector<bool> counted(trace.dispatches.size(), false);
+  for (const CounterSample& c : trace.counters)
+    if (c.dispatch < counted.size()) counted[c.dispatch] = true;
+  for (Index d = 0; d < counted.size(); ++d)
+    if (counted[d]) by_kernel[trace.kernel_name(trace.dispatches[d])].push_back(d);
+  return by_kernel;
+}
+
+bool on_nvidia(const Trace& trace, const std::vector<Index>& dispatches) {
+  if (dispatches.empty()) return false;
+  Index agent = trace.dispatches[dispatches.front()].agent;
+  return agent < trace.agents.size() &&
+         analysis::counter_family(trace.agents[agent].name) == analysis::CounterFamily::Nvidia;
+}
+
+}  // namespace
+
+void diagnose_kernels(AnalyzeResults& r, const AnalyzeOptions& options) {
+  analysis::RooflineOptions ro;
+  if (r.empirical_ceilings) ro.empirical = &*r.empirical_ceilings;
+  ro.memory_bandwidth_gbps = options.memory_bandwidth_gbps;
+  ro.per_dispatch = options.per_dispatch_roofline;
+  r.roofline = analysis::compute_roofline(r.trace, ro);
+
+  // The roofline kernel of each name with the most profiled time (kernels are sorted by it).
+  std::unordered_map<std::string, int> roofline_of;
+  for (std::size_t i = 0; i < r.roofline.kernels.size(); ++i)
+    roofline_of.try_emplace(r.roofline.kernels[i].name, static_cast<int>(i));
+  auto counted = counted_dispatches_by_kernel(r.trace);
+
+  r.diagnosis.assign(r.stats.kernels.size(), KernelDiagnosis{});
+  for (std::size_t i = 0; i < r.stats.kernels.size(); ++i) {
+    const auto& kernel = r.stats.kernels[i];
+    KernelDiagnosis& dx = r.diagnosis[i];
+    if (auto it = roofline_of.find(kernel.name); it != roofline_of.end()) dx.roofline = it->second;
+    if (auto it = counted.find(kernel.name); it != counted.end() && on_nvidia(r.trace, it->second)) {
+      analysis::DeepAnalysis deep = analysis::ncu_deep_analysis(r.trace, it->second);
+      if (deep.available) dx.deep = std::move(deep);
+    }
+    const analysis::RooflinePoint* point =
+        dx.roofline >= 0 ? &r.roofline.kernels[static_cast<std::size_t>(dx.roofline)].point : nullptr;
+    std::optional<double> theoretical;
+    if (i < r.occupancy.size() && r.occupancy[i].top) theoretical = r.occupancy[i].top->occupancy.theoretical;
+    dx.bottleneck = analysis::classify_bottleneck(
+        analysis::bottleneck_inputs(point, dx.deep ? &*dx.deep : nullptr, theoretical));
+  }
+}
+
+}  // namespace rpl::app

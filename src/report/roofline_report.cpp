@@ -1,0 +1,87 @@
+#include "report/roofline_report.hpp"
+
+#include <fmt/core.h>
+
+#include <unordered_map>
+
+namespace rpl::report {
+namespace {
+
+using analysis::ComputeClass;
+using analysis::MemLevel;
+
+std::string ceiling_label(ComputeClass c) {
+  std::string name = analysis::compute_class_name(c);  // "vector_f32"
+  auto sep = name.find('_');
+  std::string type = name.substr(sep + 1), pipe = name.substr(0, sep);
+  for (char& ch : type) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return fmt::format("{} {}", type, pipe);
+}
+
+std::string level_label(MemLevel l) {
+  switch (l) {
+    case MemLevel::Hbm: return "HBM";
+    case MemLevel::L2: return "L2";
+    case MemLevel::L1: return "L1";
+    case MemLevel::Lds: return "LDS";
+  }
+  return "?";
+}
+
+}  // namespace
+
+nlohmann::json roofline_json(const app::AnalyzeResults& r) {
+  nlohmann::json doc = analysis::roofline_document(r.trace, r.roofline);
+  // Deep analysis and labels, on the roofline kernel each diagnosis belongs to.
+  std::unordered_map<int, std::size_t> stats_of_roofline;
+  for (std::size_t i = 0; i < r.diagnosis.size(); ++i)
+    if (r.diagnosis[i].roofline >= 0) stats_of_roofline.emplace(r.diagnosis[i].roofline, i);
+  auto& kernels = doc["kernels"];
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    auto it = stats_of_roofline.find(static_cast<int>(k));
+    if (it == stats_of_roofline.end()) continue;
+    const app::KernelDiagnosis& dx = r.diagnosis[it->second];
+    if (dx.deep) kernels[k]["deep_analysis"] = analysis::to_json(*dx.deep);
+    kernels[k]["bottleneck"] = analysis::to_json(dx.bottleneck);
+  }
+  return doc;
+}
+
+RooflineView roofline_view(const app::AnalyzeResults& r) {
+  RooflineView view;
+  view.note = analysis::roofline_status(r.trace, r.roofline).reason;
+  if (r.roofline.kernels.empty()) return view;
+
+  // The device of the kernel with the most profiled time.
+  const Index agent = r.roofline.kernels.front().agent;
+  for (const auto& a : r.roofline.agents) {
+    if (a.agent != agent) continue;
+    view.device = a.product_name.empty() ? a.arch : fmt::format("{} ({})", a.product_name, a.arch);
+    for (std::size_t c = 0; c < analysis::kComputeClassCount; ++c)
+      if (a.ceilings.compute[c].known())
+        view.compute.push_back({ceiling_label(ComputeClass::from_index(c)), a.ceilings.compute[c].value});
+    for (std::size_t l = 0; l < analysis::kMemLevelCount; ++l)
+      if (a.ceilings.bandwidth[l].known())
+        view.memory.push_back({level_label(static_cast<MemLevel>(l)), a.ceilings.bandwidth[l].value});
+  }
+  std::unordered_map<std::string, double> share;
+  for (const auto& k : r.stats.kernels) share[k.name] = k.share_of_gpu_time;
+  std::size_t skipped = 0;
+  for (const auto& k : r.roofline.kernels) {
+    if (k.agent != agent) continue;
+    const auto& p = k.point;
+    const auto& ai = p.intensity[static_cast<std::size_t>(MemLevel::Hbm)];
+    if (!ai || !p.total_gflops || *p.total_gflops <= 0 || *ai <= 0) {
+      ++skipped;
+      continue;
+    }
+    view.points.push_back({k.name, *ai, *p.total_gflops, share.count(k.name) ? share[k.name] : 0.0, p.above_roof,
+                           analysis::to_string(p.bound)});
+  }
+  if (skipped)
+    view.note = fmt::format("{} kernel(s) with no FLOPs or no device-memory bytes are not drawn (see roofline.json)",
+                            skipped);
+  return view;
+}
+
+}  // namespace rpl::report

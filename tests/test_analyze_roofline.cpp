@@ -1,0 +1,238 @@
+// Counters stored in rocpd (rocpd_pmc_event) through `analyze`: the reader sums them per dispatch and
+// counter, the roofline and the bottleneck labels come out in roofline.json and analysis.json, report.html
+// draws the points, and every new option's bad input gets its exit code.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <nlohmann/json.hpp>
+
+#include "analysis/roofline_counters.hpp"
+#include "store/rocpd_reader.hpp"
+#include "testing/cli.hpp"
+#include "testing/fixtures.hpp"
+#include "testing/tmpdir.hpp"
+
+namespace fs = std::filesystem;
+using namespace rpl::test;
+
+namespace {
+
+// Device-memory rate every counted dispatch gets: bytes = 4240 B/ns x its duration, read as 64-byte
+// requests (TCC_EA0_RDREQ_sum; no 32-byte requests, no bubbles), so the kernel rate is exactly 4240 GB/s.
+constexpr double kBytesPerNs = 4240.0;
+
+// The default fixture's "compute" and "reduce" dispatches, with every counter the gfx942 roofline needs:
+// zero except the 64-byte reads above and 1000 FP32 FMAs. "consume" gets none.
+std::string make_counter_db(const TempDir& dir) {
+  FixtureSpec spec;
+  spec.counters = false;
+  FixtureRows rows = fixture_rows(spec);
+  auto names = rpl::analysis::roofline_counter_names(rpl::analysis::roofline_counter_set("gfx942"));
+  int64_t id = 100;
+  std::map<std::string, int64_t> pmc;
+  for (const auto& n : names) {
+    rows.pmc_info.push_back({id, 2, n, n, n.substr(0, n.find('_'))});
+    pmc[n] = id++;
+  }
+  for (const auto& d : rows.dispatches) {
+    if (d.kernel_id == 3) continue;  // consume
+    double duration = static_cast<double>(d.end - d.start);
+    for (const auto& n : names) {
+      double value = 0;
+      if (n == "TCC_EA0_RDREQ_sum") value = kBytesPerNs * duration / 64;
+      if (n == "SQ_INSTS_VALU_FMA_F32") value = 1000;
+      // Two rows per counter for the reads: the reader must sum them.
+      if (n == "TCC_EA0_RDREQ_sum") {
+        rows.pmc_values.push_back({d.dispatch_id, pmc[n], value / 2});
+        rows.pmc_values.push_back({d.dispatch_id, pmc[n], value / 2});
+      } else {
+        rows.pmc_values.push_back({d.dispatch_id, pmc[n], value});
+      }
+    }
+  }
+  std::string path = dir.file("counters.db");
+  write_fixture(rows, path);
+  return path;
+}
+
+nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(read_file(path)); }
+
+const nlohmann::json* find_kernel(const nlohmann::json& list, const std::string& name) {
+  for (const auto& k : list)
+    if (k["name"] == name) return &k;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(RocpdCounters, ReaderSumsRowsPerDispatchAndCounter) {
+  TempDir dir;
+  std::string db = make_fixture_db(dir.path());  // SQ_WAVES 8192 + 8192, TCC_HIT 100 + 10 x id
+  rpl::Trace trace = rpl::rocpd::read_databases({db});
+  ASSERT_EQ(trace.counters.size(), 2 * trace.dispatches.size());
+  for (const auto& c : trace.counters) {
+    const auto& name = trace.strings.at(c.counter);
+    const auto& d = trace.dispatches.at(c.dispatch);
+    if (name == "SQ_WAVES")
+      EXPECT_DOUBLE_EQ(c.value, 16384.0);
+    else if (name == "TCC_HIT")
+      EXPECT_DOUBLE_EQ(c.value, 100.0 + 10.0 * static_cast<double>(d.dispatch_id)) << d.dispatch_id;
+    else
+      ADD_FAILURE() << "unexpected counter " << name;
+  }
+}
+
+TEST(RocpdCounters, TraceWithoutCountersHasNone) {
+  TempDir dir;
+  FixtureSpec spec;
+  spec.counters = false;
+  rpl::Trace trace = rpl::rocpd::read_databases({make_fixture_db(dir.path(), spec)});
+  EXPECT_TRUE(trace.counters.empty());
+  EXPECT_FALSE(trace.dispatches.empty());
+}
+
+TEST(AnalyzeRoofline, CountersGiveRooflinePointsLabelsAndAChart) {
+  TempDir dir;
+  std::string db = make_counter_db(dir);
+  auto r = run_cli({"analyze", db, "-o", dir.file("out"), "--memory-bandwidth-gbps", "5000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* f : {"profile", "dag", "analysis", "roofline"})
+    EXPECT_EQ(validate_against_schema(f, dir.file(std::string("out/") + f + ".json")), "") << f;
+
+  auto roofline = read_json(dir.file("out/roofline.json"));
+  EXPECT_EQ(roofline["status"], "ok");
+  EXPECT_TRUE(roofline["reason"].is_null());
+  const nlohmann::json* compute = find_kernel(roofline["kernels"], "compute(float*, int)");
+  ASSERT_NE(compute, nullptr) << roofline.dump(1);
+  const auto& point = (*compute)["point"];
+  EXPECT_EQ(point["status"], "ok") << point.dump(1);
+  EXPECT_NEAR(point["bytes"]["hbm"]["gbytes_per_s"].get<double>(), kBytesPerNs, 1e-6);
+  EXPECT_NEAR(point["bytes"]["hbm"]["fraction_of_peak"].get<double>(), kBytesPerNs / 5000, 1e-9);
+  EXPECT_EQ(point["bound"], "memory");
+  EXPECT_EQ((*compute)["bottleneck"]["primary"]["label"], "memory-bandwidth bound");
+  EXPECT_EQ((*compute)["bottleneck"]["primary"]["rule"], "MB1");
+  EXPECT_EQ(find_kernel(roofline["kernels"], "_Z7consumePf.kd"), nullptr);  // no counters, no point
+
+  auto analysis = read_json(dir.file("out/analysis.json"));
+  EXPECT_EQ(analysis["schema_version"], "1.1");
+  const nlohmann::json* ranked = find_kernel(analysis["ranking"]["kernels"], "compute(float*, int)");
+  ASSERT_NE(ranked, nullptr);
+  EXPECT_EQ((*ranked)["bottleneck"]["primary"]["label"], "memory-bandwidth bound");
+  EXPECT_NEAR((*ranked)["roofline"]["hbm_gbps"].get<double>(), kBytesPerNs, 1e-6);
+  bool finding = false;
+  for (const auto& f : analysis["findings"]) finding |= f["id"] == "bottleneck" && f["kernel"] == "compute(float*, int)";
+  EXPECT_TRUE(finding) << analysis["findings"].dump(1);
+  EXPECT_FALSE(analysis["bottleneck_rules"].empty());
+
+  std::string html = read_file(dir.file("out/report.html"));
+  EXPECT_NE(html.find("<svg id=\"roofline\""), std::string::npos);
+  EXPECT_NE(html.find("data-kernel=\"compute(float*, int)\""), std::string::npos);
+  EXPECT_NE(html.find("data-kernel=\"reduce(float*)\""), std::string::npos);
+}
+
+TEST(AnalyzeRoofline, BelowTheSaturationThresholdTheLabelIsTheFallback) {
+  TempDir dir;
+  std::string db = make_counter_db(dir);
+  // 4240 of 10000 GB/s = 42 %: MB1 needs 60 %, so only the roofline side decides.
+  auto r = run_cli({"analyze", db, "-o", dir.file("out"), "--memory-bandwidth-gbps", "10000", "--no-html"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("out/report.html")));
+  auto roofline = read_json(dir.file("out/roofline.json"));
+  const nlohmann::json* compute = find_kernel(roofline["kernels"], "compute(float*, int)");
+  ASSERT_NE(compute, nullptr);
+  EXPECT_EQ((*compute)["bottleneck"]["primary"]["label"], "memory-bandwidth bound");
+  EXPECT_EQ((*compute)["bottleneck"]["primary"]["rule"], "fallback");
+}
+
+TEST(AnalyzeRoofline, MeasuredCeilingsFileIsPreferredOverTheTable) {
+  TempDir dir;
+  std::string db = make_counter_db(dir);
+  std::ofstream(dir.file("ceilings.json"))
+      << R"({"schema_version":"1.0","device":{"arch":"gfx942"},"measured_at":"2026-11-24T00:00:00Z",)"
+      << R"("bandwidth_gbps":{"hbm":4800},"gflops":{}})";
+  auto r = run_cli({"analyze", db, "-o", dir.file("out"), "--ceilings", dir.file("ceilings.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto roofline = read_json(dir.file("out/roofline.json"));
+  const auto& hbm = roofline["devices"][0]["ceilings"];
+  EXPECT_NE(hbm.dump().find("empirical"), std::string::npos) << hbm.dump(1);
+  const nlohmann::json* compute = find_kernel(roofline["kernels"], "compute(float*, int)");
+  ASSERT_NE(compute, nullptr);
+  EXPECT_NEAR((*compute)["point"]["bytes"]["hbm"]["fraction_of_peak"].get<double>(), kBytesPerNs / 4800, 1e-9);
+}
+
+TEST(AnalyzeRoofline, WithoutRooflineCountersTheStatusSaysWhy) {
+  TempDir dir;
+  auto r = run_cli({"analyze", make_fixture_db(dir.path()), "-o", dir.file("a")});  // SQ_WAVES, TCC_HIT only
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_json(dir.file("a/roofline.json"))["status"], "no_roofline_counters");
+  FixtureSpec spec;
+  spec.counters = false;
+  spec.file_name = "none.db";
+  r = run_cli({"analyze", make_fixture_db(dir.path(), spec), "-o", dir.file("b")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = read_json(dir.file("b/roofline.json"));
+  EXPECT_EQ(doc["status"], "no_counter_data");
+  EXPECT_NE(doc["reason"].get<std::string>().find("--roofline"), std::string::npos);
+  EXPECT_EQ(validate_against_schema("roofline", dir.file("b/roofline.json")), "");
+  EXPECT_NE(read_file(dir.file("b/report.html")).find("roofline-none"), std::string::npos);
+}
+
+TEST(AnalyzeRooflineBadInput, CeilingsAndBandwidthErrorsNameTheValue) {
+  TempDir dir;
+  std::string db = make_fixture_db(dir.path());
+  auto r = run_cli({"analyze", db, "-o", dir.file("o"), "--ceilings", dir.file("missing.json")});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("missing.json"), std::string::npos) << r.err;
+
+  std::ofstream(dir.file("bad.json")) << "{not json";
+  r = run_cli({"analyze", db, "-o", dir.file("o"), "--ceilings", dir.file("bad.json")});
+  EXPECT_EQ(r.exit_code, 7) << r.err;
+  EXPECT_NE(r.err.find("bad.json"), std::string::npos) << r.err;
+
+  std::ofstream(dir.file("wrong.json")) << R"({"schema_version":"1.0","device":{}})";
+  r = run_cli({"analyze", db, "-o", dir.file("o"), "--ceilings", dir.file("wrong.json")});
+  EXPECT_EQ(r.exit_code, 7) << r.err;
+  EXPECT_NE(r.err.find("device.arch"), std::string::npos) << r.err;
+
+  for (const char* bw : {"0", "-5", "nan"}) {
+    r = run_cli({"analyze", db, "-o", dir.file("o"), "--memory-bandwidth-gbps", bw});
+    EXPECT_EQ(r.exit_code, 2) << bw << ": " << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir.file("o")));  // nothing written on bad options
+}
+
+TEST(ExportPerfetto, WritesOneTrackPerStreamWithFlows) {
+  TempDir dir;
+  std::string db = make_fixture_db(dir.path());
+  auto r = run_cli({"export", "perfetto", db, "-o", dir.file("t.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;  // logs go to stderr
+  auto doc = read_json(dir.file("t.json"));
+  ASSERT_TRUE(doc.contains("traceEvents"));
+  std::set<std::pair<int64_t, int64_t>> tracks;
+  std::size_t slices = 0, flows = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "X") ++slices, tracks.insert({e["pid"].get<int64_t>(), e["tid"].get<int64_t>()});
+    if (e["ph"] == "s") ++flows;
+  }
+  EXPECT_GE(slices, 9u);   // 7 dispatches + 2 copies (and the critical-path track repeats some)
+  EXPECT_GE(tracks.size(), 3u);  // default stream + 2 user streams (+ the critical-path track)
+  EXPECT_GE(flows, 1u);          // the recorded event wait
+}
+
+TEST(ExportPerfetto, BadInputsHaveTheirExitCodes) {
+  TempDir dir;
+  auto r = run_cli({"export", "perfetto", dir.file("missing.db"), "-o", dir.file("t.json")});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("missing.db"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("t.json")));
+  r = run_cli({"export", "perfetto"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_cli({"export"});
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_cli({"export", "perfetto", make_fixture_db(dir.path()), "-o", dir.file("no/such/dir/t.json")});
+  EXPECT_EQ(r.exit_code, 10) << r.err;
+}
