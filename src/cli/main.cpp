@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
   actions.push_back(rpl::cli::register_analyze(app));
   actions.push_back(rpl::cli::register_profile(app));
   actions.push_back(rpl::cli::register_resources(app));
+  actions.push_back(rpl::cli::register_capture(app));
+  actions.push_back(rpl::cli::register_replay(app));
 
   try {
     app.parse(argc, argv);
