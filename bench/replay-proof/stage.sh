@@ -8,7 +8,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DEST=${1:?usage: stage.sh DEST [BUILD_DIR]}
-BUILD=${2:-$ROOT/build}
+BUILD=$(cd "${2:-$ROOT/build}" && pwd)
 ninja -C "$BUILD" -j2 rocm-perf rpl_cuda_capture rpl_replay_cuda rpl_cuda_collector
 make -C "$ROOT/examples/apps" -j2 OUT="$BUILD/apps" CUDA_ARCHS=90 "$BUILD/apps/va_chase" "$BUILD/apps/attention"
 rm -rf "$DEST"; mkdir -p "$DEST/lib" "$DEST/bin" "$DEST/bench" "$DEST/scripts"
