@@ -18,5 +18,7 @@ Action register_analyze(CLI::App& app);
 Action register_profile(CLI::App& app);
 Action register_resources(CLI::App& app);
 Action register_export(CLI::App& app);
+Action register_capture(CLI::App& app);
+Action register_replay(CLI::App& app);
 
 }  // namespace rpl::cli

@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   actions.push_back(rpl::cli::register_profile(app));
   actions.push_back(rpl::cli::register_resources(app));
   actions.push_back(rpl::cli::register_export(app));
+  actions.push_back(rpl::cli::register_capture(app));
+  actions.push_back(rpl::cli::register_replay(app));
 
   try {
     app.parse(argc, argv);

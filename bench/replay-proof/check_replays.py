@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Checks one case of the capture/replay proof and prints its figures.
+
+- every replay (one fresh process each) exited 0 with verification "match" (bit-exact) and all ranges exact;
+- the median replayed GPU time (device events, all iterations of all processes) is within +-3% of the median
+  in-application time of the same kernel measured by our collector (`rocm-perf profile`, rocpd database).
+Prints PASS/FAIL lines and one "FIGURES {json}" line; exits 1 on a failure."""
+import argparse
+import glob
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "gpu"))
+import rocpd_query  # noqa: E402
+
+fails = 0
+
+
+def check(ok, what, detail=""):
+    global fails
+    print(("PASS: " if ok else "FAIL: ") + what + (f" ({detail})" if detail else ""))
+    fails += 0 if ok else 1
+
+
+def in_app_durations(profile_dir, mangled, demangled):
+    profile = json.load(open(os.path.join(profile_dir, "profile.json")))
+    out = []
+    for run in profile["runs"]["per_run"]:
+        for db in run["databases"]:
+            conn = rocpd_query.connect(db)
+            for d in rocpd_query.dispatches(conn):
+                if d["kernel_name"] in (mangled, demangled) or d["display_name"] in (mangled, demangled):
+                    out.append(d["end"] - d["start"])
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--case", required=True)
+    ap.add_argument("--capture", required=True)
+    ap.add_argument("--replays", required=True, help="folder of replay-N.json and replay-N.rc")
+    ap.add_argument("--profile", required=True)
+    ap.add_argument("--tolerance", type=float, default=0.03)
+    args = ap.parse_args()
+    manifest = json.load(open(os.path.join(args.capture, "manifest.json")))
+    kernel = manifest["kernel"]
+    rcs = sorted(glob.glob(os.path.join(args.replays, "replay-*.rc")))
+    exact, samples, medians = 0, [], []
+    for rc_file in rcs:
+        rc = int(open(rc_file).read().strip() or "-1")
+        doc_file = rc_file[:-3] + ".json"
+        doc = json.load(open(doc_file)) if os.path.exists(doc_file) and os.path.getsize(doc_file) else None
+        ok = rc == 0 and doc and doc["verification"]["status"] == "match" and doc["reservation"]["all_exact"]
+        exact += 1 if ok else 0
+        if doc and "gpu_time_ns" in doc:
+            samples += doc["gpu_time_ns"]["per_iteration"]
+            medians.append(doc["gpu_time_ns"]["median"])
+        if not ok:
+            print(f"  {os.path.basename(rc_file)}: rc {rc}, verification "
+                  f"{doc['verification'] if doc else 'no document'}")
+    check(rcs and exact == len(rcs), f"{args.case}: {exact}/{len(rcs)} fresh-process replays bit-exact at the captured addresses")
+    in_app = in_app_durations(args.profile, kernel["mangled_name"], kernel["demangled_name"])
+    check(bool(in_app), f"{args.case}: the collector recorded the kernel in the application", f"{len(in_app)} dispatches")
+    figures = {"case": args.case, "kernel": kernel["demangled_name"][:160], "regions": len(manifest["regions"]),
+               "bytes": sum(r["size"] for r in manifest["regions"]), "replays": len(rcs), "bit_exact": exact}
+    if samples and in_app:
+        replay_median = statistics.median(samples)
+        app_median = statistics.median(in_app)
+        ratio = replay_median / app_median
+        figures.update({"replay_median_us": replay_median / 1e3, "replay_samples": len(samples),
+                        "replay_process_medians_us": [round(m / 1e3, 3) for m in medians],
+                        "in_app_median_us": app_median / 1e3, "in_app_samples": len(in_app), "ratio": ratio})
+        check(abs(ratio - 1) <= args.tolerance,
+              f"{args.case}: median replay {replay_median / 1e3:.3f} us vs in-application {app_median / 1e3:.3f} us",
+              f"ratio {ratio:.4f}, tolerance {args.tolerance:.0%}")
+    print("FIGURES " + json.dumps(figures))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

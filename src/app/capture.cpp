@@ -1,0 +1,152 @@
+#include "app/capture.hpp"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "support/errors.hpp"
+#include "support/libexec.hpp"
+#include "support/log.hpp"
+
+namespace rpl::app {
+namespace fs = std::filesystem;
+namespace {
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string s = ss.str();
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+// The capture goes into an empty (or new) directory: never mix with, or overwrite, what is there.
+void prepare_output_dir(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec))
+      throw Error(ExitCode::OutputFailed, fmt::format("{} exists and is not a directory", dir.string()));
+    if (!fs::is_empty(dir, ec))
+      throw Error(ExitCode::OutputFailed,
+                  fmt::format("{} is not empty; captures go into a new or empty directory (choose another -o)", dir.string()));
+  }
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(ExitCode::OutputFailed, fmt::format("cannot create {}: {}", dir.string(), ec.message()));
+}
+
+std::string runner_for(const std::string& platform) {
+  if (platform == "cuda") return "rpl_replay_cuda";
+  if (platform == "rocm") return "rpl_replay_hsa";
+  throw Error(ExitCode::InputInvalid, fmt::format("captures of platform \"{}\" cannot be replayed", platform));
+}
+
+}  // namespace
+
+CaptureResults run_capture(const CaptureOptions& o) {
+  try {
+    std::regex check(o.kernel_regex, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    throw Error(ExitCode::Usage, fmt::format("--kernel {}: not a valid regular expression ({})", o.kernel_regex, e.what()));
+  }
+  if (o.argv.empty()) throw Error(ExitCode::Usage, "no application given");
+  if (!find_executable(o.argv[0]))
+    throw Error(ExitCode::ApplicationFailed, fmt::format("application {}: not found or not executable", o.argv[0]));
+  platform::Kind kind = o.platform ? *o.platform : platform::detect();
+  if (kind != platform::Kind::Cuda)
+    throw Error(ExitCode::ProfilerFailed, "rocm-perf capture on ROCm is not available in this build (NVIDIA CUDA only)");
+  std::string library;
+  if (auto found = find_libexec("librpl_cuda_capture.so", "RPL_CUDA_CAPTURE")) library = *found;
+  else
+    throw Error(ExitCode::ProfilerFailed,
+                fmt::format("the CUDA capture library librpl_cuda_capture.so was not found in {} (it is built only where "
+                            "the CUDA toolkit is found); set RPL_CUDA_CAPTURE to its path",
+                            libexec_locations()));
+  fs::path dir = fs::absolute(o.output_dir);
+  prepare_output_dir(dir);
+
+  ProcessSpec spec;
+  spec.argv = o.argv;
+  spec.env = {{"CUDA_INJECTION64_PATH", library},
+              {"RPL_CAPTURE_DIR", dir.string()},
+              {"RPL_CAPTURE_KERNEL", o.kernel_regex},
+              {"RPL_CAPTURE_DISPATCH", std::to_string(o.dispatch)},
+              {"RPL_CAPTURE_COMMAND", nlohmann::json(o.argv).dump()}};
+  // The cubin is copied when its module loads; lazily loaded modules would load inside the very launch.
+  if (!std::getenv("CUDA_MODULE_LOADING")) spec.env.emplace_back("CUDA_MODULE_LOADING", "EAGER");
+  if (o.exit_after_capture) spec.env.emplace_back("RPL_CAPTURE_EXIT", "1");
+  if (o.debug) spec.env.emplace_back("RPL_CAPTURE_VERBOSE", "1");
+  spec.stdout_to_stderr = true;  // stdout carries only our summary
+  spec.timeout_s = o.timeout_s;
+  log::info("capturing launch {} of the first kernel matching /{}/ from {}", o.dispatch, o.kernel_regex, o.argv[0]);
+
+  CaptureResults out;
+  out.dir = dir.string();
+  out.process = run_process(spec);
+  fs::path manifest = dir / capture::kManifestName;
+  if (!fs::exists(manifest)) {
+    std::string status = read_text(dir / "capture_status.txt");
+    if (!out.process.ok() && status.empty())
+      throw Error(ExitCode::ApplicationFailed,
+                  fmt::format("the application {} before anything was captured", out.process.describe()));
+    throw Error(ExitCode::CaptureFailed,
+                fmt::format("no capture written to {}: {}{}", dir.string(),
+                            status.empty() ? "the capture library reported nothing (was it loaded? is this a CUDA application?)" : status,
+                            out.process.ok() ? "" : fmt::format(" (the application {})", out.process.describe())));
+  }
+  if (!out.process.ok()) log::warn("the application {} after the capture was written", out.process.describe());
+  out.manifest = capture::read_manifest(dir);
+  capture::verify_capture(dir, out.manifest);
+  return out;
+}
+
+ReplayOutcome run_replay(const ReplayOptions& o) {
+  capture::Manifest m = capture::read_manifest(o.capture_dir);  // fails fast, with no GPU needed
+  if (!o.code_object.empty() && access(o.code_object.c_str(), R_OK) != 0)
+    throw Error(ExitCode::InputMissing, fmt::format("--code-object {}: no such readable file", o.code_object));
+  std::string runner_name = runner_for(m.platform);
+  std::string runner;
+  if (auto found = find_libexec(runner_name, "RPL_REPLAY_RUNNER")) runner = *found;
+  else
+    throw Error(ExitCode::ProfilerFailed,
+                fmt::format("the replay runner {} was not found in {}; set RPL_REPLAY_RUNNER to its path", runner_name,
+                            libexec_locations()));
+
+  char result_template[] = "/tmp/rocm-perf-replay-XXXXXX";
+  int fd = mkstemp(result_template);
+  if (fd < 0) throw Error(ExitCode::OutputFailed, "cannot create a temporary file under /tmp");
+  close(fd);
+  std::string result_file = result_template;
+
+  ProcessSpec spec;
+  spec.argv = {runner, o.mode, "--capture-dir", o.capture_dir, "--result", result_file};
+  if (o.mode == "full-vm") {
+    spec.argv.insert(spec.argv.end(), {"--iterations", std::to_string(o.iterations)});
+    if (!o.recopy) spec.argv.push_back("--no-recopy");
+    if (!o.code_object.empty()) spec.argv.insert(spec.argv.end(), {"--code-object", o.code_object});
+    if (!o.dump_dir.empty()) spec.argv.insert(spec.argv.end(), {"--dump-dir", o.dump_dir});
+  }
+  spec.stdout_to_stderr = true;
+  spec.timeout_s = o.timeout_s;
+  ProcessResult p = run_process(spec);
+  std::string text = read_text(result_file);
+  fs::remove(result_file);
+
+  ReplayOutcome out;
+  out.exit_code = p.signal ? to_int(ExitCode::ProfilerFailed) : p.exit_code;
+  if (!text.empty()) out.document = nlohmann::json::parse(text, nullptr, false);
+  bool documented = out.exit_code == 0 || out.exit_code == to_int(ExitCode::AddressRelocation) ||
+                    out.exit_code == to_int(ExitCode::VerificationMismatch);
+  if (documented && out.document.is_object()) return out;
+  // The runner said why on stderr; pass its code on where it is one of ours.
+  ExitCode code = (!p.signal && !p.timed_out && out.exit_code >= 2 && out.exit_code <= 13) ? ExitCode(out.exit_code)
+                                                                                           : ExitCode::ProfilerFailed;
+  throw Error(code, fmt::format("the replay runner {} {}", runner, p.describe()));
+}
+
+}  // namespace rpl::app

@@ -1,0 +1,57 @@
+#pragma once
+// Kernel isolation. `capture`: run the application once with the platform's capture library injected and take
+// the K-th launch of the first kernel matching a regex into a capture directory. `replay`: start the platform's
+// replay runner as a fresh process on a capture directory (reserve-check or full-vm) and collect its document.
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "capture/manifest.hpp"
+#include "platform/platform.hpp"
+#include "support/process.hpp"
+
+namespace rpl::app {
+
+struct CaptureOptions {
+  std::vector<std::string> argv;
+  std::string kernel_regex = ".*";
+  uint64_t dispatch = 1;
+  std::string output_dir = "rocm-perf-capture";
+  bool exit_after_capture = false;
+  std::optional<platform::Kind> platform;  // nullopt: detect
+  bool debug = false;
+  double timeout_s = 0;
+};
+
+struct CaptureResults {
+  std::string dir;
+  capture::Manifest manifest;
+  ProcessResult process;
+};
+
+// Throws rpl::Error: Usage (bad regex), OutputFailed (the directory holds something already),
+// ApplicationFailed (not found, or failed before anything was captured), ProfilerFailed (no capture library),
+// CaptureFailed (the application ran but the launch was not captured: the reason is in the message).
+CaptureResults run_capture(const CaptureOptions& options);
+
+struct ReplayOptions {
+  std::string mode = "full-vm";  // or "reserve-check"
+  std::string capture_dir = "rocm-perf-capture";
+  unsigned iterations = 1;
+  bool recopy = true;
+  std::string code_object;  // "" = the captured one
+  std::string dump_dir;
+  double timeout_s = 0;
+};
+
+struct ReplayOutcome {
+  nlohmann::json document;  // schemas/replay.schema.json
+  int exit_code = 0;        // 0, AddressRelocation or VerificationMismatch: the document says why
+};
+
+// Throws rpl::Error when the runner produced no document (missing capture, corrupt manifest, no GPU, ...).
+ReplayOutcome run_replay(const ReplayOptions& options);
+
+}  // namespace rpl::app

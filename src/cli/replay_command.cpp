@@ -1,0 +1,64 @@
+// rocm-perf replay reserve-check|full-vm [--capture-dir DIR] ...: replay a captured launch in a fresh process at
+// its original virtual addresses (full-vm), or only check that every captured range can be reserved there.
+#include <fmt/core.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "app/capture.hpp"
+#include "capture/replay_report.hpp"
+#include "cli/commands.hpp"
+#include "support/errors.hpp"
+#include "support/log.hpp"
+
+namespace rpl::cli {
+namespace {
+
+struct ReplayArgs {
+  app::ReplayOptions options;
+  bool json = false;
+};
+
+int run(const ReplayArgs& a) {
+  log::set_level(a.json ? log::Level::Warn : log::Level::Info);
+  app::ReplayOutcome out = app::run_replay(a.options);
+  if (a.json) fmt::print("{}\n", out.document.dump(1));
+  else fmt::print("{}", capture::replay_summary_text(out.document));
+  if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
+  return out.exit_code;
+}
+
+CLI::App* add_mode(CLI::App* replay, const char* name, const char* help, const std::shared_ptr<ReplayArgs>& args) {
+  CLI::App* cmd = replay->add_subcommand(name, help);
+  cmd->add_option("--capture-dir", args->options.capture_dir, "what rocm-perf capture wrote")->capture_default_str();
+  cmd->add_flag("--json", args->json, "print the replay document (schemas/replay.schema.json) on stdout");
+  cmd->add_option("--timeout", args->options.timeout_s, "seconds before the replay is killed (0: none)");
+  return cmd;
+}
+
+}  // namespace
+
+Action register_replay(CLI::App& app) {
+  auto args = std::make_shared<ReplayArgs>();
+  CLI::App* replay = app.add_subcommand("replay", "Replay a captured kernel launch in a fresh process (see capture)");
+  replay->require_subcommand(1);
+  CLI::App* check = add_mode(replay, "reserve-check", "Check that every captured address range can be reserved at "
+                                                      "its original address; report per region", args);
+  CLI::App* full = add_mode(replay, "full-vm", "Reserve the captured address space, restore memory, launch the kernel "
+                                               "N times (device-event timing) and verify against the captured result", args);
+  full->add_option("--iterations", args->options.iterations, "launches, without rebuilding the address space")
+      ->capture_default_str()->check(CLI::Range(1u, 1000000u));
+  full->add_flag("--no-recopy", [args](int64_t) { args->options.recopy = false; },
+                 "stateful: do not restore memory between iterations");
+  full->add_option("--code-object", args->options.code_object, "launch the kernel from this cubin/code object instead "
+                                                               "(another build of the same kernel)");
+  full->add_option("--dump-dir", args->options.dump_dir, "write every region's final memory there (r<ID>.bin, raw)");
+  return [check, full, args]() -> int {
+    if (check->parsed()) args->options.mode = "reserve-check";
+    else if (full->parsed()) args->options.mode = "full-vm";
+    else return -1;
+    return run(*args);
+  };
+}
+
+}  // namespace rpl::cli
