@@ -18,5 +18,6 @@ Action register_analyze(CLI::App& app);
 Action register_profile(CLI::App& app);
 Action register_resources(CLI::App& app);
 Action register_export(CLI::App& app);
+Action register_ceilings(CLI::App& app);
 
 }  // namespace rpl::cli

@@ -18,6 +18,7 @@ enum class ExitCode : int {
   ProfilerFailed = 8,    // the profiler (rocprofv3, our collector) failed or wrote nothing
   ApplicationFailed = 9, // the profiled application exited non-zero or crashed
   OutputFailed = 10,     // an output file could not be written
+  NoDevice = 11,         // no usable GPU for a command that measures one (ceilings)
 };
 
 // An error the user can act on: message names the file or value and what is wrong.

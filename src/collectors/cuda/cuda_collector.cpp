@@ -26,16 +26,12 @@ std::string find_collector_library() {
       throw Error(ExitCode::ProfilerFailed, fmt::format("RPL_CUDA_COLLECTOR={}: no such readable file", env));
     return env;
   }
+  if (auto found = find_beside_executable(kLibraryName)) return *found;
   std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  for (const fs::path& dir : {self.parent_path(), self.parent_path() / ".." / "lib" / "rocm-perf"}) {
-    fs::path candidate = dir / kLibraryName;
-    if (!ec && fs::exists(candidate)) return fs::canonical(candidate).string();
-  }
   throw Error(ExitCode::ProfilerFailed,
               fmt::format("the CUDA collector {} was not found next to {} (it is built only where CUPTI is "
                           "found); set RPL_CUDA_COLLECTOR to its path",
-                          kLibraryName, self.string()));
+                          kLibraryName, fs::read_symlink("/proc/self/exe", ec).string()));
 }
 
 class CudaCollector : public platform::Collector {
