@@ -118,11 +118,11 @@ TEST(CeilingsCli, JsonPrintsOnlyTheDocument) {
   EXPECT_EQ(doc, nlohmann::json::parse(read_file(dir.file("c.json"))));
 }
 
-TEST(CeilingsCli, NoGpuIsExitCode11AndSaysWhatToDoOnAmd) {
+TEST(CeilingsCli, NoGpuIsExitCode14AndSaysWhatToDoOnAmd) {
   TempDir dir;
   std::ofstream(dir.file("c.json")) << "previous";
   auto r = run_cli({"ceilings", "--bench", fake_bench(dir, "", 3), "-o", dir.file("c.json")});
-  EXPECT_EQ(r.exit_code, 11);
+  EXPECT_EQ(r.exit_code, 14);
   EXPECT_NE(r.err.find("no usable NVIDIA GPU"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("AMD"), std::string::npos) << r.err;
   EXPECT_EQ(read_file(dir.file("c.json")), "previous");  // an existing file is left alone
@@ -155,7 +155,7 @@ TEST(CeilingsCli, RealBenchmarkWithoutAGpuSaysSo) {
   if (fs::exists("/dev/nvidia0")) GTEST_SKIP() << "an NVIDIA GPU is present: the GPU suite measures it (scripts/gpu/roofline_suite.sh)";
   TempDir dir;
   auto r = run_cli({"ceilings", "--bench", RPL_CEILINGS_BENCH_PATH, "-o", dir.file("c.json")});
-  EXPECT_EQ(r.exit_code, 11) << r.err;
+  EXPECT_EQ(r.exit_code, 14) << r.err;
   EXPECT_NE(r.err.find("no CUDA device"), std::string::npos) << r.err;
 #endif
 }

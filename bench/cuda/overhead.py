@@ -93,6 +93,8 @@ def main():
     ap.add_argument("--torch-rounds", type=int, default=3)
     ap.add_argument("--skip-torch", action="store_true")
     ap.add_argument("--api-all", action="store_true", help="also time RPL_CUDA_API=all")
+    ap.add_argument("--cupti-tuning", action="store_true",
+                    help="also time CUPTI's device-buffer and per-thread-buffer settings")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     inject = {"CUDA_INJECTION64_PATH": os.path.abspath(args.collector)}
@@ -107,7 +109,12 @@ def main():
             # CUPTI's own cost: kernel records collected, then dropped unread
             ("cupti_only_discard", lb, dict(inject, RPL_CUDA_API="none", RPL_CUDA_DISCARD="1"), True),
             ("traced_api_none_cupti_clock", lb, dict(inject, RPL_CUDA_API="none", RPL_CUDA_CLOCK="cupti"), True),
-        ] + ([("traced_api_all", lb, dict(inject, RPL_CUDA_API="all"), True)] if args.api_all else []),
+        ] + ([("traced_api_all", lb, dict(inject, RPL_CUDA_API="all"), True)] if args.api_all else [])
+          + ([("traced_devbuf64x4", lb, dict(inject, RPL_CUDA_DEVICE_BUFFER_MB="64", RPL_CUDA_DEVICE_BUFFERS="4"), True),
+              ("discard_devbuf64x4", lb, dict(inject, RPL_CUDA_API="none", RPL_CUDA_DISCARD="1",
+                                              RPL_CUDA_DEVICE_BUFFER_MB="64", RPL_CUDA_DEVICE_BUFFERS="4"), True),
+              ("traced_pinned", lb, dict(inject, RPL_CUDA_PINNED="1"), True),
+              ("traced_shared_buffer", lb, dict(inject, RPL_CUDA_PER_THREAD="0"), True)] if args.cupti_tuning else []),
             args.rounds, args.out, log)
         rows += summarize("launch_bound", d, "untraced", log)
         d = bench("gpu_bound", [("untraced", gb, {}, False), ("traced", gb, inject, True)],

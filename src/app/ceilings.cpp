@@ -12,6 +12,7 @@
 
 #include "rpl/version.hpp"
 #include "support/errors.hpp"
+#include "support/libexec.hpp"
 #include "support/log.hpp"
 #include "support/process.hpp"
 
@@ -20,7 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kBenchName = "rpl_ceilings_bench";
-// The benchmark's exit status for "no usable CUDA device" (ceilings_bench.cu).
+// The benchmark's exit status for "no usable CUDA device" (ceilings_bench.cu); ours is ExitCode::NoDevice.
 constexpr int kBenchNoDevice = 3;
 
 // "key=value key=value ... name=rest of the line": `name` is last and may hold spaces.
@@ -54,12 +55,11 @@ std::string iso8601_utc_now() {
 
 std::string find_bench(const std::string& explicit_path) {
   if (!explicit_path.empty()) return explicit_path;
-  if (const char* env = std::getenv("RPL_CEILINGS_BENCH"); env && *env) return env;
-  if (auto found = find_beside_executable(kBenchName)) return *found;
+  if (auto found = find_libexec(kBenchName, "RPL_CEILINGS_BENCH")) return *found;
   throw Error(ExitCode::ProfilerFailed,
-              fmt::format("the ceilings benchmark {} was not found next to rocm-perf: it is built only where nvcc "
-                          "(the CUDA toolkit) is found; set RPL_CEILINGS_BENCH or --bench to its path",
-                          kBenchName));
+              fmt::format("the ceilings benchmark {} was not found in {}: it is built only where nvcc (the CUDA "
+                          "toolkit) is found; set RPL_CEILINGS_BENCH or --bench to its path",
+                          kBenchName, libexec_locations()));
 }
 
 }  // namespace

@@ -18,7 +18,10 @@ enum class ExitCode : int {
   ProfilerFailed = 8,    // the profiler (rocprofv3, our collector) failed or wrote nothing
   ApplicationFailed = 9, // the profiled application exited non-zero or crashed
   OutputFailed = 10,     // an output file could not be written
-  NoDevice = 11,         // no usable GPU for a command that measures one (ceilings)
+  CaptureFailed = 11,    // rocm-perf capture: the application ran but no launch was captured
+  AddressRelocation = 12,  // rocm-perf replay: a captured address range cannot be reserved at its address
+  VerificationMismatch = 13,  // rocm-perf replay: the replayed result differs from the captured one
+  NoDevice = 14,         // rocm-perf ceilings: no usable GPU to measure
 };
 
 // An error the user can act on: message names the file or value and what is wrong.

@@ -10,7 +10,6 @@
 
 #include <cerrno>
 #include <chrono>
-#include <filesystem>
 #include <cstring>
 #include <deque>
 #include <fstream>
@@ -70,17 +69,6 @@ std::optional<std::string> find_executable(const std::string& name) {
     if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0)
       return candidate;
     begin = end + 1;
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> find_beside_executable(const std::string& name) {
-  std::error_code ec;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return std::nullopt;
-  for (const auto& dir : {self.parent_path(), self.parent_path() / ".." / "lib" / "rocm-perf"}) {
-    const auto candidate = dir / name;
-    if (std::filesystem::exists(candidate, ec)) return std::filesystem::canonical(candidate, ec).string();
   }
   return std::nullopt;
 }

@@ -33,10 +33,6 @@ ProcessResult run_process(const ProcessSpec& spec);
 // Full path of an executable found on PATH (or the argument itself if it contains '/'); nullopt if none.
 std::optional<std::string> find_executable(const std::string& name);
 
-// A file shipped with rocm-perf: next to the running executable, else in ../lib/rocm-perf beside it (the
-// build tree and an install). nullopt when neither has it.
-std::optional<std::string> find_beside_executable(const std::string& name);
-
 // The last `max_lines` lines of a text file, for error messages.
 std::string tail_of_file(const std::string& path, std::size_t max_lines = 10);
 

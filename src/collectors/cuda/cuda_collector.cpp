@@ -2,7 +2,6 @@
 // injection entry point (CUDA_INJECTION64_PATH): nothing is recompiled, relinked or preloaded. Each process
 // writes <run>/rocpd/<hostname>/<pid>_results.db; spills left by processes that crashed are converted here.
 #include <fmt/core.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -11,6 +10,7 @@
 #include "collectors/spill_to_rocpd.hpp"
 #include "platform/platform.hpp"
 #include "support/errors.hpp"
+#include "support/libexec.hpp"
 #include "support/log.hpp"
 
 namespace rpl::collectors {
@@ -21,17 +21,11 @@ constexpr const char* kLibraryName = "librpl_cuda_collector.so";
 
 // RPL_CUDA_COLLECTOR, else next to the rocm-perf executable (the build tree and an install put it there).
 std::string find_collector_library() {
-  if (const char* env = std::getenv("RPL_CUDA_COLLECTOR"); env && *env) {
-    if (access(env, R_OK) != 0)
-      throw Error(ExitCode::ProfilerFailed, fmt::format("RPL_CUDA_COLLECTOR={}: no such readable file", env));
-    return env;
-  }
-  if (auto found = find_beside_executable(kLibraryName)) return *found;
-  std::error_code ec;
+  if (auto path = find_libexec(kLibraryName, "RPL_CUDA_COLLECTOR")) return *path;
   throw Error(ExitCode::ProfilerFailed,
-              fmt::format("the CUDA collector {} was not found next to {} (it is built only where CUPTI is "
-                          "found); set RPL_CUDA_COLLECTOR to its path",
-                          kLibraryName, fs::read_symlink("/proc/self/exe", ec).string()));
+              fmt::format("the CUDA collector {} was not found in {} (it is built only where CUPTI is found); set "
+                          "RPL_CUDA_COLLECTOR to its path",
+                          kLibraryName, libexec_locations()));
 }
 
 class CudaCollector : public platform::Collector {

@@ -24,6 +24,10 @@
 //   RPL_CUDA_HWTRACE     1: ask CUPTI for hardware-event tracing (where the GPU supports it)
 //   RPL_CUDA_VERBOSE     1: print what was recorded at exit
 //   RPL_CUDA_DISCARD     1: drop every record instead of writing it (benchmarking CUPTI's own cost)
+//   RPL_CUDA_DEVICE_BUFFER_MB  CUPTI's device-side timestamp buffer per context (0: CUPTI's default, 3.2 MB)
+//   RPL_CUDA_DEVICE_BUFFERS    such buffers CUPTI preallocates per context (0: CUPTI's default, 3)
+//   RPL_CUDA_PINNED            1: CUPTI keeps that buffer in pinned host memory instead of device memory
+//   RPL_CUDA_PER_THREAD        0: one shared activity buffer instead of CUPTI's per-thread buffers
 #include <cupti.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -66,6 +70,10 @@ struct Config {
   bool hw_trace = false;
   bool verbose = false;
   bool discard = false;
+  unsigned device_buffer_mb = 0;
+  unsigned device_buffers = 0;
+  int pinned = -1;      // -1: CUPTI's default
+  int per_thread = -1;  // -1: CUPTI's default
 };
 
 const char* env(const char* name) {
@@ -102,6 +110,10 @@ Config read_config() {
   c.hw_trace = env_unsigned("RPL_CUDA_HWTRACE", 0, 0, 1) == 1;
   c.verbose = env_unsigned("RPL_CUDA_VERBOSE", 0, 0, 1) == 1;
   c.discard = env_unsigned("RPL_CUDA_DISCARD", 0, 0, 1) == 1;
+  c.device_buffer_mb = env_unsigned("RPL_CUDA_DEVICE_BUFFER_MB", 0, 0, 1024);
+  c.device_buffers = env_unsigned("RPL_CUDA_DEVICE_BUFFERS", 0, 0, 64);
+  if (env("RPL_CUDA_PINNED")) c.pinned = static_cast<int>(env_unsigned("RPL_CUDA_PINNED", 0, 0, 1));
+  if (env("RPL_CUDA_PER_THREAD")) c.per_thread = static_cast<int>(env_unsigned("RPL_CUDA_PER_THREAD", 1, 0, 1));
   return c;
 }
 
@@ -417,6 +429,24 @@ void start() {
   if (CUptiResult r = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size, &zeroed);
       r != CUPTI_SUCCESS)
     warn_cupti("telling CUPTI that activity buffers come zeroed", r);
+  // CUPTI's device-side buffers (kernel timestamps): set before the first context exists, which holds
+  // here (the injection entry point runs inside cuInit).
+  auto set_size = [](CUpti_ActivityAttribute attr, std::size_t value, const char* what) {
+    size_t size = sizeof value;
+    if (CUptiResult r = cuptiActivitySetAttribute(attr, &size, &value); r != CUPTI_SUCCESS) warn_cupti(what, r);
+  };
+  auto set_flag = [](CUpti_ActivityAttribute attr, uint8_t value, const char* what) {
+    size_t size = sizeof value;
+    if (CUptiResult r = cuptiActivitySetAttribute(attr, &size, &value); r != CUPTI_SUCCESS) warn_cupti(what, r);
+  };
+  if (c.device_buffer_mb)
+    set_size(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, std::size_t{c.device_buffer_mb} << 20, "device buffer size");
+  if (c.device_buffers)
+    set_size(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, c.device_buffers, "device buffers preallocated");
+  if (c.pinned >= 0)
+    set_flag(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, static_cast<uint8_t>(c.pinned), "pinned device buffer");
+  if (c.per_thread >= 0)
+    set_flag(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, static_cast<uint8_t>(c.per_thread), "per-thread buffers");
   if (CUptiResult r = cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed); r != CUPTI_SUCCESS) {
     warn_cupti("cuptiActivityRegisterCallbacks (this process is not traced)", r);
     s->writer.close();

@@ -1,0 +1,124 @@
+#include "capture/replay_report.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace rpl::capture {
+using nlohmann::json;
+
+TimeStats time_stats(std::vector<double> samples) {
+  TimeStats s;
+  s.per_iteration_ns = samples;
+  if (samples.empty()) return s;
+  std::sort(samples.begin(), samples.end());
+  std::size_t n = samples.size();
+  s.mean_ns = std::accumulate(samples.begin(), samples.end(), 0.0) / double(n);
+  s.median_ns = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+  s.min_ns = samples.front();
+  s.max_ns = samples.back();
+  return s;
+}
+
+bool ReplayReport::all_exact() const {
+  return std::all_of(ranges.begin(), ranges.end(), [](const RangeReport& r) { return r.status == "exact"; });
+}
+
+json to_json(const ReplayReport& r) {
+  json ranges = json::array(), regions = json::array();
+  for (const auto& g : r.ranges) {
+    json j{{"address", to_hex(g.address)}, {"size", g.size}, {"status", g.status}};
+    if (g.status == "relocated") j["got"] = to_hex(g.got);
+    if (!g.error.empty()) j["error"] = g.error;
+    ranges.push_back(std::move(j));
+  }
+  for (const auto& g : r.regions) {
+    json j{{"id", g.id}, {"address", to_hex(g.address)}, {"size", g.size}, {"kind", g.kind}, {"status", g.status}};
+    if (!g.symbol.empty()) j["symbol"] = g.symbol;
+    if (g.replay_address) j["replay_address"] = to_hex(g.replay_address);
+    regions.push_back(std::move(j));
+  }
+  json doc{
+      {"schema_version", kReplaySchemaVersion},
+      {"mode", r.mode},
+      {"capture_dir", r.capture_dir},
+      {"platform", r.platform},
+      {"device", r.device_name},
+      {"runner", r.runner},
+      {"kernel", {{"mangled_name", r.kernel.mangled_name}, {"demangled_name", r.kernel.demangled_name}}},
+      {"geometry",
+       {{"grid", r.geometry.grid}, {"block", r.geometry.block}, {"dynamic_shared_bytes", r.geometry.dynamic_shared_bytes}}},
+      {"code_object", {{"path", r.code_object_path.empty() ? json(nullptr) : json(r.code_object_path)},
+                       {"source", r.code_object_path.empty() ? "capture" : "file"}}},
+      {"reservation", {{"granularity", r.granularity}, {"all_exact", r.all_exact()}, {"ranges", ranges}, {"regions", regions}}},
+  };
+  if (r.mode == "full-vm") {
+    json diffs = json::array();
+    for (const auto& d : r.verification.differing) {
+      json j{{"id", d.id}, {"address", to_hex(d.address)}, {"size", d.size}, {"kind", d.kind},
+             {"bytes_differing", d.bytes_differing}, {"first_difference", d.first_difference}};
+      if (!d.symbol.empty()) j["symbol"] = d.symbol;
+      diffs.push_back(std::move(j));
+    }
+    const Verification& v = r.verification;
+    doc["iterations"] = r.iterations;
+    doc["recopy"] = r.recopy;
+    doc["restore_source"] = r.restore_source;
+    doc["gpu_time_ns"] = {{"mean", r.gpu_time.mean_ns}, {"median", r.gpu_time.median_ns}, {"min", r.gpu_time.min_ns},
+                          {"max", r.gpu_time.max_ns}, {"per_iteration", r.gpu_time.per_iteration_ns}};
+    doc["wall_time_ns"] = {{"setup", r.setup_wall_ns}, {"iterations", r.iterations_wall_ns}, {"total", r.total_wall_ns}};
+    doc["verification"] = {{"status", v.status}, {"reason", v.reason}, {"regions_compared", v.regions_compared},
+                           {"bytes_compared", v.bytes_compared}, {"bytes_differing", v.bytes_differing},
+                           {"differing_regions", diffs}};
+  }
+  return doc;
+}
+
+std::string replay_summary_text(const json& doc) {
+  std::string out;
+  const json& res = doc.at("reservation");
+  out += fmt::format("kernel   {}\n", doc.at("kernel").at("demangled_name").get<std::string>());
+  const json& g = doc.at("geometry");
+  out += fmt::format("geometry grid ({},{},{}) block ({},{},{}) dynamic shared {} B\n", g["grid"][0].get<int64_t>(),
+                     g["grid"][1].get<int64_t>(), g["grid"][2].get<int64_t>(), g["block"][0].get<int64_t>(),
+                     g["block"][1].get<int64_t>(), g["block"][2].get<int64_t>(), g["dynamic_shared_bytes"].get<int64_t>());
+  std::size_t exact = 0, total = res.at("ranges").size();
+  for (const json& r : res.at("ranges")) exact += r.at("status") == "exact";
+  out += fmt::format("address  {} of {} ranges reserved at their captured address (granularity {} B)\n", exact, total,
+                     res.at("granularity").get<uint64_t>());
+  if (doc.at("mode") == "reserve-check") {
+    for (const json& r : res.at("regions")) {
+      std::string where = r.at("status") == "loader" ? "placed by the code-object loader" : r.at("status").get<std::string>();
+      out += fmt::format("  region {:>5} {} {:>12} B {:<14} {}{}\n", r.at("id").get<uint64_t>(),
+                         r.at("address").get<std::string>(), r.at("size").get<uint64_t>(), r.at("kind").get<std::string>(),
+                         where, r.contains("symbol") ? " (" + r["symbol"].get<std::string>() + ")" : "");
+    }
+    return out;
+  }
+  const json& t = doc.at("gpu_time_ns");
+  out += fmt::format("replay   {} iteration(s), {}; GPU time median {:.3f} us (mean {:.3f}, min {:.3f}, max {:.3f})\n",
+                     doc.at("iterations").get<unsigned>(),
+                     doc.at("recopy").get<bool>() ? "memory restored before each" : "stateful (--no-recopy)",
+                     t.at("median").get<double>() / 1e3, t.at("mean").get<double>() / 1e3, t.at("min").get<double>() / 1e3,
+                     t.at("max").get<double>() / 1e3);
+  const json& v = doc.at("verification");
+  std::string status = v.at("status");
+  if (status == "match")
+    out += fmt::format("verify   bit-exact: {} regions, {} bytes identical to the captured after-snapshot\n",
+                       v.at("regions_compared").get<uint64_t>(), v.at("bytes_compared").get<uint64_t>());
+  else if (status == "skipped")
+    out += fmt::format("verify   skipped: {}\n", v.at("reason").get<std::string>());
+  else {
+    out += fmt::format("verify   MISMATCH: {} bytes differ in {} of {} regions\n", v.at("bytes_differing").get<uint64_t>(),
+                       v.at("differing_regions").size(), v.at("regions_compared").get<uint64_t>());
+    for (const json& d : v.at("differing_regions"))
+      out += fmt::format("  region {:>5} {} {:<14} {} of {} bytes differ, first at offset {}\n", d.at("id").get<uint64_t>(),
+                         d.at("address").get<std::string>(), d.at("kind").get<std::string>(),
+                         d.at("bytes_differing").get<uint64_t>(), d.at("size").get<uint64_t>(),
+                         d.at("first_difference").get<uint64_t>());
+  }
+  return out;
+}
+
+}  // namespace rpl::capture

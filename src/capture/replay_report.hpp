@@ -1,0 +1,82 @@
+#pragma once
+// What a replay runner found and measured, as the versioned JSON document `rocm-perf replay --json` prints
+// (schemas/replay.schema.json). Vendor-neutral: every runner (CUDA, HSA) fills the same structure; the CLI
+// prints the document or a text summary of it.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "capture/manifest.hpp"
+
+namespace rpl::capture {
+
+inline constexpr const char* kReplaySchemaVersion = "1.0";
+
+// One reserved virtual-address range (captured regions merged and widened to the allocation granularity).
+struct RangeReport {
+  uint64_t address = 0;
+  uint64_t size = 0;
+  std::string status;  // "exact", "relocated" (the driver returned another address), "failed"
+  uint64_t got = 0;    // relocated: where the driver put it
+  std::string error;   // failed: the driver's error
+};
+
+struct RegionReport {
+  uint64_t id = 0;
+  uint64_t address = 0;
+  uint64_t size = 0;
+  std::string kind, symbol;
+  // "exact" / "relocated" / "failed" (its range's status), or for module variables "loader" (placed by the
+  // code-object loader, restored by name; replay_address says where).
+  std::string status;
+  uint64_t replay_address = 0;
+};
+
+struct RegionDifference {
+  uint64_t id = 0, address = 0, size = 0;
+  std::string kind, symbol;
+  uint64_t bytes_differing = 0;
+  uint64_t first_difference = 0;  // offset in the region
+};
+
+struct Verification {
+  std::string status = "skipped";  // "match", "mismatch", "skipped"
+  std::string reason;              // skipped: why
+  uint64_t regions_compared = 0, bytes_compared = 0, bytes_differing = 0;
+  std::vector<RegionDifference> differing;
+};
+
+struct TimeStats {
+  double mean_ns = 0, median_ns = 0, min_ns = 0, max_ns = 0;
+  std::vector<double> per_iteration_ns;
+};
+TimeStats time_stats(std::vector<double> samples);
+
+struct ReplayReport {
+  std::string mode;  // "reserve-check", "full-vm"
+  std::string capture_dir, platform, device_name, runner;
+  KernelIdentity kernel;
+  Geometry geometry;
+  std::string code_object_path;  // "" = the captured one
+  uint64_t granularity = 0;
+  std::vector<RangeReport> ranges;
+  std::vector<RegionReport> regions;
+  // full-vm
+  unsigned iterations = 0;
+  bool recopy = true;
+  std::string restore_source;  // "device" (pristine copies in device memory) or "host"
+  TimeStats gpu_time;
+  double setup_wall_ns = 0, iterations_wall_ns = 0, total_wall_ns = 0;
+  Verification verification;
+
+  bool all_exact() const;
+};
+
+nlohmann::json to_json(const ReplayReport& r);
+
+// The terminal summary of a replay document (what to_json wrote, possibly read back from a runner's file).
+std::string replay_summary_text(const nlohmann::json& doc);
+
+}  // namespace rpl::capture
