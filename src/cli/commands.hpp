@@ -20,5 +20,6 @@ Action register_resources(CLI::App& app);
 Action register_export(CLI::App& app);
 Action register_capture(CLI::App& app);
 Action register_replay(CLI::App& app);
+Action register_ceilings(CLI::App& app);
 
 }  // namespace rpl::cli

@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 input missing, 4 input corrupt, 5 not a rocpd "
       "trace, 6 empty trace, 7 invalid trace data, 8 profiler failed, 9 application failed, 10 output failed, 11 capture failed, 12 address relocation (replay), 13 verification "
-      "mismatch (replay).");
+      "mismatch (replay), 14 no usable GPU (ceilings).");
 
   // Each action returns -1 unless its subcommand was chosen.
   std::vector<rpl::cli::Action> actions;
@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   actions.push_back(rpl::cli::register_export(app));
   actions.push_back(rpl::cli::register_capture(app));
   actions.push_back(rpl::cli::register_replay(app));
+  actions.push_back(rpl::cli::register_ceilings(app));
 
   try {
     app.parse(argc, argv);

@@ -21,6 +21,7 @@ enum class ExitCode : int {
   CaptureFailed = 11,    // rocm-perf capture: the application ran but no launch was captured
   AddressRelocation = 12,  // rocm-perf replay: a captured address range cannot be reserved at its address
   VerificationMismatch = 13,  // rocm-perf replay: the replayed result differs from the captured one
+  NoDevice = 14,         // rocm-perf ceilings: no usable GPU to measure
 };
 
 // An error the user can act on: message names the file or value and what is wrong.

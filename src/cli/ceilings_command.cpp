@@ -1,0 +1,65 @@
+// rocm-perf ceilings [-o FILE] [--json]: measures empirical roofline ceilings on the GPU present and writes
+// them as a ceilings document (schemas/ceilings.schema.json) that `analyze` / `profile` prefer over the
+// built-in device table.
+#include <fmt/core.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "analysis/device_specs.hpp"
+#include "app/ceilings.hpp"
+#include "cli/commands.hpp"
+#include "support/errors.hpp"
+#include "support/log.hpp"
+
+namespace rpl::cli {
+namespace {
+
+struct CeilingsArgs {
+  app::CeilingsOptions options;
+  std::string output = "ceilings.json";
+  CommonOptions common;
+};
+
+int run(const CeilingsArgs& a) {
+  log::set_level(a.common.debug ? log::Level::Debug : a.common.json ? log::Level::Warn : log::Level::Info);
+  app::CeilingsResult r = app::measure_ceilings(a.options);
+  analysis::write_empirical_ceilings(a.output, r.ceilings);
+  for (const auto& note : r.notes) log::warn("{}", note);
+  if (a.common.json) {
+    fmt::print("{}\n", analysis::to_json(r.ceilings).dump(2));
+  } else {
+    fmt::print("{} ({}, {} SMs), device {}\n", r.ceilings.product_name, r.ceilings.arch, r.sms, r.device_index);
+    fmt::print("{:<12} {:>12} {:>12} {:>8} {:>10}\n", "ceiling", "measured", "table", "ratio", "best ms");
+    for (const auto& m : r.measurements) {
+      const bool bandwidth = analysis::parse_mem_level(m.key).has_value();
+      fmt::print("{:<12} {:>12} {:>12} {:>8} {:>10.3f}\n", m.key,
+                 fmt::format("{:.0f} {}", m.value, bandwidth ? "GB/s" : "GF/s"),
+                 m.table_value ? fmt::format("{:.0f}", *m.table_value) : "-",
+                 m.table_value ? fmt::format("{:.1f}%", 100 * m.value / *m.table_value) : "-", m.best_ms);
+    }
+    log::info("wrote {}", a.output);
+  }
+  if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
+  return 0;
+}
+
+}  // namespace
+
+Action register_ceilings(CLI::App& app) {
+  auto args = std::make_shared<CeilingsArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "ceilings", "Measure empirical roofline ceilings (copy bandwidth, FMA and matrix throughput) on the NVIDIA GPU "
+                  "present; the roofline prefers them over the built-in table");
+  cmd->add_option("-o,--output", args->output, "the ceilings JSON file to write (atomically)")->capture_default_str();
+  cmd->add_flag("--json", args->common.json, "print the ceilings document on stdout, nothing else");
+  cmd->add_flag("--debug", args->common.debug, "verbose logs on stderr");
+  cmd->add_option("--device", args->options.device, "CUDA device index")->capture_default_str();
+  cmd->add_option("--reps", args->options.reps, "timed repetitions per ceiling; the best counts")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--bench", args->options.bench, "the benchmark program (default: rpl_ceilings_bench next to rocm-perf)");
+  return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };
+}
+
+}  // namespace rpl::cli
