@@ -2,6 +2,7 @@
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -131,6 +132,15 @@ void write_process(const Trace& trace, Index process, const std::string& path) {
     for (int i = 0; i < 3; ++i) row.workgroup[i] = d.block[i], row.grid[i] = d.grid[i];
     row.correlation_id = d.correlation_id;
     w.add_dispatch(row);
+  }
+  // Counters: one rocpd_info_pmc row per (agent, counter name), the values after all dispatches.
+  std::map<std::pair<int64_t, Index>, int64_t> pmc_ids;
+  for (const CounterSample& c : trace.counters) {
+    if (c.dispatch >= trace.dispatches.size() || trace.dispatches[c.dispatch].process != process) continue;
+    const Dispatch& d = trace.dispatches[c.dispatch];
+    auto [it, added] = pmc_ids.try_emplace({agent_id(d.agent), c.counter}, static_cast<int64_t>(pmc_ids.size() + 1));
+    if (added) w.add_pmc_info({it->second, agent_id(d.agent), trace.strings.at(c.counter), "", ""});
+    w.add_pmc_value({d.dispatch_id, it->second, c.value});
   }
   for (const MemoryCopy& c : trace.copies) {
     if (c.process != process) continue;
