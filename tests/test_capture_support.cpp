@@ -131,17 +131,34 @@ Manifest regions_manifest() {
 
 TEST(ReservationPlan, WidenedToGranularityMergedGlobalsLeftToTheLoader) {
   Manifest m = regions_manifest();
-  auto plan = plan_reservations(m, 0x1000);
+  auto plan = plan_reservations(m, 0x1000, 0x1000);
   ASSERT_EQ(plan.size(), 2u);
+  ASSERT_EQ(plan[0].mappings.size(), 1u);
   EXPECT_EQ(plan[0].address, 0x7f0000001000u);
   EXPECT_EQ(plan[0].size, 0x2000u);
-  EXPECT_EQ(plan[0].regions, (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_EQ(plan[0].mappings[0].regions, (std::vector<std::size_t>{0, 1, 2}));
   EXPECT_EQ(plan[1].address, 0x7f0000009000u);
   EXPECT_EQ(plan[1].size, 0x1000u);
-  auto coarse = plan_reservations(m, 0x200000);  // 2 MiB: everything in one range
+  auto coarse = plan_reservations(m, 0x200000, 0x200000);  // 2 MiB: everything in one range
   ASSERT_EQ(coarse.size(), 1u);
   EXPECT_EQ(coarse[0].address, 0x7f0000000000u);
-  EXPECT_THROW(plan_reservations(m, 3000), Error);
+  EXPECT_THROW(plan_reservations(m, 3000, 4096), Error);
+  EXPECT_THROW(plan_reservations(m, 0x2000, 0x1000), Error);
+}
+
+TEST(ReservationPlan, ReservationsAlignedMappingsOnlyWhereRegionsAre) {
+  Manifest m = regions_manifest();
+  // 32 KiB reservation alignment: the two aligned spans touch, so one reservation; each mapping on its own.
+  auto plan = plan_reservations(m, 0x1000, 0x8000);
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_EQ(plan[0].address, 0x7f0000000000u);
+  EXPECT_EQ(plan[0].size, 0x10000u);
+  ASSERT_EQ(plan[0].mappings.size(), 2u);
+  EXPECT_EQ(plan[0].mappings[0].address, 0x7f0000001000u);
+  EXPECT_EQ(plan[0].mappings[0].size, 0x2000u);
+  EXPECT_EQ(plan[0].mappings[1].address, 0x7f0000009000u);
+  EXPECT_EQ(plan[0].mappings[1].regions, (std::vector<std::size_t>{3}));
+  EXPECT_EQ(plan_reservations(m, 0x1000, 0x4000).size(), 2u);  // 16 KiB: apart
 }
 
 TEST(ReplayReport, DocumentsValidateAndSummarise) {
@@ -155,6 +172,7 @@ TEST(ReplayReport, DocumentsValidateAndSummarise) {
   r.runner = "rpl_replay_cuda";
   r.kernel = m.kernel;
   r.granularity = 0x200000;
+  r.reservation_alignment = 0x2000000;
   r.ranges = {{0x7f0000000000, 0x200000, "exact", 0, ""}};
   r.regions = {{0, 0x7f0000001000, 0x100, "device", "", "exact", 0x7f0000001000},
                {4, 0x7f0000004000, 0x40, "global", "g_table", "loader", 0x7f1000004000}};

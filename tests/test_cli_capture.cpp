@@ -129,6 +129,7 @@ capture::ReplayReport sample_report(const std::string& capture_dir) {
   r.runner = "fake";
   r.kernel = {"_Z5chasePPK4NodePyii", "chase(Node const* const*, unsigned long long*, int, int)", "chase", 3};
   r.granularity = 2097152;
+  r.reservation_alignment = 33554432;
   r.ranges = {{0x7f0000000000, 2097152, "exact", 0, ""}};
   r.regions = {{0, 0x7f0000000000, 64, "device", "", "exact", 0x7f0000000000}};
   r.iterations = 4;

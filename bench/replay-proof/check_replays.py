@@ -47,7 +47,7 @@ def main():
     manifest = json.load(open(os.path.join(args.capture, "manifest.json")))
     kernel = manifest["kernel"]
     rcs = sorted(glob.glob(os.path.join(args.replays, "replay-*.rc")))
-    exact, samples, medians = 0, [], []
+    exact, samples, medians, walls = 0, [], [], []
     for rc_file in rcs:
         rc = int(open(rc_file).read().strip() or "-1")
         doc_file = rc_file[:-3] + ".json"
@@ -57,6 +57,7 @@ def main():
         if doc and "gpu_time_ns" in doc:
             samples += doc["gpu_time_ns"]["per_iteration"]
             medians.append(doc["gpu_time_ns"]["median"])
+            walls.append(doc["wall_time_ns"]["total"])
         if not ok:
             print(f"  {os.path.basename(rc_file)}: rc {rc}, verification "
                   f"{doc['verification'] if doc else 'no document'}")
@@ -71,7 +72,12 @@ def main():
         ratio = replay_median / app_median
         figures.update({"replay_median_us": replay_median / 1e3, "replay_samples": len(samples),
                         "replay_process_medians_us": [round(m / 1e3, 3) for m in medians],
-                        "in_app_median_us": app_median / 1e3, "in_app_samples": len(in_app), "ratio": ratio})
+                        "in_app_median_us": app_median / 1e3, "in_app_samples": len(in_app), "ratio": ratio,
+                        "replay_process_wall_s_median": statistics.median(walls) / 1e9})
+        stateful = os.path.join(args.replays, "stateful.json")
+        if os.path.exists(stateful) and os.path.getsize(stateful):
+            s = json.load(open(stateful))["gpu_time_ns"]["median"]
+            figures.update({"no_recopy_median_us": s / 1e3, "no_recopy_ratio": s / app_median})
         check(abs(ratio - 1) <= args.tolerance,
               f"{args.case}: median replay {replay_median / 1e3:.3f} us vs in-application {app_median / 1e3:.3f} us",
               f"ratio {ratio:.4f}, tolerance {args.tolerance:.0%}")

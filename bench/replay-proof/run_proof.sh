@@ -50,6 +50,8 @@ run_case() {
   t1=$(date +%s%N); echo "$REPS replays in $(( (t1 - t0) / 1000000 )) ms"
   [ "$(cat "$OUT/$c/replay-1.rc")" = 0 ] || { echo "replay 1:"; tail -5 "$OUT/$c/replay-1.err"; }
   "$RP" replay full-vm --capture-dir "$CAP" --iterations "$ITERS" >"$OUT/$c/replay-text.txt" 2>&1; cat "$OUT/$c/replay-text.txt"
+  # For the record: the same launches without restoring memory in between (no restore traffic before a launch).
+  "$RP" replay full-vm --timeout 180 --capture-dir "$CAP" --iterations "$ITERS" --no-recopy --json >"$OUT/$c/stateful.json" 2>/dev/null
   # shellcheck disable=SC2086
   "$RP" profile --timeout 300 --platform cuda --runs 1 -o "$WORK/profiles/$c" -- ${APP[$c]} >"$OUT/$c/profile.txt" 2>"$OUT/$c/profile.err" \
     || { fail "$c: rocm-perf profile failed"; tail -5 "$OUT/$c/profile.err"; }

@@ -1,11 +1,12 @@
-"""A PyTorch elementwise kernel for the capture/replay proof: c = a + b on 32M floats, `--iters` times.
+"""A PyTorch elementwise kernel for the capture/replay proof: c = a + b on 64M floats (about 265 us on an H100, long
+against the few microseconds a replay's memory restore can add), `--iters` times.
 The first elementwise add is the one `rocm-perf capture --kernel 'vectorized_elementwise_kernel.*add'` takes."""
 import argparse
 
 import torch
 
 ap = argparse.ArgumentParser()
-ap.add_argument("--n", type=int, default=32 * 1024 * 1024)
+ap.add_argument("--n", type=int, default=64 * 1024 * 1024)
 ap.add_argument("--iters", type=int, default=20)
 args = ap.parse_args()
 g = torch.Generator(device="cuda").manual_seed(7)

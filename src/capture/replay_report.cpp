@@ -51,7 +51,7 @@ json to_json(const ReplayReport& r) {
        {{"grid", r.geometry.grid}, {"block", r.geometry.block}, {"dynamic_shared_bytes", r.geometry.dynamic_shared_bytes}}},
       {"code_object", {{"path", r.code_object_path.empty() ? json(nullptr) : json(r.code_object_path)},
                        {"source", r.code_object_path.empty() ? "capture" : "file"}}},
-      {"reservation", {{"granularity", r.granularity}, {"all_exact", r.all_exact()}, {"ranges", ranges}, {"regions", regions}}},
+      {"reservation", {{"granularity", r.granularity}, {"alignment", r.reservation_alignment}, {"all_exact", r.all_exact()}, {"ranges", ranges}, {"regions", regions}}},
   };
   if (r.mode == "full-vm") {
     json diffs = json::array();
@@ -85,8 +85,8 @@ std::string replay_summary_text(const json& doc) {
                      g["block"][1].get<int64_t>(), g["block"][2].get<int64_t>(), g["dynamic_shared_bytes"].get<int64_t>());
   std::size_t exact = 0, total = res.at("ranges").size();
   for (const json& r : res.at("ranges")) exact += r.at("status") == "exact";
-  out += fmt::format("address  {} of {} ranges reserved at their captured address (granularity {} B)\n", exact, total,
-                     res.at("granularity").get<uint64_t>());
+  out += fmt::format("address  {} of {} ranges reserved at their captured address (alignment {} B, granularity {} B)\n",
+                     exact, total, res.at("alignment").get<uint64_t>(), res.at("granularity").get<uint64_t>());
   if (doc.at("mode") == "reserve-check") {
     for (const json& r : res.at("regions")) {
       std::string where = r.at("status") == "loader" ? "placed by the code-object loader" : r.at("status").get<std::string>();

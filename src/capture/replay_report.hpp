@@ -60,8 +60,9 @@ struct ReplayReport {
   KernelIdentity kernel;
   Geometry geometry;
   std::string code_object_path;  // "" = the captured one
-  uint64_t granularity = 0;
-  std::vector<RangeReport> ranges;
+  uint64_t granularity = 0;            // mappings are multiples of it
+  uint64_t reservation_alignment = 0;  // reservations are aligned to it (capture/reservation_plan.hpp)
+  std::vector<RangeReport> ranges;     // one per reservation
   std::vector<RegionReport> regions;
   // full-vm
   unsigned iterations = 0;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +25,15 @@ using capture::to_hex;
 namespace {
 
 constexpr std::size_t kStagingBytes = std::size_t{32} << 20;
+// The driver honours a cuMemAddressReserve hint only at 32 MiB alignment: an unaligned hint comes back rounded up
+// to the next 32 MiB (seen on H100, driver 580). RPL_REPLAY_RESERVE_ALIGN overrides it (bytes, a power of two).
+constexpr uint64_t kReservationAlignment = uint64_t{32} << 20;
+
+uint64_t reservation_alignment(uint64_t granularity) {
+  uint64_t a = kReservationAlignment;
+  if (const char* env = std::getenv("RPL_REPLAY_RESERVE_ALIGN"); env && *env) a = std::strtoull(env, nullptr, 0);
+  return std::max(a, granularity);
+}
 using Clock = std::chrono::steady_clock;
 
 void check(CUresult r, const std::string& what, ExitCode code = ExitCode::ProfilerFailed) {
@@ -72,8 +82,7 @@ class Replay {
   fs::path dir_;
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
-  std::vector<capture::PlannedRange> plan_;
-  std::vector<bool> reserved_;
+  std::vector<capture::PlannedReservation> plan_;
   std::vector<CUdeviceptr> replay_address_;  // per region
   CUmodule module_ = nullptr;
   CUfunction function_ = nullptr;
@@ -100,8 +109,8 @@ void Replay::reserve() {
   std::size_t granularity = 0;
   check(cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), "cuMemGetAllocationGranularity");
   report_.granularity = granularity;
-  plan_ = capture::plan_reservations(m_, granularity);
-  reserved_.assign(plan_.size(), false);
+  report_.reservation_alignment = reservation_alignment(granularity);
+  plan_ = capture::plan_reservations(m_, granularity, report_.reservation_alignment);
   for (std::size_t i = 0; i < plan_.size(); ++i) {
     const auto& p = plan_[i];
     capture::RangeReport r{p.address, p.size, "exact", 0, ""};
@@ -124,14 +133,13 @@ void Replay::reserve() {
       r.status = "relocated";
       r.got = got;
       cuMemAddressFree(got, p.size);
-    } else {
-      reserved_[i] = true;
     }
     report_.ranges.push_back(r);
-    for (std::size_t reg : p.regions) {
-      const Region& g = m_.regions[reg];
-      report_.regions.push_back({g.id, g.address, g.size, g.kind, g.symbol, r.status, r.status == "exact" ? g.address : 0});
-    }
+    for (const auto& map : p.mappings)
+      for (std::size_t reg : map.regions) {
+        const Region& g = m_.regions[reg];
+        report_.regions.push_back({g.id, g.address, g.size, g.kind, g.symbol, r.status, r.status == "exact" ? g.address : 0});
+      }
   }
   for (const Region& g : m_.regions)
     if (!capture::reserved_by_replay(g)) report_.regions.push_back({g.id, g.address, g.size, g.kind, g.symbol, "loader", 0});
@@ -147,14 +155,15 @@ void Replay::map_memory() {
   CUmemAccessDesc access{};
   access.location = prop.location;
   access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  for (const auto& p : plan_) {
-    CUmemGenericAllocationHandle handle = 0;
-    check(cuMemCreate(&handle, p.size, &prop, 0), fmt::format("cuMemCreate of {} bytes for {}", p.size, to_hex(p.address)));
-    CUresult r = cuMemMap(CUdeviceptr(p.address), p.size, 0, handle, 0);
-    cuMemRelease(handle);  // the mapping keeps the memory
-    check(r, fmt::format("cuMemMap at {}", to_hex(p.address)));
-    check(cuMemSetAccess(CUdeviceptr(p.address), p.size, &access, 1), fmt::format("cuMemSetAccess at {}", to_hex(p.address)));
-  }
+  for (const auto& reservation : plan_)
+    for (const auto& p : reservation.mappings) {  // only the granules that regions occupy get memory
+      CUmemGenericAllocationHandle handle = 0;
+      check(cuMemCreate(&handle, p.size, &prop, 0), fmt::format("cuMemCreate of {} bytes for {}", p.size, to_hex(p.address)));
+      CUresult r = cuMemMap(CUdeviceptr(p.address), p.size, 0, handle, 0);
+      cuMemRelease(handle);  // the mapping keeps the memory
+      check(r, fmt::format("cuMemMap at {}", to_hex(p.address)));
+      check(cuMemSetAccess(CUdeviceptr(p.address), p.size, &access, 1), fmt::format("cuMemSetAccess at {}", to_hex(p.address)));
+    }
 }
 
 void Replay::load_code_object() {
