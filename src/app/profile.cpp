@@ -114,6 +114,8 @@ void run_traced(const ProfileOptions& o, ProfileResults& out, Progress& progress
 ProfileResults run_profile(const ProfileOptions& o) {
   if (o.argv.empty()) throw Error(ExitCode::Usage, "no application given: rocm-perf profile [options] -- APP [ARGS...]");
   if (o.runs == 0) throw Error(ExitCode::Usage, "--runs must be at least 1");
+  if (o.timing_only && (o.roofline || o.deep))
+    throw Error(ExitCode::Usage, "--roofline and --deep need the profiler: they cannot be combined with --no-rocprof");
   ProfileResults out;
   out.command = o.argv;
   out.mode = o.timing_only ? "timing-only" : "trace";
@@ -127,6 +129,19 @@ ProfileResults run_profile(const ProfileOptions& o) {
   out.runtime_across_runs = stats_of(out.runs);
   out.representative_run = median_index(out.runs);
 
+  if (!o.timing_only && (o.roofline || o.deep)) {
+    progress.update("counter pass");
+    const RunRecord& rep = out.runs[out.representative_run];
+    CounterCollectionOptions co;
+    co.roofline = o.roofline;
+    co.deep = o.deep;
+    co.argv = o.argv;
+    co.run_dir = (fs::path(o.output_dir) / "runs" / "counters").string();
+    co.kernel_filter = o.kernel_filter;
+    co.timeout_s = o.timeout_s;
+    co.debug = o.debug;
+    out.counters = collect_counters(co, rep.databases, rep.process.wall_ns);
+  }
   if (!o.timing_only) {
     progress.update("analysing the representative run");
     AnalyzeOptions ao;
@@ -134,6 +149,8 @@ ProfileResults run_profile(const ProfileOptions& o) {
     ao.kernel_filter = o.kernel_filter;
     ao.what_if = o.what_if;
     ao.infer_dependencies = o.infer_dependencies;
+    ao.ceilings_file = o.ceilings_file;
+    ao.memory_bandwidth_gbps = o.memory_bandwidth_gbps;
     out.analysis = run_analyze(ao);
   }
   progress.done();

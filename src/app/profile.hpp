@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/analyze.hpp"
+#include "app/profile_counters.hpp"
 #include "platform/platform.hpp"
 
 namespace rpl::app {
@@ -20,6 +21,12 @@ struct ProfileOptions {
   std::optional<std::string> kernel_filter;   // --kernel REGEX
   std::vector<analysis::WhatIf> what_if;
   bool infer_dependencies = false;
+  // --roofline / --deep: a counter pass after the trace runs (app/profile_counters), its values stored in
+  // the representative run's databases before they are analysed.
+  bool roofline = false;
+  bool deep = false;
+  std::optional<std::string> ceilings_file;     // --ceilings, passed to analyze
+  std::optional<double> memory_bandwidth_gbps;  // --memory-bandwidth-gbps, passed to analyze
   bool debug = false;
   bool show_progress = false;
   double timeout_s = 0;
@@ -48,6 +55,7 @@ struct ProfileResults {
   analysis::DurationStats runtime_across_runs;
   std::vector<KernelAcrossRuns> kernels_across_runs;  // by mean total, descending
   std::size_t representative_run = 0;                 // index into runs: the median runtime
+  std::optional<CounterCollection> counters;          // --roofline / --deep
   std::optional<AnalyzeResults> analysis;             // of the representative run (trace mode)
 };
 

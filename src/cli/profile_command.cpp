@@ -26,6 +26,10 @@ struct ProfileArgs {
   std::size_t top = 10;
   std::vector<std::string> what_if;
   bool infer = false;
+  bool roofline = false;
+  bool deep = false;
+  std::string ceilings;
+  double memory_bandwidth_gbps = 0;
   double timeout_s = 0;
 };
 
@@ -42,6 +46,10 @@ int run(const ProfileArgs& a) {
   if (!a.kernel.empty()) o.kernel_filter = a.kernel;
   for (const auto& spec : a.what_if) o.what_if.push_back(analysis::parse_what_if(spec));
   o.infer_dependencies = a.infer;
+  o.roofline = a.roofline;
+  o.deep = a.deep;
+  if (!a.ceilings.empty()) o.ceilings_file = a.ceilings;
+  if (a.memory_bandwidth_gbps > 0) o.memory_bandwidth_gbps = a.memory_bandwidth_gbps;
   o.debug = a.common.debug;
   o.show_progress = !a.common.quiet && !a.common.json && stderr_is_terminal();
   o.timeout_s = a.timeout_s;
@@ -85,6 +93,16 @@ Action register_profile(CLI::App& app) {
   cmd->add_option("--top", args->top, "kernels to list")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--what-if", args->what_if, "REGEX=FACTOR, as in analyze; repeatable");
   cmd->add_flag("--infer-dependencies", args->infer, "opt in: cross-stream edges inferred from timing (labelled)");
+  cmd->add_flag("--roofline", args->roofline,
+                "after the trace runs, a counter pass (NVIDIA: ncu; AMD: rocprofv3 -i) for the roofline and the "
+                "bottleneck labels; see docs/profile-counters.md");
+  cmd->add_flag("--deep", args->deep,
+                "deep analysis of the kernels (NVIDIA: ncu stall, occupancy, branch and cache metrics; AMD: a "
+                "rocprofv3 --att run); use --kernel to choose them");
+  cmd->add_option("--ceilings", args->ceilings, "measured ceilings (rocm-perf ceilings), as in analyze");
+  cmd->add_option("--memory-bandwidth-gbps", args->memory_bandwidth_gbps,
+                  "override the device-memory bandwidth ceiling (GB/s), as in analyze")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--timeout", args->timeout_s, "seconds per run before the application is killed (0: none)");
   cmd->positionals_at_end();
   return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };

@@ -52,6 +52,7 @@ nlohmann::json profile_command_document(const app::ProfileResults& p) {
   nlohmann::json doc = profile_document(*p.analysis);
   doc["runtime_ms"] = p.runtime_across_runs.mean_ns / 1e6;  // the seeds' runtime: mean over runs
   doc["runs"] = runs_json(p);
+  if (p.counters) doc["counters"] = app::to_json(*p.counters);
   return doc;
 }
 

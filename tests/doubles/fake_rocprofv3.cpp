@@ -5,13 +5,32 @@
 //
 // Controlled by environment variables:
 //   FAKE_ROCPROFV3_MODE       ok (default) | fail (exit 1, write nothing) | no-output (run the app, write
-//                             nothing) | crash-app-db (write the database even though the app failed)
+//                             nothing) | crash-app-db (write the database even though the app failed) |
+//                             fail-counters (counter runs with -i fail) | att-undecoded (see --att below)
 //   FAKE_ROCPROFV3_KERNELS    "name:count:duration_ns;..." (names may contain commas) (default "vecAdd(float*, float*, int):3:16000")
 //   FAKE_ROCPROFV3_PROCESSES  databases to write, as if the app had started children (default 1)
+//   FAKE_ROCPROFV3_ARCH       the GPU agent's architecture: gfx90a (default, MI210), gfx942 (MI300X), gfx1030
+//
+// Counter runs (`-i FILE` with "pmc:" lines, as rocprofv3 ROCm 7.x): the application runs once per pmc line
+// and each run writes DIR/pmc_<N>/<hostname>/<pid>_results.db holding the dispatches (timestamps of that run,
+// shifted and 10 % longer, as counter collection serialises) and, for dispatches whose kernel name matches
+// --kernel-include-regex (default all), one rocpd_info_pmc row per counter and TWO rocpd_pmc_event rows per
+// (dispatch, counter) holding half the value each (rocprofv3 writes one row per counter dimension; readers
+// must sum them). A counter's per-dispatch value is 1000 unless FAKE_ROCPROFV3_COUNTER_VALUES says
+// "NAME=value;NAME=value". FAKE_ROCPROFV3_COUNTER_KERNELS replaces FAKE_ROCPROFV3_KERNELS in counter runs
+// (to simulate a run that launches differently).
+// Thread trace (`--att`): DIR/<hostname>/<pid>_results.db plus, for the first dispatch of each matching
+// kernel, a decoded ui_output_agent_1_dispatch_<id>/ folder (code.json, occupancy.json, one wave file) and its
+// stats_*.csv, shaped as rocprofv3's att tool writes them. FAKE_ROCPROFV3_MODE=att-undecoded writes only a raw
+// .att file, as when the decoder library is missing.
 #include <fmt/core.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <regex>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -45,7 +64,35 @@ std::vector<KernelSpec> parse_kernels(const std::string& spec) {
   return out;
 }
 
-void write_db(const std::string& dir, int64_t pid, const std::vector<KernelSpec>& kernels) {
+struct Agent {
+  std::string arch, product, extdata;
+};
+
+Agent agent_for(const std::string& arch) {
+  if (arch == "gfx942")
+    return {arch, "AMD Instinct MI300X",
+            R"({"cu_count":304,"simd_per_cu":4,"max_waves_per_simd":8,"wave_front_size":64,"lds_size_in_kb":64,"max_engine_clk_fcompute":2100})"};
+  if (arch == "gfx1030")
+    return {arch, "AMD Radeon RX 6900 XT",
+            R"({"cu_count":80,"simd_per_cu":2,"max_waves_per_simd":16,"wave_front_size":32,"lds_size_in_kb":64,"max_engine_clk_fcompute":2250})"};
+  return {"gfx90a", "AMD Instinct MI210",
+          R"({"cu_count":104,"simd_per_cu":4,"max_waves_per_simd":8,"wave_front_size":64,"lds_size_in_kb":64,"max_engine_clk_fcompute":1700})"};
+}
+
+struct CounterSpec {
+  std::vector<std::string> names;              // this pass's counters; empty: a trace run
+  std::map<std::string, double> values;        // per-dispatch values; default 1000
+  std::optional<std::regex> include;           // kernels whose dispatches get counters
+};
+
+struct DispatchInfo {
+  int64_t id;
+  std::string kernel;
+};
+
+// Writes DIR/<hostname>/<pid>_results.db; returns the dispatches written.
+std::vector<DispatchInfo> write_db(const std::string& dir, int64_t pid, const std::vector<KernelSpec>& kernels,
+                                   const CounterSpec& counters) {
   char host[256] = "host";
   gethostname(host, sizeof host);
   std::filesystem::create_directories(std::filesystem::path(dir) / host);
@@ -56,16 +103,23 @@ void write_db(const std::string& dir, int64_t pid, const std::vector<KernelSpec>
   proc.pid = pid;
   proc.command = "app";
   rpl::rocpd::Writer w(path, node, proc);
+  const Agent agent = agent_for(env_or("FAKE_ROCPROFV3_ARCH", "gfx90a"));
   rpl::rocpd::AgentRow gpu;
   gpu.id = 1;
-  gpu.name = "gfx90a";
-  gpu.product_name = "AMD Instinct MI210";
+  gpu.name = agent.arch;
+  gpu.product_name = agent.product;
   gpu.vendor_name = "AMD";
-  gpu.extdata_json = R"({"cu_count":104,"simd_per_cu":4,"max_waves_per_simd":8,"wave_front_size":64,"lds_size_in_kb":64,"max_engine_clk_fcompute":1700})";
+  gpu.extdata_json = agent.extdata;
   w.add_agent(gpu);
   w.add_queue(1, "Queue 0");
   w.add_stream(0, "Default Stream");
-  int64_t t = 1'000'000'000, id = 1;
+  for (std::size_t c = 0; c < counters.names.size(); ++c) {
+    const std::string& name = counters.names[c];
+    w.add_pmc_info({static_cast<int64_t>(100 + c), 1, name, "fake counter", name.substr(0, name.find('_'))});
+  }
+  const bool counting = !counters.names.empty();
+  std::vector<DispatchInfo> written;
+  int64_t t = counting ? 2'000'000'000 : 1'000'000'000, id = 1;
   for (std::size_t k = 0; k < kernels.size(); ++k) {
     rpl::rocpd::KernelSymbolRow s;
     s.id = static_cast<int64_t>(k + 1);
@@ -74,6 +128,7 @@ void write_db(const std::string& dir, int64_t pid, const std::vector<KernelSpec>
     s.arch_vgpr_count = 32;
     s.sgpr_count = 16;
     w.add_kernel_symbol(s);
+    const bool counted = counting && (!counters.include || std::regex_search(kernels[k].name, *counters.include));
     for (int i = 0; i < kernels[k].count; ++i) {
       rpl::rocpd::DispatchRow d;
       d.dispatch_id = id;
@@ -83,23 +138,82 @@ void write_db(const std::string& dir, int64_t pid, const std::vector<KernelSpec>
       d.queue_id = 1;
       d.stream_id = 0;
       d.start = t;
-      d.end = t + kernels[k].duration;
+      d.end = t + (counting ? kernels[k].duration * 11 / 10 : kernels[k].duration);
       t = d.end + 5000;
       d.workgroup[0] = 256;
       d.grid[0] = 256 * 1024;
       w.add_dispatch(d);
+      written.push_back({d.dispatch_id, kernels[k].name});
+      if (!counted) continue;
+      for (std::size_t c = 0; c < counters.names.size(); ++c) {
+        auto it = counters.values.find(counters.names[c]);
+        const double v = it == counters.values.end() ? 1000.0 : it->second;
+        for (int dim = 0; dim < 2; ++dim) w.add_pmc_value({d.dispatch_id, static_cast<int64_t>(100 + c), v / 2});
+      }
     }
   }
   w.finish();
+  return written;
+}
+
+std::map<std::string, double> parse_values(const std::string& spec) {
+  std::map<std::string, double> out;
+  std::stringstream ss(spec);
+  std::string item;
+  while (std::getline(ss, item, ';')) {
+    auto eq = item.find('=');
+    if (eq != std::string::npos) out[item.substr(0, eq)] = std::stod(item.substr(eq + 1));
+  }
+  return out;
+}
+
+// The "pmc:" lines of a rocprofv3 text input file, one counter list per pass.
+std::vector<std::vector<std::string>> read_pmc_input(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    fmt::print(stderr, "fake rocprofv3: cannot read input file {}\n", path);
+    std::exit(2);
+  }
+  std::vector<std::vector<std::string>> passes;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("pmc:", 0) != 0) continue;
+    std::stringstream words(line.substr(4));
+    passes.emplace_back();
+    for (std::string w; words >> w;) passes.back().push_back(w);
+  }
+  return passes;
+}
+
+void write_text(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+// A decoded thread trace of one dispatch, shaped like rocprofv3's att tool output.
+void write_att_dispatch(const std::filesystem::path& dir, const DispatchInfo& d) {
+  const std::string name = fmt::format("ui_output_agent_1_dispatch_{}", d.id);
+  std::filesystem::create_directories(dir / name);
+  write_text(dir / name / "code.json",
+             R"J({"code": [["v_fma_f32 v1, v2, v3", 0, 1, "", 1, 4096, 1000, 4000, 1500, 200],)J"
+             R"J( ["global_load_dword v1, v[2:3], off", 0, 2, "", 1, 4104, 500, 30000, 20000, 100],)J"
+             R"J( ["s_waitcnt vmcnt(0)", 0, 3, "", 1, 4112, 500, 25000, 24000, 0],)J"
+             R"J( ["s_cbranch_scc1 4", 0, 4, "", 1, 4116, 500, 1000, 200, 0],)J"
+             R"J( ["s_endpgm", 0, 5, "", 1, 4120, 100, 100, 0, 0]],)J"
+             R"J( "version": "fake", "header": "ISA, _, LineNumber, Source, Codeobj, Vaddr, Hit, Latency, Stall, Idle"})J");
+  write_text(dir / name / "occupancy.json",
+             R"J({"0": [[0, 0, 0, 0, 1, 0], [0, 0, 1, 0, 1, 0], [800, 0, 1, 0, 0, 0], [1000, 0, 0, 0, 0, 0]],)J"
+             R"J( "dispatches": {"0": ")J" + d.kernel + R"J("}, "version": "3.0.0"})J");
+  write_text(dir / name / "se0_sm0_sl0_wv0.json",
+             R"J({"name": "SE0", "duration": 1000, "wave": {"cu": 0, "id": 0, "simd": 0, "slot": 0, "begin": 0,)J"
+             R"J( "end": 1000, "instructions": [], "timeline": [[2, 300], [3, 500], [4, 200]]}})J");
+  write_text(dir / ("stats_" + name + ".csv"), "CodeObj,Vaddr,Instruction,Hitcount,Latency,Stall,Idle,Source\n");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string mode = env_or("FAKE_ROCPROFV3_MODE", "ok");
-  std::string out_dir = ".";
+  std::string out_dir = ".", input_file;
+  std::optional<std::regex> include;
   std::vector<std::string> app;
-  bool kernel_trace = false;
+  bool kernel_trace = false, att = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--") {
@@ -107,8 +221,11 @@ int main(int argc, char** argv) {
       break;
     }
     if (a == "-d" && i + 1 < argc) out_dir = argv[++i];
+    else if (a == "-i" && i + 1 < argc) input_file = argv[++i];
+    else if (a == "--kernel-include-regex" && i + 1 < argc) include.emplace(argv[++i]);
     else if (a == "--output-format" && i + 1 < argc) ++i;
     else if (a == "--kernel-trace") kernel_trace = true;
+    else if (a == "--att") att = true;
     else if (a == "--memory-copy-trace" || a == "--hip-runtime-trace") {
     } else {
       fmt::print(stderr, "fake rocprofv3: unrecognized argument '{}'\n", a);
@@ -123,14 +240,53 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "fake rocprofv3: simulated profiler failure\n");
     return 1;
   }
-  rpl::ProcessSpec spec;
-  spec.argv = app;
-  rpl::ProcessResult r = rpl::run_process(spec);
+  const auto kernels = parse_kernels(env_or("FAKE_ROCPROFV3_KERNELS", "vecAdd(float*, float*, int):3:16000"));
+  const int processes = std::stoi(env_or("FAKE_ROCPROFV3_PROCESSES", "1"));
+  auto run_app = [&] {
+    rpl::ProcessSpec spec;
+    spec.argv = app;
+    return rpl::run_process(spec);
+  };
+
+  if (!input_file.empty()) {  // counter collection: one application run per pmc line
+    if (mode == "fail-counters") {
+      fmt::print(stderr, "fake rocprofv3: simulated counter collection failure (counter not supported)\n");
+      return 1;
+    }
+    const auto passes = read_pmc_input(input_file);
+    const auto counter_kernels = parse_kernels(env_or("FAKE_ROCPROFV3_COUNTER_KERNELS", env_or("FAKE_ROCPROFV3_KERNELS", "vecAdd(float*, float*, int):3:16000")));
+    CounterSpec spec;
+    spec.values = parse_values(env_or("FAKE_ROCPROFV3_COUNTER_VALUES", ""));
+    spec.include = include;
+    for (std::size_t n = 0; n < passes.size(); ++n) {
+      rpl::ProcessResult r = run_app();
+      if (!r.ok()) return r.signal ? 128 + r.signal : r.exit_code;
+      if (mode == "no-output") continue;
+      spec.names = passes[n];
+      const std::string dir = (std::filesystem::path(out_dir) / fmt::format("pmc_{}", n + 1)).string();
+      for (int p = 0; p < processes; ++p) write_db(dir, 200000 + getpid() * 10 + p, counter_kernels, spec);
+    }
+    return 0;
+  }
+
+  rpl::ProcessResult r = run_app();
   bool write = kernel_trace && mode != "no-output" && (r.ok() || mode == "crash-app-db");
   if (write) {
-    auto kernels = parse_kernels(env_or("FAKE_ROCPROFV3_KERNELS", "vecAdd(float*, float*, int):3:16000"));
-    int processes = std::stoi(env_or("FAKE_ROCPROFV3_PROCESSES", "1"));
-    for (int p = 0; p < processes; ++p) write_db(out_dir, 100000 + getpid() * 10 + p, kernels);
+    for (int p = 0; p < processes; ++p) {
+      auto written = write_db(out_dir, 100000 + getpid() * 10 + p, kernels, {});
+      if (!att) continue;
+      char host[256] = "host";
+      gethostname(host, sizeof host);
+      const auto dir = std::filesystem::path(out_dir) / host;
+      std::map<std::string, bool> seen;
+      for (const auto& d : written) {
+        if (include && !std::regex_search(d.kernel, *include)) continue;
+        if (seen[d.kernel]) continue;  // ATT traces the first dispatch of each kernel
+        seen[d.kernel] = true;
+        if (mode == "att-undecoded") write_text(dir / fmt::format("{}_1_shader_engine_0_{}.att", getpid(), d.id), "raw");
+        else write_att_dispatch(dir, d);
+      }
+    }
   }
   return r.signal ? 128 + r.signal : r.exit_code;
 }

@@ -508,7 +508,12 @@ std::vector<std::string> ncu_command_line(const NcuCommandOptions& o) {
                                    o.clock_control,
                                    "--metrics",
                                    metrics};
+  if (o.kernel_name_base != "function" && o.kernel_name_base != "demangled" && o.kernel_name_base != "mangled")
+    throw Error(ExitCode::Usage, "ncu command: --kernel-name-base must be function, demangled or mangled, got '" +
+                                     o.kernel_name_base + "'");
   if (!o.kernel_regex.empty()) {
+    argv.push_back("--kernel-name-base");
+    argv.push_back(o.kernel_name_base);
     argv.push_back("--kernel-name");
     argv.push_back("regex:" + o.kernel_regex);
   }

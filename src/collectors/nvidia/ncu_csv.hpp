@@ -102,6 +102,9 @@ struct NcuCommandOptions {
   std::string ncu = "ncu";
   std::vector<std::string> metrics;       // --metrics a,b,c (required)
   std::string kernel_regex;               // --kernel-name regex:<re>; empty = every kernel
+  // --kernel-name-base: which name the regex is matched against ("function", "demangled", "mangled").
+  // "demangled" is the full signature, the name rocm-perf's --kernel matches.
+  std::string kernel_name_base = "function";
   std::optional<int64_t> launch_count;    // --launch-count: profile at most this many launches
   std::string clock_control = "none";     // "none" | "base"
   std::string cache_control = "all";      // "all" | "none"

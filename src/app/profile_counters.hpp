@@ -1,0 +1,98 @@
+#pragma once
+// `profile --roofline` / `--deep`: after the trace runs, one counter pass with the vendor's profiler
+// (collectors/counter_pass), its values matched to the representative trace run's dispatches, and stored
+// in that run's rocpd databases as pmc rows (rocpd_info_pmc / rocpd_pmc_event), where `analyze` reads them
+// to compute the roofline, the deep analysis and the bottleneck labels. This file never writes an
+// analysis output itself.
+//
+// Matching rule (both vendors): a counter run's kernel instance is paired with the trace run's dispatch of
+// the same kernel and the same occurrence (the i-th launch of kernel K in the counter run gets the i-th
+// launch of K in the trace: launch order, per process where both runs have the same number of processes).
+// The runs are separate processes running the same command, so this holds for programs whose launch
+// sequence does not depend on timing; every instance that cannot be paired (a kernel the trace does not
+// have, more launches than the trace, a grid or block size that differs) is counted and reported.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "analysis/deep_analysis.hpp"
+#include "collectors/nvidia/ncu_csv.hpp"
+#include "model/trace.hpp"
+#include "store/rocpd_counters_append.hpp"
+
+namespace rpl::app {
+
+struct CounterCollectionOptions {
+  bool roofline = false;  // the roofline counters (NVIDIA: plus the deep set, which the classifier reads)
+  bool deep = false;      // NVIDIA: the deep-analysis metrics; AMD: also a rocprofv3 --att run
+  std::vector<std::string> argv;
+  std::string run_dir;                       // the counter runs' folder
+  std::optional<std::string> kernel_filter;  // profile --kernel REGEX (matched on the demangled name)
+  double timeout_s = 0;
+  bool debug = false;
+};
+
+// Counter values for one database (one process of the trace run).
+struct DatabaseCounterValues {
+  std::string database;
+  std::string guid;
+  std::vector<rocpd::CounterValue> values;
+};
+
+struct CounterMatch {
+  std::vector<DatabaseCounterValues> databases;
+  std::size_t instances = 0;            // kernel instances that carried counter values
+  std::size_t matched = 0;              // of those, paired with a trace dispatch
+  std::size_t values = 0;               // values to store
+  std::vector<std::string> warnings;    // every reason an instance was not paired, or paired doubtfully
+};
+
+// NVIDIA: the ncu report's instances paired with `trace`'s dispatches (collectors::attach_ncu_metrics's
+// rule: mangled name, then display name, then base name; per-kernel launch order).
+CounterMatch match_ncu_report(Trace trace, const collectors::NcuReport& report, const std::vector<std::string>& metrics);
+// AMD: the counter samples of `pass` (a rocprofv3 pmc pass, read from its databases) paired with `trace`'s
+// dispatches by display name and per-kernel launch order.
+CounterMatch match_counter_trace(const Trace& trace, const Trace& pass);
+
+struct AttDispatchDeep {
+  int64_t dispatch_id = 0;
+  std::string kernel;
+  analysis::DeepAnalysis deep;
+};
+
+struct CounterCollection {
+  std::string vendor;                            // "nvidia" or "amd"
+  std::string tool;                              // "ncu" or "rocprofv3"
+  std::string arch;                              // of the profiled GPU agent
+  std::vector<std::string> requested;            // "roofline", "deep"
+  std::vector<std::vector<std::string>> passes;  // AMD: counters per pmc pass; NVIDIA: one list (ncu groups)
+  std::vector<std::string> commands;             // each tool run, joined
+  std::string run_dir;
+  std::size_t application_runs = 0;              // how many times the counter passes ran the application
+  std::size_t instances = 0;
+  std::size_t matched = 0;
+  std::size_t values_stored = 0;
+  std::vector<std::string> databases;            // the trace databases the values were added to
+  double wall_ns = 0;                            // all counter runs together
+  double baseline_wall_ns = 0;                   // one trace run of the same command (the representative)
+  std::vector<std::string> warnings;
+  std::vector<AttDispatchDeep> att;              // AMD --deep
+  std::string att_diagnosis;                     // AMD --deep with nothing decoded: why
+
+  // Cost per profiled kernel instance: all counter-run time / instances, and the part above running the
+  // application that many times without counters.
+  std::optional<double> ms_per_instance() const;
+  std::optional<double> extra_ms_per_instance() const;
+};
+
+// Runs the passes the options ask for against the application, stores the matched values in
+// `trace_databases` (the representative trace run's), and says what it did. Throws rpl::Error as the
+// counter passes and the store do.
+CounterCollection collect_counters(const CounterCollectionOptions& options,
+                                   const std::vector<std::string>& trace_databases, double baseline_wall_ns);
+
+nlohmann::json to_json(const CounterCollection& c);  // profile.json "counters"
+
+}  // namespace rpl::app

@@ -1,0 +1,168 @@
+#include "collectors/counter_pass.hpp"
+
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "collectors/rocm/rocprofv3_collector.hpp"
+#include "support/atomic_file.hpp"
+#include "support/errors.hpp"
+#include "support/log.hpp"
+
+namespace rpl::collectors {
+namespace fs = std::filesystem;
+namespace {
+
+void make_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(ExitCode::OutputFailed, fmt::format("cannot create {}: {}", dir, ec.message()));
+}
+
+// Runs the tool; the application's stdout goes to a file, the tool's stderr to `log` unless debugging.
+void run_tool(CounterPassRun& run, const CounterPassRequest& request, const std::string& log) {
+  ProcessSpec spec;
+  spec.argv = run.command;
+  spec.stdout_file = run.stdout_file;
+  if (!request.debug) spec.stderr_file = log;
+  spec.timeout_s = request.timeout_s;
+  log::debug("running: {}", fmt::join(spec.argv, " "));
+  run.process = run_process(spec);
+}
+
+// A failed run: the application's failure when the tool says so, else the tool's.
+[[noreturn]] void pass_failed(const CounterPassRun& run, const std::string& what) {
+  throw Error(ExitCode::ProfilerFailed, fmt::format("the {} counter pass {} ({}); {} ends with:\n{}", run.tool,
+                                                    run.process.describe(), what, run.log_file,
+                                                    tail_of_file(run.log_file)));
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  write_file_atomically(path, [&](std::FILE* f) {
+    if (std::fwrite(text.data(), 1, text.size(), f) != text.size())
+      throw Error(ExitCode::OutputFailed, path + ": write failed");
+  });
+}
+
+std::string find_rocprofv3() {
+  if (auto p = find_executable("rocprofv3")) return *p;
+  throw Error(ExitCode::ProfilerFailed,
+              "rocprofv3 was not found on PATH: the AMD counter passes need ROCm 7.x's rocprofiler-sdk");
+}
+
+// Adds the kernel filter and the application to a rocprofv3 command and runs it (its log shares the
+// application's stderr).
+void run_rocprofv3(CounterPassRun& run, const CounterPassRequest& request) {
+  if (!request.kernel_regex.empty()) {
+    run.command.push_back("--kernel-include-regex");
+    run.command.push_back(request.kernel_regex);
+  }
+  run.command.push_back("--");
+  run.command.insert(run.command.end(), request.argv.begin(), request.argv.end());
+  run_tool(run, request, run.log_file);
+}
+
+}  // namespace
+
+std::string find_ncu() {
+  if (const char* env = std::getenv("RPL_NCU"); env && *env) {
+    if (auto p = find_executable(env)) return *p;
+    throw Error(ExitCode::ProfilerFailed, fmt::format("RPL_NCU={}: not an executable", env));
+  }
+  if (auto p = find_executable("ncu")) return *p;
+  if (auto p = find_executable("/usr/local/cuda/bin/ncu")) return *p;
+  throw Error(ExitCode::ProfilerFailed,
+              "ncu (Nsight Compute) was not found on PATH or in /usr/local/cuda/bin: the NVIDIA counter pass needs it "
+              "(set RPL_NCU to its path)");
+}
+
+NcuPass run_ncu_pass(const CounterPassRequest& request, const std::vector<std::string>& metrics) {
+  make_dir(request.run_dir);
+  NcuPass run;
+  run.tool = "ncu";
+  run.stdout_file = (fs::path(request.run_dir) / "app.stdout").string();
+  run.log_file = (fs::path(request.run_dir) / "ncu.csv").string();
+  NcuCommandOptions o;
+  o.ncu = find_ncu();
+  o.metrics = metrics;
+  o.kernel_regex = request.kernel_regex;
+  o.kernel_name_base = "demangled";
+  o.log_file = run.log_file;
+  o.application = request.argv;
+  run.command = ncu_command_line(o);
+  // ncu writes its messages and the CSV to --log-file; its stderr holds only what it prints before that.
+  run_tool(run, request, (fs::path(request.run_dir) / "ncu.stderr").string());
+  if (!run.process.ok()) {
+    // ncu passes the application's exit status through; its own failures print ==ERROR== lines.
+    const std::string tail = tail_of_file(run.log_file, 20);
+    if (tail.find("==ERROR==") == std::string::npos && tail.find("==PROF==") != std::string::npos)
+      throw Error(ExitCode::ApplicationFailed,
+                  fmt::format("the application {} under ncu (counter pass); ncu's log {} ends with:\n{}",
+                              run.process.describe(), run.log_file, tail));
+    pass_failed(run, "ncu failed");
+  }
+  try {
+    run.report = read_ncu_csv(run.log_file);
+  } catch (const Error& e) {
+    pass_failed(run, std::string("no usable CSV: ") + e.what());
+  }
+  return run;
+}
+
+RocprofPmcPass run_rocprof_pmc_pass(const CounterPassRequest& request, const std::string& pmc_input) {
+  make_dir(request.run_dir);
+  RocprofPmcPass run;
+  run.tool = "rocprofv3";
+  run.stdout_file = (fs::path(request.run_dir) / "app.stdout").string();
+  run.log_file = (fs::path(request.run_dir) / "rocprofv3.log").string();
+  run.input_file = (fs::path(request.run_dir) / "counters.txt").string();
+  write_text(run.input_file, pmc_input);
+  const std::string out_dir = (fs::path(request.run_dir) / "pmc").string();
+  std::error_code ec;
+  fs::remove_all(out_dir, ec);  // our own folder from an earlier profile
+  run.command = {find_rocprofv3(), "-i", run.input_file, "--kernel-trace", "--output-format", "rocpd", "-d", out_dir};
+  run_rocprofv3(run, request);
+  // The trace runs of the same application succeeded, so a failure here is most likely the tool's (an
+  // unsupported counter, a pass over the block limits); its log shares the application's stderr.
+  if (!run.process.ok()) pass_failed(run, "the trace runs of the same command succeeded");
+  // One pmc_<N> folder per "pmc:" line, N from 1.
+  std::size_t passes = 0;
+  std::istringstream lines(pmc_input);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("pmc:", 0) == 0) ++passes;
+  for (std::size_t n = 1; n <= passes; ++n) {
+    const std::string dir = (fs::path(out_dir) / fmt::format("pmc_{}", n)).string();
+    auto dbs = find_rocpd_databases(dir);
+    if (dbs.empty()) pass_failed(run, fmt::format("pass {} of {} wrote no database under {}", n, passes, dir));
+    run.pass_databases.push_back(std::move(dbs));
+  }
+  return run;
+}
+
+RocprofAttPass run_rocprof_att_pass(const CounterPassRequest& request) {
+  make_dir(request.run_dir);
+  RocprofAttPass run;
+  run.tool = "rocprofv3";
+  run.stdout_file = (fs::path(request.run_dir) / "app-att.stdout").string();
+  run.log_file = (fs::path(request.run_dir) / "rocprofv3-att.log").string();
+  run.output_dir = (fs::path(request.run_dir) / "att").string();
+  std::error_code ec;
+  fs::remove_all(run.output_dir, ec);
+  run.command = {find_rocprofv3(), "--att", "--kernel-trace", "--output-format", "rocpd", "-d", run.output_dir};
+  run_rocprofv3(run, request);
+  if (!run.process.ok()) pass_failed(run, "thread trace");
+  if (!fs::is_directory(run.output_dir, ec)) {
+    run.diagnosis = "rocprofv3 --att wrote nothing under " + run.output_dir;
+    return run;
+  }
+  run.databases = find_rocpd_databases(run.output_dir);
+  run.outputs = analysis::find_att_outputs(run.output_dir);
+  if (run.outputs.empty()) run.diagnosis = analysis::diagnose_att_root(run.output_dir);
+  return run;
+}
+
+}  // namespace rpl::collectors

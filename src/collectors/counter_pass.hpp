@@ -1,0 +1,72 @@
+#pragma once
+// Counter passes: after the trace runs, the vendor's profiler runs the application once more to collect the
+// hardware counters the roofline and the deep analysis need. This file only drives the tools and collects
+// what they write; matching the values to the trace's dispatches is app/profile_counters.
+// - NVIDIA: one ncu run with the metric list (ncu itself replays each profiled kernel once per metric pass),
+//   the CSV parsed by ncu_csv.
+// - AMD: one rocprofv3 run with an -i input file of "pmc:" lines (one application run per line, databases
+//   under pmc_<N>/), and a separate rocprofv3 --att run for the deep analysis.
+// Neither tool's own output is mixed into ours: each run's stdout and log are files under the run folder.
+#include <string>
+#include <vector>
+
+#include "analysis/deep_analysis.hpp"
+#include "collectors/nvidia/ncu_csv.hpp"
+#include "support/process.hpp"
+
+namespace rpl::collectors {
+
+struct CounterPassRequest {
+  std::vector<std::string> argv;  // the application and its arguments
+  std::string run_dir;            // created if missing; every output goes under it
+  std::string kernel_regex;       // profile only kernels whose demangled name matches; empty: all
+  double timeout_s = 0;           // for the whole pass; 0: none
+  bool debug = false;             // the tool's own log goes to our stderr
+};
+
+struct CounterPassRun {
+  std::string tool;                  // "ncu" or "rocprofv3"
+  std::vector<std::string> command;  // argv as run
+  ProcessResult process;
+  std::string stdout_file;           // the application's stdout
+  std::string log_file;              // the tool's log (ncu: also its CSV)
+};
+
+// ---- NVIDIA ----
+
+// $RPL_NCU, else ncu on PATH, else the CUDA toolkit's (/usr/local/cuda/bin/ncu). Throws
+// rpl::Error(ProfilerFailed) when none exists.
+std::string find_ncu();
+
+struct NcuPass : CounterPassRun {
+  NcuReport report;
+};
+// Runs `ncu ... --metrics <metrics> APP` (ncu_command_line: kernel replay, caches flushed per pass, clocks
+// unlocked, CSV to the log file). Throws rpl::Error(ProfilerFailed) with the log's tail when ncu fails or its
+// log holds no CSV table, (ApplicationFailed) when ncu ran but the application failed.
+NcuPass run_ncu_pass(const CounterPassRequest& request, const std::vector<std::string>& metrics);
+
+// ---- AMD ----
+
+struct RocprofPmcPass : CounterPassRun {
+  std::string input_file;                               // the -i file written for this pass
+  std::vector<std::vector<std::string>> pass_databases; // [pass - 1]: the databases under pmc_<pass>/
+};
+// Writes `pmc_input` (analysis::rocprofv3_pmc_input: comment lines and one "pmc:" line per pass) to
+// run_dir/counters.txt and runs `rocprofv3 -i counters.txt --kernel-trace --output-format rocpd -d DIR
+// [--kernel-include-regex RE] -- APP`. Throws rpl::Error(ProfilerFailed) when rocprofv3 is missing, fails, or
+// a pass wrote no database; (ApplicationFailed) when the application failed.
+RocprofPmcPass run_rocprof_pmc_pass(const CounterPassRequest& request, const std::string& pmc_input);
+
+struct RocprofAttPass : CounterPassRun {
+  std::string output_dir;
+  std::vector<std::string> databases;                   // the run's own trace (dispatch ids -> kernel names)
+  std::vector<analysis::AttDispatchOutput> outputs;     // decoded per-dispatch folders
+  std::string diagnosis;                                // why `outputs` is empty (analysis::diagnose_att_root)
+};
+// `rocprofv3 --att --kernel-trace --output-format rocpd -d DIR [--kernel-include-regex RE] -- APP`: thread
+// trace of the first dispatch of each matching kernel. An empty result is not an error (the diagnosis says
+// why); a failing tool or application is.
+RocprofAttPass run_rocprof_att_pass(const CounterPassRequest& request);
+
+}  // namespace rpl::collectors

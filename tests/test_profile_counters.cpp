@@ -1,0 +1,360 @@
+// `profile --roofline` / `--deep`: pairing counter-run instances with trace dispatches (an ncu CSV recorded on
+// an H100, trimmed of its device-attribute columns: tests/data/ncu/fma_peak_h100_raw.csv; AMD pass traces built
+// in memory), the ncu pass with a stand-in ncu, and the AMD passes end to end through the CLI with the stand-in
+// rocprofv3 (tests/doubles/fake_rocprofv3.cpp), whose values must reach the trace database and roofline.json.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "analysis/deep_analysis.hpp"
+#include "analysis/roofline_counters.hpp"
+#include "app/profile_counters.hpp"
+#include "collectors/counter_pass.hpp"
+#include "support/errors.hpp"
+#include "testing/cli.hpp"
+#include "testing/in_memory_trace.hpp"
+#include "testing/sql.hpp"
+#include "testing/tmpdir.hpp"
+
+namespace fs = std::filesystem;
+using rpl::test::InMemoryTrace;
+using rpl::test::read_file;
+using rpl::test::run_cli;
+using rpl::test::SqlFile;
+using rpl::test::TempDir;
+using rpl::test::validate_against_schema;
+
+namespace {
+
+const std::string kFmaCsv = std::string(RPL_SOURCE_DIR) + "/tests/data/ncu/fma_peak_h100_raw.csv";
+
+std::vector<std::string> h100_metrics() {
+  auto m = rpl::analysis::ncu_roofline_metrics("sm_90");
+  for (const auto& d : rpl::analysis::ncu_deep_metrics("sm_90"))
+    if (std::find(m.begin(), m.end(), d) == m.end()) m.push_back(d);
+  return m;
+}
+
+// The trace run of fma_peak as our CUPTI collector records it: `launches` dispatches, grid in work-items.
+InMemoryTrace fma_trace(int launches, uint32_t blocks = 4224) {
+  InMemoryTrace t;
+  t.add_process(4242);
+  t.trace.processes[0].source_file = "run-1.db";
+  const auto agent = t.add_agent("sm_90", 32);
+  const auto sym = t.add_symbol("fma_peak(float*, int)", "_Z8fma_peakPfi");
+  for (int i = 0; i < launches; ++i) {
+    auto& d = t.add_dispatch(sym, 1000 + i * 2'000'000, 1000 + i * 2'000'000 + 1'300'000, agent, 256);
+    d.grid[0] = blocks * 256;
+  }
+  return t;
+}
+
+bool any_contains(const std::vector<std::string>& v, const std::string& what) {
+  for (const auto& s : v)
+    if (s.find(what) != std::string::npos) return true;
+  return false;
+}
+
+std::pair<std::string, std::string> path_with_double() {
+  const char* path = std::getenv("PATH");
+  return {"PATH", std::string(RPL_TEST_DOUBLES_DIR) + ":" + (path ? path : "/usr/bin:/bin")};
+}
+
+nlohmann::json load(const std::string& path) { return nlohmann::json::parse(read_file(path)); }
+
+// The first database of the representative run, from profile.json.
+std::string representative_db(const nlohmann::json& profile) {
+  const auto& runs = profile["runs"];
+  return runs["per_run"][runs["representative_run"].get<int>() - 1]["databases"][0];
+}
+
+}  // namespace
+
+TEST(NcuPairing, EveryInstanceGetsItsDispatchInLaunchOrder) {
+  const auto report = rpl::collectors::read_ncu_csv(kFmaCsv);
+  ASSERT_EQ(report.kernels.size(), 10u);
+  const auto metrics = h100_metrics();
+  auto m = rpl::app::match_ncu_report(fma_trace(10).trace, report, metrics);
+  EXPECT_EQ(m.instances, 10u);
+  EXPECT_EQ(m.matched, 10u);
+  ASSERT_EQ(m.databases.size(), 1u);
+  EXPECT_EQ(m.databases[0].database, "run-1.db");
+  EXPECT_EQ(m.databases[0].guid, "guid-4242");
+  EXPECT_EQ(m.values, m.databases[0].values.size());
+  // Every requested metric that ncu reported, on every dispatch; the i-th instance on dispatch id i + 1.
+  std::size_t reported = 0;
+  for (const auto& name : metrics) reported += report.value(report.kernels[0], name).has_value();
+  EXPECT_EQ(m.values, 10 * reported);
+  for (const auto& v : m.databases[0].values)
+    if (v.counter == "gpu__time_duration.sum" && v.dispatch_id == 4) {
+      EXPECT_DOUBLE_EQ(v.value, *report.value(report.kernels[3], "gpu__time_duration.sum"));
+    }
+  EXPECT_FALSE(any_contains(m.warnings, "could not"));
+}
+
+TEST(NcuPairing, MoreInstancesThanDispatchesAreCountedAndSaid) {
+  const auto report = rpl::collectors::read_ncu_csv(kFmaCsv);
+  auto m = rpl::app::match_ncu_report(fma_trace(8).trace, report, h100_metrics());
+  EXPECT_EQ(m.instances, 10u);
+  EXPECT_EQ(m.matched, 8u);
+  EXPECT_TRUE(any_contains(m.warnings, "2 extra instance(s) were skipped")) << ::testing::PrintToString(m.warnings);
+}
+
+TEST(NcuPairing, ADifferentGridOrAnUnknownKernelIsSaid) {
+  const auto report = rpl::collectors::read_ncu_csv(kFmaCsv);
+  auto m = rpl::app::match_ncu_report(fma_trace(10, 100).trace, report, h100_metrics());
+  EXPECT_EQ(m.matched, 10u);
+  EXPECT_TRUE(any_contains(m.warnings, "grid or block size")) << ::testing::PrintToString(m.warnings);
+
+  InMemoryTrace other;
+  other.add_process(1);
+  other.add_symbol("other_kernel(int)", "_Z12other_kerneli");
+  other.add_dispatch(0, 0, 10);
+  m = rpl::app::match_ncu_report(other.trace, report, h100_metrics());
+  EXPECT_EQ(m.matched, 0u);
+  EXPECT_EQ(m.values, 0u);
+  EXPECT_TRUE(any_contains(m.warnings, "matches no kernel of the trace")) << ::testing::PrintToString(m.warnings);
+}
+
+namespace {
+
+// A trace (or a counter pass) with `counts[k]` launches of kernel k in one or two processes; a pass gets
+// counter "SQ_WAVES" = 10 x (launch number) on every dispatch.
+InMemoryTrace amd_trace(const std::vector<int>& counts, bool counters, int processes = 1) {
+  InMemoryTrace t;
+  const char* names[] = {"gemm(float*)", "softmax(float*)"};
+  for (int p = 0; p < processes; ++p) {
+    const auto proc = t.add_process(100 + p);
+    t.trace.processes[proc].source_file = "p" + std::to_string(p) + ".db";
+    t.trace.processes[proc].start = p;
+    const auto agent = t.add_agent("gfx942", 64, proc);
+    const rpl::Index waves = t.trace.strings.intern("SQ_WAVES");
+    for (std::size_t k = 0; k < counts.size(); ++k) {
+      const auto sym = t.add_symbol(names[k], names[k], proc);
+      for (int i = 0; i < counts[k]; ++i) {
+        auto& d = t.add_dispatch(sym, 1000 * (i + 1) + static_cast<int>(k), 1000 * (i + 1) + 500, agent, 256);
+        if (counters)
+          t.trace.counters.push_back({static_cast<rpl::Index>(t.trace.dispatches.size() - 1), waves, 10.0 * (i + 1)});
+        (void)d;
+      }
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST(PassPairing, CountersGoToTheSameOccurrenceOfTheSameKernel) {
+  auto trace = amd_trace({3, 2}, false, 2);
+  auto pass = amd_trace({3, 2}, true, 2);
+  auto m = rpl::app::match_counter_trace(trace.trace, pass.trace);
+  EXPECT_EQ(m.instances, 10u);
+  EXPECT_EQ(m.matched, 10u);
+  EXPECT_TRUE(m.warnings.empty()) << ::testing::PrintToString(m.warnings);
+  ASSERT_EQ(m.databases.size(), 2u);  // one per process / database
+  for (const auto& db : m.databases) {
+    ASSERT_EQ(db.values.size(), 5u);
+    // Each process's dispatch ids run gemm 1-3, softmax 4-5 (offset by 5 in the second); the value stored on
+    // a dispatch is the pass's value of the same kernel's same launch: 10 x its launch number.
+    for (const auto& v : db.values) {
+      const int local = static_cast<int>((v.dispatch_id - 1) % 5);
+      EXPECT_EQ(v.value, 10.0 * (local < 3 ? local + 1 : local - 2)) << db.database << " dispatch " << v.dispatch_id;
+      EXPECT_EQ(v.counter, "SQ_WAVES");
+    }
+  }
+}
+
+TEST(PassPairing, ExtraLaunchesAndUnknownKernelsAreNotStoredButSaid) {
+  auto trace = amd_trace({2}, false);
+  auto pass = amd_trace({3, 1}, true);
+  auto m = rpl::app::match_counter_trace(trace.trace, pass.trace);
+  EXPECT_EQ(m.instances, 4u);
+  EXPECT_EQ(m.matched, 2u);
+  EXPECT_EQ(m.values, 2u);
+  EXPECT_TRUE(any_contains(m.warnings, "1 more time(s)")) << ::testing::PrintToString(m.warnings);
+  EXPECT_TRUE(any_contains(m.warnings, "no such kernel")) << ::testing::PrintToString(m.warnings);
+  // Different process counts: paired across processes, and said.
+  m = rpl::app::match_counter_trace(amd_trace({2}, false, 2).trace, amd_trace({2}, true, 1).trace);
+  EXPECT_TRUE(any_contains(m.warnings, "across all processes")) << ::testing::PrintToString(m.warnings);
+}
+
+namespace {
+
+// A stand-in ncu: a shell script that records its arguments, copies a CSV to the --log-file path and exits
+// with `status` (clearly not Nsight Compute).
+std::string fake_ncu(const TempDir& dir, const std::string& csv, int status, const std::string& extra_log = "") {
+  const std::string path = dir.file("ncu");
+  std::ofstream(path) << "#!/bin/sh\necho \"$@\" > " << dir.file("ncu.args") << "\nlog=\n"
+                      << "while [ $# -gt 0 ]; do [ \"$1\" = --log-file ] && log=$2; shift; done\n"
+                      << "{ cat '" << csv << "'; printf '%s\\n' '" << extra_log << "'; } > \"$log\"\nexit " << status
+                      << "\n";
+  chmod(path.c_str(), 0755);
+  return path;
+}
+
+rpl::collectors::CounterPassRequest request(const TempDir& dir) {
+  rpl::collectors::CounterPassRequest r;
+  r.argv = {"/bin/true"};
+  r.run_dir = dir.file("counters");
+  r.kernel_regex = "fma_peak";
+  return r;
+}
+
+}  // namespace
+
+TEST(NcuPass, RunsNcuWithTheFilterAndParsesItsCsv) {
+  TempDir dir;
+  setenv("RPL_NCU", fake_ncu(dir, kFmaCsv, 0).c_str(), 1);
+  auto pass = rpl::collectors::run_ncu_pass(request(dir), {"gpu__time_duration.sum", "dram__bytes_read.sum"});
+  unsetenv("RPL_NCU");
+  EXPECT_EQ(pass.report.kernels.size(), 10u);
+  const std::string args = read_file(dir.file("ncu.args"));
+  EXPECT_NE(args.find("--kernel-name-base demangled --kernel-name regex:fma_peak"), std::string::npos) << args;
+  EXPECT_NE(args.find("--metrics gpu__time_duration.sum,dram__bytes_read.sum"), std::string::npos) << args;
+  EXPECT_NE(args.find("--cache-control all --clock-control none"), std::string::npos) << args;
+}
+
+TEST(NcuPass, NcuErrorsAreProfilerFailuresWithItsLog) {
+  TempDir dir;
+  setenv("RPL_NCU", fake_ncu(dir, "/dev/null", 1, "==ERROR== ERR_NVGPUCTRPERM - no permission").c_str(), 1);
+  try {
+    rpl::collectors::run_ncu_pass(request(dir), {"gpu__time_duration.sum"});
+    ADD_FAILURE() << "no error";
+  } catch (const rpl::Error& e) {
+    EXPECT_EQ(e.code(), rpl::ExitCode::ProfilerFailed);
+    EXPECT_NE(std::string(e.what()).find("ERR_NVGPUCTRPERM"), std::string::npos) << e.what();
+  }
+  setenv("RPL_NCU", fake_ncu(dir, "/dev/null", 0, "==PROF== Disconnected").c_str(), 1);
+  try {
+    rpl::collectors::run_ncu_pass(request(dir), {"gpu__time_duration.sum"});
+    ADD_FAILURE() << "no error";
+  } catch (const rpl::Error& e) {
+    EXPECT_EQ(e.code(), rpl::ExitCode::ProfilerFailed);  // ran, but no CSV table
+    EXPECT_NE(std::string(e.what()).find("no usable CSV"), std::string::npos) << e.what();
+  }
+  setenv("RPL_NCU", dir.file("missing-ncu").c_str(), 1);
+  try {
+    rpl::collectors::run_ncu_pass(request(dir), {"gpu__time_duration.sum"});
+    ADD_FAILURE() << "no error";
+  } catch (const rpl::Error& e) {
+    EXPECT_EQ(e.code(), rpl::ExitCode::ProfilerFailed);
+  }
+  unsetenv("RPL_NCU");
+}
+
+TEST(ProfileRooflineAmd, PmcPassesReachTheTraceDatabaseAndTheRoofline) {
+  TempDir dir;
+  const auto out = dir.file("out");
+  auto r = run_cli({"profile", "--roofline", "--runs", "2", "-o", out, "--", "/bin/true"},
+                   {path_with_double(), {"FAKE_ROCPROFV3_ARCH", "gfx942"},
+                    {"FAKE_ROCPROFV3_KERNELS", "gemm(float*):4:50000;softmax(float*):2:10000"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(validate_against_schema("profile", out + "/profile.json"), "");
+  const auto profile = load(out + "/profile.json");
+  const auto& c = profile["counters"];
+  EXPECT_EQ(c["vendor"], "amd");
+  EXPECT_EQ(c["arch"], "gfx942");
+  EXPECT_EQ(c["instances"], 6);
+  EXPECT_EQ(c["matched_instances"], 6);
+  // gfx942 names, one pmc line per pass, one application run per pass.
+  const std::string input = read_file(out + "/runs/counters/counters.txt");
+  EXPECT_NE(input.find("TCC_EA0_RDREQ_sum"), std::string::npos) << input;
+  EXPECT_EQ(c["passes"].size(), rpl::analysis::split_amd_passes(rpl::analysis::roofline_counter_set("gfx942")).size());
+  EXPECT_EQ(c["application_runs"], c["passes"].size());
+  // Stored in the representative run's database: every counter of every pass on each of the 6 dispatches,
+  // the fake's two dimension rows summed (1000 each).
+  SqlFile db(representative_db(profile));
+  std::size_t counters = 0;
+  for (const auto& p : c["passes"]) counters += p.size();
+  EXPECT_EQ(db.number("SELECT COUNT(DISTINCT name) FROM rocpd_info_pmc"), static_cast<double>(counters));
+  EXPECT_EQ(c["values_stored"].get<double>(), 6.0 * counters);
+  EXPECT_EQ(db.number("SELECT SUM(value) FROM rocpd_pmc_event"), 6000.0 * counters);
+  // analyze read them back: both kernels have roofline points from all their dispatches.
+  const auto roofline = load(out + "/roofline.json");
+  ASSERT_EQ(roofline["kernels"].size(), 2u);
+  for (const auto& k : roofline["kernels"]) {
+    EXPECT_EQ(k["point"]["profiled_dispatches"], k["dispatch_count"]) << k.dump();
+    EXPECT_TRUE(k["point"]["bytes"].contains("hbm")) << k.dump();
+  }
+}
+
+TEST(ProfileRooflineAmd, Gfx90aUsesItsOwnCounterNamesAndKernelFilterLimitsThePass) {
+  TempDir dir;
+  const auto out = dir.file("out");
+  auto r = run_cli({"profile", "--roofline", "--runs", "1", "--kernel", "softmax", "-o", out, "--", "/bin/true"},
+                   {path_with_double(), {"FAKE_ROCPROFV3_KERNELS", "gemm(float*):4:50000;softmax(float*):2:10000"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string input = read_file(out + "/runs/counters/counters.txt");
+  EXPECT_NE(input.find("TCC_EA_RDREQ_sum"), std::string::npos) << input;
+  EXPECT_EQ(input.find("TCC_EA0_"), std::string::npos) << input;
+  const auto c = load(out + "/profile.json")["counters"];
+  EXPECT_EQ(c["instances"], 2);  // only softmax's dispatches carry counters
+  EXPECT_NE(c["commands"][0].get<std::string>().find("--kernel-include-regex softmax"), std::string::npos);
+}
+
+TEST(ProfileRooflineAmd, LaunchesThatCannotBePairedAreReportedNotGuessed) {
+  TempDir dir;
+  const auto out = dir.file("out");
+  auto r = run_cli({"profile", "--roofline", "--runs", "1", "-o", out, "--", "/bin/true"},
+                   {path_with_double(), {"FAKE_ROCPROFV3_KERNELS", "gemm(float*):2:50000"},
+                    {"FAKE_ROCPROFV3_COUNTER_KERNELS", "gemm(float*):3:50000"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("1 of 3 kernel instance(s) measured by rocprofv3 could not be paired"), std::string::npos) << r.err;
+  const auto c = load(out + "/profile.json")["counters"];
+  EXPECT_EQ(c["matched_instances"], 2);
+  EXPECT_TRUE(any_contains(c["warnings"].get<std::vector<std::string>>(), "more time(s)"));
+}
+
+TEST(ProfileRooflineAmd, RdnaHasNoRooflineCountersAndSaysSo) {
+  TempDir dir;
+  const auto out = dir.file("out");
+  auto r = run_cli({"profile", "--roofline", "--runs", "1", "-o", out, "--", "/bin/true"},
+                   {path_with_double(), {"FAKE_ROCPROFV3_ARCH", "gfx1030"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("has no roofline counters"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out + "/runs/counters/counters.txt"));
+}
+
+TEST(ProfileDeepAmd, AttRunIsAnalysedPerDispatchWithItsKernelName) {
+  TempDir dir;
+  const auto out = dir.file("out");
+  auto r = run_cli({"profile", "--deep", "--runs", "1", "--kernel", "gemm", "-o", out, "--", "/bin/true"},
+                   {path_with_double(), {"FAKE_ROCPROFV3_KERNELS", "gemm(float*):4:50000;softmax(float*):2:10000"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(validate_against_schema("profile", out + "/profile.json"), "");
+  const auto c = load(out + "/profile.json")["counters"];
+  EXPECT_EQ(c["requested"], nlohmann::json::array({"deep"}));
+  ASSERT_EQ(c["att"].size(), 1u);  // the first gemm dispatch only
+  EXPECT_EQ(c["att"][0]["kernel"], "gemm(float*)");
+  const auto& deep = c["att"][0]["deep"];
+  EXPECT_EQ(deep["source"], "att");
+  EXPECT_TRUE(deep["available"].get<bool>());
+  EXPECT_GT(deep["instruction_mix"]["BRANCH"].get<double>(), 0.0);  // a real category
+  EXPECT_TRUE(c["att_diagnosis"].is_null());
+}
+
+TEST(ProfileDeepAmd, UndecodedAttIsDiagnosed) {
+  TempDir dir;
+  const auto out = dir.file("out");
+  auto r = run_cli({"profile", "--deep", "--runs", "1", "-o", out, "--", "/bin/true"},
+                   {path_with_double(), {"FAKE_ROCPROFV3_MODE", "att-undecoded"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto c = load(out + "/profile.json")["counters"];
+  EXPECT_TRUE(c["att"].empty());
+  EXPECT_NE(c["att_diagnosis"].get<std::string>().find(".att"), std::string::npos) << c.dump();
+}
+
+TEST(ProfileCounters, BadCombinationsAndFailingPassesAreClearErrors) {
+  TempDir dir;
+  auto r = run_cli({"profile", "--roofline", "--no-rocprof", "-o", dir.file("a"), "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--no-rocprof"), std::string::npos) << r.err;
+  r = run_cli({"profile", "--roofline", "--runs", "1", "-o", dir.file("b"), "--", "/bin/true"},
+              {path_with_double(), {"FAKE_ROCPROFV3_MODE", "fail-counters"}});
+  EXPECT_EQ(r.exit_code, 8);
+  EXPECT_NE(r.err.find("counter pass"), std::string::npos) << r.err;
+}
