@@ -238,25 +238,8 @@ TEST(HtmlReport, WorkWithoutStreamGoesToQueueAndUnassignedLanes) {
 // 1M dispatches on 4 streams, the critical path hopping between two of them at every node: the page stays
 // small because each lane is drawn with at most one rectangle per pixel column.
 TEST(HtmlReport, MillionDispatchesGiveABoundedPage) {
-  rpl::app::AnalyzeResults r;
-  rpl::Trace& t = r.trace;
-  t.processes.push_back({"g", "big.db", 1, 0, "h", "big"});
-  for (int s = 0; s < 4; ++s) t.streams.push_back({0, s, ""});
-  rpl::KernelSymbol sym;
-  sym.process = 0;
-  sym.display_name = t.strings.intern("k<1>");
-  t.symbols.push_back(sym);
   const std::size_t n = 1'000'000;
-  t.dispatches.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    auto& d = t.dispatches[i];
-    d.process = 0;
-    d.symbol = 0;
-    d.stream = static_cast<rpl::Index>(i % 4);
-    d.start = static_cast<rpl::TimeNs>(i / 4) * 1000;  // each stream: 1 us period, 600 ns busy
-    d.end = d.start + 600;
-    d.dispatch_id = static_cast<int64_t>(i);
-  }
+  rpl::app::AnalyzeResults r = rpl::test::many_dispatches_results(n);
   for (std::size_t i = 0; i < n; i += 4) {
     r.dag.path.push_back({rpl::analysis::NodeKind::Dispatch, static_cast<rpl::Index>(i + (i / 4) % 2)});
   }

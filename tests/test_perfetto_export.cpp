@@ -272,25 +272,8 @@ TEST(PerfettoExport, WriteFailureIsAnOutputError) {
 
 // 1M dispatches stream out without a DOM; the output is complete and every slice is there.
 TEST(PerfettoExport, MillionDispatchesStreamOut) {
-  rpl::app::AnalyzeResults r;
-  rpl::Trace& t = r.trace;
-  t.processes.push_back({"g", "big.db", 1, 0, "h", "big"});
-  for (int s = 0; s < 4; ++s) t.streams.push_back({0, s, ""});
-  rpl::KernelSymbol sym;
-  sym.process = 0;
-  sym.display_name = t.strings.intern("k<1>");
-  t.symbols.push_back(sym);
   const std::size_t n = 1'000'000;
-  t.dispatches.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    auto& d = t.dispatches[i];
-    d.process = 0;
-    d.symbol = 0;
-    d.stream = static_cast<rpl::Index>(i % 4);
-    d.start = static_cast<rpl::TimeNs>(i / 4) * 1000;
-    d.end = d.start + 600;
-    d.correlation_id = static_cast<int64_t>(i + 1);
-  }
+  rpl::app::AnalyzeResults r = rpl::test::many_dispatches_results(n);
   TempDir dir;
   auto t0 = std::chrono::steady_clock::now();
   rpl::report::write_perfetto_file(dir.file("big.json"), r);

@@ -39,6 +39,9 @@ void write_output_files(const std::string& dir, const nlohmann::json& profile, c
                         const ReportOptions& options);
 
 nlohmann::json what_if_json(const analysis::WhatIfResult& w);
+// A duration distribution as profile.json writes it (count, total, mean, median, min, max, stddev, cv,
+// stability); profile.json and `profile`'s statistics across runs share it.
+nlohmann::json durations_json(const analysis::DurationStats& d);
 
 // profile.json for `profile`: the representative run's profile plus the statistics across runs, or the
 // timing-only document.

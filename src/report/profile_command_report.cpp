@@ -8,12 +8,6 @@
 namespace rpl::report {
 namespace {
 
-nlohmann::json durations_json(const analysis::DurationStats& d) {
-  return {{"count", d.count},         {"total_ns", d.total_ns}, {"mean_ns", d.mean_ns},
-          {"median_ns", d.median_ns}, {"min_ns", d.min_ns},     {"max_ns", d.max_ns},
-          {"stddev_ns", d.stddev_ns}, {"cv", d.cv},             {"stability", analysis::to_string(d.stability)}};
-}
-
 nlohmann::json runs_json(const app::ProfileResults& p) {
   nlohmann::json per_run = nlohmann::json::array();
   for (const auto& r : p.runs)

@@ -5,12 +5,6 @@
 namespace rpl::report {
 namespace {
 
-nlohmann::json durations_json(const analysis::DurationStats& d) {
-  return {{"count", d.count},         {"total_ns", d.total_ns},   {"mean_ns", d.mean_ns},
-          {"median_ns", d.median_ns}, {"min_ns", d.min_ns},       {"max_ns", d.max_ns},
-          {"stddev_ns", d.stddev_ns}, {"cv", d.cv},               {"stability", analysis::to_string(d.stability)}};
-}
-
 nlohmann::json occupancy_json(const analysis::KernelOccupancy& k) {
   if (!k.top) return nullptr;
   const auto& o = k.top;
@@ -52,6 +46,12 @@ nlohmann::json agent_json(const Agent& a) {
 }
 
 }  // namespace
+
+nlohmann::json durations_json(const analysis::DurationStats& d) {
+  return {{"count", d.count},         {"total_ns", d.total_ns},   {"mean_ns", d.mean_ns},
+          {"median_ns", d.median_ns}, {"min_ns", d.min_ns},       {"max_ns", d.max_ns},
+          {"stddev_ns", d.stddev_ns}, {"cv", d.cv},               {"stability", analysis::to_string(d.stability)}};
+}
 
 nlohmann::json profile_document(const app::AnalyzeResults& r) {
   const Trace& t = r.trace;

@@ -6,9 +6,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "store/id_map.hpp"
 #include "store/rocpd_counters_read.hpp"
-#include "store/rocpd_input.hpp"
+#include "store/rocpd_set_reader.hpp"
 #include "store/sqlite_db.hpp"
 #include "store/sync_calls.hpp"
 #include "store/uuid.hpp"
@@ -17,11 +16,8 @@
 
 namespace rpl::rocpd {
 
+namespace detail {
 namespace {
-
-using sqlite::Stmt;
-
-uint32_t to_u32(int64_t v) { return v < 0 ? 0u : v > 0xffffffffLL ? 0xffffffffu : static_cast<uint32_t>(v); }
 
 uint32_t json_u32(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
@@ -29,126 +25,7 @@ uint32_t json_u32(const nlohmann::json& j, const char* key) {
   return to_u32(it->get<int64_t>());
 }
 
-struct Progress {
-  const ReadOptions& options;
-  const std::string& path;
-  std::size_t rows = 0;
-  std::size_t next = 100000;
-  void tick() {
-    if (++rows < next) return;
-    next += 100000;
-    if (options.progress) options.progress(path, rows);
-  }
-};
-
-struct ProcessRowInfo {
-  std::string guid;
-  int64_t pid = 0, ppid = 0;
-  TimeNs start = 0, end = 0;
-  std::string command, hostname;
-};
-
-// What the "stream"/"event" arguments of one sync API call say.
-struct SyncCallArgs {
-  int64_t event_id = 0;
-  bool has_stream = false;
-  Index stream = kNoIndex;
-  uint64_t event = 0;
-};
-
-// Reads one table set (one or, in merged un-suffixed tables, several processes) into the trace.
-class SetReader {
- public:
-  SetReader(Trace& trace, sqlite::Db& db, const TableSet& set, const ReadOptions& options, Progress& progress)
-      : trace_(trace), db_(db), set_(set), options_(options), progress_(progress) {}
-
-  void read() {
-    std::vector<ProcessRowInfo> processes = read_processes();
-    filter_ = processes.size() > 1;
-    for (const ProcessRowInfo& info : processes) read_process(info);
-  }
-
- private:
-  Columns columns(std::string_view base) {
-    const std::string& name = set_.table(base);
-    return name.empty() ? Columns() : Columns(db_, name);
-  }
-
-  // "AND alias.guid = :guid" when several processes share the tables.
-  std::string guid_and(const Columns& c, std::string_view alias) const {
-    return filter_ && c.has("guid") ? fmt::format(" AND {}.guid = :guid", alias) : std::string();
-  }
-  std::string join_guid(const Columns& a, std::string_view alias_a, const Columns& b, std::string_view alias_b) const {
-    return filter_ && a.has("guid") && b.has("guid") ? fmt::format(" AND {}.guid = {}.guid", alias_a, alias_b)
-                                                     : std::string();
-  }
-  void bind_guid(Stmt& s) {
-    if (int index = s.parameter_index(":guid"); index > 0) s.bind(index, std::string_view(guid_));
-  }
-
-  std::string metadata_guid();
-  std::string fallback_guid();
-  std::vector<ProcessRowInfo> read_processes();
-  void read_process(const ProcessRowInfo& info);
-  void read_agents();
-  void read_queues_and_streams();
-  void read_threads();
-  void read_strings();
-  void read_symbols();
-  void read_dispatches();
-  void read_copies();
-  std::vector<SyncCallArgs> read_sync_args(const Columns& region, const std::string& sync_name_ids);
-  void read_regions();
-  void read_event_operations();
-
-  Index symbol_for(int64_t kernel_id);
-  Index stream_for_arg(bool has_extdata_id, int64_t extdata_id, std::string_view value);
-  uint32_t thread_for(int64_t tid) const {
-    if (tid == 0) return 0;
-    const uint32_t* t = threads_.find(tid);
-    return t ? *t : to_u32(tid);
-  }
-  Index lookup(const IdMap<Index>& map, int64_t id) const {
-    const Index* i = map.find(id);
-    return i ? *i : kNoIndex;
-  }
-  // "LEFT JOIN <event> E ON E.id = X.event_id" and the expression for one event column.
-  std::string event_join(const Columns& x, std::string_view alias) const {
-    if (!event_.exists() || !x.has("event_id")) return {};
-    return fmt::format(" LEFT JOIN \"{}\" E ON E.id = {}.event_id{}", event_.table(), alias,
-                       join_guid(event_, "E", x, alias));
-  }
-  std::string event_column(const Columns& x, std::string_view column) const {
-    return event_.exists() && x.has("event_id") ? event_("E", column) : "NULL";
-  }
-  bool invalid_interval(std::string_view what, int64_t id, TimeNs start, TimeNs end);
-  // Reserves for a table's rows; MAX(rowid) - MIN(rowid) is two b-tree seeks, unlike COUNT(*). Only for
-  // suffixed sets: those are tables (un-suffixed ones may be views, which have no rowid).
-  void reserve_for(const Columns& c, auto& vector) {
-    if (set_.suffix.empty()) return;
-    int64_t n = sqlite::query_int(db_, fmt::format("SELECT MAX(rowid) - MIN(rowid) + 1 FROM \"{}\"", c.table()));
-    if (n <= 0 || n >= (int64_t{1} << 31)) return;
-    std::size_t wanted = vector.size() + static_cast<std::size_t>(n);
-    // Grow geometrically when merging many files, so that each file does not copy all before it.
-    if (wanted > vector.capacity()) vector.reserve(std::max(wanted, vector.capacity() + vector.capacity() / 2));
-  }
-
-  Trace& trace_;
-  sqlite::Db& db_;
-  const TableSet& set_;
-  const ReadOptions& options_;
-  Progress& progress_;
-  bool filter_ = false;
-
-  // Per process:
-  std::string guid_;
-  Index process_ = kNoIndex;
-  Columns event_;
-  IdMap<Index> agents_, queues_, streams_, symbols_, strings_;
-  IdMap<uint32_t> threads_;
-  IdMap<SyncKind> sync_names_;  // rocpd_string id -> kind, for API names that create dependencies
-  std::size_t dropped_ = 0;
-};
+}  // namespace
 
 std::string SetReader::metadata_guid() {
   Columns meta = columns("metadata");
@@ -472,133 +349,13 @@ void SetReader::read_copies() {
   }
 }
 
-// The stream an API call's "stream" argument names: by the rocpd stream id in extdata (rocprofv3 writes
-// {"stream_id": N}), else by the value (a null handle is the default stream, rocpd id 0).
-Index SetReader::stream_for_arg(bool has_extdata_id, int64_t extdata_id, std::string_view value) {
-  if (has_extdata_id) return lookup(streams_, extdata_id);
-  std::optional<uint64_t> handle = parse_handle(value);
-  if (handle) return lookup(streams_, static_cast<int64_t>(*handle));
-  for (std::size_t i = 0; i < trace_.streams.size(); ++i)
-    if (trace_.streams[i].process == process_ && trace_.streams[i].name == value) return static_cast<Index>(i);
-  return kNoIndex;
-}
 
-std::vector<SyncCallArgs> SetReader::read_sync_args(const Columns& region, const std::string& sync_name_ids) {
-  std::vector<SyncCallArgs> out;
-  Columns a = columns("arg");
-  if (!a.exists() || !a.has("event_id") || !a.has("name") || !region.has("event_id")) return out;
-  std::string stream_id =
-      a.has("extdata") ? "CASE WHEN json_valid(A.extdata) THEN json_extract(A.extdata, '$.stream_id') END" : "NULL";
-  Stmt s(db_, fmt::format("SELECT A.event_id, A.name, {}, {} FROM \"{}\" A "
-                          "WHERE A.name IN ('stream', 'hStream', 'event', 'hEvent'){} AND A.event_id IN "
-                          "(SELECT R.event_id FROM \"{}\" R WHERE R.name_id IN ({}){}) ORDER BY A.event_id",
-                          a("A", "value"), stream_id, a.table(), guid_and(a, "A"), region.table(), sync_name_ids,
-                          guid_and(region, "R")));
-  bind_guid(s);
-  while (s.step()) {
-    int64_t event_id = s.i64(0);
-    if (out.empty() || out.back().event_id != event_id) out.push_back({event_id});
-    SyncCallArgs& args = out.back();
-    std::string_view name = s.text(1);
-    std::string_view value = s.text(2);
-    if (is_stream_arg(name)) {
-      args.has_stream = true;
-      args.stream = stream_for_arg(!s.is_null(3), s.i64(3), value);
-    } else if (auto handle = parse_handle(value)) {
-      args.event = *handle;
-    }
-  }
-  return out;
-}
+}  // namespace detail
 
-void SetReader::read_regions() {
-  Columns r = columns("region");
-  if (!r.exists()) return;
-  r.require(db_, {"start", "end", "name_id"});
+namespace {
 
-  std::string sync_ids;  // rocpd_string ids of dependency-creating API names, as an SQL list
-  for (const auto& [id, kind] : sync_names_.entries()) sync_ids += fmt::format("{}{}", sync_ids.empty() ? "" : ",", id);
-  if (!options_.load_api_calls && sync_ids.empty()) return;
-
-  std::vector<SyncCallArgs> args;
-  if (!sync_ids.empty()) args = read_sync_args(r, sync_ids);
-
-  std::string only_sync = options_.load_api_calls ? std::string() : fmt::format(" AND R.name_id IN ({})", sync_ids);
-  std::string sql = fmt::format("SELECT {}, {}, R.start, R.\"end\", R.name_id, {}, {}, {} FROM \"{}\" R{} WHERE 1{}{}",
-                                r("R", "id", "0"), r("R", "tid"), r("R", "event_id"), event_column(r, "category_id"),
-                                event_column(r, "stack_id"), r.table(), event_join(r, "R"), guid_and(r, "R"),
-                                only_sync);
-  Stmt s(db_, sql);
-  bind_guid(s);
-  if (options_.load_api_calls) reserve_for(r, trace_.api_calls);
-  while (s.step()) {
-    progress_.tick();
-    int64_t name_id = s.i64(4);
-    // rocprofv3 uses the internal correlation id as the region id, and as the event's stack_id.
-    int64_t correlation = s.is_null(7) ? s.i64(0) : s.i64(7);
-    uint32_t thread = s.is_null(1) ? 0 : thread_for(s.i64(1));
-    TimeNs start = s.i64(2), end = s.i64(3);
-    if (options_.load_api_calls) {
-      ApiCall call;
-      call.start = start;
-      call.end = end;
-      call.correlation_id = correlation;
-      call.process = process_;
-      call.thread = thread;
-      const Index* name = strings_.find(name_id);
-      call.name = name ? *name : 0;
-      const Index* category = s.is_null(6) ? nullptr : strings_.find(s.i64(6));
-      call.category = category ? *category : 0;
-      trace_.api_calls.push_back(call);
-    }
-    const SyncKind* kind = sync_names_.empty() ? nullptr : sync_names_.find(name_id);
-    if (!kind) continue;
-    SyncOp op;
-    op.kind = *kind;
-    op.source = SyncSource::HostApi;
-    op.process = process_;
-    op.thread = thread;
-    op.correlation_id = correlation;
-    op.start = start;
-    op.end = end;
-    int64_t event_id = s.i64(5);
-    auto it = std::lower_bound(args.begin(), args.end(), event_id,
-                               [](const SyncCallArgs& a, int64_t key) { return a.event_id < key; });
-    if (!s.is_null(5) && it != args.end() && it->event_id == event_id) {
-      op.stream = it->stream;
-      op.event = it->event;
-    }
-    if (op.kind == SyncKind::DeviceSynchronize) op.stream = kNoIndex, op.event = 0;
-    if (op.kind == SyncKind::EventSynchronize) op.stream = kNoIndex;
-    trace_.sync_ops.push_back(op);
-  }
-}
-
-void SetReader::read_event_operations() {
-  Columns o = columns("event_operation");  // schema 3.0.1+
-  if (!o.exists()) return;
-  o.require(db_, {"event_obj", "start", "end", "type"});
-  Stmt s(db_, fmt::format("SELECT {}, O.event_obj, {}, O.start, O.\"end\", O.type, {} FROM \"{}\" O{} WHERE 1{}",
-                          o("O", "tid"), o("O", "stream_id"), event_column(o, "stack_id"), o.table(),
-                          event_join(o, "O"), guid_and(o, "O")));
-  bind_guid(s);
-  while (s.step()) {
-    progress_.tick();
-    std::string_view type = s.text(5);
-    if (type != "SIGNAL" && type != "WAIT") continue;
-    SyncOp op;
-    op.kind = type == "WAIT" ? SyncKind::StreamWaitEvent : SyncKind::EventRecord;
-    op.source = SyncSource::GpuBarrier;
-    op.process = process_;
-    op.thread = s.is_null(0) ? 0 : thread_for(s.i64(0));
-    op.event = static_cast<uint64_t>(s.i64(1));
-    op.stream = s.is_null(2) ? kNoIndex : lookup(streams_, s.i64(2));
-    op.start = s.i64(3);
-    op.end = s.i64(4);
-    op.correlation_id = s.i64(6);
-    trace_.sync_ops.push_back(op);
-  }
-}
+using detail::Progress;
+using detail::SetReader;
 
 // Sizes of every table before a read, so that a failed read leaves the trace as it was.
 struct TraceMark {

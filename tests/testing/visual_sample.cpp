@@ -174,4 +174,27 @@ report::RooflineView visual_sample_roofline() {
   return v;
 }
 
+app::AnalyzeResults many_dispatches_results(std::size_t n) {
+  app::AnalyzeResults r;
+  Trace& t = r.trace;
+  t.processes.push_back({"g", "big.db", 1, 0, "h", "big"});
+  for (int s = 0; s < 4; ++s) t.streams.push_back({0, s, ""});
+  KernelSymbol sym;
+  sym.process = 0;
+  sym.display_name = t.strings.intern("k<1>");
+  t.symbols.push_back(sym);
+  t.dispatches.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& d = t.dispatches[i];
+    d.process = 0;
+    d.symbol = 0;
+    d.stream = static_cast<Index>(i % 4);
+    d.start = static_cast<TimeNs>(i / 4) * 1000;  // each stream: 1 us period, 600 ns busy
+    d.end = d.start + 600;
+    d.dispatch_id = static_cast<int64_t>(i);
+    d.correlation_id = static_cast<int64_t>(i + 1);
+  }
+  return r;
+}
+
 }  // namespace rpl::test

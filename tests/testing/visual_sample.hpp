@@ -28,4 +28,9 @@ app::AnalyzeResults visual_sample_results();
 // (above the roof: 900 GFLOP/s at AI 0.1 where HBM allows 530), and one with zero AI (not plottable).
 report::RooflineView visual_sample_roofline();
 
+// A large trace for the reporters' size and speed bounds: `n` dispatches of one kernel "k<1>" on 4 streams
+// of one process; dispatch i runs on stream i % 4 over [(i / 4) us, (i / 4) us + 600 ns], with dispatch id
+// i and correlation id i + 1. No analysis results are filled in.
+app::AnalyzeResults many_dispatches_results(std::size_t n);
+
 }  // namespace rpl::test
