@@ -246,5 +246,14 @@ TEST(DispatchSelector, KernelNamesLoseTheDescriptorSuffix) {
   EXPECT_EQ(kernel_name_from_symbol(".kd"), ".kd");
 }
 
+TEST(DispatchSelector, ReplayFindsTheCapturedKernelByNameNeverTheFirstOne) {
+  const std::vector<std::string> symbols = {"_Z8tile_sumPKfPf.kd", "_Z7add_onePfi.kd", "_Z12uses_scratchPfi.kd"};
+  EXPECT_EQ(find_kernel_symbol("_Z7add_onePfi.kd", symbols), 1u);
+  EXPECT_EQ(find_kernel_symbol("_Z12uses_scratchPfi", symbols), 2u) << "a name without the descriptor suffix";
+  EXPECT_EQ(find_kernel_symbol("_Z7add_onePfi.kd", {"_Z7add_onePfi"}), 0u) << "a code object without .kd symbols";
+  EXPECT_FALSE(find_kernel_symbol("_Z3fooPi.kd", symbols)) << "absent: no fallback to another kernel";
+  EXPECT_FALSE(find_kernel_symbol("_Z7add_onePfi.kd", {}));
+}
+
 }  // namespace
 }  // namespace rpl

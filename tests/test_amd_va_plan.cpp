@@ -1,6 +1,6 @@
-// Address-range planning and aperture steering for AMD VA-faithful replay (collectors/amd/va_plan.hpp):
-// reservation planning and the steering verdicts with a fake mapper, then the real mmap path on this
-// machine (no GPU needed: steering happens before hsa_init).
+// Aperture steering for AMD VA-faithful replay (collectors/amd/va_plan.hpp): the steering verdicts with a
+// fake mapper, then the real mmap path on this machine (no GPU needed: steering happens before hsa_init).
+// (Reservation planning itself is capture::plan_reservations, tested with the capture format.)
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -9,40 +9,11 @@
 #include <map>
 
 #include "collectors/amd/va_plan.hpp"
-#include "testing/binary_files.hpp"
 
 namespace rpl {
 namespace {
 
 using namespace collectors::amd;
-
-TEST(VaPlan, RoundsToTheGranuleAndMergesRangesSharingOne) {
-  const auto plan = plan_reservations({{3, 0x203000, 0x100},    // shares the 64 KiB granule below
-                                       {1, 0x200000, 0x1000},
-                                       {2, 0x300000, 0x20000},  // its own, already aligned
-                                       {4, 0x31fff0, 0x20}},    // spills into the next granule
-                                      0x10000);
-  ASSERT_EQ(plan.size(), 2u);
-  EXPECT_EQ(plan[0].base, 0x200000u);
-  EXPECT_EQ(plan[0].size, 0x10000u);
-  EXPECT_EQ(plan[0].region_ids, (std::vector<uint64_t>{1, 3}));
-  EXPECT_EQ(plan[1].base, 0x300000u);
-  EXPECT_EQ(plan[1].size, 0x30000u);
-  EXPECT_EQ(plan[1].region_ids, (std::vector<uint64_t>{2, 4}));
-}
-
-TEST(VaPlan, AdjacentGranulesStaySeparateReservations) {
-  const auto plan = plan_reservations({{1, 0x10000, 0x1000}, {2, 0x11000, 0x1000}}, 0x1000);
-  ASSERT_EQ(plan.size(), 2u);
-  EXPECT_EQ(plan[1].base, 0x11000u);
-}
-
-TEST(VaPlan, RejectsBadInput) {
-  test::expect_error([] { plan_reservations({{1, 0x1000, 0x1000}}, 3000); }, ExitCode::Usage, {"3000"});
-  test::expect_error([] { plan_reservations({{7, 0x1000, 0}}, 4096); }, ExitCode::InputInvalid, {"region 7"});
-  test::expect_error([] { plan_reservations({{8, ~0ull - 10, 0x100}}, 4096); }, ExitCode::InputInvalid,
-                     {"region 8", "end of the address space"});
-}
 
 // A fake address space: `taken` is what the process already maps; `hint_only` models Linux < 4.17.
 struct FakeSpace {

@@ -72,6 +72,20 @@ TEST(CliCapture, ApplicationWithoutCudaCapturesNothing) {
   EXPECT_TRUE(mentions(r.err, "no capture written")) << r.err;
 }
 
+TEST(CliCapture, RocmGoesThroughTheHsaToolsLibrary) {
+  // On ROCm the capture library is handed to ROCr as HSA_TOOLS_LIB; /bin/true never starts ROCr, so nothing is
+  // captured: exit 11, said why. (Unvalidated on AMD hardware: no AMD GPU is available to the project.)
+  test::TempDir tmp;
+  auto r = test::run_cli({"capture", "--platform", "rocm", "-o", tmp.file("cap"), "--", "/bin/true"},
+                         {{"RPL_HSA_CAPTURE", "/bin/true"}});
+  EXPECT_EQ(r.exit_code, 11) << r.err;
+  EXPECT_TRUE(mentions(r.err, "no capture written")) << r.err;
+  auto missing = test::run_cli({"capture", "--platform", "rocm", "-o", tmp.file("cap2"), "--", "/bin/true"},
+                               {{"RPL_HSA_CAPTURE", tmp.file("no-such-lib.so")}});
+  EXPECT_EQ(missing.exit_code, 8) << missing.err;
+  EXPECT_TRUE(mentions(missing.err, "RPL_HSA_CAPTURE=" + tmp.file("no-such-lib.so"))) << missing.err;
+}
+
 TEST(CliReplay, MissingCaptureDirectory) {
   test::TempDir tmp;
   for (const char* mode : {"reserve-check", "full-vm"}) {

@@ -57,28 +57,31 @@ CaptureResults run_capture(const CaptureOptions& o) {
   if (o.argv.empty()) throw Error(ExitCode::Usage, "no application given");
   if (!find_executable(o.argv[0]))
     throw Error(ExitCode::ApplicationFailed, fmt::format("application {}: not found or not executable", o.argv[0]));
-  platform::Kind kind = o.platform ? *o.platform : platform::detect();
-  if (kind != platform::Kind::Cuda)
-    throw Error(ExitCode::ProfilerFailed, "rocm-perf capture on ROCm is not available in this build (NVIDIA CUDA only)");
+  const platform::Kind kind = o.platform ? *o.platform : platform::detect();
+  const bool rocm = kind == platform::Kind::Rocm;
+  // NVIDIA: CUPTI's injection entry point; AMD: ROCr's tools-library loader (HSA_TOOLS_LIB). Neither
+  // recompiles, relinks or preloads the application.
+  const char* library_name = rocm ? "librpl_hsa_capture.so" : "librpl_cuda_capture.so";
+  const char* library_env = rocm ? "RPL_HSA_CAPTURE" : "RPL_CUDA_CAPTURE";
   std::string library;
-  if (auto found = find_libexec("librpl_cuda_capture.so", "RPL_CUDA_CAPTURE")) library = *found;
+  if (auto found = find_libexec(library_name, library_env)) library = *found;
   else
     throw Error(ExitCode::ProfilerFailed,
-                fmt::format("the CUDA capture library librpl_cuda_capture.so was not found in {} (it is built only where "
-                            "the CUDA toolkit is found); set RPL_CUDA_CAPTURE to its path",
-                            libexec_locations()));
+                fmt::format("the capture library {} was not found in {} (it is built only where the {} are found); set {} "
+                            "to its path",
+                            library_name, libexec_locations(), rocm ? "HSA headers" : "CUDA toolkit", library_env));
   fs::path dir = fs::absolute(o.output_dir);
   prepare_output_dir(dir);
 
   ProcessSpec spec;
   spec.argv = o.argv;
-  spec.env = {{"CUDA_INJECTION64_PATH", library},
+  spec.env = {{rocm ? "HSA_TOOLS_LIB" : "CUDA_INJECTION64_PATH", library},
               {"RPL_CAPTURE_DIR", dir.string()},
               {"RPL_CAPTURE_KERNEL", o.kernel_regex},
               {"RPL_CAPTURE_DISPATCH", std::to_string(o.dispatch)},
               {"RPL_CAPTURE_COMMAND", nlohmann::json(o.argv).dump()}};
   // The cubin is copied when its module loads; lazily loaded modules would load inside the very launch.
-  if (!std::getenv("CUDA_MODULE_LOADING")) spec.env.emplace_back("CUDA_MODULE_LOADING", "EAGER");
+  if (!rocm && !std::getenv("CUDA_MODULE_LOADING")) spec.env.emplace_back("CUDA_MODULE_LOADING", "EAGER");
   if (o.exit_after_capture) spec.env.emplace_back("RPL_CAPTURE_EXIT", "1");
   if (o.debug) spec.env.emplace_back("RPL_CAPTURE_VERBOSE", "1");
   spec.stdout_to_stderr = true;  // stdout carries only our summary
@@ -96,7 +99,7 @@ CaptureResults run_capture(const CaptureOptions& o) {
                   fmt::format("the application {} before anything was captured", out.process.describe()));
     throw Error(ExitCode::CaptureFailed,
                 fmt::format("no capture written to {}: {}{}", dir.string(),
-                            status.empty() ? "the capture library reported nothing (was it loaded? is this a CUDA application?)" : status,
+                            status.empty() ? "the capture library reported nothing (was it loaded? does the application use this GPU runtime?)" : status,
                             out.process.ok() ? "" : fmt::format(" (the application {})", out.process.describe())));
   }
   if (!out.process.ok()) log::warn("the application {} after the capture was written", out.process.describe());

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "support/errors.hpp"
+
 namespace rpl::capture {
 using nlohmann::json;
 
@@ -119,6 +121,13 @@ std::string replay_summary_text(const json& doc) {
                          d.at("first_difference").get<uint64_t>());
   }
   return out;
+}
+
+void throw_if_mismatch(const ReplayReport& r) {
+  if (r.verification.status != "mismatch") return;
+  throw Error(ExitCode::VerificationMismatch,
+              fmt::format("the replayed result differs from the captured after-snapshot: {} bytes in {} region(s)",
+                          r.verification.bytes_differing, r.verification.differing.size()));
 }
 
 }  // namespace rpl::capture

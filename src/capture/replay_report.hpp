@@ -80,4 +80,8 @@ nlohmann::json to_json(const ReplayReport& r);
 // The terminal summary of a replay document (what to_json wrote, possibly read back from a runner's file).
 std::string replay_summary_text(const nlohmann::json& doc);
 
+// Throws rpl::Error(VerificationMismatch) saying how many bytes in how many regions differ, when the
+// verification found a mismatch; the report is complete by then (the runners write it before exiting).
+void throw_if_mismatch(const ReplayReport& r);
+
 }  // namespace rpl::capture

@@ -55,13 +55,13 @@ int run(const CaptureArgs& a) {
 
 Action register_capture(CLI::App& app) {
   auto args = std::make_shared<CaptureArgs>();
-  CLI::App* cmd = app.add_subcommand("capture", "Capture one kernel launch of an application for replay (NVIDIA)");
+  CLI::App* cmd = app.add_subcommand("capture", "Capture one kernel launch of an application for replay (NVIDIA; AMD unvalidated on hardware)");
   cmd->add_option("command", args->command, "the application and its arguments (put -- before it)")->required();
   cmd->add_option("--kernel", args->kernel, "REGEX over mangled and demangled kernel names; the first kernel launched "
                                             "that matches is the one captured")->capture_default_str();
   cmd->add_option("--dispatch", args->dispatch, "K: capture that kernel's K-th launch")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("-o,--output-dir", args->output_dir, "the capture directory (new or empty)")->capture_default_str();
-  cmd->add_option("--platform", args->platform, "auto or cuda")->capture_default_str();
+  cmd->add_option("--platform", args->platform, "auto, cuda or rocm")->capture_default_str();
   cmd->add_flag("--exit-after-capture", args->exit_after, "end the application (status 0) once the capture is written");
   cmd->add_flag("--quiet", args->quiet, "no progress messages on stderr");
   cmd->add_flag("--debug", args->debug, "verbose capture-library logs on stderr");

@@ -14,9 +14,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(rpl::kVersion));
   app.require_subcommand(1);
   app.footer(
-      "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 input missing, 4 input corrupt, 5 not a rocpd "
-      "trace, 6 empty trace, 7 invalid trace data, 8 profiler failed, 9 application failed, 10 output failed, 11 capture failed, 12 address relocation (replay), 13 verification "
-      "mismatch (replay), 14 no usable GPU (ceilings).");
+      "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 input missing, 4 input corrupt,\n"
+      "  5 not a rocpd trace, 6 empty trace, 7 invalid trace data, 8 profiler failed, 9 application failed,\n"
+      "  10 output failed, 11 capture failed, 12 address relocation (replay), 13 verification mismatch (replay),\n"
+      "  14 no usable GPU (ceilings).");
 
   // Each action returns -1 unless its subcommand was chosen.
   std::vector<rpl::cli::Action> actions;

@@ -33,4 +33,14 @@ std::string kernel_name_from_symbol(const std::string& symbol_name) {
   return symbol_name;
 }
 
+std::optional<std::size_t> find_kernel_symbol(const std::string& captured_symbol,
+                                              const std::vector<std::string>& available) {
+  for (std::size_t i = 0; i < available.size(); ++i)
+    if (available[i] == captured_symbol) return i;
+  const std::string kernel = kernel_name_from_symbol(captured_symbol);
+  for (std::size_t i = 0; i < available.size(); ++i)
+    if (kernel_name_from_symbol(available[i]) == kernel) return i;
+  return std::nullopt;
+}
+
 }  // namespace rpl::collectors::amd

@@ -7,6 +7,7 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <vector>
 
 namespace rpl::collectors::amd {
 
@@ -34,5 +35,11 @@ class DispatchSelector {
 // An HSA kernel symbol's name ("_Z7add_onePfi.kd", code object v3+) without the descriptor suffix, which
 // is the kernel's mangled name.
 std::string kernel_name_from_symbol(const std::string& symbol_name);
+
+// The replay's choice of kernel in a loaded code object: the symbol named exactly as captured, or, across
+// code-object versions, the same kernel name with or without the ".kd" suffix. Never "the first kernel":
+// nullopt when there is no such symbol (the caller lists `available` in its error).
+std::optional<std::size_t> find_kernel_symbol(const std::string& captured_symbol,
+                                              const std::vector<std::string>& available);
 
 }  // namespace rpl::collectors::amd

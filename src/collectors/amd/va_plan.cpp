@@ -3,13 +3,11 @@
 #include <fmt/format.h>
 #include <sys/mman.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
-#include "support/errors.hpp"
 
 namespace rpl::collectors::amd {
 namespace {
@@ -22,31 +20,6 @@ std::string describe_range(const PlannedReservation& r) {
 }
 
 }  // namespace
-
-std::vector<PlannedReservation> plan_reservations(std::vector<CapturedRange> ranges, uint64_t granule) {
-  if (granule == 0 || (granule & (granule - 1)) != 0)
-    throw Error(ExitCode::Usage, fmt::format("reservation granule {} is not a power of two", granule));
-  std::sort(ranges.begin(), ranges.end(),
-            [](const CapturedRange& a, const CapturedRange& b) { return a.address < b.address; });
-  std::vector<PlannedReservation> plan;
-  for (const CapturedRange& r : ranges) {
-    if (r.size == 0) throw Error(ExitCode::InputInvalid, fmt::format("region {} has size 0", r.id));
-    if (r.address + r.size < r.address || r.address + r.size + (granule - 1) < r.address + r.size)
-      throw Error(ExitCode::InputInvalid,
-                  fmt::format("region {} at 0x{:x} (+{} bytes) runs past the end of the address space", r.id,
-                              r.address, r.size));
-    const uint64_t begin = r.address & ~(granule - 1);
-    const uint64_t end = (r.address + r.size + granule - 1) & ~(granule - 1);
-    if (!plan.empty() && begin < plan.back().base + plan.back().size) {
-      PlannedReservation& last = plan.back();
-      last.size = std::max(last.base + last.size, end) - last.base;
-      last.region_ids.push_back(r.id);
-    } else {
-      plan.push_back(PlannedReservation{begin, end - begin, {r.id}});
-    }
-  }
-  return plan;
-}
 
 const char* to_string(SteerOutcome outcome) {
   switch (outcome) {

@@ -1,6 +1,6 @@
 #pragma once
-// Address-space planning for VA-faithful replay on AMD: which ranges to reserve at exactly their captured
-// addresses, and the seeds' aperture-steering step that runs before hsa_init().
+// The seeds' aperture-steering step for VA-faithful replay on AMD, run before hsa_init() over the ranges
+// capture::plan_reservations chose (capture/reservation_plan.hpp).
 //
 // Steering (seeds, "Strict VA-Faithful Replay & ROCr SVM Aperture Steering"): during hsa_init() ROCr
 // (libhsakmt) reserves large SVM aperture ranges with mmap(PROT_NONE) at heuristic bases; when one covers a
@@ -20,23 +20,12 @@
 
 namespace rpl::collectors::amd {
 
-struct CapturedRange {
-  uint64_t id = 0;  // the manifest's region id
-  uint64_t address = 0;
-  uint64_t size = 0;
-};
-
-// One reservation: whole granules, covering one or more captured ranges.
+// One range to steer: whole granules, covering one or more captured regions (ids for messages).
 struct PlannedReservation {
   uint64_t base = 0;
   uint64_t size = 0;
   std::vector<uint64_t> region_ids;
 };
-
-// Rounds every range out to `granule` (a power of two) and merges rounded ranges that overlap, so two
-// allocations sharing a granule get one reservation. Sorted by base. Throws rpl::Error(Usage) for a
-// granule that is not a power of two, InputInvalid for a zero-sized range or one that wraps past 2^64.
-std::vector<PlannedReservation> plan_reservations(std::vector<CapturedRange> ranges, uint64_t granule);
 
 enum class SteerOutcome {
   Placed,       // the placeholder sits exactly on the range

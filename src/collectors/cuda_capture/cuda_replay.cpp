@@ -426,10 +426,7 @@ void Replay::run() {
   verify();
   if (!o_.dump_dir.empty()) dump();
   report_.total_wall_ns = since_ns(start_);
-  if (report_.verification.status == "mismatch")
-    throw Error(ExitCode::VerificationMismatch,
-                fmt::format("the replayed result differs from the captured after-snapshot: {} bytes in {} region(s)",
-                            report_.verification.bytes_differing, report_.verification.differing.size()));
+  capture::throw_if_mismatch(report_);
 }
 
 }  // namespace
