@@ -11,6 +11,8 @@
 
 #include "analysis/roofline_counters.hpp"
 #include "store/rocpd_reader.hpp"
+#include "store/rocpd_writer.hpp"
+#include "testing/counter_trace.hpp"
 #include "testing/cli.hpp"
 #include "testing/fixtures.hpp"
 #include "testing/tmpdir.hpp"
@@ -117,7 +119,7 @@ TEST(AnalyzeRoofline, CountersGiveRooflinePointsLabelsAndAChart) {
   EXPECT_EQ(find_kernel(roofline["kernels"], "_Z7consumePf.kd"), nullptr);  // no counters, no point
 
   auto analysis = read_json(dir.file("out/analysis.json"));
-  EXPECT_EQ(analysis["schema_version"], "1.1");
+  EXPECT_EQ(analysis["schema_version"], "1.2");
   const nlohmann::json* ranked = find_kernel(analysis["ranking"]["kernels"], "compute(float*, int)");
   ASSERT_NE(ranked, nullptr);
   EXPECT_EQ((*ranked)["bottleneck"]["primary"]["label"], "memory-bandwidth bound");
@@ -178,6 +180,36 @@ TEST(AnalyzeRoofline, WithoutRooflineCountersTheStatusSaysWhy) {
   EXPECT_NE(doc["reason"].get<std::string>().find("--roofline"), std::string::npos);
   EXPECT_EQ(validate_against_schema("roofline", dir.file("b/roofline.json")), "");
   EXPECT_NE(read_file(dir.file("b/report.html")).find("roofline-none"), std::string::npos);
+}
+
+TEST(AnalyzeRoofline, DeepMetricsAloneGiveTheDeepAnalysisInAnalysisJson) {
+  // `profile --deep` on NVIDIA stores only the deep-analysis metrics: no roofline point, but the stall
+  // reasons and occupancy still reach analysis.json (and the classifier).
+  CounterTraceBuilder b;
+  rpl::Index gpu = b.agent("sm_90", "NVIDIA H100 80GB HBM3", 132);
+  rpl::Index k = b.kernel("chase(unsigned int*)", "_Z5chasePj");
+  for (int i = 0; i < 2; ++i) {
+    rpl::Index d = b.dispatch(k, gpu, 1000 + 2000 * i, 1000);
+    b.counters(d, {{"gpu__time_duration.sum", 1000},
+                   {"sm__warps_active.avg.pct_of_peak_sustained_active", 90},
+                   {"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio", 50},
+                   {"smsp__average_warps_issue_stalled_selected_per_issue_active.ratio", 1}});
+  }
+  b.trace().processes[0].guid = "0198a0b1-2c3d-7e4f-8a9b-0000000000d1";
+  TempDir dir;
+  rpl::rocpd::write_process(b.trace(), 0, dir.file("deep.db"));
+  auto r = run_cli({"analyze", dir.file("deep.db"), "-o", dir.file("out")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_json(dir.file("out/roofline.json"))["status"], "no_roofline_counters");
+  EXPECT_EQ(validate_against_schema("analysis", dir.file("out/analysis.json")), "");
+  auto analysis = read_json(dir.file("out/analysis.json"));
+  const auto* kernel = find_kernel(analysis["ranking"]["kernels"], "chase(unsigned int*)");
+  ASSERT_NE(kernel, nullptr);
+  const auto& deep = (*kernel)["deep_analysis"];
+  ASSERT_TRUE(deep.is_object()) << kernel->dump(1);
+  EXPECT_TRUE(deep["available"].get<bool>());
+  EXPECT_DOUBLE_EQ(deep["achieved_occupancy"].get<double>(), 0.90);
+  EXPECT_EQ((*kernel)["bottleneck"]["primary"]["label"], "latency bound") << (*kernel)["bottleneck"].dump(1);
 }
 
 TEST(AnalyzeRooflineBadInput, CeilingsAndBandwidthErrorsNameTheValue) {

@@ -77,7 +77,7 @@ def main():
             fails += 1
             continue
         rk = [k for k in roof["kernels"] if k["point"]["profiled_dispatches"] > 0]
-        ak = [k for k in analysis["kernels"] if k.get("bottleneck")]
+        ak = [k for k in analysis["ranking"]["kernels"] if k.get("bottleneck")]
         if not rk or not ak:
             print(f"FAIL: {app}: no profiled kernel in roofline.json / analysis.json")
             fails += 1

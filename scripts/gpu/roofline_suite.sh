@@ -54,9 +54,9 @@ if "$RP" profile --deep --runs 1 --kernel pointer_chase -o "$OUT/deep" -- "$BIN/
     >"$OUT/deep.summary" 2>"$OUT/deep.err"; then
   python3 - "$OUT/deep" <<'PY' || FAILS=$((FAILS + 1))
 import json, sys
-d = json.load(open(sys.argv[1] + "/roofline.json"))
+d = json.load(open(sys.argv[1] + "/analysis.json"))
 p = json.load(open(sys.argv[1] + "/profile.json"))["counters"]
-k = [k for k in d["kernels"] if "pointer_chase" in k["name"]]
+k = [k for k in d["ranking"]["kernels"] if "pointer_chase" in k["name"]]
 deep = k[0].get("deep_analysis") if k else None
 ok = bool(deep and deep.get("available"))
 print(("PASS" if ok else "FAIL") + ": --deep: deep analysis of pointer_chase present:", json.dumps(
@@ -68,6 +68,21 @@ sys.exit(0 if ok else 1)
 PY
 else
   echo "FAIL: --deep run: exit $?"; tail -20 "$OUT/deep.err"; FAILS=$((FAILS + 1))
+fi
+echo "== counter-pass cost with many instances: profile --roofline on fma_peak, 200 launches"
+if "$RP" profile --roofline --runs 1 -o "$OUT/cost" -- "$BIN/fma_peak" --iters=4096 --launches=200 \
+    >"$OUT/cost.summary" 2>"$OUT/cost.err"; then
+  python3 - "$OUT/cost/profile.json" <<'PY' || FAILS=$((FAILS + 1))
+import json, sys
+c = json.load(open(sys.argv[1]))["counters"]
+extra = c["extra_ms_per_instance"]
+print("instances %d (%d paired), %.1f ms per instance, %.1f ms above a plain run (target <= 100 ms)" % (
+    c["instances"], c["matched_instances"], c["ms_per_instance"], extra))
+print(("PASS" if extra is not None and extra <= 100 else "FAIL") + ": counter pass <= 100 ms per instance above a plain run")
+sys.exit(0 if extra is not None and extra <= 100 else 1)
+PY
+else
+  echo "FAIL: cost run: exit $?"; tail -20 "$OUT/cost.err"; FAILS=$((FAILS + 1))
 fi
 echo "roofline suite: $FAILS failure(s)"
 exit $((FAILS > 0))

@@ -93,7 +93,10 @@ nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptio
                       {"occupancy_limiter", occ ? nlohmann::json(occ->occupancy.limiter) : nlohmann::json(nullptr)},
                       {"roofline", roofline_summary(r, i)},
                       {"bottleneck", i < r.diagnosis.size() ? analysis::to_json(r.diagnosis[i].bottleneck)
-                                                            : nlohmann::json(nullptr)}});
+                                                            : nlohmann::json(nullptr)},
+                      {"deep_analysis", i < r.diagnosis.size() && r.diagnosis[i].deep
+                                            ? analysis::to_json(*r.diagnosis[i].deep)
+                                            : nlohmann::json(nullptr)}});
   }
   doc["ranking"] = {{"by", "critical_path_fraction, then total_ns"}, {"kernels", ranked}};
 

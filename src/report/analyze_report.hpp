@@ -14,7 +14,7 @@ namespace rpl::report {
 inline constexpr const char* kSchemaVersion = "1.0";
 // analysis.json 1.1 added each ranked kernel's roofline summary and bottleneck labels, the "bottleneck"
 // finding and the rule table.
-inline constexpr const char* kAnalysisSchemaVersion = "1.1";
+inline constexpr const char* kAnalysisSchemaVersion = "1.2";
 
 struct ReportOptions {
   std::size_t top = 10;  // kernels in the terminal summary and in analysis.json's ranking

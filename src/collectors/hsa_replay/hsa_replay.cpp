@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "capture/reservation_plan.hpp"
-#include "collectors/amd/va_plan.hpp"
+#include "capture/address_steering.hpp"
 #include "collectors/hsa_replay/replay_kernel.hpp"
 #include "collectors/hsa_replay/replay_memory.hpp"
 #include "support/errors.hpp"
@@ -59,11 +59,11 @@ std::vector<std::byte> read_file_bytes(const std::string& path) {
 }
 
 // Steering found ranges that this process itself already maps: recorded as failed ranges, then fatal.
-[[noreturn]] void throw_occupied(const std::vector<amd::SteerResult>& results, const amd::SteeringVerdict& verdict,
+[[noreturn]] void throw_occupied(const std::vector<capture::SteerResult>& results, const capture::SteeringVerdict& verdict,
                                  const std::vector<capture::PlannedMapping>& plan, const capture::Manifest& m,
                                  capture::ReplayReport& report) {
   for (std::size_t i = 0; i < plan.size(); ++i) {
-    const bool occupied = results[i].outcome == amd::SteerOutcome::Occupied;
+    const bool occupied = results[i].outcome == capture::SteerOutcome::Occupied;
     report.ranges.push_back({plan[i].address, plan[i].size, occupied ? "failed" : "exact", 0,
                              occupied ? "already mapped in the replay process: " + results[i].occupant : ""});
     for (std::size_t index : plan[i].regions) {
@@ -129,15 +129,19 @@ void Replay::read_capture() {
 // process already maps cannot be reserved and stops the replay here. Then the runtime, then the
 // placeholders go.
 void Replay::steer_and_start_runtime() {
-  std::vector<amd::PlannedReservation> ranges;
+  std::vector<capture::SteerRange> ranges;
   for (const auto& p : plan_) ranges.push_back({p.address, p.size, {}});
   for (std::size_t i = 0; i < plan_.size(); ++i)
     for (std::size_t index : plan_[i].regions) ranges[i].region_ids.push_back(m_.regions[index].id);
-  amd::ApertureSteering steering(amd::system_placeholder_mapper());
+  capture::ApertureSteering steering(capture::system_placeholder_mapper());
   const auto& results = steering.place(ranges);
-  const amd::SteeringVerdict verdict = amd::judge_steering(results);
+  const capture::SteeringVerdict verdict = capture::judge_steering(results);
   for (const std::string& w : verdict.warnings) std::fprintf(stderr, "rpl_replay_hsa: warning: %s\n", w.c_str());
-  if (!verdict.fatal.empty()) throw_occupied(results, verdict, plan_, m_, report_);
+  if (!verdict.fatal.empty()) {
+    steering.remove();
+    capture::restart_in_fresh_process(3, "rpl_replay_hsa");  // another process, another layout
+    throw_occupied(results, verdict, plan_, m_, report_);
+  }
 
   rt_ = load_hsa_runtime();
   const hsa_status_t status = rt_->init();

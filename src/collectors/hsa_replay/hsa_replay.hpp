@@ -1,7 +1,7 @@
 #pragma once
 // The AMD replay runner's work, in a fresh process (rpl_replay_hsa, started by `rocm-perf replay`):
 //  1. read the manifest and plan the reservations before anything else maps memory;
-//  2. aperture steering (collectors/amd/va_plan.hpp): placeholders over the planned ranges, hsa_init(),
+//  2. aperture steering (capture/address_steering.hpp): placeholders over the planned ranges, hsa_init(),
 //     placeholders removed;
 //  3. hsa_amd_vmem_address_reserve at exactly each range's address, the result checked (a relocation aborts
 //     with exit code 12; nothing ever runs elsewhere);

@@ -1,4 +1,4 @@
-// Aperture steering for AMD VA-faithful replay (collectors/amd/va_plan.hpp): the steering verdicts with a
+// Address steering for VA-faithful replay (capture/address_steering.hpp): the steering verdicts with a
 // fake mapper, then the real mmap path on this machine (no GPU needed: steering happens before hsa_init).
 // (Reservation planning itself is capture::plan_reservations, tested with the capture format.)
 #include <gtest/gtest.h>
@@ -8,12 +8,12 @@
 #include <cstdio>
 #include <map>
 
-#include "collectors/amd/va_plan.hpp"
+#include "capture/address_steering.hpp"
 
 namespace rpl {
 namespace {
 
-using namespace collectors::amd;
+using namespace capture;
 
 // A fake address space: `taken` is what the process already maps; `hint_only` models Linux < 4.17.
 struct FakeSpace {

@@ -1,18 +1,22 @@
-#include "collectors/amd/va_plan.hpp"
+#include "capture/address_steering.hpp"
 
 #include <fmt/format.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
-
-namespace rpl::collectors::amd {
+namespace rpl::capture {
 namespace {
 
-std::string describe_range(const PlannedReservation& r) {
+std::string describe_range(const SteerRange& r) {
   std::string ids;
   for (uint64_t id : r.region_ids) ids += (ids.empty() ? "" : ",") + std::to_string(id);
   return fmt::format("range 0x{:x}-0x{:x} ({} bytes; region{} {})", r.base, r.base + r.size, r.size,
@@ -64,10 +68,10 @@ PlaceholderMapper system_placeholder_mapper() {
   return m;
 }
 
-const std::vector<SteerResult>& ApertureSteering::place(const std::vector<PlannedReservation>& plan) {
+const std::vector<SteerResult>& ApertureSteering::place(const std::vector<SteerRange>& plan) {
   remove();
   results_.clear();
-  for (const PlannedReservation& r : plan) {
+  for (const SteerRange& r : plan) {
     SteerResult result{r};
     int error = 0;
     const uint64_t got = mapper_.map(r.base, r.size, error);
@@ -124,4 +128,30 @@ SteeringVerdict judge_steering(const std::vector<SteerResult>& results) {
   return v;
 }
 
-}  // namespace rpl::collectors::amd
+bool restart_in_fresh_process(int max_attempts, const char* runner_name) {
+  int attempt = 1;
+  if (const char* v = std::getenv("RPL_REPLAY_ATTEMPT"); v && *v) attempt = std::max(1, std::atoi(v));
+  if (attempt >= max_attempts) return false;
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> args;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end_of = text.find('\0', start);
+    args.push_back(text.substr(start, end_of == std::string::npos ? std::string::npos : end_of - start));
+    if (end_of == std::string::npos) break;
+    start = end_of + 1;
+  }
+  if (args.empty()) return false;
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string next = std::to_string(attempt + 1);
+  ::setenv("RPL_REPLAY_ATTEMPT", next.c_str(), 1);
+  std::fprintf(stderr, "%s: note: a captured range is occupied by this process's own mappings; starting again in a "
+                       "fresh process (attempt %s of %d)\n", runner_name, next.c_str(), max_attempts);
+  std::fflush(stderr);
+  ::execv("/proc/self/exe", argv.data());
+  return false;  // exec failed: the caller reports the range
+}
+
+}  // namespace rpl::capture

@@ -1,6 +1,7 @@
 #pragma once
-// The seeds' aperture-steering step for VA-faithful replay on AMD, run before hsa_init() over the ranges
-// capture::plan_reservations chose (capture/reservation_plan.hpp).
+// Address steering for VA-faithful replay, run before the GPU runtime starts (hsa_init, cuInit) over the
+// reservations capture::plan_reservations chose (capture/reservation_plan.hpp). Vendor-neutral: Linux mmap.
+// On NVIDIA the same placeholders keep the driver's own start-up reservations off the captured ranges.
 //
 // Steering (seeds, "Strict VA-Faithful Replay & ROCr SVM Aperture Steering"): during hsa_init() ROCr
 // (libhsakmt) reserves large SVM aperture ranges with mmap(PROT_NONE) at heuristic bases; when one covers a
@@ -18,10 +19,10 @@
 #include <string>
 #include <vector>
 
-namespace rpl::collectors::amd {
+namespace rpl::capture {
 
 // One range to steer: whole granules, covering one or more captured regions (ids for messages).
-struct PlannedReservation {
+struct SteerRange {
   uint64_t base = 0;
   uint64_t size = 0;
   std::vector<uint64_t> region_ids;
@@ -36,7 +37,7 @@ enum class SteerOutcome {
 const char* to_string(SteerOutcome outcome);
 
 struct SteerResult {
-  PlannedReservation range;
+  SteerRange range;
   SteerOutcome outcome = SteerOutcome::Failed;
   int error = 0;
   std::string occupant;  // Occupied: the overlapping /proc/self/maps lines
@@ -61,7 +62,7 @@ class ApertureSteering {
   ApertureSteering(const ApertureSteering&) = delete;
   ApertureSteering& operator=(const ApertureSteering&) = delete;
 
-  const std::vector<SteerResult>& place(const std::vector<PlannedReservation>& plan);
+  const std::vector<SteerResult>& place(const std::vector<SteerRange>& plan);
   void remove();
   const std::vector<SteerResult>& results() const { return results_; }
 
@@ -82,4 +83,11 @@ SteeringVerdict judge_steering(const std::vector<SteerResult>& results);
 // The /proc/self/maps lines of `maps_text` that overlap [address, address + size), joined by "; ".
 std::string overlapping_mappings(const std::string& maps_text, uint64_t address, uint64_t size);
 
-}  // namespace rpl::collectors::amd
+// Something this process mapped before the runtime started (a shared library, the heap: where they land is
+// randomised per process) sits on a captured range. Another process has another layout, so the runner starts
+// itself again (execv of /proc/self/exe with the same arguments) up to `max_attempts` processes in all,
+// counting in RPL_REPLAY_ATTEMPT. Returns only when no attempt is left or exec failed (the caller then reports
+// the range as not reservable); the kernel never runs at another address either way.
+bool restart_in_fresh_process(int max_attempts, const char* runner_name);
+
+}  // namespace rpl::capture
