@@ -69,8 +69,8 @@ PY
 else
   echo "FAIL: --deep run: exit $?"; tail -20 "$OUT/deep.err"; FAILS=$((FAILS + 1))
 fi
-echo "== counter-pass cost with many instances: profile --roofline on fma_peak, 200 launches"
-if "$RP" profile --roofline --runs 1 -o "$OUT/cost" -- "$BIN/fma_peak" --iters=4096 --launches=200 \
+echo "== counter-pass cost with many instances: profile --roofline on stream_copy, 200 launches"
+if "$RP" profile --roofline --runs 1 -o "$OUT/cost" -- "$BIN/stream_copy" --mib=64 --iters=200 \
     >"$OUT/cost.summary" 2>"$OUT/cost.err"; then
   python3 - "$OUT/cost/profile.json" <<'PY' || FAILS=$((FAILS + 1))
 import json, sys

@@ -147,7 +147,7 @@ bool restart_in_fresh_process(int max_attempts, const char* runner_name) {
   argv.push_back(nullptr);
   const std::string next = std::to_string(attempt + 1);
   ::setenv("RPL_REPLAY_ATTEMPT", next.c_str(), 1);
-  std::fprintf(stderr, "%s: note: a captured range is occupied by this process's own mappings; starting again in a "
+  std::fprintf(stderr, "%s: note: a captured range cannot be had in this process; starting again in a "
                        "fresh process (attempt %s of %d)\n", runner_name, next.c_str(), max_attempts);
   std::fflush(stderr);
   ::execv("/proc/self/exe", argv.data());

@@ -1,7 +1,8 @@
 #pragma once
-// Address steering for VA-faithful replay, run before the GPU runtime starts (hsa_init, cuInit) over the
+// Address steering for VA-faithful replay, run before the GPU runtime starts (hsa_init) over the
 // reservations capture::plan_reservations chose (capture/reservation_plan.hpp). Vendor-neutral: Linux mmap.
-// On NVIDIA the same placeholders keep the driver's own start-up reservations off the captured ranges.
+// (NVIDIA's runner does not steer: its driver honours address hints only inside the VA pool it sets up in
+// cuInit, which placeholders would push elsewhere; it only uses restart_in_fresh_process.)
 //
 // Steering (seeds, "Strict VA-Faithful Replay & ROCr SVM Aperture Steering"): during hsa_init() ROCr
 // (libhsakmt) reserves large SVM aperture ranges with mmap(PROT_NONE) at heuristic bases; when one covers a
@@ -83,8 +84,8 @@ SteeringVerdict judge_steering(const std::vector<SteerResult>& results);
 // The /proc/self/maps lines of `maps_text` that overlap [address, address + size), joined by "; ".
 std::string overlapping_mappings(const std::string& maps_text, uint64_t address, uint64_t size);
 
-// Something this process mapped before the runtime started (a shared library, the heap: where they land is
-// randomised per process) sits on a captured range. Another process has another layout, so the runner starts
+// Something this process mapped (a shared library, the heap, the runtime's own reservations: where they land
+// is randomised per process) sits on a captured range. Another process has another layout, so the runner starts
 // itself again (execv of /proc/self/exe with the same arguments) up to `max_attempts` processes in all,
 // counting in RPL_REPLAY_ATTEMPT. Returns only when no attempt is left or exec failed (the caller then reports
 // the range as not reservable); the kernel never runs at another address either way.

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "capture/address_steering.hpp"
+#include "capture/address_steering.hpp"  // restart_in_fresh_process
 #include "capture/reservation_plan.hpp"
 #include "collectors/cuda_capture/cu_error.hpp"
 #include "collectors/cuda_capture/cuda_attributes.hpp"
@@ -29,7 +29,7 @@ constexpr std::size_t kStagingBytes = std::size_t{32} << 20;
 // The driver honours a cuMemAddressReserve hint only at 32 MiB alignment: an unaligned hint comes back rounded up
 // to the next 32 MiB (seen on H100, driver 580). RPL_REPLAY_RESERVE_ALIGN overrides it (bytes, a power of two).
 constexpr uint64_t kReservationAlignment = uint64_t{32} << 20;
-// A captured range occupied by the runner's own start-up mappings: that many fresh processes are tried.
+// A captured range this process cannot have (its own mappings are there): that many fresh processes are tried.
 constexpr int kProcessAttempts = 3;
 
 uint64_t reservation_alignment(uint64_t granularity) {
@@ -384,26 +384,6 @@ void Replay::run() {
   if (m_.platform != "cuda")
     throw Error(ExitCode::InputInvalid, fmt::format("{} is a {} capture; this runner replays CUDA captures", o_.capture_dir, m_.platform));
 
-  // Before cuInit: placeholders over the captured ranges, so the driver's own start-up reservations go
-  // elsewhere (its 32 MiB reservation alignment makes the spans independent of the allocation granularity).
-  const uint64_t alignment = reservation_alignment(0);
-  std::vector<capture::SteerRange> steer;
-  for (const capture::PlannedReservation& r : capture::plan_reservations(m_, alignment, alignment)) {
-    steer.push_back({r.address, r.size, {}});
-    for (const auto& map : r.mappings)
-      for (std::size_t reg : map.regions) steer.back().region_ids.push_back(m_.regions[reg].id);
-  }
-  capture::ApertureSteering steering(capture::system_placeholder_mapper());
-  const capture::SteeringVerdict verdict = capture::judge_steering(steering.place(steer));
-  for (const std::string& w : verdict.warnings) std::fprintf(stderr, "rpl_replay_cuda: warning: %s\n", w.c_str());
-  if (!verdict.fatal.empty()) {
-    steering.remove();
-    capture::restart_in_fresh_process(kProcessAttempts, "rpl_replay_cuda");
-    throw Error(ExitCode::AddressRelocation,
-                fmt::format("{} (in {} fresh processes; the kernel is never run at other addresses)", verdict.fatal.front(),
-                            kProcessAttempts));
-  }
-
   check(cuInit(0), "cuInit (is there an NVIDIA GPU and driver?)");
   int count = 0;
   check(cuDeviceGetCount(&count), "cuDeviceGetCount");
@@ -415,11 +395,12 @@ void Replay::run() {
   if (report_.device_name != m_.device_name)
     std::fprintf(stderr, "rpl_replay_cuda: warning: captured on %s, replaying on %s\n", m_.device_name.c_str(), name);
 
-  steering.remove();
   reserve();
   if (o_.mode == "reserve-check" || !report_.all_exact()) {
     if (report_.all_exact()) return;
-    // Whatever took the address is this process's (another process has another layout).
+    // Whatever took the address belongs to this process (another process has another layout). No
+    // placeholders before cuInit here: the driver honours hints only inside the VA pool it sets up at start,
+    // and placeholders push that pool elsewhere (seen on H100: every hint then relocated).
     capture::restart_in_fresh_process(kProcessAttempts, "rpl_replay_cuda");
     std::string first;
     for (const auto& r : report_.ranges)
