@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# How many ncu replay passes, and how much time per kernel instance, each candidate metric set for
+# `profile --roofline` costs. Runs ncu (kernel replay, cache control all, as profile does) over an app with
+# many launches of one kernel, for each set, and reports passes (profiler__replayer_passes) and wall ms per
+# instance above a plain run of the app.
+#   bench/cuda/ncu_passes.sh APP [ARGS...]
+set -u
+NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+R="gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,l1tex__t_bytes.sum,smsp__sass_data_bytes_mem_shared.sum"
+for p in d f h; do for op in add mul fma; do R="$R,smsp__sass_thread_inst_executed_op_${p}${op}_pred_on.sum"; done; done
+T="sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp64.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum"
+B="sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct,sm__inst_issued.avg.pct_of_peak_sustained_active,smsp__sass_branch_targets_threads_uniform.sum,smsp__sass_branch_targets_threads_divergent.sum,smsp__thread_inst_executed_per_inst_executed.ratio,l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct"
+st() { local out=""; for r in "$@"; do out="$out,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio"; done; echo "${out#,}"; }
+MEM=$(st long_scoreboard lg_throttle tex_throttle short_scoreboard mio_throttle membar drain imc_miss)
+ALL=$(st barrier branch_resolving dispatch_stall drain gmma imc_miss lg_throttle long_scoreboard math_pipe_throttle membar mio_throttle misc no_instruction not_selected selected short_scoreboard sleeping tex_throttle wait)
+LAT="smsp__average_warp_latency_per_inst_issued.ratio"
+declare -A SETS=(
+  [1_roofline]="$R"
+  [2_roofline+tensor]="$R,$T"
+  [3_+basic]="$R,$T,$B"
+  [4_+latency+mem_stalls]="$R,$T,$B,$LAT,$MEM,$(st selected)"
+  [5_+all_stalls(current)]="$R,$T,$B,$ALL"
+  [6_basic+latency+mem_stalls]="gpu__time_duration.sum,$B,$LAT,$MEM,$(st selected)"
+)
+t0=$(date +%s%N); "$@" >/dev/null 2>&1; base=$(( ($(date +%s%N) - t0) / 1000000 ))
+echo "plain run: $base ms"
+printf "%-28s %8s %10s %12s %14s\n" set metrics passes instances "ms/instance+"
+for name in $(printf "%s\n" "${!SETS[@]}" | sort); do
+  m="${SETS[$name]},profiler__replayer_passes"
+  t0=$(date +%s%N)
+  "$NCU" --csv --page raw --print-units base --replay-mode kernel --cache-control all --clock-control none \
+    --metrics "$m" --log-file /tmp/ncu_passes.csv "$@" >/dev/null 2>/tmp/ncu_passes.err
+  wall=$(( ($(date +%s%N) - t0) / 1000000 ))
+  python3 - "$name" "$m" "$wall" "$base" <<'PY'
+import csv, sys
+name, m, wall, base = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+rows = [r for r in csv.reader(open("/tmp/ncu_passes.csv")) if r and not r[0].startswith("==")]
+h = rows[0]; data = [r for r in rows[1:] if r[0].strip().isdigit()]
+passes = sorted({r[h.index("profiler__replayer_passes")] for r in data}) if data else ["?"]
+n = len(data)
+print(f"{name:<28} {len(m.split(',')) - 1:>8} {','.join(passes):>10} {n:>12} {(wall - base) / max(n, 1):>14.1f}")
+PY
+done
