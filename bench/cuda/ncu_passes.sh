@@ -3,7 +3,7 @@
 # `profile --roofline` costs. Runs ncu (kernel replay, cache control all, as profile does) over an app with
 # many launches of one kernel, for each set, and reports passes (profiler__replayer_passes) and wall ms per
 # instance above a plain run of the app.
-#   bench/cuda/ncu_passes.sh APP [ARGS...]
+#   [REPLAY_MODE=kernel|application] [ONLY="1_roofline ..."] bench/cuda/ncu_passes.sh APP [ARGS...]
 set -u
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 R="gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,l1tex__t_bytes.sum,smsp__sass_data_bytes_mem_shared.sum"
@@ -25,10 +25,10 @@ declare -A SETS=(
 t0=$(date +%s%N); "$@" >/dev/null 2>&1; base=$(( ($(date +%s%N) - t0) / 1000000 ))
 echo "plain run: $base ms"
 printf "%-28s %8s %10s %12s %14s\n" set metrics passes instances "ms/instance+"
-for name in $(printf "%s\n" "${!SETS[@]}" | sort); do
+for name in ${ONLY:-$(printf "%s\n" "${!SETS[@]}" | sort)}; do
   m="${SETS[$name]},profiler__replayer_passes"
   t0=$(date +%s%N)
-  "$NCU" --csv --page raw --print-units base --replay-mode kernel --cache-control all --clock-control none \
+  "$NCU" --csv --page raw --print-units base --replay-mode "${REPLAY_MODE:-kernel}" --cache-control all --clock-control none \
     --metrics "$m" --log-file /tmp/ncu_passes.csv "$@" >/dev/null 2>/tmp/ncu_passes.err
   wall=$(( ($(date +%s%N) - t0) / 1000000 ))
   python3 - "$name" "$m" "$wall" "$base" <<'PY'
