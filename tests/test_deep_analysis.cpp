@@ -431,3 +431,31 @@ TEST(NcuDeep, MetricListPerArchitecture) {
   EXPECT_TRUE(has(h, "lts__t_sector_hit_rate.pct"));
   EXPECT_EQ(h.size(), a.size() + 1);
 }
+
+TEST(NcuDeep, CuptiSubsetWithWarpLatencyGivesTheSameStallFractionAndMemoryShare) {
+  // The CUPTI pass measures only the memory reasons, selected and not_selected, plus the warp latency per
+  // issued instruction (the sum of every reason: 70.55 for h100_k_div).
+  const auto full = h100_k_div();
+  const auto wanted = cupti_deep_metrics("sm_90");
+  std::map<std::string, double> m;
+  for (const auto& [k, v] : full)
+    if (std::find(wanted.begin(), wanted.end(), k) != wanted.end()) m[k] = v;
+  m["smsp__average_warp_latency_per_inst_issued.ratio"] = 70.55;
+  EXPECT_EQ(m.count("smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"), 0u);  // not in the list
+  EXPECT_EQ(m.count("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"), 1u);
+  DeepAnalysis d = ncu_deep_analysis([&](std::string_view name) -> std::optional<double> {
+    auto it = m.find(std::string(name));
+    return it == m.end() ? std::nullopt : std::optional<double>(it->second);
+  });
+  EXPECT_NEAR(*d.stall_fraction, 69.08 / 70.55, 1e-12);
+  EXPECT_NEAR(*d.memory_stall_share, 49.80 / 69.08, 1e-12);
+  ASSERT_GE(d.stall_breakdown.size(), 2u);
+  EXPECT_EQ(d.stall_breakdown[0].name, "long_scoreboard");
+  // Everything that is neither memory nor selected/not_selected: 69.08 - 49.80 = 19.28.
+  EXPECT_EQ(d.stall_breakdown[1].name, "other (not memory)");
+  EXPECT_NEAR(d.stall_breakdown[1].fraction, 19.28 / 69.08, 1e-9);
+  EXPECT_TRUE(has_note(d.notes, "stall total from smsp__average_warp_latency_per_inst_issued.ratio"));
+  // Fewer reasons than ncu's list, and the latency metric, which ncu's list does not ask for.
+  EXPECT_LT(wanted.size(), ncu_deep_metrics("sm_90").size());
+  EXPECT_NE(std::find(wanted.begin(), wanted.end(), "smsp__average_warp_latency_per_inst_issued.ratio"), wanted.end());
+}

@@ -246,6 +246,85 @@ TEST(NcuPass, NcuErrorsAreProfilerFailuresWithItsLog) {
   unsetenv("RPL_NCU");
 }
 
+namespace {
+
+// A stand-in application for the in-process CUPTI pass: instead of loading librpl_cupti_counters.so (no GPU
+// here) it records the environment the pass gave it and writes what the library writes at exit, one
+// counters-<pid>.csv per process, under $RPL_COUNTERS_OUT.
+std::string fake_cupti_app(const TempDir& dir, int files, int status) {
+  const std::string path = dir.file("app.sh");
+  std::ofstream f(path);
+  f << "#!/bin/sh\nenv | grep -E '^(CUDA_INJECTION64_PATH|RPL_COUNTERS_)' | sort > " << dir.file("app.env") << "\n";
+  for (int i = 0; i < files; ++i)
+    f << "cat > \"$RPL_COUNTERS_OUT/counters-" << 100 + i << ".csv\" <<'EOF'\n"
+      << "==RPL== chip GH100: 2 metric(s) in 1 replay pass(es)\n"
+      << "==RPL== unsupported metric sm__maximum_warps_per_active_cycle_pct (CUPTI range profiler on GH100)\n"
+      << "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\","
+         "\"Grid Size\",\"Device\",\"CC\",\"gpu__time_duration.sum\",\"sm__maximum_warps_per_active_cycle_pct\"\n"
+      << "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"nsecond\",\"%\"\n"
+      << "\"0\",\"" << 100 + i << "\",\"app\",\"h\",\"_Z8fma_peakPfi\",\"1\",\"7\",\"(256, 1, 1)\",\"(4224, 1, 1)\",\"0\","
+         "\"9.0\",\"1300000\",\"n/a\"\n"
+      << "\"1\",\"" << 100 + i << "\",\"app\",\"h\",\"_Z8fma_peakPfi\",\"1\",\"7\",\"(256, 1, 1)\",\"(4224, 1, 1)\",\"0\","
+         "\"9.0\",\"1310000\",\"n/a\"\n"
+      << "EOF\n";
+  f << "exit " << status << "\n";
+  f.close();
+  chmod(path.c_str(), 0755);
+  return path;
+}
+
+}  // namespace
+
+TEST(CuptiPass, RunsTheAppWithTheInjectionLibraryAndMergesEveryProcessCsv) {
+  TempDir dir;
+  std::ofstream(dir.file("librpl_cupti_counters.so")) << "stand-in";
+  setenv("RPL_CUPTI_COUNTERS", dir.file("librpl_cupti_counters.so").c_str(), 1);
+  auto req = request(dir);
+  req.argv = {fake_cupti_app(dir, 2, 0)};
+  auto pass = rpl::collectors::run_cupti_counter_pass(
+      req, {"gpu__time_duration.sum", "sm__maximum_warps_per_active_cycle_pct"});
+  unsetenv("RPL_CUPTI_COUNTERS");
+  EXPECT_EQ(pass.tool, "cupti");
+  ASSERT_EQ(pass.report.kernels.size(), 4u);
+  EXPECT_EQ(pass.report.kernels[3].id, 3);  // renumbered across the processes' files
+  EXPECT_EQ(pass.report.kernels[2].process_id, 101);
+  EXPECT_EQ(pass.report.value(pass.report.kernels[1], "gpu__time_duration.sum"), 1310000.0);
+  EXPECT_FALSE(pass.report.value(pass.report.kernels[0], "sm__maximum_warps_per_active_cycle_pct"));
+  EXPECT_TRUE(any_contains(pass.report.warnings, "unsupported metric sm__maximum_warps_per_active_cycle_pct"));
+  EXPECT_FALSE(any_contains(pass.report.warnings, "replay pass"));
+  const std::string env = read_file(dir.file("app.env"));
+  EXPECT_NE(env.find("CUDA_INJECTION64_PATH=" + dir.file("librpl_cupti_counters.so")), std::string::npos) << env;
+  EXPECT_NE(env.find("RPL_COUNTERS_METRICS=gpu__time_duration.sum,sm__maximum_warps_per_active_cycle_pct"),
+            std::string::npos) << env;
+  EXPECT_NE(env.find("RPL_COUNTERS_KERNEL=fma_peak"), std::string::npos) << env;
+  // The pairing is ncu's: the merged report attaches to the trace like an ncu CSV.
+  auto m = rpl::app::match_ncu_report(fma_trace(2).trace, pass.report, {"gpu__time_duration.sum"});
+  EXPECT_EQ(m.matched, 2u);
+}
+
+TEST(CuptiPass, NoCsvAFailingAppOrNoLibraryAreClearErrors) {
+  TempDir dir;
+  std::ofstream(dir.file("librpl_cupti_counters.so")) << "stand-in";
+  setenv("RPL_CUPTI_COUNTERS", dir.file("librpl_cupti_counters.so").c_str(), 1);
+  auto req = request(dir);
+  const auto expect_error = [&](rpl::ExitCode code, const std::string& text) {
+    try {
+      rpl::collectors::run_cupti_counter_pass(req, {"gpu__time_duration.sum"});
+      ADD_FAILURE() << "no error for " << text;
+    } catch (const rpl::Error& e) {
+      EXPECT_EQ(e.code(), code) << e.what();
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  };
+  req.argv = {fake_cupti_app(dir, 0, 0)};
+  expect_error(rpl::ExitCode::ProfilerFailed, "wrote no counters-<pid>.csv");
+  req.argv = {fake_cupti_app(dir, 1, 3)};
+  expect_error(rpl::ExitCode::ApplicationFailed, "exited with status 3");
+  setenv("RPL_CUPTI_COUNTERS", dir.file("nothing-here.so").c_str(), 1);
+  expect_error(rpl::ExitCode::ProfilerFailed, "no such readable file");
+  unsetenv("RPL_CUPTI_COUNTERS");
+}
+
 TEST(ProfileRooflineAmd, PmcPassesReachTheTraceDatabaseAndTheRoofline) {
   TempDir dir;
   const auto out = dir.file("out");

@@ -3,7 +3,7 @@
 # `rocm-perf profile --roofline` on each classifier testbed, then ncu run independently on each testbed for
 # its own achieved GB/s and GFLOP/s, compared by compare_roofline.py (within 5 %, the designed label, copy at
 # >= 85 % of the measured bandwidth ceiling), plus one `profile --deep` run. Skips without a GPU.
-#   scripts/gpu/roofline_suite.sh --devbuild DIR --out DIR
+#   [COUNTER_TOOL=auto|cupti|ncu] scripts/gpu/roofline_suite.sh --devbuild DIR --out DIR
 # DIR is what scripts/gpu/stage_devbuild.sh assembles (lib/rocm-perf, lib/rpl_ceilings_bench, bin/ apps).
 set -u
 while [ $# -gt 0 ]; do case "$1" in --devbuild) DEVBUILD="$2"; shift 2 ;; --out) OUT="$2"; shift 2 ;; *) echo "unknown argument $1" >&2; exit 2 ;; esac; done
@@ -11,13 +11,14 @@ if ! nvidia-smi -L >/dev/null 2>&1; then echo "SKIP: no NVIDIA GPU: roofline sui
 DEVBUILD=$(cd "$DEVBUILD" && pwd); mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 export LD_LIBRARY_PATH="$DEVBUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 RP="$DEVBUILD/lib/rocm-perf"; BIN="$DEVBUILD/bin"; FAILS=0
+TOOL="--counter-tool ${COUNTER_TOOL:-auto}"
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 APPS="stream_copy fma_peak under_occupied divergent pointer_chase"
 declare -A ARGS=(
   [stream_copy]="--mib=512 --iters=10" [fma_peak]="--iters=4096 --launches=10" [under_occupied]="--mib=256 --launches=5"
   [divergent]="--work=64 --launches=10" [pointer_chase]="--mib=24 --steps=2048 --launches=5"
 )
-echo "== environment"
+echo "== environment (counter tool: ${COUNTER_TOOL:-auto})"
 date -u +"date %Y-%m-%dT%H:%M:%SZ"
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm --format=csv,noheader
 "$NCU" --version | tail -1
@@ -31,7 +32,7 @@ cat "$OUT/ceilings.txt" "$OUT/ceilings.err"
 for app in $APPS; do
   echo "== rocm-perf profile --roofline: $app"
   start=$(date +%s%N)
-  if ! "$RP" profile --roofline --runs 1 --ceilings "$OUT/ceilings.json" -o "$OUT/$app" -- "$BIN/$app" ${ARGS[$app]} \
+  if ! "$RP" profile --roofline $TOOL --runs 1 --ceilings "$OUT/ceilings.json" -o "$OUT/$app" -- "$BIN/$app" ${ARGS[$app]} \
       >"$OUT/$app.summary" 2>"$OUT/$app.err"; then
     echo "FAIL: $app: rocm-perf exit $?"; tail -20 "$OUT/$app.err"; FAILS=$((FAILS + 1)); continue
   fi
@@ -50,7 +51,7 @@ python3 "$DEVBUILD/scripts/gpu/compare_roofline.py" --out "$OUT" --ceilings "$OU
 [ "${PIPESTATUS[0]}" -eq 0 ] || FAILS=$((FAILS + 1))
 
 echo "== rocm-perf profile --deep --kernel pointer_chase"
-if "$RP" profile --deep --runs 1 --kernel pointer_chase -o "$OUT/deep" -- "$BIN/pointer_chase" ${ARGS[pointer_chase]} \
+if "$RP" profile --deep $TOOL --runs 1 --kernel pointer_chase -o "$OUT/deep" -- "$BIN/pointer_chase" ${ARGS[pointer_chase]} \
     >"$OUT/deep.summary" 2>"$OUT/deep.err"; then
   python3 - "$OUT/deep" <<'PY' || FAILS=$((FAILS + 1))
 import json, sys
@@ -70,7 +71,7 @@ else
   echo "FAIL: --deep run: exit $?"; tail -20 "$OUT/deep.err"; FAILS=$((FAILS + 1))
 fi
 echo "== counter-pass cost with many instances: profile --roofline on stream_copy, 200 launches"
-if "$RP" profile --roofline --runs 1 -o "$OUT/cost" -- "$BIN/stream_copy" --mib=64 --iters=200 \
+if "$RP" profile --roofline $TOOL --runs 1 -o "$OUT/cost" -- "$BIN/stream_copy" --mib=64 --iters=200 \
     >"$OUT/cost.summary" 2>"$OUT/cost.err"; then
   python3 - "$OUT/cost/profile.json" <<'PY' || FAILS=$((FAILS + 1))
 import json, sys

@@ -31,6 +31,11 @@ std::string stall_metric(std::string_view reason) {
   return fmt::format("smsp__average_warps_issue_stalled_{}_per_issue_active.ratio", reason);
 }
 
+// Cycles a warp spends per issued instruction: the sum of every stall ratio above, in one metric. The CUPTI
+// pass collects it with the memory reasons, selected and not_selected instead of all 19 reasons (6 replay
+// passes instead of 8 with the roofline metrics on an H100): the stall fraction and the memory share stay
+// exact; the non-memory reasons are then one "other" entry.
+constexpr std::string_view kWarpLatency = "smsp__average_warp_latency_per_inst_issued.ratio";
 constexpr std::string_view kAchievedOccupancy = "sm__warps_active.avg.pct_of_peak_sustained_active";
 constexpr std::string_view kTheoreticalOccupancy = "sm__maximum_warps_per_active_cycle_pct";
 constexpr std::string_view kIssueUtilization = "sm__inst_issued.avg.pct_of_peak_sustained_active";
@@ -147,6 +152,19 @@ std::vector<std::string> ncu_deep_metrics(std::string_view arch) {
   return m;
 }
 
+std::vector<std::string> cupti_deep_metrics(std::string_view arch) {
+  std::vector<std::string> m;
+  for (auto& x : ncu_deep_metrics(arch)) {
+    const bool stall = x.rfind("smsp__average_warps_issue_stalled_", 0) == 0;
+    const bool kept = !stall || x == stall_metric("selected") || x == stall_metric("not_selected") ||
+                      std::any_of(std::begin(kNcuMemoryReasons), std::end(kNcuMemoryReasons),
+                                  [&](std::string_view r) { return x == stall_metric(r); });
+    if (kept) m.push_back(std::move(x));
+  }
+  m.emplace_back(kWarpLatency);
+  return m;
+}
+
 DeepAnalysis ncu_deep_analysis(const std::function<std::optional<double>(std::string_view)>& metric, uint32_t warp_size) {
   DeepAnalysis d;
   d.source = "ncu";
@@ -184,6 +202,17 @@ DeepAnalysis ncu_deep_analysis(const std::function<std::optional<double>(std::st
       if (std::find(std::begin(kNcuMemoryReasons), std::end(kNcuMemoryReasons), r) != std::end(kNcuMemoryReasons))
         memory += *v;
     }
+  }
+  // Only some reasons measured (the CUPTI set): the total comes from the warp latency, and what the
+  // measured reasons leave is "other (not memory)".
+  std::size_t measured = 0;
+  for (auto r : kNcuStallReasons) measured += metric(stall_metric(r)).has_value();
+  if (auto latency = metric(kWarpLatency);
+      latency && *latency > 0 && measured < std::size(kNcuStallReasons) - 1 && measured > 0) {
+    const double rest = *latency - total;
+    if (rest > 0) reasons.push_back({"other (not memory)", rest});
+    total = *latency;
+    notes.push_back("stall total from " + std::string(kWarpLatency) + "; non-memory reasons not measured separately");
   }
   const double stalled = total - selected - not_selected;
   if (total > 0) {

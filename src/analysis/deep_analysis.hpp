@@ -128,6 +128,10 @@ DeepAnalysis analyze_att_dispatch(const AttDispatchOutput& output, uint32_t max_
 // The metric list for the deep analysis (one place; ncu_csv's command builder takes it). Measured with
 // ncu 2025.3.1 on an H100: 9 replay passes. gmma stalls exist from sm_90 on.
 std::vector<std::string> ncu_deep_metrics(std::string_view arch);
+// The CUPTI pass's list: the same, but of the stall reasons only the memory ones, selected and not_selected,
+// plus the warp latency per issued instruction (their sum over all reasons): fewer replay passes, same
+// stall fraction and memory share.
+std::vector<std::string> cupti_deep_metrics(std::string_view arch);
 // Maps ncu metrics (values in ncu's base units: percent as 0..100) to the common struct. `metric`
 // returns nullopt for a metric that was not collected.
 DeepAnalysis ncu_deep_analysis(const std::function<std::optional<double>(std::string_view)>& metric,

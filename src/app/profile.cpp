@@ -135,6 +135,7 @@ ProfileResults run_profile(const ProfileOptions& o) {
     CounterCollectionOptions co;
     co.roofline = o.roofline;
     co.deep = o.deep;
+    co.nvidia_tool = o.counter_tool;
     co.argv = o.argv;
     co.run_dir = (fs::path(o.output_dir) / "runs" / "counters").string();
     co.kernel_filter = o.kernel_filter;

@@ -25,6 +25,9 @@ struct ProfileOptions {
   // the representative run's databases before they are analysed.
   bool roofline = false;
   bool deep = false;
+  // NVIDIA counter tool: "cupti" (in-process range profiler), "ncu", or "auto" (ncu where installed, else
+  // cupti).
+  std::string counter_tool = "auto";
   std::optional<std::string> ceilings_file;     // --ceilings, passed to analyze
   std::optional<double> memory_bandwidth_gbps;  // --memory-bandwidth-gbps, passed to analyze
   bool debug = false;

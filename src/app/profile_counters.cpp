@@ -95,16 +95,30 @@ std::vector<std::string> unique_metrics(std::vector<std::string> a, const std::v
   return a;
 }
 
+bool ncu_available() {
+  try {
+    collectors::find_ncu();
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 void collect_nvidia(const CounterCollectionOptions& o, const collectors::CounterPassRequest& req, Trace trace,
                     CounterCollection& c, CounterMatch& m) {
-  c.tool = "ncu";
+  c.tool = o.nvidia_tool;
+  // auto: ncu where it is installed (its replay flushes the caches before every pass, so DRAM bytes are
+  // cold-cache values, the ones the roofline proof compares); else the in-process CUPTI pass.
+  if (c.tool == "auto") c.tool = ncu_available() || !collectors::find_cupti_counters_library() ? "ncu" : "cupti";
+  if (c.tool != "cupti" && c.tool != "ncu")
+    throw Error(ExitCode::Usage, fmt::format("--counter-tool {}: expected auto, cupti or ncu", c.tool));
   std::vector<std::string> metrics;
-  // The classifier reads the deep metrics too, so --roofline collects both (one ncu run; ncu groups them
+  // The classifier reads the deep metrics too, so --roofline collects both (one run; the tool groups them
   // into replay passes itself).
-  if (o.roofline) metrics = unique_metrics(analysis::ncu_roofline_metrics(c.arch), analysis::ncu_deep_metrics(c.arch));
-  else metrics = analysis::ncu_deep_metrics(c.arch);
+  const auto deep = c.tool == "cupti" ? analysis::cupti_deep_metrics(c.arch) : analysis::ncu_deep_metrics(c.arch);
+  metrics = o.roofline ? unique_metrics(analysis::ncu_roofline_metrics(c.arch), deep) : deep;
   c.passes.push_back(metrics);
-  auto pass = collectors::run_ncu_pass(req, metrics);
+  auto pass = c.tool == "cupti" ? collectors::run_cupti_counter_pass(req, metrics) : collectors::run_ncu_pass(req, metrics);
   c.commands.push_back(fmt::format("{}", fmt::join(pass.command, " ")));
   c.wall_ns += pass.process.wall_ns;
   c.application_runs += 1;

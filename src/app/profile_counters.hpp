@@ -27,6 +27,7 @@ namespace rpl::app {
 struct CounterCollectionOptions {
   bool roofline = false;  // the roofline counters (NVIDIA: plus the deep set, which the classifier reads)
   bool deep = false;      // NVIDIA: the deep-analysis metrics; AMD: also a rocprofv3 --att run
+  std::string nvidia_tool = "auto";  // "cupti", "ncu", or "auto": ncu where installed, else cupti
   std::vector<std::string> argv;
   std::string run_dir;                       // the counter runs' folder
   std::optional<std::string> kernel_filter;  // profile --kernel REGEX (matched on the demangled name)
@@ -64,7 +65,7 @@ struct AttDispatchDeep {
 
 struct CounterCollection {
   std::string vendor;                            // "nvidia" or "amd"
-  std::string tool;                              // "ncu" or "rocprofv3"
+  std::string tool;                              // "cupti", "ncu" or "rocprofv3"
   std::string arch;                              // of the profiled GPU agent
   std::vector<std::string> requested;            // "roofline", "deep"
   std::vector<std::vector<std::string>> passes;  // AMD: counters per pmc pass; NVIDIA: one list (ncu groups)

@@ -28,6 +28,7 @@ struct ProfileArgs {
   bool infer = false;
   bool roofline = false;
   bool deep = false;
+  std::string counter_tool = "auto";
   std::string ceilings;
   double memory_bandwidth_gbps = 0;
   double timeout_s = 0;
@@ -48,6 +49,7 @@ int run(const ProfileArgs& a) {
   o.infer_dependencies = a.infer;
   o.roofline = a.roofline;
   o.deep = a.deep;
+  o.counter_tool = a.counter_tool;
   if (!a.ceilings.empty()) o.ceilings_file = a.ceilings;
   if (a.memory_bandwidth_gbps > 0) o.memory_bandwidth_gbps = a.memory_bandwidth_gbps;
   o.debug = a.common.debug;
@@ -94,11 +96,16 @@ Action register_profile(CLI::App& app) {
   cmd->add_option("--what-if", args->what_if, "REGEX=FACTOR, as in analyze; repeatable");
   cmd->add_flag("--infer-dependencies", args->infer, "opt in: cross-stream edges inferred from timing (labelled)");
   cmd->add_flag("--roofline", args->roofline,
-                "after the trace runs, a counter pass (NVIDIA: ncu; AMD: rocprofv3 -i) for the roofline and the "
+                "after the trace runs, a counter pass (NVIDIA: ncu or CUPTI; AMD: rocprofv3 -i) for the roofline and the "
                 "bottleneck labels; see docs/profile-counters.md");
   cmd->add_flag("--deep", args->deep,
                 "deep analysis of the kernels (NVIDIA: ncu stall, occupancy, branch and cache metrics; AMD: a "
                 "rocprofv3 --att run); use --kernel to choose them");
+  cmd->add_option("--counter-tool", args->counter_tool,
+                  "NVIDIA counter pass: ncu, cupti (in process, CUPTI range profiler: about half ncu's cost, but "
+                  "no cache flush between replay passes), or auto (ncu where installed, else cupti)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "cupti", "ncu"}));
   cmd->add_option("--ceilings", args->ceilings, "measured ceilings (rocm-perf ceilings), as in analyze");
   cmd->add_option("--memory-bandwidth-gbps", args->memory_bandwidth_gbps,
                   "override the device-memory bandwidth ceiling (GB/s), as in analyze")

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include "collectors/rocm/rocprofv3_collector.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
+#include "support/libexec.hpp"
 #include "support/log.hpp"
 
 namespace rpl::collectors {
@@ -109,6 +111,73 @@ NcuPass run_ncu_pass(const CounterPassRequest& request, const std::vector<std::s
     run.report = read_ncu_csv(run.log_file);
   } catch (const Error& e) {
     pass_failed(run, std::string("no usable CSV: ") + e.what());
+  }
+  return run;
+}
+
+std::optional<std::string> find_cupti_counters_library() {
+  return find_libexec("librpl_cupti_counters.so", "RPL_CUPTI_COUNTERS");
+}
+
+NcuPass run_cupti_counter_pass(const CounterPassRequest& request, const std::vector<std::string>& metrics) {
+  if (metrics.empty()) throw Error(ExitCode::Usage, "the CUPTI counter pass needs at least one metric");
+  make_dir(request.run_dir);
+  const auto library = find_cupti_counters_library();
+  if (!library)
+    throw Error(ExitCode::ProfilerFailed,
+                fmt::format("librpl_cupti_counters.so was not found in {} (it is built only where the CUDA toolkit is "
+                            "found); set RPL_CUPTI_COUNTERS to its path, or use ncu",
+                            libexec_locations()));
+  NcuPass run;
+  run.tool = "cupti";
+  run.stdout_file = (fs::path(request.run_dir) / "app.stdout").string();
+  run.log_file = (fs::path(request.run_dir) / "app.stderr").string();
+  const fs::path out = fs::path(request.run_dir) / "cupti";
+  std::error_code ec;
+  fs::remove_all(out, ec);  // our own folder from an earlier profile
+  make_dir(out.string());
+  ProcessSpec spec;
+  spec.argv = request.argv;
+  spec.env = {{"CUDA_INJECTION64_PATH", *library},
+              {"RPL_COUNTERS_METRICS", fmt::format("{}", fmt::join(metrics, ","))},
+              {"RPL_COUNTERS_OUT", out.string()},
+              {"RPL_COUNTERS_KERNEL", request.kernel_regex},
+              {"RPL_COUNTERS_VERBOSE", request.debug ? "1" : "0"}};
+  spec.stdout_file = run.stdout_file;
+  if (!request.debug) spec.stderr_file = run.log_file;
+  spec.timeout_s = request.timeout_s;
+  run.command = {"CUDA_INJECTION64_PATH=" + *library};
+  run.command.insert(run.command.end(), request.argv.begin(), request.argv.end());
+  log::debug("running: {}", fmt::join(run.command, " "));
+  run.process = run_process(spec);
+  if (!run.process.ok())
+    throw Error(ExitCode::ApplicationFailed,
+                fmt::format("the application {} in the CUPTI counter pass; its stderr ({}) ends with:\n{}",
+                            run.process.describe(), run.log_file, tail_of_file(run.log_file)));
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(out, ec))
+    if (e.path().extension() == ".csv") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty())
+    pass_failed(run, fmt::format("librpl_cupti_counters.so wrote no counters-<pid>.csv under {}", out.string()));
+  for (const auto& f : files) {
+    NcuReport one = read_ncu_csv(f.string());
+    if (run.report.metric_names.empty()) {
+      run.report.metric_names = one.metric_names;
+      run.report.metric_units = one.metric_units;
+    } else if (one.metric_names != run.report.metric_names) {
+      pass_failed(run, f.string() + " has other metric columns than the first process's file");
+    }
+    for (auto& k : one.kernels) {
+      k.id = static_cast<int64_t>(run.report.kernels.size());
+      run.report.kernels.push_back(std::move(k));
+    }
+    for (auto& w : one.warnings) run.report.warnings.push_back(std::move(w));
+    // The library's own notes (unsupported metrics, dropped ranges) precede the table.
+    std::ifstream in(f);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("==RPL== ", 0) == 0 && line.find("replay pass") == std::string::npos)
+        run.report.warnings.push_back(f.filename().string() + ": " + line.substr(8));
   }
   return run;
 }

@@ -7,6 +7,7 @@
 // - AMD: one rocprofv3 run with an -i input file of "pmc:" lines (one application run per line, databases
 //   under pmc_<N>/), and a separate rocprofv3 --att run for the deep analysis.
 // Neither tool's own output is mixed into ours: each run's stdout and log are files under the run folder.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,15 @@ std::string find_ncu();
 struct NcuPass : CounterPassRun {
   NcuReport report;
 };
+// The counter pass in the application's own process (librpl_cupti_counters.so through
+// CUDA_INJECTION64_PATH: CUPTI's range profiler, one range per launch, kernel replay). It writes one
+// ncu-format CSV per process (counters-<pid>.csv), read here with the ncu parser and merged, so the values
+// are paired with the trace exactly as ncu's are. `tool` is "cupti"; `log_file` is the application's
+// stderr, where the library reports. A metric CUPTI cannot collect is "n/a" in every row and named in the
+// report's warnings. Throws rpl::Error(ProfilerFailed) when the library is missing or wrote no CSV,
+// (ApplicationFailed) when the application failed.
+std::optional<std::string> find_cupti_counters_library();  // RPL_CUPTI_COUNTERS, else next to rocm-perf
+NcuPass run_cupti_counter_pass(const CounterPassRequest& request, const std::vector<std::string>& metrics);
 // Runs `ncu ... --metrics <metrics> APP` (ncu_command_line: kernel replay, caches flushed per pass, clocks
 // unlocked, CSV to the log file). Throws rpl::Error(ProfilerFailed) with the log's tail when ncu fails or its
 // log holds no CSV table, (ApplicationFailed) when ncu ran but the application failed.

@@ -30,6 +30,7 @@
 #include <unordered_map>
 
 #include "capture/live_regions.hpp"
+#include "collectors/cuda/driver_launch.hpp"
 #include "collectors/cuda_capture/launch_snapshot.hpp"
 #include "collectors/cuda_capture/module_registry.hpp"
 
@@ -95,54 +96,21 @@ State::Seen& identify(void* handle) {
   return g_state->handles.emplace(handle, std::move(s)).first->second;
 }
 
-// cuLaunchKernel and cuLaunchCooperativeKernel name their geometry fields alike.
-template <typename Params>
-void classic_launch(const Params& p, LaunchInfo& launch, void*& handle, CUstream& stream) {
-  handle = p.f;
-  launch.grid = {p.gridDimX, p.gridDimY, p.gridDimZ};
-  launch.block = {p.blockDimX, p.blockDimY, p.blockDimZ};
-  launch.shared_bytes = p.sharedMemBytes;
-  stream = p.hStream;
-  launch.kernel_params = p.kernelParams;
-}
-
 void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
+  collectors::DriverLaunch d;
+  if (!collectors::decode_driver_launch(cbid, cb, d)) return;
   LaunchInfo launch;
-  void* handle = nullptr;
-  CUstream stream = nullptr;
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
-      auto* p = static_cast<const cuLaunchKernel_params*>(cb->functionParams);
-      classic_launch(*p, launch, handle, stream);
-      launch.extra = p->extra;
-      launch.api = "cuLaunchKernel";
-      break;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-      classic_launch(*static_cast<const cuLaunchCooperativeKernel_params*>(cb->functionParams), launch, handle, stream);
-      launch.cooperative = true;
-      launch.api = "cuLaunchCooperativeKernel";
-      break;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
-      auto* p = static_cast<const cuLaunchKernelEx_params*>(cb->functionParams);
-      if (!p->config) return;
-      handle = p->f;
-      launch.grid = {p->config->gridDimX, p->config->gridDimY, p->config->gridDimZ};
-      launch.block = {p->config->blockDimX, p->config->blockDimY, p->config->blockDimZ};
-      launch.shared_bytes = p->config->sharedMemBytes;
-      stream = p->config->hStream;
-      launch.attributes = p->config->attrs;
-      launch.attribute_count = p->config->numAttrs;
-      launch.kernel_params = p->kernelParams;
-      launch.extra = p->extra;
-      launch.api = "cuLaunchKernelEx";
-      break;
-    }
-    default: return;
-  }
+  launch.grid = d.grid;
+  launch.block = d.block;
+  launch.shared_bytes = d.shared_bytes;
+  launch.kernel_params = d.kernel_params;
+  launch.extra = d.extra;
+  launch.attributes = d.attributes;
+  launch.attribute_count = d.attribute_count;
+  launch.cooperative = d.cooperative;
+  launch.api = d.api;
+  void* handle = d.handle;
+  CUstream stream = d.stream;
   std::lock_guard<std::mutex> lock(g_state->mutex);
   if (g_state->done || g_state->snapshot) return;
   State::Seen& seen = identify(handle);
