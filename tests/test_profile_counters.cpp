@@ -436,4 +436,8 @@ TEST(ProfileCounters, BadCombinationsAndFailingPassesAreClearErrors) {
               {path_with_double(), {"FAKE_ROCPROFV3_MODE", "fail-counters"}});
   EXPECT_EQ(r.exit_code, 8);
   EXPECT_NE(r.err.find("counter pass"), std::string::npos) << r.err;
+  r = run_cli({"profile", "--roofline", "--counter-tool", "nsight", "-o", dir.file("c"), "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--counter-tool"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nsight"), std::string::npos) << r.err;
 }
