@@ -50,6 +50,31 @@ echo "== compare"
 python3 "$DEVBUILD/scripts/gpu/compare_roofline.py" --out "$OUT" --ceilings "$OUT/ceilings.json" $APPS | tee "$OUT/compare.txt"
 [ "${PIPESTATUS[0]}" -eq 0 ] || FAILS=$((FAILS + 1))
 
+echo "== the in-process CUPTI counter pass: profile --roofline --counter-tool cupti, compared with the same ncu runs"
+if [ -f "$DEVBUILD/lib/librpl_cupti_counters.so" ]; then
+  mkdir -p "$OUT/cupti"
+  CUPTI_APPS="stream_copy fma_peak divergent"
+  for app in $CUPTI_APPS; do
+    "$RP" profile --roofline --counter-tool cupti --runs 1 --ceilings "$OUT/ceilings.json" -o "$OUT/cupti/$app" -- \
+      "$BIN/$app" ${ARGS[$app]} >"$OUT/cupti/$app.summary" 2>"$OUT/cupti/$app.err" || {
+      echo "FAIL: cupti $app: rocm-perf exit $?"; tail -20 "$OUT/cupti/$app.err"; FAILS=$((FAILS + 1)); }
+    cp "$OUT/$app.ncu.csv" "$OUT/cupti/$app.ncu.csv" 2>/dev/null
+  done
+  python3 "$DEVBUILD/scripts/gpu/compare_roofline.py" --out "$OUT/cupti" --ceilings "$OUT/ceilings.json" \
+    --gbps-info-only fma_peak divergent -- $CUPTI_APPS | tee "$OUT/cupti/compare.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || FAILS=$((FAILS + 1))
+  python3 - "$OUT/cupti/stream_copy/profile.json" <<'PY' || FAILS=$((FAILS + 1))
+import json, sys
+c = json.load(open(sys.argv[1]))["counters"]
+ok = c["tool"] == "cupti" and c["matched_instances"] == c["instances"] > 0
+print(("PASS" if ok else "FAIL") + ": the CUPTI pass measured and paired %d/%d instances (tool %s)" % (
+    c["matched_instances"], c["instances"], c["tool"]))
+sys.exit(0 if ok else 1)
+PY
+else
+  echo "FAIL: $DEVBUILD/lib/librpl_cupti_counters.so is missing (scripts/gpu/stage_devbuild.sh stages it)"; FAILS=$((FAILS + 1))
+fi
+
 echo "== rocm-perf profile --deep --kernel pointer_chase"
 if "$RP" profile --deep $TOOL --runs 1 --kernel pointer_chase -o "$OUT/deep" -- "$BIN/pointer_chase" ${ARGS[pointer_chase]} \
     >"$OUT/deep.summary" 2>"$OUT/deep.err"; then
