@@ -320,6 +320,14 @@ TEST(CuptiPass, NoCsvAFailingAppOrNoLibraryAreClearErrors) {
   expect_error(rpl::ExitCode::ProfilerFailed, "wrote no counters-<pid>.csv");
   req.argv = {fake_cupti_app(dir, 1, 3)};
   expect_error(rpl::ExitCode::ApplicationFailed, "exited with status 3");
+  // What the library writes when CUPTI refuses (no rows, the reason in a note).
+  const std::string refusing = dir.file("refusing.sh");
+  std::ofstream(refusing) << "#!/bin/sh\nprintf '%s\\n' '==RPL== cuptiProfilerGetCounterAvailability: "
+                             "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (counters are restricted to admin users on this "
+                             "machine)' '\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"' > \"$RPL_COUNTERS_OUT/counters-1.csv\"\n";
+  chmod(refusing.c_str(), 0755);
+  req.argv = {refusing};
+  expect_error(rpl::ExitCode::ProfilerFailed, "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
   setenv("RPL_CUPTI_COUNTERS", dir.file("nothing-here.so").c_str(), 1);
   expect_error(rpl::ExitCode::ProfilerFailed, "no such readable file");
   unsetenv("RPL_CUPTI_COUNTERS");

@@ -179,6 +179,15 @@ NcuPass run_cupti_counter_pass(const CounterPassRequest& request, const std::vec
       if (line.rfind("==RPL== ", 0) == 0 && line.find("replay pass") == std::string::npos)
         run.report.warnings.push_back(f.filename().string() + ": " + line.substr(8));
   }
+  // Nothing measured because CUPTI failed (counters restricted to admins, an unsupported GPU): say why.
+  if (run.report.kernels.empty()) {
+    std::string why;
+    for (const auto& w : run.report.warnings)
+      if (w.find("CUPTI_ERROR") != std::string::npos || w.find("failed") != std::string::npos ||
+          w.find("rejected") != std::string::npos)
+        why += "\n  " + w;
+    if (!why.empty()) pass_failed(run, "librpl_cupti_counters.so measured nothing:" + why);
+  }
   return run;
 }
 
