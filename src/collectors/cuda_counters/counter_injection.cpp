@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "collectors/cuda/driver_launch.hpp"
+#include "collectors/nvidia/counter_csv.hpp"
 
 namespace {
 
@@ -123,7 +124,7 @@ struct State {
   std::map<void*, std::pair<std::string, bool>> functions;  // handle -> mangled name, matches
   std::map<void*, bool> uses_tensor;                          // measured once in full: does it use tensor cores?
   size_t light_rows = 0;
-  std::vector<std::string> rows;    // CSV rows, in launch order per context
+  std::vector<std::string> rows;    // CSV rows (counter_csv_row), in launch order per context
   std::vector<std::string> notes;   // ==RPL== lines
   std::map<std::string, bool> unsupported;  // metric -> noted
   size_t dropped = 0;
@@ -346,19 +347,6 @@ ContextState* context_state(CUcontext ctx) {
   return &s;
 }
 
-std::string dims(const unsigned d[3]) {
-  return "\"(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + ")\"";
-}
-
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 // Stops profiling, decodes the image and turns each range into a CSV row (ranges are in launch order).
 void flush(ContextState& s) {
   if (s.started) {
@@ -409,30 +397,26 @@ void flush(ContextState& s) {
     const bool tensor_seen = ok && screen >= 0 && values[screen] > 0;
     if (ok && screen >= 0) g->uses_tensor[l.function] = tensor_seen;
     if (light) ++g->light_rows;
-    std::string row =
-        "\"" + std::to_string(g->rows.size()) + "\",\"" + std::to_string(getpid()) + "\",\"" +
-        std::string(program_invocation_short_name) + "\",\"" + host + "\"," + quoted(l.mangled) + ",\"" +
-        std::to_string(l.context_id) + "\",\"" + std::to_string(l.stream_id) + "\"," + dims(l.block) + "," +
-        dims(l.grid) + ",\"" + std::to_string(l.device) + "\",\"" + l.cc + "\"";
+    rpl::collectors::CounterCsvRow row;
+    row.kernel = l.mangled;
+    row.process_id = getpid();
+    row.process_name = program_invocation_short_name;
+    row.host_name = host;
+    row.context_id = l.context_id;
+    row.stream_id = l.stream_id;
+    for (int d = 0; d < 3; ++d) row.grid[d] = l.grid[d], row.block[d] = l.block[d];
+    row.device = l.device;
+    row.compute_capability = l.cc;
     for (const auto& m : g->metrics) {
       const int k = c.index_of(m);
-      char buf[64];
-      if (k >= 0 && ok) std::snprintf(buf, sizeof buf, ",\"%.17g\"", values[k]);
-      else if (light && ok && is_tensor_metric(m) && !tensor_seen) std::snprintf(buf, sizeof buf, ",\"0\"");
-      else std::snprintf(buf, sizeof buf, ",\"n/a\"");
-      row += buf;
+      if (k >= 0 && ok) row.values.emplace_back(values[k]);
+      else if (light && ok && is_tensor_metric(m) && !tensor_seen) row.values.emplace_back(0.0);
+      else row.values.emplace_back(std::nullopt);
     }
-    g->rows.push_back(std::move(row));
+    g->rows.push_back(rpl::collectors::counter_csv_row(g->rows.size(), row));
   }
   s.pending.clear();
   if (!init_counter_data(s)) s.broken = true;
-}
-
-std::string unit_of(const std::string& metric) {
-  if (metric.rfind("gpu__time_duration", 0) == 0) return "nsecond";
-  if (metric.find(".pct") != std::string::npos || metric.find("_pct") != std::string::npos) return "%";
-  if (metric.find("bytes") != std::string::npos && metric.find("per_second") == std::string::npos) return "byte";
-  return "";
 }
 
 void write_csv() {
@@ -454,13 +438,8 @@ void write_csv() {
     return;
   }
   for (const auto& n : g->notes) std::fprintf(f, "%s\n", n.c_str());
-  std::fprintf(f, "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\","
-                  "\"Block Size\",\"Grid Size\",\"Device\",\"CC\"");
-  for (const auto& m : g->metrics) std::fprintf(f, ",\"%s\"", m.c_str());
-  std::fprintf(f, "\n\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\"");
-  for (const auto& m : g->metrics) std::fprintf(f, ",\"%s\"", unit_of(m).c_str());
-  std::fprintf(f, "\n");
-  for (const auto& r : g->rows) std::fprintf(f, "%s\n", r.c_str());
+  std::fputs(rpl::collectors::counter_csv_header(g->metrics).c_str(), f);
+  for (const auto& r : g->rows) std::fputs(r.c_str(), f);
   const bool ok = std::fflush(f) == 0 && fsync(fileno(f)) == 0;
   std::fclose(f);
   if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0)
