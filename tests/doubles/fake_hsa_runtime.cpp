@@ -232,6 +232,7 @@ status_t hsa_queue_create(Handle, uint32_t size, int, QueueCallback callback, vo
 }
 status_t hsa_queue_destroy(Queue* queue) {
   std::lock_guard lock(g_mutex);
+  delete signal_of(queue->doorbell_signal);  // the queue owns its doorbell, as in ROCr
   g_queues.erase(reinterpret_cast<uint64_t>(queue));
   return kSuccess;
 }
