@@ -109,12 +109,6 @@ struct ContextState {
   int device = 0;
   std::string cc;
   uint32_t context_id = 0;
-  // RPL_COUNTERS_FLUSH=1: read twice the L2 size of device memory into pinned host memory before each
-  // profiled launch, so the kernel starts with an L2 holding none of its data (ncu's --cache-control all
-  // invalidates the caches before every pass; CUPTI has no such control). Experimental.
-  CUdeviceptr flush_device = 0;
-  void* flush_host = nullptr;
-  size_t flush_bytes = 0;
 };
 
 struct State {
@@ -124,7 +118,6 @@ struct State {
   std::string out_dir;
   size_t batch = 1;
   bool verbose = false;
-  bool flush_caches = false;
   CUpti_SubscriberHandle subscriber = nullptr;
   std::map<std::string, ChipConfig> chips;
   std::map<CUcontext, ContextState> contexts;
@@ -350,16 +343,6 @@ ContextState* context_state(CUcontext ctx) {
   }
   s.profiler = en.pRangeProfilerObject;
   if (!init_counter_data(s)) return nullptr;
-  if (g->flush_caches) {
-    int l2 = 0;
-    cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev);
-    s.flush_bytes = 2 * static_cast<size_t>(l2);
-    if (s.flush_bytes == 0 || cuMemAlloc(&s.flush_device, s.flush_bytes) != CUDA_SUCCESS ||
-        cuMemAllocHost(&s.flush_host, s.flush_bytes) != CUDA_SUCCESS) {
-      note("cannot allocate the cache-flush buffers; caches are not flushed");
-      s.flush_bytes = 0;
-    }
-  }
   s.broken = false;
   return &s;
 }
@@ -517,11 +500,6 @@ void on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
       return;
     }
   }
-  if (s->flush_bytes) {
-    // Synchronous on the launch's stream: the copy engine's reads leave only clean flush-buffer lines in L2.
-    cuMemcpyDtoHAsync(s->flush_host, s->flush_device, s->flush_bytes, stream);
-    cuStreamSynchronize(stream);
-  }
   if (!s->started) {
     CUpti_RangeProfiler_Start_Params st{};
     st.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
@@ -598,7 +576,6 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   }
   if (const char* b = env("RPL_COUNTERS_BATCH")) s->batch = std::max(1ul, std::strtoul(b, nullptr, 10));
   s->verbose = env("RPL_COUNTERS_VERBOSE") && std::string(env("RPL_COUNTERS_VERBOSE")) == "1";
-  s->flush_caches = env("RPL_COUNTERS_FLUSH") && std::string(env("RPL_COUNTERS_FLUSH")) == "1";
   if (cuptiSubscribe(&s->subscriber, on_callback, nullptr) != CUPTI_SUCCESS) {
     std::fprintf(stderr, "rpl-counters: cuptiSubscribe failed (another CUPTI tool attached?); counters disabled\n");
     return 1;
