@@ -21,7 +21,9 @@
 //
 // A metric this GPU's CUPTI cannot collect (ncu-only derived metrics such as launch statistics) gets the
 // value "n/a" in every row and a "==RPL== unsupported metric" line before the table. Kernels launched into
-// CUDA graphs or during stream capture are not profiled (ranges are per launch call), and said so.
+// CUDA graphs or during stream capture are not profiled (ranges are per launch call), and said so. Ranges are
+// matched to launches in the order the launch callbacks ran: threads launching into one context at the same
+// time could interleave differently (the pairing's grid/block check then warns).
 #include <cuda.h>
 #include <cupti.h>
 #include <cupti_profiler_host.h>
