@@ -297,9 +297,17 @@ TEST(CuptiPass, RunsTheAppWithTheInjectionLibraryAndMergesEveryProcessCsv) {
   EXPECT_NE(env.find("RPL_COUNTERS_METRICS=gpu__time_duration.sum,sm__maximum_warps_per_active_cycle_pct"),
             std::string::npos) << env;
   EXPECT_NE(env.find("RPL_COUNTERS_KERNEL=fma_peak"), std::string::npos) << env;
+  EXPECT_NE(env.find("RPL_COUNTERS_PER_KERNEL=0"), std::string::npos) << env;  // every launch
+  setenv("RPL_CUPTI_COUNTERS", dir.file("librpl_cupti_counters.so").c_str(), 1);
+  req.launches_per_kernel = 3;
+  rpl::collectors::run_cupti_counter_pass(req, {"gpu__time_duration.sum"});
+  unsetenv("RPL_CUPTI_COUNTERS");
+  EXPECT_NE(read_file(dir.file("app.env")).find("RPL_COUNTERS_PER_KERNEL=3"), std::string::npos);
   // The pairing is ncu's: the merged report attaches to the trace like an ncu CSV.
-  auto m = rpl::app::match_ncu_report(fma_trace(2).trace, pass.report, {"gpu__time_duration.sum"});
-  EXPECT_EQ(m.matched, 2u);
+  auto m = rpl::app::match_ncu_report(fma_trace(6).trace, pass.report, {"gpu__time_duration.sum"}, "cupti");
+  EXPECT_EQ(m.matched, 4u);
+  // Fewer instances than dispatches (as with --counter-launches): said, naming the tool that measured.
+  EXPECT_TRUE(any_contains(m.warnings, "cupti profiled 4 of the 6 dispatch(es)")) << m.warnings.size();
 }
 
 TEST(CuptiPass, NoCsvAFailingAppOrNoLibraryAreClearErrors) {
@@ -444,6 +452,20 @@ TEST(ProfileCounters, BadCombinationsAndFailingPassesAreClearErrors) {
               {path_with_double(), {"FAKE_ROCPROFV3_MODE", "fail-counters"}});
   EXPECT_EQ(r.exit_code, 8);
   EXPECT_NE(r.err.find("counter pass"), std::string::npos) << r.err;
+  r = run_cli({"profile", "--counter-launches", "2", "-o", dir.file("d"), "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("needs --roofline or --deep"), std::string::npos) << r.err;
+  r = run_cli({"profile", "--roofline", "--counter-tool", "ncu", "--counter-launches", "2", "-o", dir.file("e"), "--",
+               "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--counter-tool cupti"), std::string::npos) << r.err;
+  r = run_cli({"profile", "--roofline", "--counter-launches", "0", "-o", dir.file("f"), "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--counter-launches"), std::string::npos) << r.err;
+  r = run_cli({"profile", "--roofline", "--counter-launches", "2", "--runs", "1", "-o", dir.file("g"), "--", "/bin/true"},
+              {path_with_double()});  // AMD (the stand-in rocprofv3): rocprofv3 has no per-kernel limit
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("rocprofv3 measures every launch"), std::string::npos) << r.err;
   r = run_cli({"profile", "--roofline", "--counter-tool", "nsight", "-o", dir.file("c"), "--", "/bin/true"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--counter-tool"), std::string::npos) << r.err;

@@ -116,6 +116,11 @@ ProfileResults run_profile(const ProfileOptions& o) {
   if (o.runs == 0) throw Error(ExitCode::Usage, "--runs must be at least 1");
   if (o.timing_only && (o.roofline || o.deep))
     throw Error(ExitCode::Usage, "--roofline and --deep need the profiler: they cannot be combined with --no-rocprof");
+  if (o.counter_launches > 0 && !o.roofline && !o.deep)
+    throw Error(ExitCode::Usage, "--counter-launches limits the counter pass: it needs --roofline or --deep");
+  if (o.counter_launches > 0 && o.counter_tool == "ncu")
+    throw Error(ExitCode::Usage, "--counter-launches needs the CUPTI counter pass (--counter-tool cupti): ncu's launch "
+                                 "limits are not per kernel");
   ProfileResults out;
   out.command = o.argv;
   out.mode = o.timing_only ? "timing-only" : "trace";
@@ -136,6 +141,7 @@ ProfileResults run_profile(const ProfileOptions& o) {
     co.roofline = o.roofline;
     co.deep = o.deep;
     co.nvidia_tool = o.counter_tool;
+    co.launches_per_kernel = o.counter_launches;
     co.argv = o.argv;
     co.run_dir = (fs::path(o.output_dir) / "runs" / "counters").string();
     co.kernel_filter = o.kernel_filter;

@@ -28,6 +28,7 @@ struct ProfileOptions {
   // NVIDIA counter tool: "cupti" (in-process range profiler), "ncu", or "auto" (ncu where installed, else
   // cupti).
   std::string counter_tool = "auto";
+  std::size_t counter_launches = 0;  // --counter-launches N: the CUPTI pass profiles the first N launches per kernel
   std::optional<std::string> ceilings_file;     // --ceilings, passed to analyze
   std::optional<double> memory_bandwidth_gbps;  // --memory-bandwidth-gbps, passed to analyze
   bool debug = false;

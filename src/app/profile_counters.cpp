@@ -109,7 +109,12 @@ void collect_nvidia(const CounterCollectionOptions& o, const collectors::Counter
   c.tool = o.nvidia_tool;
   // auto: ncu where it is installed (its replay flushes the caches before every pass, so DRAM bytes are
   // cold-cache values, the ones the roofline proof compares); else the in-process CUPTI pass.
-  if (c.tool == "auto") c.tool = ncu_available() || !collectors::find_cupti_counters_library() ? "ncu" : "cupti";
+  // --counter-launches is a CUPTI-pass feature: with it, auto means cupti.
+  if (c.tool == "auto")
+    c.tool = (ncu_available() && o.launches_per_kernel == 0) || !collectors::find_cupti_counters_library() ? "ncu" : "cupti";
+  if (c.tool == "ncu" && o.launches_per_kernel > 0)
+    throw Error(ExitCode::Usage, "--counter-launches needs the CUPTI counter pass (librpl_cupti_counters.so, "
+                                 "--counter-tool cupti): ncu's launch limits are not per kernel");
   if (c.tool != "cupti" && c.tool != "ncu")
     throw Error(ExitCode::Usage, fmt::format("--counter-tool {}: expected auto, cupti or ncu", c.tool));
   std::vector<std::string> metrics;
@@ -123,7 +128,7 @@ void collect_nvidia(const CounterCollectionOptions& o, const collectors::Counter
   c.wall_ns += pass.process.wall_ns;
   c.application_runs += 1;
   for (const auto& w : pass.report.warnings) m.warnings.push_back(w);
-  CounterMatch nm = match_ncu_report(std::move(trace), pass.report, metrics);
+  CounterMatch nm = match_ncu_report(std::move(trace), pass.report, metrics, c.tool);
   m.instances = nm.instances;
   m.matched = nm.matched;
   merge(m, std::move(nm));
@@ -186,11 +191,13 @@ void collect_amd(const CounterCollectionOptions& o, const collectors::CounterPas
 
 }  // namespace
 
-CounterMatch match_ncu_report(Trace trace, const collectors::NcuReport& report, const std::vector<std::string>& metrics) {
+CounterMatch match_ncu_report(Trace trace, const collectors::NcuReport& report, const std::vector<std::string>& metrics,
+                              const std::string& tool) {
   CounterMatch m;
   const std::size_t before = trace.counters.size();
   collectors::NcuAttachOptions options;
   options.metrics = metrics;
+  options.tool = tool;
   const auto r = collectors::attach_ncu_metrics(trace, report, options);
   m.instances = report.kernels.size();
   m.matched = r.matched_instances;
@@ -282,6 +289,10 @@ CounterCollection collect_counters(const CounterCollectionOptions& o, const std:
   c.arch = analysis::normalize_arch(agent->name);
   const auto family = analysis::counter_family(c.arch);
   collectors::CounterPassRequest req{o.argv, o.run_dir, o.kernel_filter.value_or(""), o.timeout_s, o.debug};
+  req.launches_per_kernel = o.launches_per_kernel;
+  c.launches_per_kernel = o.launches_per_kernel;
+  if (family != analysis::CounterFamily::Nvidia && o.launches_per_kernel > 0)
+    throw Error(ExitCode::Usage, "--counter-launches is for NVIDIA's CUPTI counter pass; rocprofv3 measures every launch");
   if (family == analysis::CounterFamily::Nvidia) {
     c.vendor = "nvidia";
     collect_nvidia(o, req, std::move(trace), c, m);
@@ -324,6 +335,7 @@ nlohmann::json to_json(const CounterCollection& c) {
           {"tool", c.tool},
           {"arch", c.arch},
           {"requested", c.requested},
+          {"launches_per_kernel", c.launches_per_kernel ? nlohmann::json(c.launches_per_kernel) : nlohmann::json(nullptr)},
           {"passes", c.passes},
           {"commands", c.commands},
           {"run_dir", c.run_dir},

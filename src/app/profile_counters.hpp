@@ -27,6 +27,7 @@ namespace rpl::app {
 struct CounterCollectionOptions {
   bool roofline = false;  // the roofline counters (NVIDIA: plus the deep set, which the classifier reads)
   bool deep = false;      // NVIDIA: the deep-analysis metrics; AMD: also a rocprofv3 --att run
+  std::size_t launches_per_kernel = 0;  // --counter-launches (CUPTI pass only); 0: every launch
   std::string nvidia_tool = "auto";  // "cupti", "ncu", or "auto": ncu where installed, else cupti
   std::vector<std::string> argv;
   std::string run_dir;                       // the counter runs' folder
@@ -52,7 +53,9 @@ struct CounterMatch {
 
 // NVIDIA: the ncu report's instances paired with `trace`'s dispatches (collectors::attach_ncu_metrics's
 // rule: mangled name, then display name, then base name; per-kernel launch order).
-CounterMatch match_ncu_report(Trace trace, const collectors::NcuReport& report, const std::vector<std::string>& metrics);
+// `tool` names the counter tool in the warnings ("ncu" or "cupti").
+CounterMatch match_ncu_report(Trace trace, const collectors::NcuReport& report, const std::vector<std::string>& metrics,
+                              const std::string& tool = "ncu");
 // AMD: the counter samples of `pass` (a rocprofv3 pmc pass, read from its databases) paired with `trace`'s
 // dispatches by display name and per-kernel launch order.
 CounterMatch match_counter_trace(const Trace& trace, const Trace& pass);
@@ -68,6 +71,7 @@ struct CounterCollection {
   std::string tool;                              // "cupti", "ncu" or "rocprofv3"
   std::string arch;                              // of the profiled GPU agent
   std::vector<std::string> requested;            // "roofline", "deep"
+  std::size_t launches_per_kernel = 0;           // --counter-launches; 0: every launch was profiled
   std::vector<std::vector<std::string>> passes;  // AMD: counters per pmc pass; NVIDIA: one list (ncu groups)
   std::vector<std::string> commands;             // each tool run, joined
   std::string run_dir;

@@ -29,6 +29,7 @@ struct ProfileArgs {
   bool roofline = false;
   bool deep = false;
   std::string counter_tool = "auto";
+  std::size_t counter_launches = 0;
   std::string ceilings;
   double memory_bandwidth_gbps = 0;
   double timeout_s = 0;
@@ -50,6 +51,7 @@ int run(const ProfileArgs& a) {
   o.roofline = a.roofline;
   o.deep = a.deep;
   o.counter_tool = a.counter_tool;
+  o.counter_launches = a.counter_launches;
   if (!a.ceilings.empty()) o.ceilings_file = a.ceilings;
   if (a.memory_bandwidth_gbps > 0) o.memory_bandwidth_gbps = a.memory_bandwidth_gbps;
   o.debug = a.common.debug;
@@ -106,6 +108,10 @@ Action register_profile(CLI::App& app) {
                   "no cache flush between replay passes), or auto (ncu where installed, else cupti)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "cupti", "ncu"}));
+  cmd->add_option("--counter-launches", args->counter_launches,
+                  "N: the CUPTI counter pass profiles only the first N launches of each kernel (the rest run "
+                  "unprofiled; the roofline and labels come from those N)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--ceilings", args->ceilings, "measured ceilings (rocm-perf ceilings), as in analyze");
   cmd->add_option("--memory-bandwidth-gbps", args->memory_bandwidth_gbps,
                   "override the device-memory bandwidth ceiling (GB/s), as in analyze")

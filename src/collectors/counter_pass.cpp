@@ -142,6 +142,7 @@ NcuPass run_cupti_counter_pass(const CounterPassRequest& request, const std::vec
               {"RPL_COUNTERS_METRICS", fmt::format("{}", fmt::join(metrics, ","))},
               {"RPL_COUNTERS_OUT", out.string()},
               {"RPL_COUNTERS_KERNEL", request.kernel_regex},
+              {"RPL_COUNTERS_PER_KERNEL", std::to_string(request.launches_per_kernel)},
               {"RPL_COUNTERS_VERBOSE", request.debug ? "1" : "0"}};
   spec.stdout_file = run.stdout_file;
   if (!request.debug) spec.stderr_file = run.log_file;

@@ -7,6 +7,7 @@
 // - AMD: one rocprofv3 run with an -i input file of "pmc:" lines (one application run per line, databases
 //   under pmc_<N>/), and a separate rocprofv3 --att run for the deep analysis.
 // Neither tool's own output is mixed into ours: each run's stdout and log are files under the run folder.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@ struct CounterPassRequest {
   std::string kernel_regex;       // profile only kernels whose demangled name matches; empty: all
   double timeout_s = 0;           // for the whole pass; 0: none
   bool debug = false;             // the tool's own log goes to our stderr
+  std::size_t launches_per_kernel = 0;  // the CUPTI pass only: profile the first N launches of each kernel; 0: all
 };
 
 struct CounterPassRun {

@@ -15,6 +15,7 @@
 //   RPL_COUNTERS_METRICS  comma-separated metric names (ncu's names: the same metrics library)
 //   RPL_COUNTERS_OUT      folder; this process writes counters-<pid>.csv there at exit
 //   RPL_COUNTERS_KERNEL   optional ECMAScript regex on the demangled kernel name (else the mangled one)
+//   RPL_COUNTERS_PER_KERNEL  profile at most this many launches of each kernel (0 or unset: all)
 //   RPL_COUNTERS_BATCH    kernel ranges per counter-data image before it is decoded (default 1: measured no
 //                         cheaper with 64, and a kernel's tensor screen is known before its next launch)
 //   RPL_COUNTERS_VERBOSE  "1": say what is done on stderr
@@ -131,6 +132,9 @@ struct State {
   std::map<std::string, bool> unsupported;  // metric -> noted
   size_t dropped = 0;
   size_t skipped_capture = 0;
+  size_t per_kernel = 0;                   // RPL_COUNTERS_PER_KERNEL; 0: no limit
+  std::map<void*, size_t> profiled_launches;
+  size_t skipped_limit = 0;
   bool written = false;
   bool profiler_initialized = false;
 };
@@ -428,6 +432,9 @@ void write_csv() {
     if (!s.broken) flush(s);
   if (g->skipped_capture)
     note(std::to_string(g->skipped_capture) + " launch(es) during stream capture were not profiled");
+  if (g->skipped_limit)
+    note(std::to_string(g->skipped_limit) + " launch(es) not profiled: past the first " + std::to_string(g->per_kernel) +
+         " launch(es) of their kernel (RPL_COUNTERS_PER_KERNEL)");
   if (g->dropped) note(std::to_string(g->dropped) + " range(s) dropped by CUPTI");
   if (g->light_rows)
     note(std::to_string(g->light_rows) + " launch(es) of kernels without tensor-core work measured without the tensor "
@@ -481,8 +488,10 @@ void on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
   CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
   const bool in_capture =
       cuStreamIsCapturing(stream, &capturing) == CUDA_SUCCESS && capturing != CU_STREAM_CAPTURE_STATUS_NONE;
-  if (!matches || in_capture) {
+  const bool over_limit = matches && !in_capture && g->per_kernel && g->profiled_launches[handle] >= g->per_kernel;
+  if (!matches || in_capture || over_limit) {
     if (in_capture && matches) ++g->skipped_capture;
+    if (over_limit) ++g->skipped_limit;
     // A kernel we do not profile: profiling must be off while it runs (and the ranges so far are decoded,
     // so that an image never holds ranges from two Start/Stop spans).
     if (s->started) flush(*s);
@@ -515,6 +524,7 @@ void on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
   }
   l.mangled = mangled;
   l.function = handle;
+  ++g->profiled_launches[handle];
   l.context_id = s->context_id;
   uint32_t sid = 0;
   if (cuptiGetStreamIdEx(cb->context, stream, 0, &sid) == CUPTI_SUCCESS) l.stream_id = sid;
@@ -576,6 +586,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
       return 1;
     }
   }
+  if (const char* k = env("RPL_COUNTERS_PER_KERNEL")) s->per_kernel = std::strtoul(k, nullptr, 10);
   if (const char* b = env("RPL_COUNTERS_BATCH")) s->batch = std::max(1ul, std::strtoul(b, nullptr, 10));
   s->verbose = env("RPL_COUNTERS_VERBOSE") && std::string(env("RPL_COUNTERS_VERBOSE")) == "1";
   if (cuptiSubscribe(&s->subscriber, on_callback, nullptr) != CUPTI_SUCCESS) {

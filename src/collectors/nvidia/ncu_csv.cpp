@@ -367,9 +367,9 @@ NcuAttachResult attach_ncu_metrics(Trace& trace, const NcuReport& report, const 
   const bool per_process =
       std::all_of(ncu_pids.begin(), ncu_pids.end(), [&](int64_t pid) { return process_of_pid.count(pid) > 0; });
   if (!per_process && ncu_pids.size() > 1)
-    result.warnings.push_back(fmt::format("ncu profiled {} processes whose ids are not in the trace: dispatches are "
+    result.warnings.push_back(fmt::format("{} profiled {} processes whose ids are not in the trace: dispatches are "
                                           "matched by launch order across all processes",
-                                          ncu_pids.size()));
+                                          options.tool, ncu_pids.size()));
 
   // Dispatch lists per (display name, process or all).
   auto group_key = [](Index name, Index process) { return (static_cast<uint64_t>(name) << 32) | process; };
@@ -456,14 +456,14 @@ NcuAttachResult attach_ncu_metrics(Trace& trace, const NcuReport& report, const 
     const std::size_t available = it == dispatches_of.end() ? 0 : it->second.size();
     const std::string& name = trace.strings.at(static_cast<Index>(key >> 32));
     if (count > available)
-      result.warnings.push_back(fmt::format("ncu profiled {} instance(s) of '{}' but the trace has {} dispatch(es) of it: "
+      result.warnings.push_back(fmt::format("{} profiled {} instance(s) of '{}' but the trace has {} dispatch(es) of it: "
                                             "the {} extra instance(s) were skipped (is the trace from the same program "
                                             "and inputs?)",
-                                            count, name, available, count - available));
+                                            options.tool, count, name, available, count - available));
     else if (count < available)
-      result.warnings.push_back(fmt::format("ncu profiled {} of the {} dispatch(es) of '{}': only the first {} have ncu "
-                                            "metrics",
-                                            count, available, name, count));
+      result.warnings.push_back(fmt::format("{} profiled {} of the {} dispatch(es) of '{}': only the first {} have "
+                                            "counters",
+                                            options.tool, count, available, name, count));
   }
   for (const auto& n : unknown_names)
     result.warnings.push_back("ncu kernel '" + n + "' matches no kernel of the trace; its instances were skipped");

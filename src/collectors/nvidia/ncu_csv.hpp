@@ -73,6 +73,8 @@ struct NcuAttachOptions {
   // Metrics to attach; empty = every numeric metric except static device/link attributes
   // (device__attribute_*, nvlink__*, numa__*, c2clink__*, profiler__*).
   std::vector<std::string> metrics;
+  // The tool named in the warnings: "ncu", or "cupti" for the in-process pass's CSV in ncu's layout.
+  std::string tool = "ncu";
 };
 struct NcuAttachResult {
   std::size_t matched_instances = 0;
