@@ -26,13 +26,17 @@ void make_dir(const std::string& dir) {
 }
 
 // Runs the tool; the application's stdout goes to a file, the tool's stderr to `log` unless debugging.
-void run_tool(CounterPassRun& run, const CounterPassRequest& request, const std::string& log) {
+// `argv` defaults to run.command (the in-process pass runs the application itself, with `env`).
+void run_tool(CounterPassRun& run, const CounterPassRequest& request, const std::string& log,
+              const std::vector<std::pair<std::string, std::string>>& env = {},
+              const std::vector<std::string>* argv = nullptr) {
   ProcessSpec spec;
-  spec.argv = run.command;
+  spec.argv = argv ? *argv : run.command;
+  spec.env = env;
   spec.stdout_file = run.stdout_file;
   if (!request.debug) spec.stderr_file = log;
   spec.timeout_s = request.timeout_s;
-  log::debug("running: {}", fmt::join(spec.argv, " "));
+  log::debug("running: {}", fmt::join(run.command, " "));
   run.process = run_process(spec);
 }
 
@@ -136,21 +140,16 @@ NcuPass run_cupti_counter_pass(const CounterPassRequest& request, const std::vec
   std::error_code ec;
   fs::remove_all(out, ec);  // our own folder from an earlier profile
   make_dir(out.string());
-  ProcessSpec spec;
-  spec.argv = request.argv;
-  spec.env = {{"CUDA_INJECTION64_PATH", *library},
-              {"RPL_COUNTERS_METRICS", fmt::format("{}", fmt::join(metrics, ","))},
-              {"RPL_COUNTERS_OUT", out.string()},
-              {"RPL_COUNTERS_KERNEL", request.kernel_regex},
-              {"RPL_COUNTERS_PER_KERNEL", std::to_string(request.launches_per_kernel)},
-              {"RPL_COUNTERS_VERBOSE", request.debug ? "1" : "0"}};
-  spec.stdout_file = run.stdout_file;
-  if (!request.debug) spec.stderr_file = run.log_file;
-  spec.timeout_s = request.timeout_s;
   run.command = {"CUDA_INJECTION64_PATH=" + *library};
   run.command.insert(run.command.end(), request.argv.begin(), request.argv.end());
-  log::debug("running: {}", fmt::join(run.command, " "));
-  run.process = run_process(spec);
+  run_tool(run, request, run.log_file,
+           {{"CUDA_INJECTION64_PATH", *library},
+            {"RPL_COUNTERS_METRICS", fmt::format("{}", fmt::join(metrics, ","))},
+            {"RPL_COUNTERS_OUT", out.string()},
+            {"RPL_COUNTERS_KERNEL", request.kernel_regex},
+            {"RPL_COUNTERS_PER_KERNEL", std::to_string(request.launches_per_kernel)},
+            {"RPL_COUNTERS_VERBOSE", request.debug ? "1" : "0"}},
+           &request.argv);
   if (!run.process.ok())
     throw Error(ExitCode::ApplicationFailed,
                 fmt::format("the application {} in the CUPTI counter pass; its stderr ({}) ends with:\n{}",
@@ -162,7 +161,11 @@ NcuPass run_cupti_counter_pass(const CounterPassRequest& request, const std::vec
   if (files.empty())
     pass_failed(run, fmt::format("librpl_cupti_counters.so wrote no counters-<pid>.csv under {}", out.string()));
   for (const auto& f : files) {
-    NcuReport one = read_ncu_csv(f.string());
+    std::ifstream in(f, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in) throw Error(ExitCode::InputMissing, f.string() + ": cannot read the ncu CSV file");
+    NcuReport one = parse_ncu_csv(text.str(), f.string());
     if (run.report.metric_names.empty()) {
       run.report.metric_names = one.metric_names;
       run.report.metric_units = one.metric_units;
@@ -175,8 +178,8 @@ NcuPass run_cupti_counter_pass(const CounterPassRequest& request, const std::vec
     }
     for (auto& w : one.warnings) run.report.warnings.push_back(std::move(w));
     // The library's own notes (unsupported metrics, dropped ranges) precede the table.
-    std::ifstream in(f);
-    for (std::string line; std::getline(in, line);)
+    std::istringstream lines(text.str());
+    for (std::string line; std::getline(lines, line);)
       if (line.rfind("==RPL== ", 0) == 0 && line.find("replay pass") == std::string::npos)
         run.report.warnings.push_back(f.filename().string() + ": " + line.substr(8));
   }

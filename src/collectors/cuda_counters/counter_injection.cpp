@@ -34,6 +34,7 @@
 #include <cxxabi.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -61,14 +62,11 @@ std::string cupti_error(CUptiResult r) {
   return s ? s : "unknown CUPTI error";
 }
 
+// One profiled launch awaiting its range; its context's properties (device, context id) are the ContextState's.
 struct Launch {
   std::string mangled;
-  unsigned grid[3] = {1, 1, 1};
-  unsigned block[3] = {1, 1, 1};
-  uint32_t context_id = 0;
+  std::array<unsigned, 3> grid{}, block{};
   uint64_t stream_id = 0;
-  int device = 0;
-  std::string cc;
   void* function = nullptr;
 };
 
@@ -97,8 +95,8 @@ bool is_tensor_metric(const std::string& m) { return m.rfind("sm__ops_path_tenso
 
 struct ChipConfig {
   Config full;
-  Config light;  // empty when no tensor metric was asked for
-  bool has_light = false;
+  Config light;  // no host object when no tensor metric was asked for (or the set was refused)
+  bool has_light() const { return light.host != nullptr; }
 };
 
 struct ContextState {
@@ -243,8 +241,7 @@ ChipConfig* chip_config(const std::string& chip, const std::vector<uint8_t>& ava
     std::vector<std::string> light;
     for (const auto& m : supported)
       if (!is_tensor_metric(m)) light.push_back(m);
-    c.has_light = build_config(chip, availability, light, c.light);
-    if (c.has_light)
+    if (build_config(chip, availability, light, c.light))
       note("chip " + chip + ": " + std::to_string(c.light.passes) + " replay pass(es) for kernels without tensor-core work");
   }
   return &c;
@@ -408,11 +405,12 @@ void flush(ContextState& s) {
     row.process_id = getpid();
     row.process_name = program_invocation_short_name;
     row.host_name = host;
-    row.context_id = l.context_id;
+    row.context_id = s.context_id;
     row.stream_id = l.stream_id;
-    for (int d = 0; d < 3; ++d) row.grid[d] = l.grid[d], row.block[d] = l.block[d];
-    row.device = l.device;
-    row.compute_capability = l.cc;
+    row.grid = l.grid;
+    row.block = l.block;
+    row.device = s.device;
+    row.compute_capability = s.cc;
     for (const auto& m : g->metrics) {
       const int k = c.index_of(m);
       if (k >= 0 && ok) row.values.emplace_back(values[k]);
@@ -475,7 +473,8 @@ void on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
   Launch l;
   void* handle = d.handle;
   CUstream stream = d.stream;
-  for (int i = 0; i < 3; ++i) l.grid[i] = d.grid[i], l.block[i] = d.block[i];
+  l.grid = d.grid;
+  l.block = d.block;
   std::lock_guard<std::mutex> lock(g->mutex);
   if (g->written) return;
   ContextState* s = context_state(cb->context);
@@ -498,7 +497,7 @@ void on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
     return;
   }
   Config* wanted = &s->chip->full;
-  if (s->chip->has_light) {
+  if (s->chip->has_light()) {
     auto known = g->uses_tensor.find(handle);
     if (known != g->uses_tensor.end() && !known->second) wanted = &s->chip->light;
   }
@@ -525,11 +524,8 @@ void on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
   l.mangled = mangled;
   l.function = handle;
   ++g->profiled_launches[handle];
-  l.context_id = s->context_id;
   uint32_t sid = 0;
   if (cuptiGetStreamIdEx(cb->context, stream, 0, &sid) == CUPTI_SUCCESS) l.stream_id = sid;
-  l.device = s->device;
-  l.cc = s->cc;
   s->pending.push_back(std::move(l));
 }
 
