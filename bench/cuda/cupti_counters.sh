@@ -8,13 +8,8 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 LIB=${LIB:-$(pwd)/.devbuild-R/lib/librpl_cupti_counters.so}
-R="gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,l1tex__t_bytes.sum,smsp__sass_data_bytes_mem_shared.sum"
-for p in d f h; do for op in add mul fma; do R="$R,smsp__sass_thread_inst_executed_op_${p}${op}_pred_on.sum"; done; done
-T="sm__ops_path_tensor_src_fp16.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp64.sum,sm__ops_path_tensor_src_fp8.sum,sm__ops_path_tensor_src_int8.sum"
-B="sm__warps_active.avg.pct_of_peak_sustained_active,sm__maximum_warps_per_active_cycle_pct,sm__inst_issued.avg.pct_of_peak_sustained_active,smsp__sass_branch_targets_threads_uniform.sum,smsp__sass_branch_targets_threads_divergent.sum,smsp__thread_inst_executed_per_inst_executed.ratio,l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct"
-st() { local out=""; for r in "$@"; do out="$out,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio"; done; echo "${out#,}"; }
-ALL=$(st barrier branch_resolving dispatch_stall drain gmma imc_miss lg_throttle long_scoreboard math_pipe_throttle membar mio_throttle misc no_instruction not_selected selected short_scoreboard sleeping tex_throttle wait)
-MEM=$(st long_scoreboard lg_throttle tex_throttle short_scoreboard mio_throttle membar drain imc_miss)
+source "$(dirname "$0")/metric_lists.sh"
+R="$BYTES,$FP"; T=$TENSOR; B=$BASIC
 # What each tool gets from `profile --roofline`: ncu all 19 stall reasons; the CUPTI pass the memory reasons,
 # selected, not_selected and the warp latency per instruction (analysis::cupti_deep_metrics).
 M=${METRICS:-$R,$T,$B,$ALL}

@@ -5,14 +5,8 @@
 #   [LIB=.devbuild-R/lib/librpl_cupti_counters.so] [ONLY="A_light B_no_stalls"] bench/cuda/cupti_sets.sh APP [ARGS...]
 set -u
 LIB=${LIB:-$(pwd)/.devbuild-R/lib/librpl_cupti_counters.so}
-R="gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,l1tex__t_bytes.sum,smsp__sass_data_bytes_mem_shared.sum"
-F=""; for p in d f h; do for op in add mul fma; do F="$F,smsp__sass_thread_inst_executed_op_${p}${op}_pred_on.sum"; done; done; F=${F#,}
-X=sm__inst_executed_pipe_tensor.sum
-B="sm__warps_active.avg.pct_of_peak_sustained_active,sm__inst_issued.avg.pct_of_peak_sustained_active,smsp__thread_inst_executed_per_inst_executed.ratio,smsp__sass_branch_targets_threads_uniform.sum,smsp__sass_branch_targets_threads_divergent.sum"
-H="l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct"
-st() { local out=""; for r in "$@"; do out="$out,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio"; done; echo "${out#,}"; }
-LAT=smsp__average_warp_latency_per_inst_issued.ratio
-MEM=$(st long_scoreboard lg_throttle tex_throttle short_scoreboard mio_throttle membar drain imc_miss)
+source "$(dirname "$0")/metric_lists.sh"
+R=$BYTES; F=$FP; X=$TENSOR_SCREEN; B=$CLASSIFIER; H=$HIT_RATES
 declare -A SETS=(
   [A_light_now]="$R,$F,$X,$B,$H,$LAT,$(st selected not_selected),$MEM"
   [B_no_stalls]="$R,$F,$X,$B,$H"
