@@ -77,6 +77,8 @@ struct Config {
   std::vector<std::string> names;  // metrics in the configuration
   std::vector<const char*> names_c;
   size_t passes = 0;
+  std::vector<int> request_column;  // per requested metric (State::metrics): its index in `names`, or -1
+  int screen = -1;                  // the tensor screen's index in `names`, or -1
   int index_of(const std::string& m) const {
     for (size_t i = 0; i < names.size(); ++i)
       if (names[i] == m) return static_cast<int>(i);
@@ -106,6 +108,7 @@ struct ContextState {
   std::vector<uint8_t> counter_data;
   std::vector<Launch> pending;  // launches whose ranges are in counter_data, in order
   bool started = false;
+  bool image_ready = false;  // counter_data initialised for `active` and not yet decoded
   bool broken = false;
   int device = 0;
   std::string cc;
@@ -206,6 +209,8 @@ bool build_config(const std::string& chip, const std::vector<uint8_t>& availabil
   np.pConfigImage = c.config_image.data();
   cuptiProfilerHostGetNumOfPasses(&np);
   c.passes = np.numOfPasses;
+  for (const auto& m : g->metrics) c.request_column.push_back(c.index_of(m));
+  c.screen = c.index_of(kTensorScreen);
   return true;
 }
 
@@ -345,7 +350,6 @@ ContextState* context_state(CUcontext ctx) {
     return nullptr;
   }
   s.profiler = en.pRangeProfilerObject;
-  if (!init_counter_data(s)) return nullptr;
   s.broken = false;
   return &s;
 }
@@ -367,6 +371,7 @@ void flush(ContextState& s) {
     note("cuptiRangeProfilerDecodeData: " + cupti_error(r));
     g->dropped += s.pending.size();
     s.pending.clear();
+    s.image_ready = false;
     return;
   }
   g->dropped += dd.numOfRangeDropped;
@@ -381,7 +386,7 @@ void flush(ContextState& s) {
   const size_t n = std::min<size_t>(info.numTotalRanges, s.pending.size());
   const Config& c = *s.active;
   const bool light = &c == &s.chip->light;
-  const int screen = c.index_of(kTensorScreen);
+  const int screen = c.screen;
   std::vector<double> values(c.names.size());
   static char host[256] = {0};
   if (!host[0]) gethostname(host, sizeof host - 1);
@@ -411,8 +416,9 @@ void flush(ContextState& s) {
     row.block = l.block;
     row.device = s.device;
     row.compute_capability = s.cc;
-    for (const auto& m : g->metrics) {
-      const int k = c.index_of(m);
+    for (size_t j = 0; j < g->metrics.size(); ++j) {
+      const std::string& m = g->metrics[j];
+      const int k = c.request_column[j];
       if (k >= 0 && ok) row.values.emplace_back(values[k]);
       else if (light && ok && is_tensor_metric(m) && !tensor_seen) row.values.emplace_back(0.0);
       else row.values.emplace_back(std::nullopt);
@@ -420,7 +426,7 @@ void flush(ContextState& s) {
     g->rows.push_back(rpl::collectors::counter_csv_row(g->rows.size(), row));
   }
   s.pending.clear();
-  if (!init_counter_data(s)) s.broken = true;
+  s.image_ready = false;  // initialised again before the next Start, for whichever configuration it needs
 }
 
 void write_csv() {
@@ -503,12 +509,13 @@ void on_launch(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
   }
   if (s->pending.size() >= g->batch || (wanted != s->active && (s->started || !s->pending.empty()))) flush(*s);
   if (s->broken) return;
-  if (wanted != s->active) {
+  if (wanted != s->active || !s->image_ready) {
     s->active = wanted;
     if (!init_counter_data(*s)) {
       s->broken = true;
       return;
     }
+    s->image_ready = true;
   }
   if (!s->started) {
     CUpti_RangeProfiler_Start_Params st{};
