@@ -2,15 +2,13 @@
 # Real-workload traces for the analysis checks (issue 13): a bf16 transformer training step profiled with
 # rocm-perf (3 runs), the same with the roofline counter pass (CUPTI, first launch of each kernel), a
 # launch-bound variant (small model, .item() every step), and a Triton JIT kernel. Everything lands in
-# $OUT/torch_traces.tar.zst (databases and rocm-perf outputs) plus the terminal summaries in $OUT/*.txt.
-#   scripts/gpu/torch_traces.sh [BUILD_DIR]   (BUILD_DIR holds a built src/cli/rocm-perf; default build-gpu)
+# $OUT/torch_traces.tar.gz (databases and rocm-perf outputs) plus the terminal summaries in $OUT/*.txt.
+#   scripts/gpu/torch_traces.sh --devbuild DIR   (DIR from scripts/gpu/stage_devbuild.sh, carried to the GPU machine)
 set -u
-B=${1:-build-gpu}
-if [ ! -x "$B/src/cli/rocm-perf" ]; then
-  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRPL_BUILD_TESTS=OFF -DRPL_BUILD_BENCH=OFF >/dev/null &&
-    cmake --build "$B" -j16 >"$OUT/build.log" 2>&1 || { echo "FAIL: build"; tail -30 "$OUT/build.log"; exit 1; }
-fi
-RP=$(pwd)/$B/src/cli/rocm-perf
+[ "${1:-}" = --devbuild ] && [ -n "${2:-}" ] || { echo "usage: $0 --devbuild DIR" >&2; exit 2; }
+DEVBUILD=$(cd "$2" && pwd)
+export LD_LIBRARY_PATH="$DEVBUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+RP=$DEVBUILD/lib/rocm-perf
 W=$(mktemp -d); PY=python3
 date -u +"date %Y-%m-%dT%H:%M:%SZ"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 run() {  # name, then rocm-perf arguments
@@ -27,5 +25,5 @@ run hostbound profile --runs 3 -o "$W/hostbound" -- $PY bench/workloads/train_st
   --d-model 128 --heads 4 --seq 64 --batch 2 --vocab 512 --sync-every-step
 run triton profile --runs 1 -o "$W/triton" -- $PY bench/workloads/triton_softmax.py
 for d in train train_roofline hostbound triton; do cp "$W/$d.err" "$W/$d/" 2>/dev/null; done
-(cd "$W" && tar --zstd -cf "$OUT/torch_traces.tar.zst" train train_roofline hostbound triton)
+(cd "$W" && tar -czf "$OUT/torch_traces.tar.gz" train train_roofline hostbound triton)
 ls -la "$OUT"
