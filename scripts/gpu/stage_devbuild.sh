@@ -24,7 +24,7 @@ strip --strip-debug -o "$DEST/lib/librpl_cupti_counters.so" "$BUILD/src/cli/libr
 # rocm-perf beside the collector, where `profile` looks for it.
 strip --strip-debug -o "$DEST/lib/rocm-perf" "$BUILD/src/cli/rocm-perf"
 cp "$BUILD/src/cli/rpl_ceilings_bench" "$DEST/lib/"  # `rocm-perf ceilings` looks next to itself
-strip --strip-debug -o "$DEST/bin/rpl_spill_convert" "$BUILD/src/collectors/cuda/rpl_spill_convert"
+strip --strip-debug -o "$DEST/bin/rpl_spill_convert" "$BUILD/src/collectors/nvidia/spill_convert/rpl_spill_convert"
 cp "$BUILD"/apps/* "$DEST/bin/"
 cp -r "$ROOT/scripts/gpu" "$DEST/scripts/"
 cp -r "$ROOT/bench/cuda" "$DEST/bench/"

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "collectors/rocm/rocprofv3_collector.hpp"
+#include "collectors/amd/rocprofv3_collector.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
 #include "support/libexec.hpp"

@@ -3,7 +3,7 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
-#include "collectors/rocm/rocprofv3_collector.hpp"
+#include "collectors/amd/rocprofv3_collector.hpp"
 #include "support/errors.hpp"
 
 namespace rpl::platform {
