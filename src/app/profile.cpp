@@ -8,6 +8,7 @@
 #include <regex>
 #include <unordered_map>
 
+#include "collectors/collector_factory.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
 #include "support/progress.hpp"
@@ -67,7 +68,7 @@ void run_timing_only(const ProfileOptions& o, ProfileResults& out, Progress& pro
 void run_traced(const ProfileOptions& o, ProfileResults& out, Progress& progress) {
   platform::Kind kind = o.platform ? *o.platform : platform::detect();
   out.platform = platform::to_string(kind);
-  auto collector = platform::make_collector(kind);
+  auto collector = collectors::make_collector(kind);
   out.collector = collector->name();
   std::optional<std::regex> filter;
   if (o.kernel_filter) filter.emplace(*o.kernel_filter);

@@ -183,7 +183,7 @@ void collect_amd(const CounterCollectionOptions& o, const collectors::CounterPas
     for (const auto& out : att.outputs) {
       auto it = names.find(out.dispatch_id);
       c.att.push_back({out.dispatch_id, it == names.end() ? std::string() : it->second,
-                       analysis::analyze_att_dispatch(out, max_waves)});
+                       analysis::analyze_att_dispatch(collectors::read_att_dispatch(out), max_waves)});
     }
     if (att.outputs.empty()) m.warnings.push_back("the ATT run decoded nothing: " + att.diagnosis);
   }

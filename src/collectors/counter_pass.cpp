@@ -242,8 +242,8 @@ RocprofAttPass run_rocprof_att_pass(const CounterPassRequest& request) {
     return run;
   }
   run.databases = find_rocpd_databases(run.output_dir);
-  run.outputs = analysis::find_att_outputs(run.output_dir);
-  if (run.outputs.empty()) run.diagnosis = analysis::diagnose_att_root(run.output_dir);
+  run.outputs = find_att_outputs(run.output_dir);
+  if (run.outputs.empty()) run.diagnosis = diagnose_att_root(run.output_dir);
   return run;
 }
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/deep_analysis.hpp"
+#include "collectors/amd/att_import.hpp"
 #include "collectors/nvidia/ncu_csv.hpp"
 #include "support/process.hpp"
 
@@ -73,8 +73,8 @@ RocprofPmcPass run_rocprof_pmc_pass(const CounterPassRequest& request, const std
 struct RocprofAttPass : CounterPassRun {
   std::string output_dir;
   std::vector<std::string> databases;                   // the run's own trace (dispatch ids -> kernel names)
-  std::vector<analysis::AttDispatchOutput> outputs;     // decoded per-dispatch folders
-  std::string diagnosis;                                // why `outputs` is empty (analysis::diagnose_att_root)
+  std::vector<AttDispatchOutput> outputs;               // decoded per-dispatch folders
+  std::string diagnosis;                                // why `outputs` is empty (diagnose_att_root)
 };
 // `rocprofv3 --att --kernel-trace --output-format rocpd -d DIR [--kernel-include-regex RE] -- APP`: thread
 // trace of the first dispatch of each matching kernel. An empty result is not an error (the diagnosis says

@@ -6,7 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "collectors/amd/rocprofv3_collector.hpp"
+#include "collectors/amd/rocprofv3_collector.hpp"  // find_rocpd_databases
+#include "collectors/collector_factory.hpp"
 #include "collectors/nvidia/spill_to_rocpd.hpp"
 #include "platform/platform.hpp"
 #include "support/errors.hpp"
@@ -64,8 +65,7 @@ class CudaCollector : public platform::Collector {
 };
 
 }  // namespace
-}  // namespace rpl::collectors
 
-namespace rpl::platform {
-std::unique_ptr<Collector> make_cuda_collector() { return std::make_unique<collectors::CudaCollector>(); }
-}  // namespace rpl::platform
+std::unique_ptr<platform::Collector> make_cuda_collector() { return std::make_unique<CudaCollector>(); }
+
+}  // namespace rpl::collectors
