@@ -16,6 +16,22 @@
 #include "support/log.hpp"
 
 namespace rpl::collectors {
+
+CounterTool parse_counter_tool(const std::string& name) {
+  if (name == "auto") return CounterTool::Auto;
+  if (name == "ncu") return CounterTool::Ncu;
+  if (name == "cupti") return CounterTool::Cupti;
+  throw Error(ExitCode::Usage, fmt::format("--counter-tool {}: expected auto, cupti or ncu", name));
+}
+
+const char* to_string(CounterTool tool) {
+  switch (tool) {
+    case CounterTool::Ncu: return "ncu";
+    case CounterTool::Cupti: return "cupti";
+    case CounterTool::Auto: break;
+  }
+  return "auto";
+}
 namespace fs = std::filesystem;
 namespace {
 

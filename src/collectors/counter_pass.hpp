@@ -18,6 +18,13 @@
 
 namespace rpl::collectors {
 
+// The NVIDIA counter pass's tool (--counter-tool), parsed once at the command line: ncu, the in-process
+// CUPTI range profiler, or auto (ncu where installed, else cupti; resolved when the pass runs).
+enum class CounterTool { Auto, Ncu, Cupti };
+// "auto" | "ncu" | "cupti"; throws rpl::Error(Usage) naming the value otherwise.
+CounterTool parse_counter_tool(const std::string& name);
+const char* to_string(CounterTool tool);
+
 struct CounterPassRequest {
   std::vector<std::string> argv;  // the application and its arguments
   std::string run_dir;            // created if missing; every output goes under it
