@@ -15,17 +15,11 @@
 #include <string>
 
 #include "capture/replay_report.hpp"
+#include "capture/replay_runner.hpp"
 
 namespace rpl::hsa_replay {
 
-struct ReplayOptions {
-  std::string mode;  // "reserve-check" or "full-vm"
-  std::string capture_dir;
-  unsigned iterations = 1;
-  bool recopy = true;
-  std::string code_object;  // "" = the captured code object
-  std::string dump_dir;     // final memory of every region, raw, as r<ID>.bin
-};
+using ReplayOptions = capture::ReplayRunnerOptions;
 
 // Fills `report` as far as it got; throws rpl::Error after filling in what explains the failure:
 // AddressRelocation (12) for a range that cannot be had at its address, VerificationMismatch (13),

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "capture/replay_runner.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
 
@@ -279,32 +280,9 @@ void ReplayMemory::restore_pristine(const capture::Manifest& m, const std::vecto
 
 capture::Verification ReplayMemory::verify(const std::filesystem::path& dir, const capture::Manifest& m,
                                            const std::vector<uint64_t>& addresses) {
-  capture::Verification v;
-  std::vector<std::byte> replayed;
-  for (std::size_t i = 0; i < m.regions.size(); ++i) {
-    const capture::Region& g = m.regions[i];
-    if (!g.after) continue;
-    capture::RegionDifference diff{g.id, g.address, g.size, g.kind, g.symbol, 0, 0};
-    uint64_t offset = 0;
-    capture::read_blob(dir, *g.after, [&](const std::byte* expected, std::size_t n) {
-      replayed.resize(n);
-      read(addresses[i] + offset, replayed.data(), n);
-      if (std::memcmp(replayed.data(), expected, n) != 0)
-        for (std::size_t k = 0; k < n; ++k)
-          if (replayed[k] != expected[k] && diff.bytes_differing++ == 0) diff.first_difference = offset + k;
-      offset += n;
-    });
-    ++v.regions_compared;
-    v.bytes_compared += g.size;
-    v.bytes_differing += diff.bytes_differing;
-    if (diff.bytes_differing) v.differing.push_back(diff);
-  }
-  if (v.regions_compared == 0) {
-    v.reason = "the capture holds no after-snapshot";
-    return v;  // "skipped"
-  }
-  v.status = v.differing.empty() ? "match" : "mismatch";
-  return v;
+  return capture::compare_with_after_snapshot(dir, m, [&](std::size_t i, uint64_t offset, std::byte* into, std::size_t n) {
+    read(addresses[i] + offset, into, n);
+  });
 }
 
 void ReplayMemory::dump(const std::string& dump_dir, const capture::Manifest& m, const std::vector<uint64_t>& addresses) {

@@ -328,32 +328,9 @@ void Replay::verify() {
     v.reason = fmt::format("--no-recopy with {} iterations: the last one did not start from the captured state", o_.iterations);
     return;
   }
-  std::vector<std::byte> device_bytes(std::size_t{1} << 20);
-  for (std::size_t i = 0; i < m_.regions.size(); ++i) {
-    const Region& g = m_.regions[i];
-    if (!g.after) continue;
-    capture::RegionDifference diff{g.id, g.address, g.size, g.kind, g.symbol, 0, 0};
-    uint64_t off = 0;
-    capture::read_blob(dir_, *g.after, [&](const std::byte* d, std::size_t n) {
-      check(cuMemcpyDtoH(device_bytes.data(), device_address(i) + off, n), "reading back the replayed memory");
-      if (std::memcmp(device_bytes.data(), d, n) != 0)
-        for (std::size_t k = 0; k < n; ++k)
-          if (device_bytes[k] != d[k]) {
-            if (diff.bytes_differing++ == 0) diff.first_difference = off + k;
-          }
-      off += n;
-    });
-    ++v.regions_compared;
-    v.bytes_compared += g.size;
-    v.bytes_differing += diff.bytes_differing;
-    if (diff.bytes_differing) v.differing.push_back(diff);
-  }
-  if (v.regions_compared == 0) {
-    v.status = "skipped";
-    v.reason = "the capture holds no after-snapshot";
-    return;
-  }
-  v.status = v.differing.empty() ? "match" : "mismatch";
+  v = capture::compare_with_after_snapshot(dir_, m_, [&](std::size_t i, uint64_t off, std::byte* into, std::size_t n) {
+    check(cuMemcpyDtoH(into, device_address(i) + off, n), "reading back the replayed memory");
+  });
 }
 
 void Replay::dump() {

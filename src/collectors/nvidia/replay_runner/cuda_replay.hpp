@@ -7,17 +7,11 @@
 #include <string>
 
 #include "capture/replay_report.hpp"
+#include "capture/replay_runner.hpp"
 
 namespace rpl::cuda_capture {
 
-struct ReplayOptions {
-  std::string mode;  // "reserve-check" or "full-vm"
-  std::string capture_dir;
-  unsigned iterations = 1;
-  bool recopy = true;
-  std::string code_object;  // "" = the captured cubin
-  std::string dump_dir;     // final memory of every region, raw, as r<ID>.bin
-};
+using ReplayOptions = capture::ReplayRunnerOptions;
 
 // Fills `report` as far as it got; throws rpl::Error (AddressRelocation, VerificationMismatch, Input*, ...)
 // after filling in what explains the failure.
