@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds what the GPU machine needs and assembles it in one folder to carry there (the GPU machine has no
 # compiler dev packages: no libsqlite3-dev, fmt, nlohmann). Run here, on the build machine.
-#   [CUDA_ARCHS="80 90"] scripts/gpu/stage_devbuild.sh [DEST=.devbuild] [BUILD_DIR=build]
+#   [JOBS=2] [CUDA_ARCHS="80 90"] scripts/gpu/stage_devbuild.sh [DEST=.devbuild] [BUILD_DIR=build]
 # DEST/lib: librpl_cuda_collector.so and librpl_cupti_counters.so (RUNPATH $ORIGIN) and the shared libraries it needs that the GPU
 # machine may lack (libcupti, libsqlite3, libfmt); DEST/bin: testbed apps (nvcc, sm_80 + sm_90) and
 # rpl_spill_convert; DEST/lib/rpl_ceilings_bench (the ceilings benchmark); DEST/scripts/gpu, DEST/bench/cuda, DEST/examples/apps/multistream.json.
@@ -10,8 +10,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DEST=${1:-$ROOT/.devbuild}
 BUILD=${2:-$ROOT/build}
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-ninja -C "$BUILD" -j2 rpl_cuda_collector rpl_cupti_counters rpl_spill_convert rocm-perf rpl_ceilings_bench
-make -C "$ROOT/examples/apps" -j2 OUT="$BUILD/apps" CUDA_ARCHS="${CUDA_ARCHS:-80 90}" cuda
+ninja -C "$BUILD" -j"${JOBS:-2}" rpl_cuda_collector rpl_cupti_counters rpl_spill_convert rocm-perf rpl_ceilings_bench
+make -C "$ROOT/examples/apps" -j"${JOBS:-2}" OUT="$BUILD/apps" CUDA_ARCHS="${CUDA_ARCHS:-80 90}" cuda
 rm -rf "$DEST"; mkdir -p "$DEST/lib" "$DEST/bin" "$DEST/scripts" "$DEST/bench" "$DEST/examples/apps"
 LIBSO="$BUILD/src/cli/librpl_cuda_collector.so"
 strip --strip-debug -o "$DEST/lib/librpl_cuda_collector.so" "$LIBSO"
