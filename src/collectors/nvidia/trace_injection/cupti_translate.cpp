@@ -100,6 +100,107 @@ void RecordTranslator::add_api(const CUpti_ActivityAPI& a, spill::ApiDomain doma
   ++stats_.api_calls;
 }
 
+template <typename Activity>
+spill::CopyRecord RecordTranslator::copy_record(const Activity& m, spill::CopyOp op) {
+  spill::CopyRecord r;
+  r.start = ts(m.start);
+  r.end = ts(m.end);
+  r.bytes = m.bytes;
+  r.graph_node_id = m.graphNodeId;
+  r.correlation_id = m.correlationId;
+  r.device_id = m.deviceId;
+  r.context_id = m.contextId;
+  r.stream_id = m.streamId;
+  r.graph_id = m.graphId;
+  r.op = static_cast<uint8_t>(op);
+  return r;
+}
+
+void RecordTranslator::add_copy(const spill::CopyRecord& r) {
+  copies_.push_back(r);
+  ++stats_.copies;
+}
+
+void RecordTranslator::add_memcpy(const CUpti_ActivityMemcpy6& m) {
+  spill::CopyRecord r = copy_record(m, spill::CopyOp::Memcpy);
+  r.runtime_correlation_id = m.runtimeCorrelationId;
+  r.copy_kind = m.copyKind;
+  r.src_kind = m.srcKind;
+  r.dst_kind = m.dstKind;
+  add_copy(r);
+}
+
+void RecordTranslator::add_peer_memcpy(const CUpti_ActivityMemcpyPtoP4& m) {
+  spill::CopyRecord r = copy_record(m, spill::CopyOp::PeerMemcpy);
+  r.src_device_id = m.srcDeviceId;
+  r.dst_device_id = m.dstDeviceId;
+  r.copy_kind = m.copyKind;
+  r.src_kind = m.srcKind;
+  r.dst_kind = m.dstKind;
+  add_copy(r);
+}
+
+void RecordTranslator::add_memset(const CUpti_ActivityMemset4& m) {
+  spill::CopyRecord r = copy_record(m, spill::CopyOp::Memset);
+  r.memset_value = m.value;
+  r.src_kind = r.dst_kind = static_cast<uint8_t>(m.memoryKind);
+  add_copy(r);
+}
+
+void RecordTranslator::add_sync(const CUpti_ActivitySynchronization2& y) {
+  spill::SyncRecord r;
+  r.start = ts(y.start);
+  r.end = ts(y.end);
+  r.event_sync_id = y.cudaEventSyncId;
+  r.correlation_id = y.correlationId;
+  r.context_id = y.contextId;
+  r.stream_id = y.streamId;
+  r.event_id = y.cudaEventId;
+  r.type = static_cast<uint32_t>(y.type);
+  r.return_value = y.returnValue;
+  syncs_.push_back(r);
+  ++stats_.syncs;
+}
+
+void RecordTranslator::add_event_record(const CUpti_ActivityCudaEvent2& e) {
+  spill::EventRecordRecord r;
+  r.event_sync_id = e.cudaEventSyncId;
+  r.device_timestamp = ts(e.deviceTimestamp);
+  r.correlation_id = e.correlationId;
+  r.context_id = e.contextId;
+  r.stream_id = e.streamId;
+  r.event_id = e.eventId;
+  r.device_id = e.deviceId;
+  event_records_.push_back(r);
+  ++stats_.event_records;
+}
+
+void RecordTranslator::add_device(const CUpti_ActivityDevice5& d) {
+  spill::DeviceRecord r;
+  r.global_memory_bytes = d.globalMemorySize;
+  r.global_memory_bandwidth_kbps = d.globalMemoryBandwidth;
+  r.device_id = d.id;
+  r.name_id = d.name ? intern(d.name) : 0;
+  r.sm_count = d.numMultiprocessors;
+  r.compute_major = d.computeCapabilityMajor;
+  r.compute_minor = d.computeCapabilityMinor;
+  r.warp_size = d.numThreadsPerWarp;
+  r.max_warps_per_sm = d.maxWarpsPerMultiprocessor;
+  r.max_blocks_per_sm = d.maxBlocksPerMultiprocessor;
+  r.max_threads_per_block = d.maxThreadsPerBlock;
+  r.shared_bytes_per_sm = d.maxSharedMemoryPerMultiprocessor;
+  r.shared_bytes_per_block = d.maxSharedMemoryPerBlock;
+  r.registers_per_sm = d.maxRegistersPerMultiprocessor;
+  r.registers_per_block = d.maxRegistersPerBlock;
+  r.core_clock_khz = d.coreClockRate;
+  r.l2_bytes = d.l2CacheSize;
+  r.memcpy_engines = d.numMemcpyEngines;
+  static_assert(sizeof(d.uuid) == sizeof(r.uuid));
+  std::memcpy(r.uuid, &d.uuid, sizeof r.uuid);
+  devices_.push_back(r);
+  ++stats_.devices;
+}
+
 void RecordTranslator::translate(uint8_t* buffer, std::size_t valid_bytes) {
   ++stats_.buffers;
   CUpti_Activity* record = nullptr;
@@ -109,131 +210,24 @@ void RecordTranslator::translate(uint8_t* buffer, std::size_t valid_bytes) {
       case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
         add_kernel(*reinterpret_cast<const CUpti_ActivityKernel10*>(record));
         break;
-      case CUPTI_ACTIVITY_KIND_MEMCPY: {
-        const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-        spill::CopyRecord r;
-        r.start = ts(m.start);
-        r.end = ts(m.end);
-        r.bytes = m.bytes;
-        r.graph_node_id = m.graphNodeId;
-        r.correlation_id = m.correlationId;
-        r.runtime_correlation_id = m.runtimeCorrelationId;
-        r.device_id = m.deviceId;
-        r.context_id = m.contextId;
-        r.stream_id = m.streamId;
-        r.graph_id = m.graphId;
-        r.op = static_cast<uint8_t>(spill::CopyOp::Memcpy);
-        r.copy_kind = m.copyKind;
-        r.src_kind = m.srcKind;
-        r.dst_kind = m.dstKind;
-        copies_.push_back(r);
-        ++stats_.copies;
+      case CUPTI_ACTIVITY_KIND_MEMCPY: add_memcpy(*reinterpret_cast<const CUpti_ActivityMemcpy6*>(record)); break;
+      case CUPTI_ACTIVITY_KIND_MEMCPY2:
+        add_peer_memcpy(*reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record));
         break;
-      }
-      case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-        const auto& m = *reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-        spill::CopyRecord r;
-        r.start = ts(m.start);
-        r.end = ts(m.end);
-        r.bytes = m.bytes;
-        r.graph_node_id = m.graphNodeId;
-        r.correlation_id = m.correlationId;
-        r.device_id = m.deviceId;
-        r.context_id = m.contextId;
-        r.stream_id = m.streamId;
-        r.graph_id = m.graphId;
-        r.src_device_id = m.srcDeviceId;
-        r.dst_device_id = m.dstDeviceId;
-        r.op = static_cast<uint8_t>(spill::CopyOp::PeerMemcpy);
-        r.copy_kind = m.copyKind;
-        r.src_kind = m.srcKind;
-        r.dst_kind = m.dstKind;
-        copies_.push_back(r);
-        ++stats_.copies;
-        break;
-      }
-      case CUPTI_ACTIVITY_KIND_MEMSET: {
-        const auto& m = *reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-        spill::CopyRecord r;
-        r.start = ts(m.start);
-        r.end = ts(m.end);
-        r.bytes = m.bytes;
-        r.graph_node_id = m.graphNodeId;
-        r.correlation_id = m.correlationId;
-        r.device_id = m.deviceId;
-        r.context_id = m.contextId;
-        r.stream_id = m.streamId;
-        r.graph_id = m.graphId;
-        r.memset_value = m.value;
-        r.op = static_cast<uint8_t>(spill::CopyOp::Memset);
-        r.src_kind = r.dst_kind = static_cast<uint8_t>(m.memoryKind);
-        copies_.push_back(r);
-        ++stats_.copies;
-        break;
-      }
+      case CUPTI_ACTIVITY_KIND_MEMSET: add_memset(*reinterpret_cast<const CUpti_ActivityMemset4*>(record)); break;
       case CUPTI_ACTIVITY_KIND_RUNTIME:
         add_api(*reinterpret_cast<const CUpti_ActivityAPI*>(record), spill::ApiDomain::Runtime);
         break;
       case CUPTI_ACTIVITY_KIND_DRIVER:
         add_api(*reinterpret_cast<const CUpti_ActivityAPI*>(record), spill::ApiDomain::Driver);
         break;
-      case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
-        const auto& y = *reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
-        spill::SyncRecord r;
-        r.start = ts(y.start);
-        r.end = ts(y.end);
-        r.event_sync_id = y.cudaEventSyncId;
-        r.correlation_id = y.correlationId;
-        r.context_id = y.contextId;
-        r.stream_id = y.streamId;
-        r.event_id = y.cudaEventId;
-        r.type = static_cast<uint32_t>(y.type);
-        r.return_value = y.returnValue;
-        syncs_.push_back(r);
-        ++stats_.syncs;
+      case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+        add_sync(*reinterpret_cast<const CUpti_ActivitySynchronization2*>(record));
         break;
-      }
-      case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
-        const auto& e = *reinterpret_cast<const CUpti_ActivityCudaEvent2*>(record);
-        spill::EventRecordRecord r;
-        r.event_sync_id = e.cudaEventSyncId;
-        r.device_timestamp = ts(e.deviceTimestamp);
-        r.correlation_id = e.correlationId;
-        r.context_id = e.contextId;
-        r.stream_id = e.streamId;
-        r.event_id = e.eventId;
-        r.device_id = e.deviceId;
-        event_records_.push_back(r);
-        ++stats_.event_records;
+      case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+        add_event_record(*reinterpret_cast<const CUpti_ActivityCudaEvent2*>(record));
         break;
-      }
-      case CUPTI_ACTIVITY_KIND_DEVICE: {
-        const auto& d = *reinterpret_cast<const CUpti_ActivityDevice5*>(record);
-        spill::DeviceRecord r;
-        r.global_memory_bytes = d.globalMemorySize;
-        r.global_memory_bandwidth_kbps = d.globalMemoryBandwidth;
-        r.device_id = d.id;
-        r.name_id = d.name ? intern(d.name) : 0;
-        r.sm_count = d.numMultiprocessors;
-        r.compute_major = d.computeCapabilityMajor;
-        r.compute_minor = d.computeCapabilityMinor;
-        r.warp_size = d.numThreadsPerWarp;
-        r.max_warps_per_sm = d.maxWarpsPerMultiprocessor;
-        r.max_blocks_per_sm = d.maxBlocksPerMultiprocessor;
-        r.max_threads_per_block = d.maxThreadsPerBlock;
-        r.shared_bytes_per_sm = d.maxSharedMemoryPerMultiprocessor;
-        r.shared_bytes_per_block = d.maxSharedMemoryPerBlock;
-        r.registers_per_sm = d.maxRegistersPerMultiprocessor;
-        r.registers_per_block = d.maxRegistersPerBlock;
-        r.core_clock_khz = d.coreClockRate;
-        r.l2_bytes = d.l2CacheSize;
-        r.memcpy_engines = d.numMemcpyEngines;
-        static_assert(sizeof(d.uuid) == sizeof(r.uuid));
-        std::memcpy(r.uuid, &d.uuid, sizeof r.uuid);
-        devices_.push_back(r);
-        ++stats_.devices;
-        break;
-      }
+      case CUPTI_ACTIVITY_KIND_DEVICE: add_device(*reinterpret_cast<const CUpti_ActivityDevice5*>(record)); break;
       case CUPTI_ACTIVITY_KIND_CONTEXT: {
         const auto& c = *reinterpret_cast<const CUpti_ActivityContext3*>(record);
         contexts_.push_back(spill::ContextRecord{c.contextId, c.deviceId, c.nullStreamId, 0});

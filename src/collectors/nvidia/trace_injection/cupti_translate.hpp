@@ -47,6 +47,16 @@ class RecordTranslator {
   uint32_t api_name_id(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
   void add_kernel(const CUpti_ActivityKernel10& k);
   void add_api(const CUpti_ActivityAPI& a, spill::ApiDomain domain);
+  // Copies and fills share one record; each CUPTI kind fills its own fields after the common ones.
+  template <typename Activity>
+  spill::CopyRecord copy_record(const Activity& m, spill::CopyOp op);
+  void add_copy(const spill::CopyRecord& r);
+  void add_memcpy(const CUpti_ActivityMemcpy6& m);
+  void add_peer_memcpy(const CUpti_ActivityMemcpyPtoP4& m);
+  void add_memset(const CUpti_ActivityMemset4& m);
+  void add_sync(const CUpti_ActivitySynchronization2& y);
+  void add_event_record(const CUpti_ActivityCudaEvent2& e);
+  void add_device(const CUpti_ActivityDevice5& d);
 
   std::unordered_map<const void*, uint32_t> name_by_pointer_;  // CUPTI's kernel name pointers are stable
   std::unordered_map<std::string, uint32_t> id_by_text_;
