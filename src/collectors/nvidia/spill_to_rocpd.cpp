@@ -152,28 +152,56 @@ struct SymbolKeyHash {
   }
 };
 
-class Converter {
+// What the spill's records share through CUPTI correlation ids: the API call (and its thread) behind a kernel,
+// copy or synchronisation, and the stream/event arguments a synchronisation call carries in rocpd.
+class CorrelationIndex {
  public:
-  Converter(const SpillContents& s, std::string db_path) : s_(s), db_path_(std::move(db_path)) {}
-
-  void run() {
-    offset_ = s_.header.clock_offset_ns;
+  explicit CorrelationIndex(const SpillContents& s) : s_(s) {
     index_api_calls();
     choose_event_identity();
-    rocpd::Writer w(db_path_, node_row(), process_row());
-    write_threads(w);
-    write_agents(w);
-    write_streams(w);
-    write_kernels(w);
-    write_copies(w);
-    write_regions(w);
-    w.finish();
-    report();
+  }
+
+  // The thread of the call with this correlation id; the main thread when it was not traced.
+  uint32_t thread_of(uint32_t corr) const {
+    auto it = api_by_corr_.find(corr);
+    return it != api_by_corr_.end() ? s_.api_calls[it->second].thread_id : static_cast<uint32_t>(s_.header.pid);
+  }
+
+  // The correlation id under which a copy's API call was recorded: the runtime's if that call was traced.
+  uint32_t copy_correlation(const spill::CopyRecord& c) const {
+    if (c.runtime_correlation_id != 0 && api_by_corr_.count(c.runtime_correlation_id)) return c.runtime_correlation_id;
+    return c.correlation_id;
+  }
+
+  bool has_api_call(uint32_t corr) const { return api_by_corr_.count(corr) > 0; }
+  // Whether api_calls[i] is the outer call of its correlation id (the runtime call around a driver call).
+  bool is_outer_call(uint32_t corr, uint32_t i) const { return api_by_corr_.at(corr) == i; }
+
+  // Args of the synchronisation call with this correlation id (empty for other calls).
+  std::vector<rocpd::ArgRow> sync_args(uint32_t corr) const {
+    std::vector<rocpd::ArgRow> args;
+    if (auto e = event_by_corr_.find(corr); e != event_by_corr_.end()) {
+      const auto& r = s_.event_records[e->second];
+      args.push_back(stream_arg(r.stream_id));
+      args.push_back(event_arg(r.event_id, r.event_sync_id));
+      return args;
+    }
+    auto y = sync_by_corr_.find(corr);
+    if (y == sync_by_corr_.end()) return args;
+    const auto& r = s_.syncs[y->second];
+    switch (static_cast<spill::SyncType>(r.type)) {
+      case spill::SyncType::StreamWaitEvent:
+        args.push_back(stream_arg(r.stream_id));
+        args.push_back(event_arg(r.event_id, r.event_sync_id));
+        break;
+      case spill::SyncType::StreamSynchronize: args.push_back(stream_arg(r.stream_id)); break;
+      case spill::SyncType::EventSynchronize: args.push_back(event_arg(r.event_id, r.event_sync_id)); break;
+      default: break;
+    }
+    return args;
   }
 
  private:
-  TimeNs t(int64_t ns) const { return ns + offset_; }
-
   void index_api_calls() {
     api_by_corr_.reserve(s_.api_calls.size());
     for (uint32_t i = 0; i < s_.api_calls.size(); ++i) {
@@ -199,10 +227,44 @@ class Converter {
                                 [](const auto& e) { return e.event_sync_id != spill::kInvalidId64; });
   }
 
-  uint32_t thread_of(uint32_t corr) const {
-    auto it = api_by_corr_.find(corr);
-    return it != api_by_corr_.end() ? s_.api_calls[it->second].thread_id : static_cast<uint32_t>(s_.header.pid);
+  rocpd::ArgRow stream_arg(uint32_t stream_id) const {
+    return rocpd::ArgRow{"cudaStream_t", "stream", fmt::format("{}", stream_id),
+                         fmt::format(R"({{"stream_id": {}}})", stream_id)};
   }
+
+  rocpd::ArgRow event_arg(uint32_t event_id, uint64_t sync_id) const {
+    uint64_t identity = use_sync_ids_ ? sync_id : uint64_t{event_id};
+    return rocpd::ArgRow{"cudaEvent_t", "event", fmt::format("0x{:x}", identity),
+                         fmt::format(R"({{"cuda_event_id": {}, "cuda_event_sync_id": {}, "identity": "{}"}})",
+                                     event_id == spill::kInvalidId32 ? -1 : int64_t{event_id},
+                                     sync_id == spill::kInvalidId64 ? -1 : int64_t(sync_id),
+                                     use_sync_ids_ ? "sync_id" : "event_id")};
+  }
+
+  const SpillContents& s_;
+  bool use_sync_ids_ = true;
+  std::unordered_map<uint32_t, uint32_t> api_by_corr_, sync_by_corr_, event_by_corr_;
+};
+
+class Converter {
+ public:
+  Converter(const SpillContents& s, std::string db_path) : s_(s), db_path_(std::move(db_path)), index_(s) {}
+
+  void run() {
+    offset_ = s_.header.clock_offset_ns;
+    rocpd::Writer w(db_path_, node_row(), process_row());
+    write_threads(w);
+    write_agents(w);
+    write_streams(w);
+    write_kernels(w);
+    write_copies(w);
+    write_regions(w);
+    w.finish();
+    report();
+  }
+
+ private:
+  TimeNs t(int64_t ns) const { return ns + offset_; }
 
   rocpd::NodeRow node_row() const {
     rocpd::NodeRow n;
@@ -371,7 +433,7 @@ class Converter {
       }
       rocpd::DispatchRow d;
       d.dispatch_id = ++dispatch_id;
-      d.tid = thread_of(k.correlation_id);
+      d.tid = index_.thread_of(k.correlation_id);
       d.agent_id = gpu_agent_id(k.device_id);
       d.kernel_id = it->second;
       d.queue_id = d.stream_id = k.stream_id;
@@ -391,12 +453,6 @@ class Converter {
     if (saturated) log::warn("{}: a grid exceeded 2^32 work-items in one dimension; stored saturated", spill_name());
   }
 
-  // The correlation id under which a copy's API call was recorded: the runtime's if that call was traced.
-  uint32_t copy_correlation(const spill::CopyRecord& c) const {
-    if (c.runtime_correlation_id != 0 && api_by_corr_.count(c.runtime_correlation_id)) return c.runtime_correlation_id;
-    return c.correlation_id;
-  }
-
   void write_copies(rocpd::Writer& w) {
     int64_t id = 0;
     for (const auto& c : s_.copies) {
@@ -406,8 +462,8 @@ class Converter {
       }
       rocpd::MemoryCopyRow row;
       row.id = ++id;
-      uint32_t corr = copy_correlation(c);
-      row.tid = thread_of(corr);
+      uint32_t corr = index_.copy_correlation(c);
+      row.tid = index_.thread_of(corr);
       row.start = t(c.start);
       row.end = t(c.end);
       row.kind = copy_kind_name(c);
@@ -419,44 +475,6 @@ class Converter {
       row.correlation_id = corr;
       w.add_memory_copy(row);
     }
-  }
-
-  rocpd::ArgRow stream_arg(uint32_t stream_id) const {
-    return rocpd::ArgRow{"cudaStream_t", "stream", fmt::format("{}", stream_id),
-                         fmt::format(R"({{"stream_id": {}}})", stream_id)};
-  }
-
-  rocpd::ArgRow event_arg(uint32_t event_id, uint64_t sync_id) const {
-    uint64_t identity = use_sync_ids_ ? sync_id : uint64_t{event_id};
-    return rocpd::ArgRow{"cudaEvent_t", "event", fmt::format("0x{:x}", identity),
-                         fmt::format(R"({{"cuda_event_id": {}, "cuda_event_sync_id": {}, "identity": "{}"}})",
-                                     event_id == spill::kInvalidId32 ? -1 : int64_t{event_id},
-                                     sync_id == spill::kInvalidId64 ? -1 : int64_t(sync_id),
-                                     use_sync_ids_ ? "sync_id" : "event_id")};
-  }
-
-  // Args of the synchronisation call with this correlation id (empty for other calls).
-  std::vector<rocpd::ArgRow> sync_args(uint32_t corr) const {
-    std::vector<rocpd::ArgRow> args;
-    if (auto e = event_by_corr_.find(corr); e != event_by_corr_.end()) {
-      const auto& r = s_.event_records[e->second];
-      args.push_back(stream_arg(r.stream_id));
-      args.push_back(event_arg(r.event_id, r.event_sync_id));
-      return args;
-    }
-    auto y = sync_by_corr_.find(corr);
-    if (y == sync_by_corr_.end()) return args;
-    const auto& r = s_.syncs[y->second];
-    switch (static_cast<spill::SyncType>(r.type)) {
-      case spill::SyncType::StreamWaitEvent:
-        args.push_back(stream_arg(r.stream_id));
-        args.push_back(event_arg(r.event_id, r.event_sync_id));
-        break;
-      case spill::SyncType::StreamSynchronize: args.push_back(stream_arg(r.stream_id)); break;
-      case spill::SyncType::EventSynchronize: args.push_back(event_arg(r.event_id, r.event_sync_id)); break;
-      default: break;
-    }
-    return args;
   }
 
   static const char* sync_api_name(uint32_t type) {
@@ -484,15 +502,15 @@ class Converter {
       r.category = a.domain == uint8_t(spill::ApiDomain::Driver) ? "CUDA_DRIVER_API" : "CUDA_RUNTIME_API";
       r.correlation_id = a.correlation_id;
       // Args go to the outer call only, so a runtime call and the driver call inside it make one sync op.
-      if (api_by_corr_.at(a.correlation_id) == i) {
-        r.args = sync_args(a.correlation_id);
+      if (index_.is_outer_call(a.correlation_id, i)) {
+        r.args = index_.sync_args(a.correlation_id);
         if (!r.args.empty()) args_given.insert(a.correlation_id);
       }
       w.add_region(r);
     }
     // Synchronisation records whose API call was not traced still create dependencies.
     for (const auto& y : s_.syncs) {
-      if (api_by_corr_.count(y.correlation_id)) continue;
+      if (index_.has_api_call(y.correlation_id)) continue;
       rocpd::RegionRow r;
       r.tid = static_cast<int64_t>(s_.header.pid);
       r.start = t(y.start);
@@ -500,12 +518,12 @@ class Converter {
       r.name = sync_api_name(y.type);
       r.category = "CUDA_RUNTIME_API";
       r.correlation_id = y.correlation_id;
-      r.args = sync_args(y.correlation_id);
+      r.args = index_.sync_args(y.correlation_id);
       w.add_region(r);
       ++synthesized_regions_;
     }
     for (const auto& e : s_.event_records)
-      if (!api_by_corr_.count(e.correlation_id)) ++orphan_event_records_;
+      if (!index_.has_api_call(e.correlation_id)) ++orphan_event_records_;
   }
 
   std::string spill_name() const { return fmt::format("spill of pid {}", s_.header.pid); }
@@ -526,8 +544,7 @@ class Converter {
   const SpillContents& s_;
   std::string db_path_;
   int64_t offset_ = 0;
-  bool use_sync_ids_ = true;
-  std::unordered_map<uint32_t, uint32_t> api_by_corr_, sync_by_corr_, event_by_corr_;
+  const CorrelationIndex index_;
   std::size_t untimed_kernels_ = 0, inverted_ = 0, untimed_copies_ = 0, graph_kernels_ = 0;
   std::size_t synthesized_regions_ = 0, orphan_event_records_ = 0;
 };
