@@ -7,6 +7,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DEST=${1:-$ROOT/.devbuild}
 BUILD=${2:-$ROOT/build}
+mkdir -p "$DEST" && DEST=$(cd "$DEST" && pwd)
 bash "$ROOT/scripts/gpu/stage_devbuild.sh" "$DEST" "$BUILD"
 bash "$ROOT/bench/replay-proof/stage.sh" "$DEST.replay" "$BUILD"
 for f in "$DEST.replay"/lib/*; do [ -e "$DEST/lib/$(basename "$f")" ] || cp "$f" "$DEST/lib/"; done

@@ -10,6 +10,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DEST=${1:-$ROOT/.devbuild}
 BUILD=${2:-$ROOT/build}
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+BUILD=$(cd "$BUILD" && pwd)  # absolute: make -C below changes directory
 ninja -C "$BUILD" -j"${JOBS:-2}" rpl_cuda_collector rpl_cupti_counters rpl_spill_convert rocm-perf rpl_ceilings_bench
 make -C "$ROOT/examples/apps" -j"${JOBS:-2}" OUT="$BUILD/apps" CUDA_ARCHS="${CUDA_ARCHS:-80 90}" cuda
 rm -rf "$DEST"; mkdir -p "$DEST/lib" "$DEST/bin" "$DEST/scripts" "$DEST/bench" "$DEST/examples/apps"
