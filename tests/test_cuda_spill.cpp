@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "collectors/spill_file.hpp"
-#include "collectors/spill_to_rocpd.hpp"
+#include "collectors/nvidia/spill_file.hpp"
+#include "collectors/nvidia/spill_to_rocpd.hpp"
 #include "model/trace.hpp"
 #include "store/rocpd_reader.hpp"
 #include "support/errors.hpp"

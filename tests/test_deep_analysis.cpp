@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/deep_analysis.hpp"
+#include "collectors/amd/att_import.hpp"
 #include "support/errors.hpp"
 #include "testing/counter_trace.hpp"
 #include "testing/tmpdir.hpp"
@@ -269,15 +270,15 @@ TEST(AttFolders, FindAnalyzeAndDiagnose) {
   write(empty / "code.json", kEmptyCodeJson);
   write(empty / "occupancy.json", kEmptyOccupancy);
 
-  auto outputs = find_att_outputs(root.string());
+  auto outputs = collectors::find_att_outputs(root.string());
   ASSERT_EQ(outputs.size(), 2u);
   EXPECT_EQ(outputs[0].dispatch_id, 3);  // sorted by dispatch id
   EXPECT_EQ(outputs[1].dispatch_id, 7);
   EXPECT_EQ(outputs[1].agent, "1234");
   EXPECT_NE(outputs[1].stats_csv.find("stats_ui_output_agent_1234_dispatch_7.csv"), std::string::npos);
-  EXPECT_EQ(diagnose_att_root(root.string()), "");
+  EXPECT_EQ(collectors::diagnose_att_root(root.string()), "");
 
-  DeepAnalysis d = analyze_att_dispatch(outputs[1], 32);
+  DeepAnalysis d = analyze_att_dispatch(collectors::read_att_dispatch(outputs[1]), 32);
   EXPECT_TRUE(d.available);
   EXPECT_EQ(d.instructions_executed, 2002u);
   EXPECT_DOUBLE_EQ(*d.mean_waves_per_cu, 1.0);
@@ -287,7 +288,7 @@ TEST(AttFolders, FindAnalyzeAndDiagnose) {
   EXPECT_EQ(j["instruction_mix"].count("MFMA"), 1u);
   EXPECT_EQ(j["instruction_mix"].count("BRANCH"), 1u);
 
-  DeepAnalysis e = analyze_att_dispatch(outputs[0], 32);
+  DeepAnalysis e = analyze_att_dispatch(collectors::read_att_dispatch(outputs[0]), 32);
   EXPECT_FALSE(e.available);
   EXPECT_TRUE(has_note(e.notes, "no wave ran on the traced CU"));
   EXPECT_TRUE(has_note(e.notes, "holds no data"));
@@ -299,9 +300,9 @@ TEST(AttFolders, StatsCsvIsUsedWhenCodeJsonIsMissing) {
   fs::create_directories(disp);
   write(tmp.path() / "stats_ui_output_agent_9_dispatch_1.csv",
         "CodeObj,Vaddr,Instruction,Hitcount,Latency,Stall,Idle,Source\n1,0,\"v_mfma_f32_4x4x1f32 v[0:3], v4, v5, v[0:3]\",8,64,8,0,\n");
-  auto outputs = find_att_outputs(tmp.path().string());
+  auto outputs = collectors::find_att_outputs(tmp.path().string());
   ASSERT_EQ(outputs.size(), 1u);
-  DeepAnalysis d = analyze_att_dispatch(outputs[0]);
+  DeepAnalysis d = analyze_att_dispatch(collectors::read_att_dispatch(outputs[0]));
   EXPECT_DOUBLE_EQ(*d.instruction_mix[cat(InstCategory::Mfma)], 1.0);
 }
 
@@ -309,14 +310,14 @@ TEST(AttFolders, RawAttWithoutDecodedOutputMeansTheDecoderWasMissing) {
   test::TempDir tmp;
   write(tmp.path() / "node01" / "1234_agent_5_shader_engine_0_7.att", "\x01\x02");
   write(tmp.path() / "node01" / "1234_gfx942_code_object_id_1.out", "ELF");
-  EXPECT_TRUE(find_att_outputs(tmp.path().string()).empty());
-  const std::string why = diagnose_att_root(tmp.path().string());
+  EXPECT_TRUE(collectors::find_att_outputs(tmp.path().string()).empty());
+  const std::string why = collectors::diagnose_att_root(tmp.path().string());
   EXPECT_NE(why.find("1 raw .att file"), std::string::npos);
   EXPECT_NE(why.find("rocprof-trace-decoder"), std::string::npos);
   test::TempDir empty;
-  EXPECT_NE(diagnose_att_root(empty.path().string()).find("no ATT output"), std::string::npos);
+  EXPECT_NE(collectors::diagnose_att_root(empty.path().string()).find("no ATT output"), std::string::npos);
   try {
-    find_att_outputs((tmp.path() / "absent").string());
+    collectors::find_att_outputs((tmp.path() / "absent").string());
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::InputMissing);
@@ -328,7 +329,7 @@ TEST(AttFolders, MalformedJsonIsInvalidInput) {
   const fs::path disp = tmp.path() / "ui_output_agent_1_dispatch_2";
   write(disp / "code.json", "{ truncated");
   try {
-    analyze_att_dispatch(find_att_outputs(tmp.path().string()).at(0));
+    analyze_att_dispatch(collectors::read_att_dispatch(collectors::find_att_outputs(tmp.path().string()).at(0)));
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::InputInvalid);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and assembles what the capture/replay proof needs on the GPU machine (which has no dev packages):
-#   bench/replay-proof/stage.sh DEST [BUILD_DIR=build]
+#   [JOBS=2] bench/replay-proof/stage.sh DEST [BUILD_DIR=build]
 # DEST/lib: rocm-perf, librpl_cuda_capture.so, rpl_replay_cuda, librpl_cuda_collector.so and the shared libraries
 # they need beyond libc/libstdc++ (libcupti, libsqlite3, libfmt, libzstd, libelf); DEST/bin: va_chase, attention,
 # va_chase_rebuilt.cubin (same source, ptxas -O1), va_chase_perturbed.cubin (a different kernel);
@@ -9,8 +9,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DEST=${1:?usage: stage.sh DEST [BUILD_DIR]}
 BUILD=$(cd "${2:-$ROOT/build}" && pwd)
-ninja -C "$BUILD" -j2 rocm-perf rpl_cuda_capture rpl_replay_cuda rpl_cuda_collector
-make -C "$ROOT/examples/apps" -j2 OUT="$BUILD/apps" CUDA_ARCHS=90 "$BUILD/apps/va_chase" "$BUILD/apps/attention"
+ninja -C "$BUILD" -j"${JOBS:-2}" rocm-perf rpl_cuda_capture rpl_replay_cuda rpl_cuda_collector
+make -C "$ROOT/examples/apps" -j"${JOBS:-2}" OUT="$BUILD/apps" CUDA_ARCHS=90 "$BUILD/apps/va_chase" "$BUILD/apps/attention"
 rm -rf "$DEST"; mkdir -p "$DEST/lib" "$DEST/bin" "$DEST/bench" "$DEST/scripts"
 for f in rocm-perf librpl_cuda_capture.so rpl_replay_cuda librpl_cuda_collector.so; do
   strip --strip-debug -o "$DEST/lib/$f" "$BUILD/src/cli/$f"

@@ -3,10 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -17,8 +14,6 @@
 
 namespace rpl::analysis {
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr std::size_t idx(InstCategory c) { return static_cast<std::size_t>(c); }
 
@@ -57,57 +52,6 @@ void add_line(AttCodeSummary& s, std::string_view isa, double hits, double laten
     s.waitcnt_latency += latency;
   }
   ++s.lines;
-}
-
-nlohmann::json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(ExitCode::InputMissing, path.string() + ": cannot read");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(ExitCode::InputInvalid, path.string() + ": not valid JSON (" + e.what() + ")");
-  }
-}
-
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-}
-
-// "ui_output_agent_<agent>_dispatch_<id>" -> (agent, id).
-bool parse_dispatch_dir(std::string_view name, std::string& agent, int64_t& id) {
-  constexpr std::string_view kPrefix = "ui_output_agent_", kMiddle = "_dispatch_";
-  if (!starts_with(name, kPrefix)) return false;
-  const std::size_t mid = name.rfind(kMiddle);
-  if (mid == std::string_view::npos || mid <= kPrefix.size()) return false;
-  const std::string_view digits = name.substr(mid + kMiddle.size());
-  if (!all_digits(digits) || digits.size() > 18) return false;
-  agent = std::string(name.substr(kPrefix.size(), mid - kPrefix.size()));
-  id = std::stoll(std::string(digits));
-  return true;
-}
-
-// "se<N>_sm<N>_sl<N>_wv<N>.json": one traced wave.
-bool is_wave_file(std::string_view name) {
-  constexpr std::string_view kSuffix = ".json";
-  if (name.size() <= kSuffix.size() || name.substr(name.size() - kSuffix.size()) != kSuffix) return false;
-  name.remove_suffix(kSuffix.size());
-  for (std::string_view tag : {"se", "_sm", "_sl", "_wv"}) {
-    if (!starts_with(name, tag)) return false;
-    name.remove_prefix(tag.size());
-    std::size_t n = 0;
-    while (n < name.size() && std::isdigit(static_cast<unsigned char>(name[n]))) ++n;
-    if (n == 0) return false;
-    name.remove_prefix(n);
-  }
-  return name.empty();
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ExitCode::InputMissing, path.string() + ": cannot read");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 }  // namespace
@@ -321,71 +265,22 @@ DeepAnalysis att_deep_analysis(const AttCodeSummary& code, const std::optional<A
   return d;
 }
 
-std::vector<AttDispatchOutput> find_att_outputs(const std::string& root) {
-  std::vector<AttDispatchOutput> out;
-  std::error_code ec;
-  if (!fs::is_directory(root, ec)) throw Error(ExitCode::InputMissing, root + ": not a directory");
-  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
-       it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) break;
-    if (!it->is_directory(ec)) continue;
-    const std::string name = it->path().filename().string();
-    AttDispatchOutput o;
-    if (!parse_dispatch_dir(name, o.agent, o.dispatch_id)) continue;
-    o.path = it->path().string();
-    const fs::path stats = it->path().parent_path() / ("stats_" + name + ".csv");
-    if (fs::exists(stats, ec)) o.stats_csv = stats.string();
-    out.push_back(std::move(o));
-    it.disable_recursion_pending();
-  }
-  std::sort(out.begin(), out.end(), [](const AttDispatchOutput& a, const AttDispatchOutput& b) {
-    return a.dispatch_id != b.dispatch_id ? a.dispatch_id < b.dispatch_id : a.path < b.path;
-  });
-  return out;
-}
-
-std::string diagnose_att_root(const std::string& root) {
-  if (!find_att_outputs(root).empty()) return {};
-  std::size_t raw = 0;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
-       it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) break;
-    if (it->is_regular_file(ec) && it->path().extension() == ".att") ++raw;
-  }
-  if (raw > 0)
-    return fmt::format("{}: {} raw .att file(s) but no decoded ui_output_agent_*_dispatch_* folder: rocprofv3 did "
-                       "not find the rocprof-trace-decoder library (install it and pass --att-library-path or "
-                       "ROCPROF_ATT_LIBRARY_PATH), so there is nothing to analyse",
-                       root, raw);
-  return root + ": no ATT output (no ui_output_agent_*_dispatch_* folder and no .att file)";
-}
-
-DeepAnalysis analyze_att_dispatch(const AttDispatchOutput& output, uint32_t max_waves_per_cu) {
-  const fs::path dir(output.path);
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw Error(ExitCode::InputMissing, output.path + ": not a directory");
+DeepAnalysis analyze_att_dispatch(const AttDispatchDocuments& documents, uint32_t max_waves_per_cu) {
   std::vector<std::string> notes;
   AttCodeSummary code;
-  const fs::path code_json = dir / "code.json";
-  if (fs::exists(code_json, ec)) {
-    code = summarize_att_code(read_json(code_json), code_json.string(), notes);
-  } else if (!output.stats_csv.empty()) {
-    code = summarize_att_stats_csv(read_text(output.stats_csv), output.stats_csv, notes);
+  if (documents.code) {
+    code = summarize_att_code(*documents.code, documents.code_file, notes);
+  } else if (documents.stats_csv) {
+    code = summarize_att_stats_csv(*documents.stats_csv, documents.stats_csv_file, notes);
   } else {
-    notes.push_back(output.path + ": no code.json and no stats CSV: no instruction data");
+    notes.push_back(documents.path + ": no code.json and no stats CSV: no instruction data");
   }
   std::optional<AttOccupancy> occupancy;
-  const fs::path occ = dir / "occupancy.json";
-  if (fs::exists(occ, ec)) occupancy = att_occupancy(read_json(occ), notes);
+  if (documents.occupancy) occupancy = att_occupancy(*documents.occupancy, notes);
   std::array<double, 5> states{};
-  std::vector<fs::path> waves;
-  for (const auto& entry : fs::directory_iterator(dir, ec))
-    if (entry.is_regular_file(ec) && is_wave_file(entry.path().filename().string())) waves.push_back(entry.path());
-  std::sort(waves.begin(), waves.end());
-  for (const auto& w : waves) add_att_wave_timeline(read_json(w), states);
+  for (const auto& wave : documents.waves) add_att_wave_timeline(wave, states);
   DeepAnalysis d = att_deep_analysis(code, occupancy, states, max_waves_per_cu, std::move(notes));
-  if (!d.available) d.notes.push_back(output.path + ": the ATT output holds no data to analyse");
+  if (!d.available) d.notes.push_back(documents.path + ": the ATT output holds no data to analyse");
   return d;
 }
 

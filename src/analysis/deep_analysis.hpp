@@ -15,6 +15,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "model/att_documents.hpp"
 #include "model/trace.hpp"
 
 namespace rpl::analysis {
@@ -101,27 +102,16 @@ std::optional<AttOccupancy> att_occupancy(const nlohmann::json& occupancy_doc, s
 // 2 EXEC, 3 WAIT, 4 STALL).
 void add_att_wave_timeline(const nlohmann::json& wave_doc, std::array<double, 5>& state_cycles);
 
-// Builds the analysis from the pieces (pure; what analyze_att_dispatch does after reading the files).
+// Builds the analysis from the pieces (what analyze_att_dispatch does with the documents).
 // max_waves_per_cu: 0 = unknown (achieved occupancy then stays empty; the wave counts are still given).
 DeepAnalysis att_deep_analysis(const AttCodeSummary& code, const std::optional<AttOccupancy>& occupancy,
                                const std::array<double, 5>& state_cycles, uint32_t max_waves_per_cu,
                                std::vector<std::string> notes);
 
-struct AttDispatchOutput {
-  std::string path;          // the ui_output_agent_<agent>_dispatch_<id> folder
-  std::string agent;         // the agent handle as written in the name
-  int64_t dispatch_id = 0;
-  std::string stats_csv;     // the matching stats_*.csv beside it, if present
-};
-// Every decoded per-dispatch output under `root`, recursively, sorted by dispatch id. Ties each result to
-// its dispatch id (never "the newest folder").
-std::vector<AttDispatchOutput> find_att_outputs(const std::string& root);
-// Why `root` holds nothing to analyse, when find_att_outputs is empty: raw .att files without decoded
-// folders mean the decoder library was missing (reference §8 #1). Empty string when outputs exist.
-std::string diagnose_att_root(const std::string& root);
-// Reads one per-dispatch output. Throws rpl::Error(InputMissing) when the folder is unreadable and
-// (InputInvalid) for malformed JSON; empty data gives available = false with the reason in notes.
-DeepAnalysis analyze_att_dispatch(const AttDispatchOutput& output, uint32_t max_waves_per_cu = 0);
+// The deep analysis of one dispatch from its documents (collectors/amd/att_import reads them): instruction
+// data from code.json, else the stats CSV; occupancy; wave states. Throws rpl::Error(InputInvalid) for a
+// document that is not the expected shape; empty data gives available = false with the reason in notes.
+DeepAnalysis analyze_att_dispatch(const AttDispatchDocuments& documents, uint32_t max_waves_per_cu = 0);
 
 // ---- NVIDIA ncu -------------------------------------------------------------------------------------
 

@@ -16,6 +16,14 @@ namespace {
 constexpr std::size_t kLevelHbm = static_cast<std::size_t>(MemLevel::Hbm);
 
 // A counter set whose terms point at slots of a CounterStats array.
+// What a point's counter terms add up to, per memory level, before the point is derived from them.
+struct QuantitySums {
+  std::array<bool, kMemLevelCount> level_seen{}, level_complete{};
+  std::array<double, kMemLevelCount> level_per_dispatch{}, level_rate{};
+  bool flops_complete = true;
+  std::size_t missing_terms = 0;  // terms without a measurement
+};
+
 class Evaluator {
  public:
   struct Term {
@@ -51,6 +59,9 @@ class Evaluator {
                          bool list_missing = true) const;
 
  private:
+  // Adds up every quantity's terms into the point's FLOPs per class; the byte levels go into the sums.
+  QuantitySums sum_quantities(const CounterStats* stats, bool list_missing, RooflinePoint& p) const;
+
   RooflineCounterSet set_;
   std::vector<Quantity> quantities_;
 };
@@ -71,20 +82,9 @@ std::string above_message(const std::string& what, double achieved, const char* 
       what, num(achieved), unit, 100.0 * achieved / ceiling, ceiling_desc, num(ceiling), unit, 100.0 * tolerance);
 }
 
-RooflinePoint Evaluator::evaluate(const CounterStats* stats, const Ceilings& ceilings, double tolerance,
-                                  bool list_missing) const {
-  RooflinePoint p;
-  std::size_t missing_terms = 0;
-  if (!set_.unavailable_reason.empty()) {
-    p.status = PointStatus::Unavailable;
-    p.reasons.push_back(set_.unavailable_reason);
-    return p;
-  }
-  std::array<bool, kMemLevelCount> level_seen{}, level_complete{};
-  level_complete.fill(true);
-  std::array<double, kMemLevelCount> level_per_dispatch{}, level_rate{};
-  bool flops_complete = true;
-
+QuantitySums Evaluator::sum_quantities(const CounterStats* stats, bool list_missing, RooflinePoint& p) const {
+  QuantitySums sums;
+  sums.level_complete.fill(true);
   for (const auto& rq : quantities_) {
     const RooflineQuantity& q = *rq.q;
     double per_dispatch = 0, rate = 0;
@@ -95,7 +95,7 @@ RooflinePoint Evaluator::evaluate(const CounterStats* stats, const Ceilings& cei
       else if (t.fallback >= 0 && stats[t.fallback].dispatches > 0) s = &stats[t.fallback];
       if (!s || s->duration_ns <= 0) {
         complete = false;
-        ++missing_terms;
+        ++sums.missing_terms;
         if (list_missing) add_missing(p, t.counter);
         continue;
       }
@@ -112,7 +112,7 @@ RooflinePoint Evaluator::evaluate(const CounterStats* stats, const Ceilings& cei
     }
     if (q.kind == RooflineQuantity::Kind::Flops) {
       if (!complete) {
-        flops_complete = false;
+        sums.flops_complete = false;
         continue;
       }
       const std::size_t c = q.compute.index();
@@ -120,23 +120,31 @@ RooflinePoint Evaluator::evaluate(const CounterStats* stats, const Ceilings& cei
       p.gflops[c] = p.gflops[c].value_or(0) + rate;
     } else {
       const auto l = static_cast<std::size_t>(q.level);
-      level_seen[l] = true;
+      sums.level_seen[l] = true;
       if (!complete) {
-        level_complete[l] = false;
+        sums.level_complete[l] = false;
         continue;
       }
-      level_per_dispatch[l] += per_dispatch;
-      level_rate[l] += rate;
+      sums.level_per_dispatch[l] += per_dispatch;
+      sums.level_rate[l] += rate;
     }
   }
-  for (std::size_t l = 0; l < kMemLevelCount; ++l)
-    if (level_seen[l] && level_complete[l]) {
-      p.bytes_per_dispatch[l] = level_per_dispatch[l];
-      p.gbps[l] = level_rate[l];
-      const Ceiling& ceiling = ceilings.bandwidth[l];
-      if (ceiling.known()) p.fraction_of_bandwidth[l] = level_rate[l] / ceiling.value;
-    }
+  return sums;
+}
 
+// Bytes and GB/s of every level whose terms were all measured, and its share of the level's ceiling.
+void set_bandwidths(RooflinePoint& p, const QuantitySums& sums, const Ceilings& ceilings) {
+  for (std::size_t l = 0; l < kMemLevelCount; ++l)
+    if (sums.level_seen[l] && sums.level_complete[l]) {
+      p.bytes_per_dispatch[l] = sums.level_per_dispatch[l];
+      p.gbps[l] = sums.level_rate[l];
+      const Ceiling& ceiling = ceilings.bandwidth[l];
+      if (ceiling.known()) p.fraction_of_bandwidth[l] = sums.level_rate[l] / ceiling.value;
+    }
+}
+
+// Total GFLOP/s, the dominant compute class, and the intensity per level; returns the total (0 without FLOPs).
+double set_flop_totals(RooflinePoint& p) {
   bool any_flops = false;
   double total = 0;
   for (std::size_t c = 0; c < kComputeClassCount; ++c)
@@ -149,13 +157,18 @@ RooflinePoint Evaluator::evaluate(const CounterStats* stats, const Ceilings& cei
   if (any_flops) p.total_gflops = total;
   for (std::size_t l = 0; l < kMemLevelCount; ++l)
     if (p.total_gflops && p.gbps[l] && *p.gbps[l] > 0) p.intensity[l] = total / *p.gbps[l];
+  return total;
+}
 
-  if (!list_missing && missing_terms > 0)
+// The roof's two ceilings (device memory, the dominant class's compute); says why the point is incomplete
+// (missing counters or ceilings) and returns whether it is.
+bool attach_ceilings(RooflinePoint& p, const QuantitySums& sums, const Ceilings& ceilings, bool list_missing) {
+  if (!list_missing && sums.missing_terms > 0)
     p.reasons.push_back(fmt::format("{} counter term(s) missing on this dispatch (the kernel's point lists the "
                                     "counters; with several passes each dispatch carries only its pass's)",
-                                    missing_terms));
-  bool incomplete = !flops_complete || !p.gbps[kLevelHbm];
-  if (!flops_complete)
+                                    sums.missing_terms));
+  bool incomplete = !sums.flops_complete || !p.gbps[kLevelHbm];
+  if (!sums.flops_complete)
     p.reasons.push_back("FLOP counters are missing: the FLOPs are a lower bound and the point is incomplete");
   if (!p.gbps[kLevelHbm]) p.reasons.push_back("device-memory (hbm) byte counters are missing or inconsistent");
 
@@ -174,29 +187,36 @@ RooflinePoint Evaluator::evaluate(const CounterStats* stats, const Ceilings& cei
       p.reasons.push_back("no compute ceiling for " + compute_class_name(*p.dominant) + " on this device");
     }
   }
+  return incomplete;
+}
 
-  if (p.gbps[kLevelHbm] && p.peak_hbm_gbps && p.total_gflops) {
-    const double hbm = *p.gbps[kLevelHbm];
-    if (!p.dominant) {
-      // No FLOPs at all (a copy kernel): intensity 0, on the memory side, judged by its bandwidth.
+// Memory- or compute-bound: the ridge point, the roof at the point's intensity, the fraction of it reached.
+void place_on_roof(RooflinePoint& p, double total) {
+  if (!p.gbps[kLevelHbm] || !p.peak_hbm_gbps || !p.total_gflops) return;
+  const double hbm = *p.gbps[kLevelHbm];
+  if (!p.dominant) {
+    // No FLOPs at all (a copy kernel): intensity 0, on the memory side, judged by its bandwidth.
+    p.bound = Bound::Memory;
+    p.roof_gflops = 0.0;
+    p.fraction_of_roof = hbm / *p.peak_hbm_gbps;
+  } else if (p.peak_gflops) {
+    p.ridge_point = *p.peak_gflops / *p.peak_hbm_gbps;
+    if (hbm > 0 && *p.intensity[kLevelHbm] < *p.ridge_point) {
       p.bound = Bound::Memory;
-      p.roof_gflops = 0.0;
+      p.roof_gflops = *p.intensity[kLevelHbm] * *p.peak_hbm_gbps;
       p.fraction_of_roof = hbm / *p.peak_hbm_gbps;
-    } else if (p.peak_gflops) {
-      p.ridge_point = *p.peak_gflops / *p.peak_hbm_gbps;
-      if (hbm > 0 && *p.intensity[kLevelHbm] < *p.ridge_point) {
-        p.bound = Bound::Memory;
-        p.roof_gflops = *p.intensity[kLevelHbm] * *p.peak_hbm_gbps;
-        p.fraction_of_roof = hbm / *p.peak_hbm_gbps;
-      } else {
-        p.bound = Bound::Compute;  // includes no device-memory traffic at all (infinite intensity)
-        p.roof_gflops = *p.peak_gflops;
-        p.fraction_of_roof = total / *p.peak_gflops;
-      }
+    } else {
+      p.bound = Bound::Compute;  // includes no device-memory traffic at all (infinite intensity)
+      p.roof_gflops = *p.peak_gflops;
+      p.fraction_of_roof = total / *p.peak_gflops;
     }
   }
+}
 
-  // Above-the-roof checks: every measured rate against its own ceiling, and the point against its roof.
+// Every measured rate against its own ceiling, and the point against its roof: what is above by more than
+// the tolerance.
+std::vector<std::string> above_roof_messages(const RooflinePoint& p, const Ceilings& ceilings, double tolerance,
+                                             double total) {
   std::vector<std::string> above;
   const double limit = 1.0 + tolerance;
   for (std::size_t c = 0; c < kComputeClassCount; ++c) {
@@ -216,6 +236,23 @@ RooflinePoint Evaluator::evaluate(const CounterStats* stats, const Ceilings& cei
   if (p.roof_gflops && *p.roof_gflops > 0 && total > *p.roof_gflops * limit)
     above.push_back(above_message("the point", total, "GFLOP/s", *p.roof_gflops, "the roof at its intensity,",
                                   tolerance));
+  return above;
+}
+
+RooflinePoint Evaluator::evaluate(const CounterStats* stats, const Ceilings& ceilings, double tolerance,
+                                  bool list_missing) const {
+  RooflinePoint p;
+  if (!set_.unavailable_reason.empty()) {
+    p.status = PointStatus::Unavailable;
+    p.reasons.push_back(set_.unavailable_reason);
+    return p;
+  }
+  const QuantitySums sums = sum_quantities(stats, list_missing, p);
+  set_bandwidths(p, sums, ceilings);
+  const double total = set_flop_totals(p);
+  const bool incomplete = attach_ceilings(p, sums, ceilings, list_missing);
+  place_on_roof(p, total);
+  const std::vector<std::string> above = above_roof_messages(p, ceilings, tolerance, total);
   if (!above.empty()) {
     p.above_roof = true;
     p.status = PointStatus::AboveRoof;
@@ -278,224 +315,283 @@ RooflinePoint evaluate_counters(const RooflineCounterSet& set, const std::vector
   return p;
 }
 
-RooflineResult compute_roofline(const Trace& trace, const RooflineOptions& options) {
-  RooflineResult result;
-  result.tolerance = options.above_roof_tolerance;
+namespace {
 
-  // Counter sets of the GPU agents, and one slot per distinct counter name any of them uses.
-  std::vector<int> agent_row(trace.agents.size(), -1);
-  std::vector<std::unique_ptr<Evaluator>> evaluators;  // per agent row
-  std::unordered_map<std::string, int> slot_by_name;
-  auto slot_of = [&](std::string_view name) {
-    auto [it, inserted] = slot_by_name.try_emplace(std::string(name), static_cast<int>(slot_by_name.size()));
-    return it->second;
-  };
-  for (Index a = 0; a < trace.agents.size(); ++a) {
-    const Agent& agent = trace.agents[a];
-    if (!agent.is_gpu) continue;
-    AgentRoofline ar;
-    ar.agent = a;
-    ar.arch = normalize_arch(agent.name);
-    ar.product_name = agent.product_name;
-    RooflineCounterSet set = roofline_counter_set(agent.name);
-    ar.family = set.family;
-    ar.unavailable_reason = set.unavailable_reason;
-    CeilingOptions co{options.empirical, options.memory_bandwidth_gbps};
-    ar.ceilings = resolve_ceilings(agent.name, agent.product_name,
-                                   find_device(agent.name, agent.product_name, agent.cu_count), co);
-    evaluators.push_back(std::make_unique<Evaluator>(std::move(set), slot_of));
-    agent_row[a] = static_cast<int>(result.agents.size());
-    result.agents.push_back(std::move(ar));
+// compute_roofline's steps, over one trace. Counter samples are folded per (kernel, agent) into one slot per
+// distinct counter name; the evaluators turn the slots into points.
+class RooflineBuilder {
+ public:
+  RooflineBuilder(const Trace& trace, const RooflineOptions& options) : trace_(trace), options_(options) {
+    result_.tolerance = options.above_roof_tolerance;
   }
-  auto agent_index = [&](Index a) -> int { return a < agent_row.size() ? agent_row[a] : -1; };
+
+  RooflineResult build() {
+    resolve_gpu_agents();
+    map_counter_names();
+    read_duration_counters();
+    accumulate_samples();
+    add_kernels_of_unavailable_agents();
+    if (trace_.counters.empty())
+      result_.warnings.push_back("the trace holds no hardware counters: collect them (rocprofv3 -i with the "
+                                 "roofline passes, or ncu) to get roofline points");
+    count_dispatches();
+    if (options_.per_dispatch) group_samples_by_dispatch();
+    evaluate_kernels();
+    return std::move(result_);
+  }
+
+ private:
+  static constexpr uint32_t kUnset = 0xffffffffu, kSkip = 0xfffffffeu;
+  enum : uint8_t { kNew = 0, kCounted = 1, kSkipped = 2 };
+
+  int slot_of(std::string_view name) {
+    auto [it, inserted] = slot_by_name_.try_emplace(std::string(name), static_cast<int>(slot_by_name_.size()));
+    return it->second;
+  }
+  int agent_index(Index a) const { return a < agent_row_.size() ? agent_row_[a] : -1; }
+  bool counted_sample(const CounterSample& c) const {
+    return c.counter < slot_of_string_.size() && slot_of_string_[c.counter] >= 0 && c.dispatch < seen_.size() &&
+           seen_[c.dispatch] == kCounted;
+  }
+
+  // Counter sets and ceilings of the GPU agents, and one slot per distinct counter name any of them uses.
+  void resolve_gpu_agents() {
+    agent_row_.assign(trace_.agents.size(), -1);
+    for (Index a = 0; a < trace_.agents.size(); ++a) {
+      const Agent& agent = trace_.agents[a];
+      if (!agent.is_gpu) continue;
+      AgentRoofline ar;
+      ar.agent = a;
+      ar.arch = normalize_arch(agent.name);
+      ar.product_name = agent.product_name;
+      RooflineCounterSet set = roofline_counter_set(agent.name);
+      ar.family = set.family;
+      ar.unavailable_reason = set.unavailable_reason;
+      CeilingOptions co{options_.empirical, options_.memory_bandwidth_gbps};
+      ar.ceilings = resolve_ceilings(agent.name, agent.product_name,
+                                     find_device(agent.name, agent.product_name, agent.cu_count), co);
+      evaluators_.push_back(std::make_unique<Evaluator>(std::move(set), [this](std::string_view n) { return slot_of(n); }));
+      agent_row_[a] = static_cast<int>(result_.agents.size());
+      result_.agents.push_back(std::move(ar));
+    }
+  }
 
   // Counter string id -> slot; the duration counters (ncu) are read separately.
-  std::vector<int> slot_of_string(trace.strings.size(), -1);
-  std::vector<bool> is_duration_string(trace.strings.size(), false);
-  for (Index s = 0; s < trace.strings.size(); ++s) {
-    auto it = slot_by_name.find(trace.strings.at(s));
-    if (it != slot_by_name.end()) slot_of_string[s] = it->second;
-    for (const auto& ev : evaluators)
-      if (!ev->set().duration_counter.empty() && trace.strings.at(s) == ev->set().duration_counter)
-        is_duration_string[s] = true;
+  void map_counter_names() {
+    slot_of_string_.assign(trace_.strings.size(), -1);
+    is_duration_string_.assign(trace_.strings.size(), false);
+    for (Index s = 0; s < trace_.strings.size(); ++s) {
+      auto it = slot_by_name_.find(trace_.strings.at(s));
+      if (it != slot_by_name_.end()) slot_of_string_[s] = it->second;
+      for (const auto& ev : evaluators_)
+        if (!ev->set().duration_counter.empty() && trace_.strings.at(s) == ev->set().duration_counter)
+          is_duration_string_[s] = true;
+    }
+    slot_count_ = slot_by_name_.size();
   }
-  const std::size_t slot_count = slot_by_name.size();
 
   // Durations: a dispatch's own duration counter when present (same replay as its counters), else its
   // timestamps.
-  std::vector<double> duration_counter;
-  for (const auto& c : trace.counters)
-    if (c.counter < is_duration_string.size() && is_duration_string[c.counter] && c.dispatch < trace.dispatches.size()) {
-      if (duration_counter.empty()) duration_counter.assign(trace.dispatches.size(), -1.0);
-      duration_counter[c.dispatch] = c.value;
-    }
-  auto duration_of = [&](Index d) {
-    if (!duration_counter.empty() && duration_counter[d] >= 0) return duration_counter[d];
-    return static_cast<double>(trace.dispatches[d].duration());
-  };
+  void read_duration_counters() {
+    for (const auto& c : trace_.counters)
+      if (c.counter < is_duration_string_.size() && is_duration_string_[c.counter] && c.dispatch < trace_.dispatches.size()) {
+        if (duration_counter_.empty()) duration_counter_.assign(trace_.dispatches.size(), -1.0);
+        duration_counter_[c.dispatch] = c.value;
+      }
+  }
+  double duration_of(Index d) const {
+    if (!duration_counter_.empty() && duration_counter_[d] >= 0) return duration_counter_[d];
+    return static_cast<double>(trace_.dispatches[d].duration());
+  }
 
-  std::vector<KernelAcc> kernels;
-  std::unordered_map<uint64_t, uint32_t> kernel_by_key;
-  constexpr uint32_t kUnset = 0xffffffffu, kSkip = 0xfffffffeu;
-  std::vector<uint32_t> kernel_of_dispatch;
-  std::vector<uint8_t> seen;  // 0 new, 1 counted, 2 skipped
-  std::size_t skipped_duration = 0, skipped_unattributed = 0;
-
-  auto kernel_for = [&](Index d) -> uint32_t {
-    if (kernel_of_dispatch[d] != kUnset) return kernel_of_dispatch[d];
-    const Dispatch& disp = trace.dispatches[d];
+  // The accumulator of the dispatch's (kernel, agent), created on first sight; kSkip for a dispatch of no
+  // known kernel or GPU agent.
+  uint32_t kernel_for(Index d) {
+    if (kernel_of_dispatch_[d] != kUnset) return kernel_of_dispatch_[d];
+    const Dispatch& disp = trace_.dispatches[d];
     uint32_t k = kSkip;
-    if (disp.symbol < trace.symbols.size() && agent_index(disp.agent) >= 0) {
-      const Index name = trace.symbols[disp.symbol].display_name;
-      auto [it, inserted] = kernel_by_key.try_emplace(kernel_key(name, disp.agent), static_cast<uint32_t>(kernels.size()));
+    if (disp.symbol < trace_.symbols.size() && agent_index(disp.agent) >= 0) {
+      const Index name = trace_.symbols[disp.symbol].display_name;
+      auto [it, inserted] = kernel_by_key_.try_emplace(kernel_key(name, disp.agent), static_cast<uint32_t>(kernels_.size()));
       if (inserted) {
         KernelAcc acc;
         acc.name = name;
         acc.agent = disp.agent;
-        acc.slots.resize(slot_count);
-        acc.last_dispatch.assign(slot_count, kNoIndex);
-        kernels.push_back(std::move(acc));
+        acc.slots.resize(slot_count_);
+        acc.last_dispatch.assign(slot_count_, kNoIndex);
+        kernels_.push_back(std::move(acc));
       }
       k = it->second;
     }
-    kernel_of_dispatch[d] = k;
+    kernel_of_dispatch_[d] = k;
     return k;
-  };
+  }
 
-  for (const auto& c : trace.counters) {
-    if (c.counter >= slot_of_string.size() || slot_of_string[c.counter] < 0) continue;
-    if (c.dispatch >= trace.dispatches.size()) {
-      ++skipped_unattributed;
-      continue;
-    }
-    if (kernel_of_dispatch.empty()) {
-      kernel_of_dispatch.assign(trace.dispatches.size(), kUnset);
-      seen.assign(trace.dispatches.size(), 0);
-    }
-    const uint32_t k = kernel_for(c.dispatch);
-    if (k == kSkip) {
-      ++skipped_unattributed;
-      continue;
-    }
-    const double duration = duration_of(c.dispatch);
-    if (seen[c.dispatch] == 0) {
-      if (!(duration > 0)) {
-        seen[c.dispatch] = 2;
-        ++skipped_duration;
-      } else {
-        seen[c.dispatch] = 1;
-        kernels[k].profiled += 1;
-        kernels[k].duration_ns += duration;
-        if (options.per_dispatch) kernels[k].dispatches.push_back(c.dispatch);
+  // Every roofline sample added to its kernel's slot; a dispatch counts once per slot (and once for the
+  // kernel's profiled time), however many samples (rocpd rows per dimension) it has.
+  void accumulate_samples() {
+    std::size_t skipped_duration = 0, skipped_unattributed = 0;
+    for (const auto& c : trace_.counters) {
+      if (c.counter >= slot_of_string_.size() || slot_of_string_[c.counter] < 0) continue;
+      if (c.dispatch >= trace_.dispatches.size()) {
+        ++skipped_unattributed;
+        continue;
+      }
+      if (kernel_of_dispatch_.empty()) {
+        kernel_of_dispatch_.assign(trace_.dispatches.size(), kUnset);
+        seen_.assign(trace_.dispatches.size(), kNew);
+      }
+      const uint32_t k = kernel_for(c.dispatch);
+      if (k == kSkip) {
+        ++skipped_unattributed;
+        continue;
+      }
+      const double duration = duration_of(c.dispatch);
+      if (seen_[c.dispatch] == kNew) {
+        if (!(duration > 0)) {
+          seen_[c.dispatch] = kSkipped;
+          ++skipped_duration;
+        } else {
+          seen_[c.dispatch] = kCounted;
+          kernels_[k].profiled += 1;
+          kernels_[k].duration_ns += duration;
+          if (options_.per_dispatch) kernels_[k].dispatches.push_back(c.dispatch);
+        }
+      }
+      if (seen_[c.dispatch] != kCounted) continue;
+      const auto slot = static_cast<std::size_t>(slot_of_string_[c.counter]);
+      CounterStats& s = kernels_[k].slots[slot];
+      s.sum += c.value;
+      if (kernels_[k].last_dispatch[slot] != c.dispatch) {
+        kernels_[k].last_dispatch[slot] = c.dispatch;
+        s.duration_ns += duration;
+        s.dispatches += 1;
       }
     }
-    if (seen[c.dispatch] != 1) continue;
-    const auto slot = static_cast<std::size_t>(slot_of_string[c.counter]);
-    CounterStats& s = kernels[k].slots[slot];
-    s.sum += c.value;
-    if (kernels[k].last_dispatch[slot] != c.dispatch) {
-      kernels[k].last_dispatch[slot] = c.dispatch;
-      s.duration_ns += duration;
-      s.dispatches += 1;
-    }
+    if (skipped_duration)
+      result_.warnings.push_back(fmt::format("{} profiled dispatch(es) with a zero or negative duration were left out "
+                                             "of the roofline (no time to divide by)",
+                                             skipped_duration));
+    if (skipped_unattributed)
+      result_.warnings.push_back(fmt::format("{} counter sample(s) belong to no known dispatch, kernel or GPU agent "
+                                             "and were ignored",
+                                             skipped_unattributed));
   }
-  if (skipped_duration)
-    result.warnings.push_back(fmt::format("{} profiled dispatch(es) with a zero or negative duration were left out "
-                                          "of the roofline (no time to divide by)",
-                                          skipped_duration));
-  if (skipped_unattributed)
-    result.warnings.push_back(fmt::format("{} counter sample(s) belong to no known dispatch, kernel or GPU agent "
-                                          "and were ignored",
-                                          skipped_unattributed));
 
   // Agents without roofline counters: every kernel they ran is reported as unavailable, with the reason.
-  for (Index d = 0; d < trace.dispatches.size(); ++d) {
-    const Dispatch& disp = trace.dispatches[d];
-    const int row = agent_index(disp.agent);
-    if (row < 0 || result.agents[static_cast<std::size_t>(row)].unavailable_reason.empty()) continue;
-    if (disp.symbol >= trace.symbols.size()) continue;
-    const Index name = trace.symbols[disp.symbol].display_name;
-    if (kernel_by_key.try_emplace(kernel_key(name, disp.agent), static_cast<uint32_t>(kernels.size())).second) {
-      KernelAcc acc;
-      acc.name = name;
-      acc.agent = disp.agent;
-      acc.slots.resize(slot_count);
-      kernels.push_back(std::move(acc));
+  void add_kernels_of_unavailable_agents() {
+    for (Index d = 0; d < trace_.dispatches.size(); ++d) {
+      const Dispatch& disp = trace_.dispatches[d];
+      const int row = agent_index(disp.agent);
+      if (row < 0 || result_.agents[static_cast<std::size_t>(row)].unavailable_reason.empty()) continue;
+      if (disp.symbol >= trace_.symbols.size()) continue;
+      const Index name = trace_.symbols[disp.symbol].display_name;
+      if (kernel_by_key_.try_emplace(kernel_key(name, disp.agent), static_cast<uint32_t>(kernels_.size())).second) {
+        KernelAcc acc;
+        acc.name = name;
+        acc.agent = disp.agent;
+        acc.slots.resize(slot_count_);
+        kernels_.push_back(std::move(acc));
+      }
     }
   }
-  if (trace.counters.empty())
-    result.warnings.push_back("the trace holds no hardware counters: collect them (rocprofv3 -i with the "
-                              "roofline passes, or ncu) to get roofline points");
 
   // Dispatch counts per kernel (all dispatches, profiled or not).
-  std::vector<std::size_t> dispatch_count(kernels.size(), 0);
-  for (const Dispatch& disp : trace.dispatches) {
-    if (disp.symbol >= trace.symbols.size()) continue;
-    auto it = kernel_by_key.find(kernel_key(trace.symbols[disp.symbol].display_name, disp.agent));
-    if (it != kernel_by_key.end()) ++dispatch_count[it->second];
-  }
-
-  // Per-dispatch points: the relevant samples grouped by dispatch with a counting sort (4 bytes per sample
-  // and per dispatch, no dense row per dispatch), evaluated through one reusable row of slots.
-  std::vector<uint32_t> first_sample, sample_order;
-  if (options.per_dispatch && !seen.empty()) {
-    first_sample.assign(trace.dispatches.size() + 1, 0);
-    for (const auto& c : trace.counters)
-      if (c.counter < slot_of_string.size() && slot_of_string[c.counter] >= 0 && c.dispatch < seen.size() &&
-          seen[c.dispatch] == 1)
-        ++first_sample[c.dispatch + 1];
-    for (std::size_t d = 0; d < trace.dispatches.size(); ++d) first_sample[d + 1] += first_sample[d];
-    sample_order.resize(first_sample.back());
-    std::vector<uint32_t> next(first_sample.begin(), first_sample.end() - 1);
-    for (std::size_t i = 0; i < trace.counters.size(); ++i) {
-      const auto& c = trace.counters[i];
-      if (c.counter < slot_of_string.size() && slot_of_string[c.counter] >= 0 && c.dispatch < seen.size() &&
-          seen[c.dispatch] == 1)
-        sample_order[next[c.dispatch]++] = static_cast<uint32_t>(i);
+  void count_dispatches() {
+    dispatch_count_.assign(kernels_.size(), 0);
+    for (const Dispatch& disp : trace_.dispatches) {
+      if (disp.symbol >= trace_.symbols.size()) continue;
+      auto it = kernel_by_key_.find(kernel_key(trace_.symbols[disp.symbol].display_name, disp.agent));
+      if (it != kernel_by_key_.end()) ++dispatch_count_[it->second];
     }
   }
-  std::vector<CounterStats> dispatch_row(slot_count);
 
-  for (std::size_t k = 0; k < kernels.size(); ++k) {
-    KernelAcc& acc = kernels[k];
-    const auto row = static_cast<std::size_t>(agent_row[acc.agent]);
-    const Evaluator& ev = *evaluators[row];
-    const Ceilings& ceilings = result.agents[row].ceilings;
-    KernelRoofline kr;
-    kr.name = trace.strings.at(acc.name);
-    kr.agent = acc.agent;
-    kr.dispatch_count = dispatch_count[k];
-    kr.point = ev.evaluate(acc.slots.data(), ceilings, options.above_roof_tolerance);
-    kr.point.profiled_dispatches = acc.profiled;
-    kr.point.duration_ns = acc.duration_ns;
-    kr.dispatches.reserve(acc.dispatches.size());
-    for (Index d : acc.dispatches) {
-      DispatchRoofline dr;
-      dr.dispatch = d;
-      dr.dispatch_id = trace.dispatches[d].dispatch_id;
-      const double duration = duration_of(d);
-      for (uint32_t i = first_sample[d]; i < first_sample[d + 1]; ++i) {
-        const auto& c = trace.counters[sample_order[i]];
-        CounterStats& r = dispatch_row[static_cast<std::size_t>(slot_of_string[c.counter])];
-        r.sum += c.value;
-        r.duration_ns = duration;
-        r.dispatches = 1;
-      }
-      dr.point = ev.evaluate(dispatch_row.data(), ceilings, options.above_roof_tolerance, false);
-      for (uint32_t i = first_sample[d]; i < first_sample[d + 1]; ++i)
-        dispatch_row[static_cast<std::size_t>(slot_of_string[trace.counters[sample_order[i]].counter])] = {};
-      dr.point.profiled_dispatches = 1;
-      dr.point.duration_ns = duration;
-      kr.dispatches.push_back(std::move(dr));
+  // For per-dispatch points: the counted samples grouped by dispatch with a counting sort (4 bytes per sample
+  // and per dispatch, no dense row per dispatch).
+  void group_samples_by_dispatch() {
+    if (seen_.empty()) return;
+    first_sample_.assign(trace_.dispatches.size() + 1, 0);
+    for (const auto& c : trace_.counters)
+      if (counted_sample(c)) ++first_sample_[c.dispatch + 1];
+    for (std::size_t d = 0; d < trace_.dispatches.size(); ++d) first_sample_[d + 1] += first_sample_[d];
+    sample_order_.resize(first_sample_.back());
+    std::vector<uint32_t> next(first_sample_.begin(), first_sample_.end() - 1);
+    for (std::size_t i = 0; i < trace_.counters.size(); ++i) {
+      const auto& c = trace_.counters[i];
+      if (counted_sample(c)) sample_order_[next[c.dispatch]++] = static_cast<uint32_t>(i);
     }
-    result.kernels.push_back(std::move(kr));
   }
-  std::sort(result.kernels.begin(), result.kernels.end(), [](const KernelRoofline& a, const KernelRoofline& b) {
-    if (a.point.duration_ns != b.point.duration_ns) return a.point.duration_ns > b.point.duration_ns;
-    if (a.name != b.name) return a.name < b.name;
-    return a.agent < b.agent;
-  });
-  return result;
+
+  // One dispatch's point, evaluated through one reusable row of slots (cleared again after).
+  DispatchRoofline dispatch_point(Index d, const Evaluator& ev, const Ceilings& ceilings) {
+    DispatchRoofline dr;
+    dr.dispatch = d;
+    dr.dispatch_id = trace_.dispatches[d].dispatch_id;
+    const double duration = duration_of(d);
+    for (uint32_t i = first_sample_[d]; i < first_sample_[d + 1]; ++i) {
+      const auto& c = trace_.counters[sample_order_[i]];
+      CounterStats& r = dispatch_row_[static_cast<std::size_t>(slot_of_string_[c.counter])];
+      r.sum += c.value;
+      r.duration_ns = duration;
+      r.dispatches = 1;
+    }
+    dr.point = ev.evaluate(dispatch_row_.data(), ceilings, options_.above_roof_tolerance, false);
+    for (uint32_t i = first_sample_[d]; i < first_sample_[d + 1]; ++i)
+      dispatch_row_[static_cast<std::size_t>(slot_of_string_[trace_.counters[sample_order_[i]].counter])] = {};
+    dr.point.profiled_dispatches = 1;
+    dr.point.duration_ns = duration;
+    return dr;
+  }
+
+  // Each kernel's point (and its dispatches'), longest profiled time first.
+  void evaluate_kernels() {
+    dispatch_row_.assign(slot_count_, CounterStats{});
+    for (std::size_t k = 0; k < kernels_.size(); ++k) {
+      KernelAcc& acc = kernels_[k];
+      const auto row = static_cast<std::size_t>(agent_row_[acc.agent]);
+      const Evaluator& ev = *evaluators_[row];
+      const Ceilings& ceilings = result_.agents[row].ceilings;
+      KernelRoofline kr;
+      kr.name = trace_.strings.at(acc.name);
+      kr.agent = acc.agent;
+      kr.dispatch_count = dispatch_count_[k];
+      kr.point = ev.evaluate(acc.slots.data(), ceilings, options_.above_roof_tolerance);
+      kr.point.profiled_dispatches = acc.profiled;
+      kr.point.duration_ns = acc.duration_ns;
+      kr.dispatches.reserve(acc.dispatches.size());
+      for (Index d : acc.dispatches) kr.dispatches.push_back(dispatch_point(d, ev, ceilings));
+      result_.kernels.push_back(std::move(kr));
+    }
+    std::sort(result_.kernels.begin(), result_.kernels.end(), [](const KernelRoofline& a, const KernelRoofline& b) {
+      if (a.point.duration_ns != b.point.duration_ns) return a.point.duration_ns > b.point.duration_ns;
+      if (a.name != b.name) return a.name < b.name;
+      return a.agent < b.agent;
+    });
+  }
+
+  const Trace& trace_;
+  const RooflineOptions& options_;
+  RooflineResult result_;
+  std::vector<int> agent_row_;                          // agent -> index into result_.agents, -1: not a GPU
+  std::vector<std::unique_ptr<Evaluator>> evaluators_;  // per agent row
+  std::unordered_map<std::string, int> slot_by_name_;
+  std::size_t slot_count_ = 0;
+  std::vector<int> slot_of_string_;
+  std::vector<bool> is_duration_string_;
+  std::vector<double> duration_counter_;
+  std::vector<KernelAcc> kernels_;
+  std::unordered_map<uint64_t, uint32_t> kernel_by_key_;
+  std::vector<uint32_t> kernel_of_dispatch_;
+  std::vector<uint8_t> seen_;
+  std::vector<std::size_t> dispatch_count_;
+  std::vector<uint32_t> first_sample_, sample_order_;
+  std::vector<CounterStats> dispatch_row_;
+};
+
+}  // namespace
+
+RooflineResult compute_roofline(const Trace& trace, const RooflineOptions& options) {
+  return RooflineBuilder(trace, options).build();
 }
 
 namespace {

@@ -36,13 +36,17 @@ void keep_matching_kernels(analysis::KernelStatsResult& stats, const std::string
 
 }  // namespace
 
+void check_analysis_options(const AnalysisOptions& options) {
+  if (options.memory_bandwidth_gbps && !(*options.memory_bandwidth_gbps > 0 && std::isfinite(*options.memory_bandwidth_gbps)))
+    throw Error(ExitCode::Usage,
+                fmt::format("--memory-bandwidth-gbps {} must be a positive number of GB/s", *options.memory_bandwidth_gbps));
+}
+
 AnalyzeResults run_analyze(const AnalyzeOptions& options) {
   AnalyzeResults r;
   r.inputs = options.databases;
   // Options that can be wrong are checked before a possibly long read.
-  if (options.memory_bandwidth_gbps && !(*options.memory_bandwidth_gbps > 0 && std::isfinite(*options.memory_bandwidth_gbps)))
-    throw Error(ExitCode::Usage,
-                fmt::format("--memory-bandwidth-gbps {} must be a positive number of GB/s", *options.memory_bandwidth_gbps));
+  check_analysis_options(options);
   if (options.ceilings_file) r.empirical_ceilings = analysis::read_empirical_ceilings(*options.ceilings_file);
 
   rocpd::ReadOptions read;

@@ -17,12 +17,12 @@
 
 namespace rpl::app {
 
-struct AnalyzeOptions {
-  std::vector<std::string> databases;
+// The analysis options `analyze` and `profile` share: one struct embedded in both commands' options, its
+// flags added to both by cli/analysis_flags.
+struct AnalysisOptions {
   std::vector<analysis::WhatIf> what_if;
   bool lenient = false;             // drop invalid records with a warning instead of failing
   bool infer_dependencies = false;  // opt-in, labelled: cross-stream edges inferred from timing
-  bool show_progress = false;       // progress on stderr (a terminal, not --quiet)
   // --kernel REGEX: the kernel lists and the runtime cover only matching kernels (searched in the
   // display name); the critical path is still computed over all work, since it all takes time.
   std::optional<std::string> kernel_filter;
@@ -31,6 +31,11 @@ struct AnalyzeOptions {
   std::optional<std::string> ceilings_file;
   std::optional<double> memory_bandwidth_gbps;
   bool per_dispatch_roofline = false;  // also a roofline point per profiled dispatch
+};
+
+struct AnalyzeOptions : AnalysisOptions {
+  std::vector<std::string> databases;
+  bool show_progress = false;       // progress on stderr (a terminal, not --quiet)
 };
 
 // What the counters say about one kernel (parallel to KernelStatsResult::kernels).
@@ -54,6 +59,8 @@ struct AnalyzeResults {
   std::vector<KernelDiagnosis> diagnosis;  // parallel to stats.kernels
 };
 
+// Throws rpl::Error(Usage) naming the value for an option that cannot be right (checked before any work).
+void check_analysis_options(const AnalysisOptions& options);
 AnalyzeResults run_analyze(const AnalyzeOptions& options);
 
 }  // namespace rpl::app

@@ -1,6 +1,6 @@
 #pragma once
 // The `ceilings` application: measures empirical roofline ceilings on the GPU present with the CUDA
-// benchmark program rpl_ceilings_bench (src/collectors/cuda/ceilings_bench.cu, installed next to
+// benchmark program rpl_ceilings_bench (src/collectors/nvidia/ceilings_bench/ceilings_bench.cu, installed next to
 // rocm-perf) and turns its output into the ceilings document (schemas/ceilings.schema.json) that the
 // roofline prefers over the built-in device table. NVIDIA only: no AMD benchmark is provided (the AMD
 // roofline uses the table, or a ceilings file written from another tool's measurements).

@@ -8,6 +8,7 @@
 #include <regex>
 #include <unordered_map>
 
+#include "collectors/collector_factory.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
 #include "support/progress.hpp"
@@ -67,10 +68,10 @@ void run_timing_only(const ProfileOptions& o, ProfileResults& out, Progress& pro
 void run_traced(const ProfileOptions& o, ProfileResults& out, Progress& progress) {
   platform::Kind kind = o.platform ? *o.platform : platform::detect();
   out.platform = platform::to_string(kind);
-  auto collector = platform::make_collector(kind);
+  auto collector = collectors::make_collector(kind);
   out.collector = collector->name();
   std::optional<std::regex> filter;
-  if (o.kernel_filter) filter.emplace(*o.kernel_filter);
+  if (o.analysis.kernel_filter) filter.emplace(*o.analysis.kernel_filter);
 
   std::unordered_map<std::string, std::vector<double>> kernel_totals;  // per kernel, one entry per run
   for (unsigned i = 1; i <= o.runs; ++i) {
@@ -86,9 +87,12 @@ void run_traced(const ProfileOptions& o, ProfileResults& out, Progress& progress
     run.stderr_file = c.stderr_file;
     if (!run.process.ok()) application_failed(run, o.argv[0]);
 
+    // Each run's runtime and kernel totals: the kernel filter applies, and so does --lenient (a run's
+    // trace is read as the representative one is).
     AnalyzeOptions ao;
     ao.databases = run.databases;
-    ao.kernel_filter = o.kernel_filter;
+    ao.kernel_filter = o.analysis.kernel_filter;
+    ao.lenient = o.analysis.lenient;
     AnalyzeResults per_run = run_analyze(ao);
     run.runtime_ns = per_run.stats.timing.runtime_ns;
     for (const auto& k : per_run.stats.kernels) {
@@ -114,11 +118,12 @@ void run_traced(const ProfileOptions& o, ProfileResults& out, Progress& progress
 ProfileResults run_profile(const ProfileOptions& o) {
   if (o.argv.empty()) throw Error(ExitCode::Usage, "no application given: rocm-perf profile [options] -- APP [ARGS...]");
   if (o.runs == 0) throw Error(ExitCode::Usage, "--runs must be at least 1");
+  check_analysis_options(o.analysis);
   if (o.timing_only && (o.roofline || o.deep))
     throw Error(ExitCode::Usage, "--roofline and --deep need the profiler: they cannot be combined with --no-rocprof");
   if (o.counter_launches > 0 && !o.roofline && !o.deep)
     throw Error(ExitCode::Usage, "--counter-launches limits the counter pass: it needs --roofline or --deep");
-  if (o.counter_launches > 0 && o.counter_tool == "ncu")
+  if (o.counter_launches > 0 && o.counter_tool == collectors::CounterTool::Ncu)
     throw Error(ExitCode::Usage, "--counter-launches needs the CUPTI counter pass (--counter-tool cupti): ncu's launch "
                                  "limits are not per kernel");
   ProfileResults out;
@@ -140,24 +145,21 @@ ProfileResults run_profile(const ProfileOptions& o) {
     CounterCollectionOptions co;
     co.roofline = o.roofline;
     co.deep = o.deep;
-    co.nvidia_tool = o.counter_tool;
+    co.counter_tool = o.counter_tool;
     co.launches_per_kernel = o.counter_launches;
     co.argv = o.argv;
     co.run_dir = (fs::path(o.output_dir) / "runs" / "counters").string();
-    co.kernel_filter = o.kernel_filter;
+    co.kernel_filter = o.analysis.kernel_filter;
     co.timeout_s = o.timeout_s;
     co.debug = o.debug;
+    co.lenient = o.analysis.lenient;
     out.counters = collect_counters(co, rep.databases, rep.process.wall_ns);
   }
   if (!o.timing_only) {
     progress.update("analysing the representative run");
     AnalyzeOptions ao;
+    static_cast<AnalysisOptions&>(ao) = o.analysis;
     ao.databases = out.runs[out.representative_run].databases;
-    ao.kernel_filter = o.kernel_filter;
-    ao.what_if = o.what_if;
-    ao.infer_dependencies = o.infer_dependencies;
-    ao.ceilings_file = o.ceilings_file;
-    ao.memory_bandwidth_gbps = o.memory_bandwidth_gbps;
     out.analysis = run_analyze(ao);
   }
   progress.done();

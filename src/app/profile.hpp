@@ -18,19 +18,13 @@ struct ProfileOptions {
   std::string output_dir = "rocm-perf-out";
   bool timing_only = false;                   // --no-rocprof
   std::optional<platform::Kind> platform;     // nullopt: detect
-  std::optional<std::string> kernel_filter;   // --kernel REGEX
-  std::vector<analysis::WhatIf> what_if;
-  bool infer_dependencies = false;
+  AnalysisOptions analysis;                   // as in analyze, for the representative run
   // --roofline / --deep: a counter pass after the trace runs (app/profile_counters), its values stored in
   // the representative run's databases before they are analysed.
   bool roofline = false;
   bool deep = false;
-  // NVIDIA counter tool: "cupti" (in-process range profiler), "ncu", or "auto" (ncu where installed, else
-  // cupti).
-  std::string counter_tool = "auto";
+  collectors::CounterTool counter_tool = collectors::CounterTool::Auto;  // NVIDIA: --counter-tool
   std::size_t counter_launches = 0;  // --counter-launches N: the CUPTI pass profiles the first N launches per kernel
-  std::optional<std::string> ceilings_file;     // --ceilings, passed to analyze
-  std::optional<double> memory_bandwidth_gbps;  // --memory-bandwidth-gbps, passed to analyze
   bool debug = false;
   bool show_progress = false;
   double timeout_s = 0;

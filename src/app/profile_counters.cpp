@@ -106,24 +106,26 @@ bool ncu_available() {
 
 void collect_nvidia(const CounterCollectionOptions& o, const collectors::CounterPassRequest& req, Trace trace,
                     CounterCollection& c, CounterMatch& m) {
-  c.tool = o.nvidia_tool;
+  using collectors::CounterTool;
+  CounterTool tool = o.counter_tool;
   // auto: ncu where it is installed (its replay flushes the caches before every pass, so DRAM bytes are
   // cold-cache values, the ones the roofline proof compares); else the in-process CUPTI pass.
   // --counter-launches is a CUPTI-pass feature: with it, auto means cupti.
-  if (c.tool == "auto")
-    c.tool = (ncu_available() && o.launches_per_kernel == 0) || !collectors::find_cupti_counters_library() ? "ncu" : "cupti";
-  if (c.tool == "ncu" && o.launches_per_kernel > 0)
+  if (tool == CounterTool::Auto)
+    tool = (ncu_available() && o.launches_per_kernel == 0) || !collectors::find_cupti_counters_library()
+               ? CounterTool::Ncu
+               : CounterTool::Cupti;
+  if (tool == CounterTool::Ncu && o.launches_per_kernel > 0)
     throw Error(ExitCode::Usage, "--counter-launches needs the CUPTI counter pass (librpl_cupti_counters.so, "
                                  "--counter-tool cupti): ncu's launch limits are not per kernel");
-  if (c.tool != "cupti" && c.tool != "ncu")
-    throw Error(ExitCode::Usage, fmt::format("--counter-tool {}: expected auto, cupti or ncu", c.tool));
+  c.tool = collectors::to_string(tool);
   std::vector<std::string> metrics;
   // The classifier reads the deep metrics too, so --roofline collects both (one run; the tool groups them
   // into replay passes itself).
-  const auto deep = c.tool == "cupti" ? analysis::cupti_deep_metrics(c.arch) : analysis::ncu_deep_metrics(c.arch);
+  const auto deep = tool == CounterTool::Cupti ? analysis::cupti_deep_metrics(c.arch) : analysis::ncu_deep_metrics(c.arch);
   metrics = o.roofline ? unique_metrics(analysis::ncu_roofline_metrics(c.arch), deep) : deep;
   c.passes.push_back(metrics);
-  auto pass = c.tool == "cupti" ? collectors::run_cupti_counter_pass(req, metrics) : collectors::run_ncu_pass(req, metrics);
+  auto pass = tool == CounterTool::Cupti ? collectors::run_cupti_counter_pass(req, metrics) : collectors::run_ncu_pass(req, metrics);
   c.commands.push_back(fmt::format("{}", fmt::join(pass.command, " ")));
   c.wall_ns += pass.process.wall_ns;
   c.application_runs += 1;
@@ -151,6 +153,7 @@ void collect_amd(const CounterCollectionOptions& o, const collectors::CounterPas
       for (std::size_t p = 0; p < pass.pass_databases.size(); ++p) {
         rocpd::ReadOptions ro;
         ro.load_api_calls = false;
+        ro.lenient = o.lenient;
         Trace pass_trace = rocpd::read_databases(pass.pass_databases[p], ro);
         CounterMatch pm = match_counter_trace(trace, pass_trace);
         for (auto& w : pm.warnings) w = fmt::format("pmc pass {}: {}", p + 1, w);
@@ -183,7 +186,7 @@ void collect_amd(const CounterCollectionOptions& o, const collectors::CounterPas
     for (const auto& out : att.outputs) {
       auto it = names.find(out.dispatch_id);
       c.att.push_back({out.dispatch_id, it == names.end() ? std::string() : it->second,
-                       analysis::analyze_att_dispatch(out, max_waves)});
+                       analysis::analyze_att_dispatch(collectors::read_att_dispatch(out), max_waves)});
     }
     if (att.outputs.empty()) m.warnings.push_back("the ATT run decoded nothing: " + att.diagnosis);
   }
@@ -281,6 +284,7 @@ CounterCollection collect_counters(const CounterCollectionOptions& o, const std:
   if (o.deep) c.requested.push_back("deep");
   rocpd::ReadOptions ro;
   ro.load_api_calls = false;
+  ro.lenient = o.lenient;
   Trace trace = rocpd::read_databases(trace_databases, ro);
   CounterMatch m;
   const Agent* agent = profiled_agent(trace, m.warnings);

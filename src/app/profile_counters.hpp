@@ -18,6 +18,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "analysis/deep_analysis.hpp"
+#include "collectors/counter_pass.hpp"
 #include "collectors/nvidia/ncu_csv.hpp"
 #include "model/trace.hpp"
 #include "store/rocpd_counters_append.hpp"
@@ -28,12 +29,13 @@ struct CounterCollectionOptions {
   bool roofline = false;  // the roofline counters (NVIDIA: plus the deep set, which the classifier reads)
   bool deep = false;      // NVIDIA: the deep-analysis metrics; AMD: also a rocprofv3 --att run
   std::size_t launches_per_kernel = 0;  // --counter-launches (CUPTI pass only); 0: every launch
-  std::string nvidia_tool = "auto";  // "cupti", "ncu", or "auto": ncu where installed, else cupti
+  collectors::CounterTool counter_tool = collectors::CounterTool::Auto;  // NVIDIA
   std::vector<std::string> argv;
   std::string run_dir;                       // the counter runs' folder
   std::optional<std::string> kernel_filter;  // profile --kernel REGEX (matched on the demangled name)
   double timeout_s = 0;
   bool debug = false;
+  bool lenient = false;  // --lenient: read the traces dropping invalid records, as analyze does
 };
 
 // Counter values for one database (one process of the trace run).

@@ -9,6 +9,7 @@
 #include "analysis/device_specs.hpp"
 #include "app/ceilings.hpp"
 #include "cli/commands.hpp"
+#include "report/ceilings_report.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
 
@@ -29,15 +30,7 @@ int run(const CeilingsArgs& a) {
   if (a.common.json) {
     fmt::print("{}\n", analysis::to_json(r.ceilings).dump(2));
   } else {
-    fmt::print("{} ({}, {} SMs), device {}\n", r.ceilings.product_name, r.ceilings.arch, r.sms, r.device_index);
-    fmt::print("{:<12} {:>12} {:>12} {:>8} {:>10}\n", "ceiling", "measured", "table", "ratio", "best ms");
-    for (const auto& m : r.measurements) {
-      const bool bandwidth = analysis::parse_mem_level(m.key).has_value();
-      fmt::print("{:<12} {:>12} {:>12} {:>8} {:>10.3f}\n", m.key,
-                 fmt::format("{:.0f} {}", m.value, bandwidth ? "GB/s" : "GF/s"),
-                 m.table_value ? fmt::format("{:.0f}", *m.table_value) : "-",
-                 m.table_value ? fmt::format("{:.1f}%", 100 * m.value / *m.table_value) : "-", m.best_ms);
-    }
+    fmt::print("{}", report::ceilings_table(r));
     log::info("wrote {}", a.output);
   }
   if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "app/profile.hpp"
-#include "cli/commands.hpp"
+#include "cli/analysis_flags.hpp"
 #include "report/analyze_report.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
@@ -17,64 +17,50 @@ namespace {
 
 struct ProfileArgs {
   std::vector<std::string> command;
-  std::string output_dir = "rocm-perf-out";
-  CommonOptions common;
+  AnalysisFlags flags;
   unsigned runs = 5;
   bool no_rocprof = false;
   std::string platform = "auto";
-  std::string kernel;
-  std::size_t top = 10;
-  std::vector<std::string> what_if;
-  bool infer = false;
   bool roofline = false;
   bool deep = false;
   std::string counter_tool = "auto";
   std::size_t counter_launches = 0;
-  std::string ceilings;
-  double memory_bandwidth_gbps = 0;
   double timeout_s = 0;
 };
 
 int run(const ProfileArgs& a) {
-  log::set_level(a.common.debug ? log::Level::Debug
-                 : (a.common.quiet || a.common.json) ? log::Level::Warn
-                                                     : log::Level::Info);
+  set_log_level(a.flags.common);
   app::ProfileOptions o;
   o.argv = a.command;
   o.runs = a.runs;
-  o.output_dir = a.output_dir;
+  o.output_dir = a.flags.output_dir;
   o.timing_only = a.no_rocprof;
   o.platform = platform::parse_kind(a.platform);
-  if (!a.kernel.empty()) o.kernel_filter = a.kernel;
-  for (const auto& spec : a.what_if) o.what_if.push_back(analysis::parse_what_if(spec));
-  o.infer_dependencies = a.infer;
+  o.analysis = analysis_options(a.flags);
   o.roofline = a.roofline;
   o.deep = a.deep;
-  o.counter_tool = a.counter_tool;
+  o.counter_tool = collectors::parse_counter_tool(a.counter_tool);
   o.counter_launches = a.counter_launches;
-  if (!a.ceilings.empty()) o.ceilings_file = a.ceilings;
-  if (a.memory_bandwidth_gbps > 0) o.memory_bandwidth_gbps = a.memory_bandwidth_gbps;
-  o.debug = a.common.debug;
-  o.show_progress = !a.common.quiet && !a.common.json && stderr_is_terminal();
+  o.debug = a.flags.common.debug;
+  o.show_progress = !a.flags.common.quiet && !a.flags.common.json && stderr_is_terminal();
   o.timeout_s = a.timeout_s;
 
   app::ProfileResults p = app::run_profile(o);
-  report::ReportOptions ro;
-  ro.top = a.top;
+  const report::ReportOptions ro = report_options(a.flags);
   nlohmann::json profile = report::profile_command_document(p);
   const app::AnalyzeResults* analysis = p.analysis ? &*p.analysis : nullptr;
-  report::write_output_files(a.output_dir, profile, analysis, ro);
+  report::write_output_files(a.flags.output_dir, profile, analysis, ro);
 
-  if (a.common.json) {
+  if (a.flags.common.json) {
     report::JsonStream out(stdout);
     report::write_combined_document(out, profile, analysis, ro);
     out.flush();
     std::fputc('\n', stdout);
-  } else if (a.common.quiet) {
+  } else if (a.flags.common.quiet) {
     fmt::print("{:.6f}\n", p.runtime_across_runs.mean_ns / 1e6);
   } else {
     fmt::print("{}", report::profile_terminal_summary(p, ro));
-    log::info("wrote outputs and per-run traces to {}", a.output_dir);
+    log::info("wrote outputs and per-run traces to {}", a.flags.output_dir);
   }
   if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
   return 0;
@@ -87,16 +73,11 @@ Action register_profile(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("profile", "Run an application under the GPU collector (N runs) and analyse it");
   cmd->add_option("command", args->command, "the application and its arguments (put -- before it)")->required();
   cmd->add_option("--runs", args->runs, "runs, each a separate process")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("-o,--output-dir", args->output_dir, "outputs and per-run traces")->capture_default_str();
-  auto* json = cmd->add_flag("--json", args->common.json, "print the combined JSON document on stdout, nothing else");
-  cmd->add_flag("--quiet", args->common.quiet, "print only the runtime in ms (mean over runs)")->excludes(json);
-  cmd->add_flag("--debug", args->common.debug, "show the profiler's own logs and verbose logs on stderr");
+  add_analysis_flags(cmd, args->flags,
+                     {"outputs and per-run traces", "print only the runtime in ms (mean over runs)",
+                      "show the profiler's own logs and verbose logs on stderr"});
   cmd->add_flag("--no-rocprof", args->no_rocprof, "timing only: whole-process wall time over N runs, no profiler");
   cmd->add_option("--platform", args->platform, "auto, rocm or cuda")->capture_default_str();
-  cmd->add_option("--kernel", args->kernel, "REGEX: report only matching kernels");
-  cmd->add_option("--top", args->top, "kernels to list")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--what-if", args->what_if, "REGEX=FACTOR, as in analyze; repeatable");
-  cmd->add_flag("--infer-dependencies", args->infer, "opt in: cross-stream edges inferred from timing (labelled)");
   cmd->add_flag("--roofline", args->roofline,
                 "after the trace runs, a counter pass (NVIDIA: ncu or CUPTI; AMD: rocprofv3 -i) for the roofline and the "
                 "bottleneck labels; see docs/profile-counters.md");
@@ -106,15 +87,10 @@ Action register_profile(CLI::App& app) {
   cmd->add_option("--counter-tool", args->counter_tool,
                   "NVIDIA counter pass: ncu, cupti (in process, CUPTI range profiler: about half ncu's cost, but "
                   "no cache flush between replay passes), or auto (ncu where installed, else cupti)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"auto", "cupti", "ncu"}));
+      ->capture_default_str();
   cmd->add_option("--counter-launches", args->counter_launches,
                   "N: the CUPTI counter pass profiles only the first N launches of each kernel (the rest run "
                   "unprofiled; the roofline and labels come from those N)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--ceilings", args->ceilings, "measured ceilings (rocm-perf ceilings), as in analyze");
-  cmd->add_option("--memory-bandwidth-gbps", args->memory_bandwidth_gbps,
-                  "override the device-memory bandwidth ceiling (GB/s), as in analyze")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--timeout", args->timeout_s, "seconds per run before the application is killed (0: none)");
   cmd->positionals_at_end();

@@ -9,13 +9,29 @@
 #include <fstream>
 #include <sstream>
 
-#include "collectors/rocm/rocprofv3_collector.hpp"
+#include "collectors/amd/rocprofv3_collector.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
 #include "support/libexec.hpp"
 #include "support/log.hpp"
 
 namespace rpl::collectors {
+
+CounterTool parse_counter_tool(const std::string& name) {
+  if (name == "auto") return CounterTool::Auto;
+  if (name == "ncu") return CounterTool::Ncu;
+  if (name == "cupti") return CounterTool::Cupti;
+  throw Error(ExitCode::Usage, fmt::format("--counter-tool {}: expected auto, cupti or ncu", name));
+}
+
+const char* to_string(CounterTool tool) {
+  switch (tool) {
+    case CounterTool::Ncu: return "ncu";
+    case CounterTool::Cupti: return "cupti";
+    case CounterTool::Auto: break;
+  }
+  return "auto";
+}
 namespace fs = std::filesystem;
 namespace {
 
@@ -242,8 +258,8 @@ RocprofAttPass run_rocprof_att_pass(const CounterPassRequest& request) {
     return run;
   }
   run.databases = find_rocpd_databases(run.output_dir);
-  run.outputs = analysis::find_att_outputs(run.output_dir);
-  if (run.outputs.empty()) run.diagnosis = analysis::diagnose_att_root(run.output_dir);
+  run.outputs = find_att_outputs(run.output_dir);
+  if (run.outputs.empty()) run.diagnosis = diagnose_att_root(run.output_dir);
   return run;
 }
 

@@ -12,11 +12,18 @@
 #include <string>
 #include <vector>
 
-#include "analysis/deep_analysis.hpp"
+#include "collectors/amd/att_import.hpp"
 #include "collectors/nvidia/ncu_csv.hpp"
 #include "support/process.hpp"
 
 namespace rpl::collectors {
+
+// The NVIDIA counter pass's tool (--counter-tool), parsed once at the command line: ncu, the in-process
+// CUPTI range profiler, or auto (ncu where installed, else cupti; resolved when the pass runs).
+enum class CounterTool { Auto, Ncu, Cupti };
+// "auto" | "ncu" | "cupti"; throws rpl::Error(Usage) naming the value otherwise.
+CounterTool parse_counter_tool(const std::string& name);
+const char* to_string(CounterTool tool);
 
 struct CounterPassRequest {
   std::vector<std::string> argv;  // the application and its arguments
@@ -73,8 +80,8 @@ RocprofPmcPass run_rocprof_pmc_pass(const CounterPassRequest& request, const std
 struct RocprofAttPass : CounterPassRun {
   std::string output_dir;
   std::vector<std::string> databases;                   // the run's own trace (dispatch ids -> kernel names)
-  std::vector<analysis::AttDispatchOutput> outputs;     // decoded per-dispatch folders
-  std::string diagnosis;                                // why `outputs` is empty (analysis::diagnose_att_root)
+  std::vector<AttDispatchOutput> outputs;               // decoded per-dispatch folders
+  std::string diagnosis;                                // why `outputs` is empty (diagnose_att_root)
 };
 // `rocprofv3 --att --kernel-trace --output-format rocpd -d DIR [--kernel-include-regex RE] -- APP`: thread
 // trace of the first dispatch of each matching kernel. An empty result is not an error (the diagnosis says

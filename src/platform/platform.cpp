@@ -3,7 +3,6 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
-#include "collectors/rocm/rocprofv3_collector.hpp"
 #include "support/errors.hpp"
 
 namespace rpl::platform {
@@ -23,13 +22,6 @@ Kind detect() {
   throw Error(ExitCode::ProfilerFailed,
               "no GPU platform found (looked for rocprofv3 or /dev/kfd for ROCm, /dev/nvidiactl or nvidia-smi "
               "for CUDA); use --platform, or --no-rocprof for timing only");
-}
-
-std::unique_ptr<Collector> make_cuda_collector();  // collectors/cuda/cuda_collector.cpp
-
-std::unique_ptr<Collector> make_collector(Kind kind) {
-  if (kind == Kind::Rocm) return std::make_unique<collectors::Rocprofv3Collector>();
-  return make_cuda_collector();
 }
 
 }  // namespace rpl::platform

@@ -40,6 +40,6 @@ class Collector {
   virtual CollectResult collect(const CollectRequest& request) = 0;
 };
 
-std::unique_ptr<Collector> make_collector(Kind kind);
+// The implementations, and the factory that picks one: collectors/collector_factory.hpp.
 
 }  // namespace rpl::platform

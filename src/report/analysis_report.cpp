@@ -38,84 +38,94 @@ nlohmann::json roofline_summary(const app::AnalyzeResults& r, std::size_t kernel
           {"above_roof", p.above_roof}};
 }
 
-}  // namespace
+// Critical-path share per kernel name (0 for kernels not on the path).
+class PathShares {
+ public:
+  explicit PathShares(const analysis::CriticalPathResult& dag) {
+    for (const auto& c : dag.contributions) on_path_[c.name] = &c;
+  }
+  double fraction(const std::string& kernel) const {
+    auto it = on_path_.find(kernel);
+    return it == on_path_.end() ? 0.0 : it->second->fraction_of_path;
+  }
+  std::size_t dispatches_on_path(const std::string& kernel) const {
+    auto it = on_path_.find(kernel);
+    return it == on_path_.end() ? 0 : it->second->dispatches_on_path;
+  }
 
-nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptions& options) {
+ private:
+  std::unordered_map<std::string, const analysis::SymbolContribution*> on_path_;
+};
+
+nlohmann::json summary_json(const app::AnalyzeResults& r) {
   const auto& timing = r.stats.timing;
   const auto& dag = r.dag;
-  std::unordered_map<std::string, const analysis::SymbolContribution*> on_path;
-  for (const auto& c : dag.contributions) on_path[c.name] = &c;
-
-  nlohmann::json doc;
-  doc["schema_version"] = kAnalysisSchemaVersion;
   const analysis::KernelStats* dom =
       r.stats.dominant >= 0 ? &r.stats.kernels[static_cast<std::size_t>(r.stats.dominant)] : nullptr;
-  doc["summary"] = {{"runtime_ms", timing.runtime_ns / 1e6},
-                    {"wall_span_ms", timing.wall_span_ns / 1e6},
-                    {"gpu_busy_fraction", timing.wall_span_ns > 0 ? timing.gpu_busy_ns / timing.wall_span_ns : 0.0},
-                    {"critical_path_ms", dag.critical_path_ns / 1e6},
-                    {"overlap_potential_ms", dag.overlap_potential_ns / 1e6},
-                    {"dominant_kernel", dom ? nlohmann::json(dom->name) : nlohmann::json(nullptr)},
-                    {"kernel_count", r.stats.kernels.size()},
-                    {"dispatch_count", timing.dispatch_count},
-                    {"process_count", timing.process_count}};
+  return {{"runtime_ms", timing.runtime_ns / 1e6},
+          {"wall_span_ms", timing.wall_span_ns / 1e6},
+          {"gpu_busy_fraction", timing.wall_span_ns > 0 ? timing.gpu_busy_ns / timing.wall_span_ns : 0.0},
+          {"critical_path_ms", dag.critical_path_ns / 1e6},
+          {"overlap_potential_ms", dag.overlap_potential_ns / 1e6},
+          {"dominant_kernel", dom ? nlohmann::json(dom->name) : nlohmann::json(nullptr)},
+          {"kernel_count", r.stats.kernels.size()},
+          {"dispatch_count", timing.dispatch_count},
+          {"process_count", timing.process_count}};
+}
 
-  // Rank by critical-path contribution first (what speeding a kernel up is worth end to end), then by
-  // total time.
+nlohmann::json ranked_kernel_json(const app::AnalyzeResults& r, const PathShares& path, std::size_t i, std::size_t rank) {
+  const auto& k = r.stats.kernels[i];
+  const auto& occ = r.occupancy[i].top;
+  return {{"rank", rank + 1},
+          {"name", k.name},
+          {"runtime_kernel", k.runtime_kernel},
+          {"count", k.durations.count},
+          {"total_ns", k.durations.total_ns},
+          {"share_of_gpu_time", k.share_of_gpu_time},
+          {"critical_path_fraction", path.fraction(k.name)},
+          {"dispatches_on_path", path.dispatches_on_path(k.name)},
+          {"cv", k.durations.cv},
+          {"stability", analysis::to_string(k.durations.stability)},
+          {"occupancy", occ ? nlohmann::json(occ->occupancy.theoretical) : nlohmann::json(nullptr)},
+          {"occupancy_limiter", occ ? nlohmann::json(occ->occupancy.limiter) : nlohmann::json(nullptr)},
+          {"roofline", roofline_summary(r, i)},
+          {"bottleneck", i < r.diagnosis.size() ? analysis::to_json(r.diagnosis[i].bottleneck) : nlohmann::json(nullptr)},
+          {"deep_analysis", i < r.diagnosis.size() && r.diagnosis[i].deep ? analysis::to_json(*r.diagnosis[i].deep)
+                                                                          : nlohmann::json(nullptr)}};
+}
+
+// The top kernels by critical-path contribution first (what speeding a kernel up is worth end to end), then
+// by total time.
+nlohmann::json ranking_json(const app::AnalyzeResults& r, const PathShares& path, std::size_t top) {
   std::vector<std::size_t> order(r.stats.kernels.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  auto path_fraction = [&](std::size_t i) {
-    auto it = on_path.find(r.stats.kernels[i].name);
-    return it == on_path.end() ? 0.0 : it->second->fraction_of_path;
-  };
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    double fa = path_fraction(a), fb = path_fraction(b);
+    double fa = path.fraction(r.stats.kernels[a].name), fb = path.fraction(r.stats.kernels[b].name);
     if (fa != fb) return fa > fb;
     return r.stats.kernels[a].durations.total_ns > r.stats.kernels[b].durations.total_ns;
   });
   nlohmann::json ranked = nlohmann::json::array();
-  for (std::size_t rank = 0; rank < order.size() && rank < options.top; ++rank) {
-    std::size_t i = order[rank];
-    const auto& k = r.stats.kernels[i];
-    auto it = on_path.find(k.name);
-    const auto& occ = r.occupancy[i].top;
-    ranked.push_back({{"rank", rank + 1},
-                      {"name", k.name},
-                      {"runtime_kernel", k.runtime_kernel},
-                      {"count", k.durations.count},
-                      {"total_ns", k.durations.total_ns},
-                      {"share_of_gpu_time", k.share_of_gpu_time},
-                      {"critical_path_fraction", path_fraction(i)},
-                      {"dispatches_on_path", it == on_path.end() ? 0 : it->second->dispatches_on_path},
-                      {"cv", k.durations.cv},
-                      {"stability", analysis::to_string(k.durations.stability)},
-                      {"occupancy", occ ? nlohmann::json(occ->occupancy.theoretical) : nlohmann::json(nullptr)},
-                      {"occupancy_limiter", occ ? nlohmann::json(occ->occupancy.limiter) : nlohmann::json(nullptr)},
-                      {"roofline", roofline_summary(r, i)},
-                      {"bottleneck", i < r.diagnosis.size() ? analysis::to_json(r.diagnosis[i].bottleneck)
-                                                            : nlohmann::json(nullptr)},
-                      {"deep_analysis", i < r.diagnosis.size() && r.diagnosis[i].deep
-                                            ? analysis::to_json(*r.diagnosis[i].deep)
-                                            : nlohmann::json(nullptr)}});
-  }
-  doc["ranking"] = {{"by", "critical_path_fraction, then total_ns"}, {"kernels", ranked}};
+  for (std::size_t rank = 0; rank < order.size() && rank < top; ++rank)
+    ranked.push_back(ranked_kernel_json(r, path, order[rank], rank));
+  return {{"by", "critical_path_fraction, then total_ns"}, {"kernels", ranked}};
+}
 
-  nlohmann::json what_if = nlohmann::json::array();
-  for (const auto& w : r.what_if) what_if.push_back(what_if_json(w));
-  doc["what_if"] = what_if;
+void add_gpu_idle_finding(const app::AnalyzeResults& r, nlohmann::json& findings) {
+  const auto& timing = r.stats.timing;
+  if (timing.wall_span_ns <= 0) return;
+  double idle = 1.0 - timing.gpu_busy_ns / timing.wall_span_ns;
+  if (idle > Thresholds::kGpuIdleFraction)
+    findings.push_back(finding(
+        "gpu_idle", "warning",
+        fmt::format("the GPU is idle {:.0f}% of the traced wall time: launch overhead, host work or "
+                    "synchronisation sits between kernels",
+                    idle * 100),
+        {{"idle_fraction", idle}, {"threshold", Thresholds::kGpuIdleFraction},
+         {"gpu_busy_ns", timing.gpu_busy_ns}, {"wall_span_ns", timing.wall_span_ns}}));
+}
 
-  nlohmann::json findings = nlohmann::json::array();
-  if (timing.wall_span_ns > 0) {
-    double idle = 1.0 - timing.gpu_busy_ns / timing.wall_span_ns;
-    if (idle > Thresholds::kGpuIdleFraction)
-      findings.push_back(finding(
-          "gpu_idle", "warning",
-          fmt::format("the GPU is idle {:.0f}% of the traced wall time: launch overhead, host work or "
-                      "synchronisation sits between kernels",
-                      idle * 100),
-          {{"idle_fraction", idle}, {"threshold", Thresholds::kGpuIdleFraction},
-           {"gpu_busy_ns", timing.gpu_busy_ns}, {"wall_span_ns", timing.wall_span_ns}}));
-  }
+// Unstable timings, low occupancy, big kernels off the critical path.
+void add_kernel_findings(const app::AnalyzeResults& r, const PathShares& path, nlohmann::json& findings) {
   for (std::size_t i = 0; i < r.stats.kernels.size(); ++i) {
     const auto& k = r.stats.kernels[i];
     if (k.durations.count >= Thresholds::kMinSamplesForCv && k.durations.cv > Thresholds::kUnstableCv &&
@@ -137,7 +147,7 @@ nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptio
                                   {"limiter", occ->occupancy.limiter},
                                   {"threshold", Thresholds::kLowOccupancy}},
                                  k.name));
-    if (!k.runtime_kernel && k.share_of_gpu_time >= Thresholds::kOffPathShare && path_fraction(i) == 0.0)
+    if (!k.runtime_kernel && k.share_of_gpu_time >= Thresholds::kOffPathShare && path.fraction(k.name) == 0.0)
       findings.push_back(finding("off_critical_path", "info",
                                  fmt::format("{} takes {:.0f}% of GPU time but is not on the critical path: "
                                              "speeding it up will not shorten the run",
@@ -146,12 +156,18 @@ nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptio
                                   {"critical_path_fraction", 0.0}},
                                  k.name));
   }
-  if (r.inferred_edges && dag.edges.inferred > 0)
+}
+
+void add_inferred_edges_finding(const app::AnalyzeResults& r, nlohmann::json& findings) {
+  if (r.inferred_edges && r.dag.edges.inferred > 0)
     findings.push_back(finding("inferred_dependencies", "warning",
                                fmt::format("{} cross-stream edges were inferred from timing (opt-in), not "
                                            "recorded: the critical path may follow dependencies that do not exist",
-                                           dag.edges.inferred),
-                               {{"inferred_edges", dag.edges.inferred}}));
+                                           r.dag.edges.inferred),
+                               {{"inferred_edges", r.dag.edges.inferred}}));
+}
+
+void add_bottleneck_findings(const app::AnalyzeResults& r, nlohmann::json& findings) {
   for (std::size_t i = 0; i < r.stats.kernels.size() && i < r.diagnosis.size(); ++i) {
     const auto& k = r.stats.kernels[i];
     const auto& primary = r.diagnosis[i].bottleneck.primary;
@@ -165,7 +181,29 @@ nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptio
          {"share_of_gpu_time", k.share_of_gpu_time}, {"threshold", Thresholds::kSignificantShare}},
         k.name));
   }
-  doc["findings"] = findings;
+}
+
+nlohmann::json findings_json(const app::AnalyzeResults& r, const PathShares& path) {
+  nlohmann::json findings = nlohmann::json::array();
+  add_gpu_idle_finding(r, findings);
+  add_kernel_findings(r, path, findings);
+  add_inferred_edges_finding(r, findings);
+  add_bottleneck_findings(r, findings);
+  return findings;
+}
+
+}  // namespace
+
+nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptions& options) {
+  const PathShares path(r.dag);
+  nlohmann::json what_if = nlohmann::json::array();
+  for (const auto& w : r.what_if) what_if.push_back(what_if_json(w));
+  nlohmann::json doc;
+  doc["schema_version"] = kAnalysisSchemaVersion;
+  doc["summary"] = summary_json(r);
+  doc["ranking"] = ranking_json(r, path, options.top);
+  doc["what_if"] = what_if;
+  doc["findings"] = findings_json(r, path);
   doc["bottleneck_rules"] = analysis::bottleneck_rules_json();
   return doc;
 }

@@ -1,0 +1,48 @@
+#include "cli/analysis_flags.hpp"
+
+#include "support/log.hpp"
+
+namespace rpl::cli {
+
+void add_analysis_flags(CLI::App* cmd, AnalysisFlags& f, const AnalysisFlagsHelp& help) {
+  app::AnalysisOptions& a = f.analysis;
+  cmd->add_option("-o,--output-dir", f.output_dir, help.output_dir)->capture_default_str();
+  auto* json = cmd->add_flag("--json", f.common.json, "print the combined JSON document on stdout, nothing else");
+  cmd->add_flag("--quiet", f.common.quiet, help.quiet)->excludes(json);
+  cmd->add_flag("--debug", f.common.debug, help.debug);
+  cmd->add_option("--top", f.top, "kernels to list")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--what-if", f.what_if,
+                  "REGEX=FACTOR: scale matching kernels' durations (0.5 = twice as fast) and predict the end "
+                  "to end change; repeatable");
+  cmd->add_option("--kernel", a.kernel_filter, "REGEX: report only matching kernels (runtime = their time)");
+  cmd->add_flag("--lenient", a.lenient, "drop invalid records (end < start) with a warning instead of failing");
+  cmd->add_flag("--infer-dependencies", a.infer_dependencies,
+                "opt in: add cross-stream edges inferred from timing (labelled as inferred)");
+  cmd->add_option("--ceilings", a.ceilings_file,
+                  "measured ceilings (the JSON `rocm-perf ceilings` writes), preferred over the built-in tables");
+  cmd->add_option("--memory-bandwidth-gbps", a.memory_bandwidth_gbps,
+                  "override the device-memory bandwidth ceiling (GB/s)");
+  cmd->add_flag("--no-html", f.no_html, "do not write report.html");
+  cmd->add_flag("--per-dispatch", a.per_dispatch_roofline, "also a roofline point per profiled dispatch in roofline.json");
+}
+
+app::AnalysisOptions analysis_options(const AnalysisFlags& f) {
+  app::AnalysisOptions a = f.analysis;
+  for (const auto& spec : f.what_if) a.what_if.push_back(analysis::parse_what_if(spec));
+  return a;
+}
+
+report::ReportOptions report_options(const AnalysisFlags& f) {
+  report::ReportOptions ro;
+  ro.top = f.top;
+  ro.html = !f.no_html;
+  return ro;
+}
+
+void set_log_level(const CommonOptions& common) {
+  log::set_level(common.debug                   ? log::Level::Debug
+                 : (common.quiet || common.json) ? log::Level::Warn
+                                                 : log::Level::Info);
+}
+
+}  // namespace rpl::cli

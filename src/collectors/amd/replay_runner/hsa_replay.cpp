@@ -1,0 +1,227 @@
+#include "collectors/amd/replay_runner/hsa_replay.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <optional>
+
+#include "capture/reservation_plan.hpp"
+#include "capture/address_steering.hpp"
+#include "collectors/amd/replay_runner/replay_kernel.hpp"
+#include "collectors/amd/replay_runner/replay_memory.hpp"
+#include "support/errors.hpp"
+
+namespace rpl::hsa_replay {
+namespace {
+
+namespace amd = collectors::amd;
+namespace fs = std::filesystem;
+using capture::to_hex;
+using Clock = std::chrono::steady_clock;
+
+double since_ns(Clock::time_point t) { return std::chrono::duration<double, std::nano>(Clock::now() - t).count(); }
+
+double kernel_timeout_s() {
+  const char* v = std::getenv("RPL_REPLAY_TIMEOUT_S");
+  const double s = v ? std::atof(v) : 0;
+  return s > 0 ? s : 120;
+}
+
+std::vector<std::byte> read_file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ExitCode::InputMissing, fmt::format("cannot read code object {}", path));
+  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (chars.empty()) throw Error(ExitCode::InputInvalid, fmt::format("code object {} is empty", path));
+  std::vector<std::byte> bytes(chars.size());
+  std::memcpy(bytes.data(), chars.data(), chars.size());
+  return bytes;
+}
+
+// The failed ranges as one line: how many, and the first with its reason.
+[[noreturn]] void throw_relocation(const capture::ReplayReport& report) {
+  std::string first;
+  std::size_t count = 0;
+  for (const auto& r : report.ranges) {
+    if (r.status == "exact") continue;
+    if (count++ == 0)
+      first = r.status == "relocated"
+                  ? fmt::format("{} ({} bytes) would land at {}", to_hex(r.address), r.size, to_hex(r.got))
+                  : fmt::format("{} ({} bytes): {}", to_hex(r.address), r.size, r.error);
+  }
+  throw Error(ExitCode::AddressRelocation,
+              fmt::format("{} captured address range(s) cannot be reserved at their original address, e.g. {}; the "
+                          "kernel is never run at other addresses",
+                          count, first));
+}
+
+// Steering found ranges that this process itself already maps: recorded as failed ranges, then fatal.
+[[noreturn]] void throw_occupied(const std::vector<capture::SteerResult>& results, const capture::SteeringVerdict& verdict,
+                                 const std::vector<capture::PlannedMapping>& plan, const capture::Manifest& m,
+                                 capture::ReplayReport& report) {
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const bool occupied = results[i].outcome == capture::SteerOutcome::Occupied;
+    report.ranges.push_back({plan[i].address, plan[i].size, occupied ? "failed" : "exact", 0,
+                             occupied ? "already mapped in the replay process: " + results[i].occupant : ""});
+    for (std::size_t index : plan[i].regions) {
+      const capture::Region& g = m.regions[index];
+      report.regions.push_back({g.id, g.address, g.size, g.kind, g.symbol, occupied ? "failed" : "exact",
+                                occupied ? 0 : g.address});
+    }
+  }
+  throw Error(ExitCode::AddressRelocation, fmt::format("{} (the kernel is never run at other addresses)", verdict.fatal.front()));
+}
+
+class Replay {
+ public:
+  Replay(const ReplayOptions& o, capture::ReplayReport& report) : o_(o), report_(report) {}
+  void run();
+
+ private:
+  void read_capture();
+  void steer_and_start_runtime();
+  void full_vm();
+
+  const ReplayOptions& o_;
+  capture::ReplayReport& report_;
+  capture::Manifest m_;
+  amd::AmdReplayLaunch launch_;
+  fs::path dir_;
+  std::vector<capture::PlannedMapping> plan_;
+  std::optional<HsaRuntime> rt_;
+  std::optional<Device> device_;
+  std::unique_ptr<ReplayMemory> memory_;
+  std::unique_ptr<ReplayKernel> kernel_;
+  Clock::time_point start_ = Clock::now();
+};
+
+void Replay::read_capture() {
+  dir_ = o_.capture_dir;
+  m_ = capture::read_manifest(dir_);
+  report_.capture_dir = o_.capture_dir;
+  report_.platform = m_.platform;
+  report_.kernel = m_.kernel;
+  report_.geometry = m_.geometry;
+  report_.code_object_path = o_.code_object;
+  report_.iterations = o_.iterations;
+  report_.recopy = o_.recopy;
+  report_.restore_source = "device";  // the plan; keep_pristine says "host" if device memory runs out
+  if (m_.platform != "rocm")
+    throw Error(ExitCode::InputInvalid,
+                fmt::format("{} is a {} capture; this runner replays ROCm (HSA) captures", o_.capture_dir, m_.platform));
+  launch_ = amd::read_launch(m_, (dir_ / capture::kManifestName).string());
+  report_.granularity = launch_.granularity;
+  // ROCr honours a vmem reservation hint at the allocation granularity, so each reservation is one mapping
+  // span: reserved, then backed whole.
+  report_.reservation_alignment = launch_.granularity;
+  plan_.clear();
+  for (const capture::PlannedReservation& r : capture::plan_reservations(m_, launch_.granularity, launch_.granularity)) {
+    capture::PlannedMapping span{r.address, r.size, {}};
+    for (const capture::PlannedMapping& p : r.mappings) span.regions.insert(span.regions.end(), p.regions.begin(), p.regions.end());
+    plan_.push_back(std::move(span));
+  }
+}
+
+// Before hsa_init: placeholders over every planned range, so ROCr's SVM apertures go elsewhere; a range this
+// process already maps cannot be reserved and stops the replay here. Then the runtime, then the
+// placeholders go.
+void Replay::steer_and_start_runtime() {
+  std::vector<capture::SteerRange> ranges;
+  for (const auto& p : plan_) ranges.push_back({p.address, p.size, {}});
+  for (std::size_t i = 0; i < plan_.size(); ++i)
+    for (std::size_t index : plan_[i].regions) ranges[i].region_ids.push_back(m_.regions[index].id);
+  capture::ApertureSteering steering(capture::system_placeholder_mapper());
+  const auto& results = steering.place(ranges);
+  const capture::SteeringVerdict verdict = capture::judge_steering(results);
+  for (const std::string& w : verdict.warnings) std::fprintf(stderr, "rpl_replay_hsa: warning: %s\n", w.c_str());
+  if (!verdict.fatal.empty()) {
+    steering.remove();
+    capture::restart_in_fresh_process(3, "rpl_replay_hsa");  // another process, another layout
+    throw_occupied(results, verdict, plan_, m_, report_);
+  }
+
+  rt_ = load_hsa_runtime();
+  const hsa_status_t status = rt_->init();
+  if (status != HSA_STATUS_SUCCESS)
+    throw Error(ExitCode::ProfilerFailed,
+                fmt::format("hsa_init failed: {} (is there an AMD GPU, /dev/kfd, and access to it?)", rt_->describe(status)));
+  steering.remove();
+  device_ = find_device(*rt_, m_.device_ordinal, launch_.agent_name);
+  report_.device_name = device_->name;
+  if (!launch_.isa_name.empty() && !device_->isa.empty() && launch_.isa_name != device_->isa)
+    std::fprintf(stderr, "rpl_replay_hsa: warning: captured for %s, this GPU is %s\n", launch_.isa_name.c_str(),
+                 device_->isa.c_str());
+}
+
+void Replay::full_vm() {
+  memory_->map(plan_, m_, launch_);
+  std::vector<uint64_t> addresses(m_.regions.size(), 0);
+  for (std::size_t i = 0; i < m_.regions.size(); ++i)
+    if (capture::reserved_by_replay(m_.regions[i])) addresses[i] = m_.regions[i].address;
+
+  const std::vector<std::byte> image =
+      o_.code_object.empty() ? capture::read_blob(dir_, m_.code_object) : read_file_bytes(o_.code_object);
+  const std::string what = o_.code_object.empty() ? "the captured code object" : o_.code_object;
+  kernel_ = std::make_unique<ReplayKernel>(*rt_, *device_);
+  kernel_->load(image, what, launch_);
+  // Code-object variables: wherever this process's loader put them, restored by name.
+  for (std::size_t i = 0; i < m_.regions.size(); ++i) {
+    const capture::Region& g = m_.regions[i];
+    if (capture::reserved_by_replay(g)) continue;
+    addresses[i] = kernel_->variable_address(g.symbol, g.size, what);
+    for (auto& r : report_.regions)
+      if (r.id == g.id) r.replay_address = addresses[i];
+  }
+  kernel_->set_arguments(capture::read_blob(dir_, m_.arguments));
+  memory_->restore(dir_, m_, addresses);
+  report_.restore_source =
+      o_.recopy && o_.iterations > 1 ? memory_->keep_pristine(m_, addresses) : std::string("device");
+
+  const double timeout = kernel_timeout_s();
+  std::vector<double> samples;
+  report_.setup_wall_ns = since_ns(start_);
+  const auto loop_start = Clock::now();
+  for (unsigned it = 0; it < o_.iterations; ++it) {
+    if (it > 0 && o_.recopy) memory_->restore_pristine(m_, addresses);
+    samples.push_back(kernel_->dispatch(timeout));
+  }
+  report_.iterations_wall_ns = since_ns(loop_start);
+  report_.gpu_time = capture::time_stats(samples);
+
+  auto& v = report_.verification;
+  if (!o_.recopy && o_.iterations > 1) {
+    v.status = "skipped";
+    v.reason = fmt::format("--no-recopy with {} iterations: the last one did not start from the captured state",
+                           o_.iterations);
+  } else {
+    v = memory_->verify(dir_, m_, addresses);
+  }
+  if (!o_.dump_dir.empty()) memory_->dump(o_.dump_dir, m_, addresses);
+}
+
+void Replay::run() {
+  read_capture();
+  steer_and_start_runtime();
+  memory_ = std::make_unique<ReplayMemory>(*rt_, *device_);
+  const bool all_exact = memory_->reserve(plan_, m_, report_);
+  if (!all_exact) throw_relocation(report_);
+  if (o_.mode == "full-vm") full_vm();
+  report_.total_wall_ns = since_ns(start_);
+  // Everything goes (reservations, queue, executable) before the runtime shuts down.
+  kernel_.reset();
+  memory_.reset();
+  rt_->shut_down();
+  capture::throw_if_mismatch(report_);
+}
+
+}  // namespace
+
+void run_hsa_replay(const ReplayOptions& options, capture::ReplayReport& report) {
+  Replay replay(options, report);
+  replay.run();
+}
+
+}  // namespace rpl::hsa_replay

@@ -1,0 +1,65 @@
+#include "collectors/amd/rocprofv3_collector.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "support/errors.hpp"
+#include "support/log.hpp"
+#include <fmt/ranges.h>
+
+namespace rpl::collectors {
+
+std::vector<std::string> Rocprofv3Collector::command_line(const platform::CollectRequest& request,
+                                                          const std::string& out_dir) {
+  std::vector<std::string> argv = {"rocprofv3",          "--kernel-trace", "--memory-copy-trace",
+                                   "--hip-runtime-trace", "--output-format", "rocpd",
+                                   "-d",                  out_dir,          "--"};
+  argv.insert(argv.end(), request.argv.begin(), request.argv.end());
+  return argv;
+}
+
+std::vector<std::string> find_rocpd_databases(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    const auto& p = it->path();
+    if (it->is_regular_file() && p.filename().string().ends_with("_results.db")) out.push_back(p.string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+platform::CollectResult Rocprofv3Collector::collect(const platform::CollectRequest& request) {
+  if (!find_executable("rocprofv3"))
+    throw Error(ExitCode::ProfilerFailed,
+                "rocprofv3 was not found on PATH: install ROCm 7.x's rocprofiler-sdk, or use --no-rocprof for "
+                "timing only");
+  namespace fs = std::filesystem;
+  platform::CollectResult result;
+  std::string trace_dir = (fs::path(request.run_dir) / "rocpd").string();
+  fs::create_directories(trace_dir);
+  result.stdout_file = (fs::path(request.run_dir) / "app.stdout").string();
+  result.profiler_log = (fs::path(request.run_dir) / "rocprofv3.log").string();
+  result.stderr_file = result.profiler_log;  // rocprofv3 and the application share stderr
+
+  ProcessSpec spec;
+  spec.argv = command_line(request, trace_dir);
+  spec.stdout_file = result.stdout_file;
+  if (!request.debug) spec.stderr_file = result.profiler_log;  // --debug: rocprofv3's log goes to our stderr
+  spec.timeout_s = request.timeout_s;
+  log::debug("running: {}", fmt::join(spec.argv, " "));
+  result.process = run_process(spec);
+  result.databases = find_rocpd_databases(trace_dir);
+  if (result.databases.empty()) {
+    std::string why = result.process.ok() ? "it exited normally" : "it " + result.process.describe();
+    throw Error(ExitCode::ProfilerFailed,
+                fmt::format("rocprofv3 wrote no rocpd database under {} ({}){}", trace_dir, why,
+                            request.debug ? std::string() : "; its log:\n" + tail_of_file(result.profiler_log)));
+  }
+  return result;
+}
+
+}  // namespace rpl::collectors

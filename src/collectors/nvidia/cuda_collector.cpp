@@ -1,0 +1,71 @@
+// NVIDIA: runs the application with our CUPTI collector injected through the CUDA driver's documented
+// injection entry point (CUDA_INJECTION64_PATH): nothing is recompiled, relinked or preloaded. Each process
+// writes <run>/rocpd/<hostname>/<pid>_results.db; spills left by processes that crashed are converted here.
+#include <fmt/core.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "collectors/amd/rocprofv3_collector.hpp"  // find_rocpd_databases
+#include "collectors/collector_factory.hpp"
+#include "collectors/nvidia/spill_to_rocpd.hpp"
+#include "platform/platform.hpp"
+#include "support/errors.hpp"
+#include "support/libexec.hpp"
+#include "support/log.hpp"
+
+namespace rpl::collectors {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kLibraryName = "librpl_cuda_collector.so";
+
+// RPL_CUDA_COLLECTOR, else next to the rocm-perf executable (the build tree and an install put it there).
+std::string find_collector_library() {
+  if (auto path = find_libexec(kLibraryName, "RPL_CUDA_COLLECTOR")) return *path;
+  throw Error(ExitCode::ProfilerFailed,
+              fmt::format("the CUDA collector {} was not found in {} (it is built only where CUPTI is found); set "
+                          "RPL_CUDA_COLLECTOR to its path",
+                          kLibraryName, libexec_locations()));
+}
+
+class CudaCollector : public platform::Collector {
+ public:
+  std::string name() const override { return "cupti"; }
+
+  platform::CollectResult collect(const platform::CollectRequest& request) override {
+    std::string library = find_collector_library();
+    platform::CollectResult result;
+    std::string trace_dir = (fs::path(request.run_dir) / "rocpd").string();
+    fs::create_directories(trace_dir);
+    result.stdout_file = (fs::path(request.run_dir) / "app.stdout").string();
+    result.stderr_file = (fs::path(request.run_dir) / "app.stderr").string();
+    result.profiler_log = result.stderr_file;  // the collector reports on the application's stderr
+
+    ProcessSpec spec;
+    spec.argv = request.argv;
+    spec.env = {{"CUDA_INJECTION64_PATH", library}, {"RPL_TRACE_DIR", trace_dir}};
+    if (request.debug) spec.env.emplace_back("RPL_CUDA_VERBOSE", "1");
+    spec.stdout_file = result.stdout_file;
+    if (!request.debug) spec.stderr_file = result.stderr_file;
+    spec.timeout_s = request.timeout_s;
+    result.process = run_process(spec);
+
+    // Processes that crashed or were killed leave their spill behind: convert what they recorded.
+    for (const auto& db : convert_leftover_spills(trace_dir)) log::info("converted a leftover spill into {}", db);
+    result.databases = find_rocpd_databases(trace_dir);
+    if (result.databases.empty())
+      throw Error(ExitCode::ProfilerFailed,
+                  fmt::format("the CUDA collector wrote no trace under {} (the application {}): did it use the "
+                              "GPU? Is {} loadable (libcupti.so next to it or on the library path)?{}",
+                              trace_dir, result.process.describe(), library,
+                              request.debug ? std::string() : "\n" + tail_of_file(result.stderr_file)));
+    return result;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<platform::Collector> make_cuda_collector() { return std::make_unique<CudaCollector>(); }
+
+}  // namespace rpl::collectors

@@ -1,0 +1,423 @@
+#include "collectors/nvidia/replay_runner/cuda_replay.hpp"
+
+#include <cuda.h>
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "capture/address_steering.hpp"  // restart_in_fresh_process
+#include "capture/reservation_plan.hpp"
+#include "collectors/nvidia/cuda_driver/cu_error.hpp"
+#include "collectors/nvidia/cuda_driver/cuda_attributes.hpp"
+#include "support/atomic_file.hpp"
+#include "support/errors.hpp"
+
+namespace rpl::cuda_capture {
+namespace fs = std::filesystem;
+using capture::Region;
+using capture::to_hex;
+
+namespace {
+
+constexpr std::size_t kStagingBytes = std::size_t{32} << 20;
+// The driver honours a cuMemAddressReserve hint only at 32 MiB alignment: an unaligned hint comes back rounded up
+// to the next 32 MiB (seen on H100, driver 580). RPL_REPLAY_RESERVE_ALIGN overrides it (bytes, a power of two).
+constexpr uint64_t kReservationAlignment = uint64_t{32} << 20;
+// A captured range this process cannot have (its own mappings are there): that many fresh processes are tried.
+constexpr int kProcessAttempts = 3;
+
+uint64_t reservation_alignment(uint64_t granularity) {
+  uint64_t a = kReservationAlignment;
+  if (const char* env = std::getenv("RPL_REPLAY_RESERVE_ALIGN"); env && *env) a = std::strtoull(env, nullptr, 0);
+  return std::max(a, granularity);
+}
+using Clock = std::chrono::steady_clock;
+
+void check(CUresult r, const std::string& what, ExitCode code = ExitCode::ProfilerFailed) {
+  if (r != CUDA_SUCCESS) throw Error(code, fmt::format("{} failed: {}", what, cu_error(r)));
+}
+
+double since_ns(Clock::time_point t) { return std::chrono::duration<double, std::nano>(Clock::now() - t).count(); }
+
+std::vector<std::byte> read_file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ExitCode::InputMissing, fmt::format("cannot read code object {}", path));
+  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (chars.empty()) throw Error(ExitCode::InputInvalid, fmt::format("code object {} is empty", path));
+  std::vector<std::byte> bytes(chars.size());
+  std::memcpy(bytes.data(), chars.data(), chars.size());
+  return bytes;
+}
+
+std::vector<std::byte> from_hex_bytes(const std::string& hex) {
+  std::vector<std::byte> out(hex.size() / 2);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = std::byte(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
+  return out;
+}
+
+class Replay {
+ public:
+  Replay(const ReplayOptions& o, capture::ReplayReport& report) : o_(o), report_(report) {}
+  ~Replay();
+  void run();
+
+ private:
+  void reserve();
+  void map_memory();
+  void load_code_object();
+  void restore_from_capture();
+  void keep_pristine_copies();
+  void restore_pristine(CUstream stream);
+  void launch_iterations();
+  void verify();
+  void dump();
+  CUdeviceptr device_address(std::size_t region) const { return replay_address_[region]; }
+
+  const ReplayOptions& o_;
+  capture::ReplayReport& report_;
+  capture::Manifest m_;
+  fs::path dir_;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  std::vector<capture::PlannedReservation> plan_;
+  std::vector<CUdeviceptr> replay_address_;  // per region
+  CUmodule module_ = nullptr;
+  CUfunction function_ = nullptr;
+  std::vector<std::byte> arguments_;
+  void* staging_ = nullptr;
+  CUdeviceptr pristine_device_ = 0;
+  void* pristine_host_ = nullptr;
+  std::vector<uint64_t> pristine_offset_;
+  Clock::time_point start_ = Clock::now();
+};
+
+Replay::~Replay() {
+  if (staging_) cuMemFreeHost(staging_);
+  if (pristine_host_) cuMemFreeHost(pristine_host_);
+  if (pristine_device_) cuMemFree(pristine_device_);
+}
+
+void Replay::reserve() {
+  // The driver only: no context, no allocation has happened yet in this process.
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = device_;
+  std::size_t granularity = 0;
+  check(cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), "cuMemGetAllocationGranularity");
+  report_.granularity = granularity;
+  report_.reservation_alignment = reservation_alignment(granularity);
+  plan_ = capture::plan_reservations(m_, granularity, report_.reservation_alignment);
+  for (std::size_t i = 0; i < plan_.size(); ++i) {
+    const auto& p = plan_[i];
+    capture::RangeReport r{p.address, p.size, "exact", 0, ""};
+    CUdeviceptr got = 0;
+    CUresult res = cuMemAddressReserve(&got, p.size, granularity, CUdeviceptr(p.address), 0);
+    if (res != CUDA_SUCCESS && !context_) {
+      // Some drivers want a context for VMM calls: create it (its own allocations then avoid our ranges only
+      // where they are reserved already), then try again.
+      check(cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
+      check(cuCtxSetCurrent(context_), "cuCtxSetCurrent");
+      std::fprintf(stderr, "rpl_replay_cuda: note: cuMemAddressReserve without a context: %s; retried with one\n",
+                   cu_error(res).c_str());
+      res = cuMemAddressReserve(&got, p.size, granularity, CUdeviceptr(p.address), 0);
+    }
+    if (res != CUDA_SUCCESS) {
+      r.status = "failed";
+      r.error = cu_error(res);
+    } else if (got != CUdeviceptr(p.address)) {
+      // The hint is silently ignored on a collision: never run at a different address.
+      r.status = "relocated";
+      r.got = got;
+      cuMemAddressFree(got, p.size);
+    }
+    report_.ranges.push_back(r);
+    for (const auto& map : p.mappings)
+      for (std::size_t reg : map.regions) {
+        const Region& g = m_.regions[reg];
+        report_.regions.push_back({g.id, g.address, g.size, g.kind, g.symbol, r.status, r.status == "exact" ? g.address : 0});
+      }
+  }
+  for (const Region& g : m_.regions)
+    if (!capture::reserved_by_replay(g)) report_.regions.push_back({g.id, g.address, g.size, g.kind, g.symbol, "loader", 0});
+  std::sort(report_.regions.begin(), report_.regions.end(),
+            [](const capture::RegionReport& a, const capture::RegionReport& b) { return a.address < b.address; });
+}
+
+void Replay::map_memory() {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = device_;
+  CUmemAccessDesc access{};
+  access.location = prop.location;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  for (const auto& reservation : plan_)
+    for (const auto& p : reservation.mappings) {  // only the granules that regions occupy get memory
+      CUmemGenericAllocationHandle handle = 0;
+      check(cuMemCreate(&handle, p.size, &prop, 0), fmt::format("cuMemCreate of {} bytes for {}", p.size, to_hex(p.address)));
+      CUresult r = cuMemMap(CUdeviceptr(p.address), p.size, 0, handle, 0);
+      cuMemRelease(handle);  // the mapping keeps the memory
+      check(r, fmt::format("cuMemMap at {}", to_hex(p.address)));
+      check(cuMemSetAccess(CUdeviceptr(p.address), p.size, &access, 1), fmt::format("cuMemSetAccess at {}", to_hex(p.address)));
+    }
+}
+
+void Replay::load_code_object() {
+  std::vector<std::byte> image = o_.code_object.empty() ? capture::read_blob(dir_, m_.code_object) : read_file_bytes(o_.code_object);
+  image.push_back(std::byte{0});  // PTX text must be terminated; harmless after an ELF image
+  std::string what = o_.code_object.empty() ? "the captured cubin" : o_.code_object;
+  check(cuModuleLoadData(&module_, image.data()), "loading " + what + " (built for another GPU?)", ExitCode::InputInvalid);
+  const std::string& name = m_.kernel.mangled_name;
+  if (cuModuleGetFunction(&function_, module_, name.c_str()) != CUDA_SUCCESS)
+    throw Error(ExitCode::InputInvalid, fmt::format("{} holds no kernel named {}", what, name));
+  // The parameter layout must be the captured one: another build of the same kernel, not another kernel.
+  std::vector<capture::Parameter> layout;
+  for (std::size_t i = 0;; ++i) {
+    std::size_t off = 0, size = 0;
+    if (cuFuncGetParamInfo(function_, i, &off, &size) != CUDA_SUCCESS) break;
+    layout.push_back({off, size});
+  }
+  bool same = layout.size() == m_.parameters.size();
+  for (std::size_t i = 0; same && i < layout.size(); ++i)
+    same = layout[i].offset == m_.parameters[i].offset && layout[i].size == m_.parameters[i].size;
+  bool captured_whole_buffer = layout.empty() || (m_.parameters.size() == 1 && m_.parameters[0].offset == 0);
+  if (!same && !(captured_whole_buffer && o_.code_object.empty()))
+    throw Error(ExitCode::InputInvalid, fmt::format("{} in {} takes {} parameters of another layout than the captured "
+                                                    "launch ({} parameters)", name, what, layout.size(), m_.parameters.size()));
+  for (const auto& a : m_.function_attributes) {
+    int current = 0;
+    auto id = CUfunction_attribute(a.id);
+    if (cuFuncGetAttribute(&current, id, function_) == CUDA_SUCCESS && current == a.value) continue;
+    if (CUresult r = cuFuncSetAttribute(function_, id, int(a.value)); r != CUDA_SUCCESS)
+      std::fprintf(stderr, "rpl_replay_cuda: warning: cannot set function attribute %s=%lld: %s\n", a.name.c_str(),
+                   (long long)a.value, cu_error(r).c_str());
+  }
+  // Module variables: where the loader put them in this process.
+  for (std::size_t i = 0; i < m_.regions.size(); ++i) {
+    const Region& g = m_.regions[i];
+    if (capture::reserved_by_replay(g)) continue;
+    CUdeviceptr ptr = 0;
+    std::size_t bytes = 0;
+    if (cuModuleGetGlobal(&ptr, &bytes, module_, g.symbol.c_str()) != CUDA_SUCCESS)
+      throw Error(ExitCode::InputInvalid, fmt::format("{} has no variable {} (captured: {} bytes)", what, g.symbol, g.size));
+    if (bytes != g.size)
+      throw Error(ExitCode::InputInvalid, fmt::format("variable {} in {} has {} bytes; the capture has {}", g.symbol, what, bytes, g.size));
+    replay_address_[i] = ptr;
+    for (auto& r : report_.regions)
+      if (r.id == g.id) r.replay_address = ptr;
+  }
+}
+
+void Replay::restore_from_capture() {
+  for (std::size_t i = 0; i < m_.regions.size(); ++i) {
+    const Region& g = m_.regions[i];
+    if (!g.before) continue;
+    uint64_t off = 0;
+    std::size_t fill = 0;
+    auto flush = [&] {
+      check(cuMemcpyHtoD(device_address(i) + off, staging_, fill), fmt::format("restoring region {} at {}", g.id, to_hex(g.address)));
+      off += fill;
+      fill = 0;
+    };
+    capture::read_blob(dir_, *g.before, [&](const std::byte* d, std::size_t n) {
+      while (n) {
+        std::size_t take = std::min(n, kStagingBytes - fill);
+        std::memcpy(static_cast<std::byte*>(staging_) + fill, d, take);
+        fill += take, d += take, n -= take;
+        if (fill == kStagingBytes) flush();
+      }
+    });
+    if (fill) flush();
+  }
+}
+
+void Replay::keep_pristine_copies() {
+  uint64_t total = 0;
+  pristine_offset_.assign(m_.regions.size(), 0);
+  for (std::size_t i = 0; i < m_.regions.size(); ++i) {
+    pristine_offset_[i] = total;
+    if (m_.regions[i].before) total += (m_.regions[i].size + 255) & ~uint64_t(255);
+  }
+  if (total == 0) return;
+  // Device memory when it fits (fast restores); pinned host memory otherwise.
+  if (cuMemAlloc(&pristine_device_, total) == CUDA_SUCCESS) {
+    report_.restore_source = "device";
+    for (std::size_t i = 0; i < m_.regions.size(); ++i)
+      if (m_.regions[i].before)
+        check(cuMemcpyDtoD(pristine_device_ + pristine_offset_[i], device_address(i), m_.regions[i].size), "keeping a pristine copy");
+  } else {
+    report_.restore_source = "host";
+    check(cuMemAllocHost(&pristine_host_, total), fmt::format("allocating {} bytes of pinned host memory for restores", total));
+    for (std::size_t i = 0; i < m_.regions.size(); ++i)
+      if (m_.regions[i].before)
+        check(cuMemcpyDtoH(static_cast<char*>(pristine_host_) + pristine_offset_[i], device_address(i), m_.regions[i].size),
+              "keeping a pristine copy");
+  }
+}
+
+void Replay::restore_pristine(CUstream stream) {
+  for (std::size_t i = 0; i < m_.regions.size(); ++i) {
+    if (!m_.regions[i].before) continue;
+    CUresult r = pristine_device_
+                     ? cuMemcpyDtoDAsync(device_address(i), pristine_device_ + pristine_offset_[i], m_.regions[i].size, stream)
+                     : cuMemcpyHtoDAsync(device_address(i), static_cast<char*>(pristine_host_) + pristine_offset_[i],
+                                         m_.regions[i].size, stream);
+    check(r, "restoring memory between iterations");
+  }
+}
+
+void Replay::launch_iterations() {
+  CUstream stream = nullptr;
+  check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  std::vector<void*> params;
+  for (const auto& p : m_.parameters) params.push_back(arguments_.data() + p.offset);
+  std::vector<CUlaunchAttribute> attrs;
+  for (const auto& a : m_.launch_attributes) {
+    if (!launch_attribute_replayable(int(a.id))) {
+      std::fprintf(stderr, "rpl_replay_cuda: launch attribute %s is not replayed\n", a.name.c_str());
+      continue;
+    }
+    CUlaunchAttribute attr{};
+    attr.id = CUlaunchAttributeID(a.id);
+    auto bytes = from_hex_bytes(a.value_hex);
+    std::memcpy(&attr.value, bytes.data(), std::min(bytes.size(), sizeof attr.value));
+    attrs.push_back(attr);
+  }
+  CUlaunchConfig config{};
+  config.gridDimX = m_.geometry.grid[0], config.gridDimY = m_.geometry.grid[1], config.gridDimZ = m_.geometry.grid[2];
+  config.blockDimX = m_.geometry.block[0], config.blockDimY = m_.geometry.block[1], config.blockDimZ = m_.geometry.block[2];
+  config.sharedMemBytes = m_.geometry.dynamic_shared_bytes;
+  config.hStream = stream;
+  config.attrs = attrs.empty() ? nullptr : attrs.data();
+  config.numAttrs = unsigned(attrs.size());
+  CUevent start = nullptr, stop = nullptr;
+  check(cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
+  check(cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
+  std::vector<double> samples;
+  report_.setup_wall_ns = since_ns(start_);
+  auto loop_start = Clock::now();
+  for (unsigned it = 0; it < o_.iterations; ++it) {
+    if (it > 0 && o_.recopy) restore_pristine(stream);
+    check(cuEventRecord(start, stream), "cuEventRecord");
+    check(cuLaunchKernelEx(&config, function_, params.empty() ? nullptr : params.data(), nullptr),
+          fmt::format("launching {} (iteration {})", m_.kernel.mangled_name, it + 1));
+    check(cuEventRecord(stop, stream), "cuEventRecord");
+    check(cuEventSynchronize(stop), fmt::format("running {} (iteration {}; the kernel faulted?)", m_.kernel.mangled_name, it + 1));
+    float ms = 0;
+    check(cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+    samples.push_back(double(ms) * 1e6);
+  }
+  report_.iterations_wall_ns = since_ns(loop_start);
+  report_.gpu_time = capture::time_stats(samples);
+  cuEventDestroy(start);
+  cuEventDestroy(stop);
+  cuStreamDestroy(stream);
+}
+
+void Replay::verify() {
+  auto& v = report_.verification;
+  if (!o_.recopy && o_.iterations > 1) {
+    v.status = "skipped";
+    v.reason = fmt::format("--no-recopy with {} iterations: the last one did not start from the captured state", o_.iterations);
+    return;
+  }
+  v = capture::compare_with_after_snapshot(dir_, m_, [&](std::size_t i, uint64_t off, std::byte* into, std::size_t n) {
+    check(cuMemcpyDtoH(into, device_address(i) + off, n), "reading back the replayed memory");
+  });
+}
+
+void Replay::dump() {
+  fs::create_directories(o_.dump_dir);
+  std::vector<std::byte> buffer(kStagingBytes);
+  for (std::size_t i = 0; i < m_.regions.size(); ++i) {
+    const Region& g = m_.regions[i];
+    write_file_atomically((fs::path(o_.dump_dir) / fmt::format("r{:06d}.bin", g.id)).string(), [&](std::FILE* f) {
+      for (uint64_t off = 0; off < g.size; off += kStagingBytes) {
+        std::size_t n = std::size_t(std::min<uint64_t>(kStagingBytes, g.size - off));
+        check(cuMemcpyDtoH(buffer.data(), device_address(i) + off, n), "reading memory for --dump-dir");
+        std::fwrite(buffer.data(), 1, n, f);
+      }
+    });
+  }
+}
+
+void Replay::run() {
+  dir_ = o_.capture_dir;
+  m_ = capture::read_manifest(dir_);
+  report_.capture_dir = o_.capture_dir;
+  report_.platform = m_.platform;
+  report_.kernel = m_.kernel;
+  report_.geometry = m_.geometry;
+  report_.code_object_path = o_.code_object;
+  report_.iterations = o_.iterations;
+  report_.recopy = o_.recopy;
+  if (m_.platform != "cuda")
+    throw Error(ExitCode::InputInvalid, fmt::format("{} is a {} capture; this runner replays CUDA captures", o_.capture_dir, m_.platform));
+
+  check(cuInit(0), "cuInit (is there an NVIDIA GPU and driver?)");
+  int count = 0;
+  check(cuDeviceGetCount(&count), "cuDeviceGetCount");
+  int ordinal = m_.device_ordinal < count ? m_.device_ordinal : 0;
+  check(cuDeviceGet(&device_, ordinal), "cuDeviceGet");
+  char name[256] = {};
+  cuDeviceGetName(name, sizeof name, device_);
+  report_.device_name = name;
+  if (report_.device_name != m_.device_name)
+    std::fprintf(stderr, "rpl_replay_cuda: warning: captured on %s, replaying on %s\n", m_.device_name.c_str(), name);
+
+  reserve();
+  if (o_.mode == "reserve-check" || !report_.all_exact()) {
+    if (report_.all_exact()) return;
+    // Whatever took the address belongs to this process (another process has another layout). No
+    // placeholders before cuInit here: the driver honours hints only inside the VA pool it sets up at start,
+    // and placeholders push that pool elsewhere (seen on H100: every hint then relocated).
+    capture::restart_in_fresh_process(kProcessAttempts, "rpl_replay_cuda");
+    std::string first;
+    for (const auto& r : report_.ranges)
+      if (r.status != "exact") {
+        first = r.status == "relocated" ? fmt::format("{} ({} bytes) would land at {}", to_hex(r.address), r.size, to_hex(r.got))
+                                        : fmt::format("{} ({} bytes): {}", to_hex(r.address), r.size, r.error);
+        break;
+      }
+    throw Error(ExitCode::AddressRelocation,
+                fmt::format("{} captured address range(s) cannot be reserved at their original address, e.g. {}; "
+                            "the kernel is never run at other addresses",
+                            std::count_if(report_.ranges.begin(), report_.ranges.end(), [](auto& r) { return r.status != "exact"; }),
+                            first));
+  }
+  if (!context_) {
+    check(cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
+    check(cuCtxSetCurrent(context_), "cuCtxSetCurrent");
+  }
+  map_memory();
+  replay_address_.assign(m_.regions.size(), 0);
+  for (std::size_t i = 0; i < m_.regions.size(); ++i)
+    if (capture::reserved_by_replay(m_.regions[i])) replay_address_[i] = m_.regions[i].address;
+  load_code_object();
+  arguments_ = capture::read_blob(dir_, m_.arguments);
+  check(cuMemAllocHost(&staging_, kStagingBytes), "cuMemAllocHost (staging buffer)");
+  restore_from_capture();
+  if (o_.recopy && o_.iterations > 1) keep_pristine_copies();
+  else report_.restore_source = "device";
+  launch_iterations();
+  verify();
+  if (!o_.dump_dir.empty()) dump();
+  report_.total_wall_ns = since_ns(start_);
+  capture::throw_if_mismatch(report_);
+}
+
+}  // namespace
+
+void run_cuda_replay(const ReplayOptions& options, capture::ReplayReport& report) {
+  Replay replay(options, report);
+  replay.run();
+}
+
+}  // namespace rpl::cuda_capture
