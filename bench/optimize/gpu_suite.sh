@@ -50,7 +50,8 @@ fi
 for f in librpl_cuda_collector.so librpl_cuda_capture.so rpl_replay_cuda; do
   [ -e "$(dirname "$RP")/$f" ] || fail "$f is missing beside $RP"
 done
-"$RP" --version || true
+"$RP" optimize --help >"$W/optimize-help.txt" 2>&1 || fail "rocm-perf optimize --help failed (optimize-help.txt)"
+grep -q "not in this build" "$W/optimize-help.txt" && fail "rocm-perf was built without libclang (libclang-15-dev): optimize is not available"
 say "build done"
 
 # ---------------------------------------------------------------- hostile suite
@@ -69,10 +70,10 @@ hostile_case() {
 }
 export -f hostile_case
 export RP H
-say "hostile suite: $(wc -l <"$H/candidates/cases.tsv") candidates, 4 at a time"
+say "hostile suite: $(wc -l <"$H/candidates/cases.tsv") candidates, 6 at a time"
 while IFS=$'\t' read -r name kernel gate file what; do
   printf '%s\0%s\0%s\0%s\0' "$name" "$kernel" "$gate" "$file"
-done <"$H/candidates/cases.tsv" | xargs -0 -n 4 -P 4 bash -c 'hostile_case "$@"' _
+done <"$H/candidates/cases.tsv" | xargs -0 -n 4 -P 6 bash -c 'hostile_case "$@"' _
 say "hostile suite done"
 # the original app source must be untouched by --dry-run
 cmp -s "$ROOT/bench/optimize/hostile/app.cu" "$H/src/app.cu" || say "ERROR: --dry-run changed the hostile app's source"

@@ -11,13 +11,16 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
+#ifdef RPL_HAVE_OPTIMIZE
 #include "optimize/optimize_loop.hpp"
 #include "optimize/real_environment.hpp"
 #include "optimize/unroll_proposer.hpp"
+#endif
 #include "support/errors.hpp"
 #include "support/log.hpp"
 
 namespace rpl::cli {
+#ifdef RPL_HAVE_OPTIMIZE
 namespace {
 namespace fs = std::filesystem;
 
@@ -61,7 +64,7 @@ std::vector<std::string> split_words(const std::string& s) {
 }
 
 int run(OptimizeArgs& a) {
-  log::set_level(a.quiet || a.json ? log::Level::Warn : log::Level::Info);
+  log::set_level(a.quiet ? log::Level::Warn : log::Level::Info);  // stderr only: --json output stays clean
   auto& o = a.options;
   if (a.command.empty()) throw Error(ExitCode::Usage, "no application given: rocm-perf optimize --source FILE -- APP [ARGS...]");
   if (o.source.empty()) o.source = find_source(a.command.front());
@@ -73,6 +76,7 @@ int run(OptimizeArgs& a) {
   eo.app = a.command;
   eo.compiler = a.compiler;
   eo.compile_flags = split_words(a.compile_flags);
+  eo.include_dirs = {fs::absolute(o.source).parent_path().string()};  // candidates are compiled from the output folder
   eo.log_dir = (fs::path(o.output_dir) / "logs").string();
   eo.timeout_s = a.timeout_s;
   optimize::RealEnvironment env(eo);
@@ -120,5 +124,16 @@ Action register_optimize(CLI::App& app) {
   cmd->positionals_at_end();
   return [cmd, a]() -> int { return cmd->parsed() ? run(*a) : -1; };
 }
+#else
+Action register_optimize(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("optimize", "Guarded kernel optimizer (not in this build: needs libclang-15-dev)");
+  cmd->allow_extras();
+  return [cmd]() -> int {
+    if (!cmd->parsed()) return -1;
+    throw Error(ExitCode::Usage, "this rocm-perf was built without libclang (Debian package libclang-15-dev): optimize is "
+                                 "not available; install it and rebuild");
+  };
+}
+#endif
 
 }  // namespace rpl::cli

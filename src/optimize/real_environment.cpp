@@ -85,6 +85,7 @@ bool RealEnvironment::capture(const std::string& regex, uint64_t dispatch, const
 
 std::vector<std::string> RealEnvironment::compile_command(const std::string& platform, const std::string& arch,
                                                           const std::string& compiler, const std::vector<std::string>& flags,
+                                                          const std::vector<std::string>& include_dirs,
                                                           const std::string& source, const std::string& output) {
   std::vector<std::string> argv;
   std::string include = "-I" + fs::absolute(source).parent_path().string();
@@ -95,13 +96,14 @@ std::vector<std::string> RealEnvironment::compile_command(const std::string& pla
   }
   if (flags.empty()) argv.push_back("-O3");
   argv.insert(argv.end(), flags.begin(), flags.end());
+  for (const auto& d : include_dirs) argv.push_back("-I" + d);
   argv.insert(argv.end(), {include, "-o", output, source});
   return argv;
 }
 
 CommandOutcome RealEnvironment::compile(const std::string& source, const std::string& output, const std::string& capture_dir) {
   capture::Manifest m = capture::read_manifest(capture_dir);
-  return run_logged(compile_command(m.platform, m.device_arch, o_.compiler, o_.compile_flags, source, output), "compile");
+  return run_logged(compile_command(m.platform, m.device_arch, o_.compiler, o_.compile_flags, o_.include_dirs, source, output), "compile");
 }
 
 ReplayOutcome RealEnvironment::replay(const std::string& capture_dir, const std::string& code_object, const std::string& dump_dir,

@@ -13,6 +13,7 @@ struct RealEnvironmentOptions {
   std::vector<std::string> app;           // APP [ARGS...]
   std::string compiler;                   // "" = nvcc or hipcc by the capture's platform
   std::vector<std::string> compile_flags; // added to the compiler's command line (default -O3)
+  std::vector<std::string> include_dirs;  // the user's source folder: candidates are compiled from elsewhere
   std::string log_dir;                    // where build and compiler output goes
   double timeout_s = 0;                   // per application run / replay
 };
@@ -30,7 +31,8 @@ class RealEnvironment : public Environment {
 
   // The compiler command line for a capture's platform and architecture (exposed for tests).
   static std::vector<std::string> compile_command(const std::string& platform, const std::string& arch, const std::string& compiler,
-                                                  const std::vector<std::string>& flags, const std::string& source,
+                                                  const std::vector<std::string>& flags,
+                                                  const std::vector<std::string>& include_dirs, const std::string& source,
                                                   const std::string& output);
 
  private:
