@@ -162,7 +162,7 @@ struct Fixture {
 
 std::vector<std::unique_ptr<Proposer>> unroll() {
   std::vector<std::unique_ptr<Proposer>> p;
-  p.push_back(std::make_unique<UnrollProposer>());
+  p.push_back(std::make_unique<DeterministicProposer>());
   return p;
 }
 

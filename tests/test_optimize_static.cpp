@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "optimize/hoisting.hpp"
 #include "optimize/source_model.hpp"
 #include "optimize/static_gates.hpp"
 #include "optimize/unroll_proposer.hpp"
@@ -176,7 +177,7 @@ TEST(OptimizeStructureGate, RejectsTimersPrintfAtomicsAsmAndNewGlobals) {
   EXPECT_TRUE(shared.passed) << shared.reason;
 }
 
-TEST(OptimizeUnrollProposer, InnermostLoopsFirstAllFactorsEachPassesTheStaticGates) {
+TEST(OptimizeDeterministicProposer, InnermostLoopsFirstAllFactorsEachPassesTheStaticGates) {
   SourceModel m = parse(kSource);
   std::vector<Candidate> c = unroll_candidates(m, "saxpy");
   ASSERT_EQ(c.size(), 14u);  // two loops x factors 2..8
@@ -193,12 +194,51 @@ TEST(OptimizeUnrollProposer, InnermostLoopsFirstAllFactorsEachPassesTheStaticGat
   // a loop that already has a pragma is left alone; the proposer hands out the list round by round
   SourceModel again = parse(c[0].source_text);
   EXPECT_EQ(unroll_candidates(again, "saxpy").size(), 7u);
-  UnrollProposer p;
+  DeterministicProposer p;
   ProposalRequest req{"/tmp/rpl-test-kernel.cu", kSource, "saxpy", "cuda", {}, {}, 0, 5};
   EXPECT_EQ(p.propose(req).size(), 5u);
   EXPECT_EQ(p.propose(req).size(), 5u);
   EXPECT_EQ(p.propose(req).size(), 4u);
   EXPECT_TRUE(p.propose(req).empty());
+}
+
+}  // namespace
+}  // namespace rpl::optimize
+
+namespace rpl::optimize {
+namespace {
+
+const std::string kHoist = R"(#include <cuda_runtime.h>
+#define TAPS 8
+__global__ void weigh(const float* __restrict__ w, const float* __restrict__ x, float* y, const float* plain, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  for (int k = 0; k < TAPS; ++k) {
+    acc += w[i % 4] * x[k] + plain[i];
+  }
+  for (int k = 0; k < n; ++k) acc += w[i];
+  for (int k = 0; k < 4; ++k) {
+    if (i > 2) acc += w[i + 1];
+  }
+  y[i] = acc;
+}
+)";
+
+TEST(OptimizeHoisting, HoistsOnlyProvablyInvariantUnconditionalRestrictLoads) {
+  std::vector<Candidate> c = hoist_candidates("/tmp/rpl-test-hoist.cu", kHoist, "weigh");
+  ASSERT_EQ(c.size(), 1u);  // not: unknown trip count (n), conditional load, non-restrict `plain`, loop-dependent x[k]
+  EXPECT_EQ(c[0].id, "hoist-L6");
+  EXPECT_EQ(c[0].details["loads"], nlohmann::json::array({"w[i % 4]"}));
+  EXPECT_NE(c[0].source_text.find("  const auto rpl_hoisted_L6_0 = w[i % 4];  // hoisted: loop-invariant\n  for (int k = 0; k < TAPS"),
+            std::string::npos) << c[0].source_text;
+  EXPECT_NE(c[0].source_text.find("acc += rpl_hoisted_L6_0 * x[k] + plain[i];"), std::string::npos);
+  SourceModel a = parse_source("/tmp/rpl-test-hoist.cu", kHoist), b = parse_source("/tmp/rpl-test-hoist.cu", c[0].source_text);
+  StaticVerdict v = check_static_gates(a, b, "weigh");
+  EXPECT_TRUE(v.passed) << v.reason;
+  // an index variable assigned inside the loop is not invariant
+  std::string moving = kHoist;
+  moving.replace(moving.find("acc += w[i % 4]"), 15, "i += 1; acc += w[i % 4]");
+  EXPECT_TRUE(hoist_candidates("/tmp/rpl-test-hoist.cu", moving, "weigh").empty());
 }
 
 }  // namespace

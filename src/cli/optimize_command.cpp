@@ -81,7 +81,7 @@ int run(OptimizeArgs& a) {
   eo.timeout_s = a.timeout_s;
   optimize::RealEnvironment env(eo);
   std::vector<std::unique_ptr<optimize::Proposer>> proposers;
-  if (a.candidates.empty()) proposers.push_back(std::make_unique<optimize::UnrollProposer>());
+  if (a.candidates.empty()) proposers.push_back(std::make_unique<optimize::DeterministicProposer>());
   else proposers.push_back(std::make_unique<optimize::FileProposer>(a.candidates));
   optimize::OptimizeResult r = optimize::run_optimize(o, env, proposers);
   if (a.json) fmt::print("{}\n", r.document.dump(1));

@@ -1,6 +1,5 @@
 #include "optimize/source_model.hpp"
 
-#include <clang-c/Index.h>
 #include <fmt/core.h>
 #include <unistd.h>
 
@@ -9,6 +8,7 @@
 #include <fstream>
 #include <memory>
 
+#include "optimize/clang_parse.hpp"
 #include "optimize/gpu_stub_headers.hpp"
 #include "support/errors.hpp"
 
@@ -261,11 +261,7 @@ std::string text_outside(const std::string& text, const KernelInfo& kernel) {
   return normalized_text(text, 0, kernel.decl_begin) + " @@KERNEL@@ " + normalized_text(text, kernel.decl_end, text.size());
 }
 
-SourceModel parse_source(const std::string& path, const std::string& text) {
-  SourceModel model;
-  model.path = path;
-  model.text = text;
-  std::string blanked = blank_launch_syntax(text);
+ParsedUnit::ParsedUnit(const std::string& path, const std::string& text) : blanked_(blank_launch_syntax(text)) {
   std::string abs = fs::absolute(path).string();
   std::string stubs = stub_directory().string();
   std::string src_dir = fs::absolute(path).parent_path().string();
@@ -273,15 +269,34 @@ SourceModel parse_source(const std::string& path, const std::string& text) {
                                    (stub_directory() / kStubPrelude).string(), "-Wno-everything", "-ferror-limit=0"};
   std::vector<const char*> argv;
   for (auto& a : args) argv.push_back(a.c_str());
-  CXUnsavedFile unsaved{abs.c_str(), blanked.data(), static_cast<unsigned long>(blanked.size())};
-  std::unique_ptr<void, void (*)(CXIndex)> index(clang_createIndex(0, 0), clang_disposeIndex);
-  CXTranslationUnit tu = nullptr;
-  CXErrorCode rc = clang_parseTranslationUnit2(index.get(), abs.c_str(), argv.data(), int(argv.size()), &unsaved, 1,
-                                               CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord, &tu);
-  if (rc != CXError_Success || !tu)
+  CXUnsavedFile unsaved{abs.c_str(), blanked_.data(), static_cast<unsigned long>(blanked_.size())};
+  index_ = clang_createIndex(0, 0);
+  CXErrorCode rc = clang_parseTranslationUnit2(index_, abs.c_str(), argv.data(), int(argv.size()), &unsaved, 1,
+                                               CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord, &unit_);
+  if (rc != CXError_Success || !unit_) {
+    clang_disposeIndex(index_);
     throw Error(ExitCode::InputInvalid, fmt::format("{}: the C++ parser (libclang) could not read it (error {})", path, int(rc)));
-  std::unique_ptr<CXTranslationUnitImpl, void (*)(CXTranslationUnit)> guard(tu, clang_disposeTranslationUnit);
+  }
+}
 
+ParsedUnit::~ParsedUnit() {
+  clang_disposeTranslationUnit(unit_);
+  clang_disposeIndex(index_);
+}
+
+std::string cursor_spelling(CXCursor c) { return take(clang_getCursorSpelling(c)); }
+
+std::pair<std::size_t, std::size_t> cursor_offsets(CXCursor c) {
+  Offsets o = extent_of(c);
+  return {o.begin, o.end};
+}
+
+SourceModel parse_source(const std::string& path, const std::string& text) {
+  SourceModel model;
+  model.path = path;
+  model.text = text;
+  ParsedUnit parsed(path, text);
+  CXTranslationUnit tu = parsed.unit();
   Walk w{&model, {}, false};
   CXCursor root = clang_getTranslationUnitCursor(tu);
   visit_scope(root, w);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "optimize/hoisting.hpp"
 #include "support/errors.hpp"
 
 namespace rpl::optimize {
@@ -44,9 +45,10 @@ std::vector<Candidate> unroll_candidates(const SourceModel& model, const std::st
   return out;
 }
 
-std::vector<Candidate> UnrollProposer::propose(const ProposalRequest& request) {
+std::vector<Candidate> DeterministicProposer::propose(const ProposalRequest& request) {
   SourceModel model = parse_source(request.source_path, request.source_text);
-  std::vector<Candidate> all = unroll_candidates(model, request.kernel_name);
+  std::vector<Candidate> all = hoist_candidates(request.source_path, request.source_text, request.kernel_name);
+  for (auto& c : unroll_candidates(model, request.kernel_name)) all.push_back(std::move(c));
   std::vector<Candidate> out;
   while (next_ < all.size() && out.size() < std::size_t(std::max(0, request.max_candidates))) {
     all[next_].round = request.round;

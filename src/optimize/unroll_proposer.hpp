@@ -12,7 +12,9 @@ namespace rpl::optimize {
 // Every unroll candidate for `kernel` in `model`, in proposal order.
 std::vector<Candidate> unroll_candidates(const SourceModel& model, const std::string& kernel);
 
-class UnrollProposer : public Proposer {
+// The deterministic proposer: first the invariant-load hoisting candidates (optimize/hoisting.hpp), then the
+// unroll candidates above.
+class DeterministicProposer : public Proposer {
  public:
   std::string name() const override { return "deterministic"; }
   // Round after round, the next request.max_candidates candidates of the fixed list.
