@@ -194,12 +194,17 @@ TEST(OptimizeLoop, AcceptsTheFasterEquivalentCandidateAndKeepsTheOriginal) {
   EXPECT_NE(optimize_summary_text(d).find("accepted"), std::string::npos);
 }
 
+// One candidate (unroll x4 of the only loop) through the whole loop.
+OptimizeResult run_first_candidate(Fixture& f) {
+  f.o.max_candidates = 1;
+  auto proposers = unroll();
+  return run_optimize(f.o, f.env, proposers);
+}
+
 TEST(OptimizeLoop, DryRunNeverTouchesTheSource) {
   Fixture f;
   f.o.dry_run = true;
-  f.o.max_candidates = 1;
-  auto proposers = unroll();
-  OptimizeResult r = run_optimize(f.o, f.env, proposers);
+  OptimizeResult r = run_first_candidate(f);
   EXPECT_EQ(r.document["decision"]["status"], "proposed");
   EXPECT_EQ(f.text(), kSource);
   EXPECT_FALSE(fs::exists(f.source + ".orig"));
@@ -243,9 +248,7 @@ TEST(OptimizeLoop, EachBadCandidateIsRejectedByItsGate) {
 TEST(OptimizeLoop, EndToEndRegressionRollsBackAndRebuildsTheOriginal) {
   Fixture f;
   f.env.e2e_slower = true;
-  f.o.max_candidates = 1;
-  auto proposers = unroll();
-  OptimizeResult r = run_optimize(f.o, f.env, proposers);
+  OptimizeResult r = run_first_candidate(f);
   EXPECT_EQ(r.document["decision"]["status"], "rolled_back");
   EXPECT_EQ(f.text(), kSource);
   EXPECT_FALSE(fs::exists(f.source + ".rocm-perf-journal"));
