@@ -16,7 +16,8 @@ W="$OUT/optimize-suite"
 rm -rf "$W"; mkdir -p "$W"
 exec > >(tee -a "$OUT/suite.log") 2>&1
 T0=$(date +%s)
-BUDGET_NAIVE_END=${BUDGET_NAIVE_END:-470}   # seconds after start: no new naive kernel starts past this
+BUDGET_NAIVE_END=${BUDGET_NAIVE_END:-450}   # seconds after start: no new naive kernel starts past this
+SUITES=${SUITES:-"hostile naive"}             # e.g. SUITES=naive to rerun only the naive suite
 say() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 pack() {
   (cd "$W" && find . \( -name '*.json' -o -name '*.log' -o -name '*.stderr' -o -name '*.diff' -o -name '*.tsv' -o -name '*.cu' \
@@ -56,6 +57,7 @@ say "build done"
 
 # ---------------------------------------------------------------- hostile suite
 H="$W/hostile"
+if [[ " $SUITES " == *" hostile "* ]]; then
 mkdir -p "$H/src" "$H/runs"
 cp "$ROOT/bench/optimize/hostile/app.cu" "$H/src/app.cu"
 nvcc -O3 -arch="$ARCH" -o "$H/src/app" "$H/src/app.cu" >"$H/app-build.log" 2>&1 || { cat "$H/app-build.log"; fail "the hostile app does not build"; }
@@ -70,18 +72,19 @@ hostile_case() {
 }
 export -f hostile_case
 export RP H
-say "hostile suite: $(wc -l <"$H/candidates/cases.tsv") candidates, 6 at a time"
+say "hostile suite: $(wc -l <"$H/candidates/cases.tsv") candidates, 8 at a time"
 while IFS=$'\t' read -r name kernel gate file what; do
   printf '%s\0%s\0%s\0%s\0' "$name" "$kernel" "$gate" "$file"
-done <"$H/candidates/cases.tsv" | xargs -0 -n 4 -P 6 bash -c 'hostile_case "$@"' _
+done <"$H/candidates/cases.tsv" | xargs -0 -n 4 -P 8 bash -c 'hostile_case "$@"' _
 say "hostile suite done"
 # the original app source must be untouched by --dry-run
 cmp -s "$ROOT/bench/optimize/hostile/app.cu" "$H/src/app.cu" || say "ERROR: --dry-run changed the hostile app's source"
+fi
 
 # ---------------------------------------------------------------- naive suite
 N="$W/naive"
-mkdir -p "$N"
-for src in "$ROOT"/bench/optimize/naive/*.cu; do
+[[ " $SUITES " == *" naive "* ]] && mkdir -p "$N"
+[[ " $SUITES " == *" naive "* ]] && for src in "$ROOT"/bench/optimize/naive/*.cu; do
   name=$(basename "$src" .cu)
   d="$N/$name"
   mkdir -p "$d"
@@ -92,7 +95,7 @@ for src in "$ROOT"/bench/optimize/naive/*.cu; do
   build="nvcc -O3 -arch=$ARCH -o $d/app $d/$name.cu"
   $build >"$d/app-build.log" 2>&1 || { say "naive $name: the app does not build"; continue; }
   say "naive $name: optimizing"
-  timeout 150 "$RP" optimize --source "$d/$name.cu" --build "$build" --max-candidates 2 --runs 3 --perf-rounds 4 \
+  timeout 150 "$RP" optimize --source "$d/$name.cu" --build "$build" --max-candidates 2 --runs 2 --perf-rounds 4 \
     --perf-iterations 10 --timeout 60 -o "$d/opt" --json -- "$d/app" >"$d/stdout.json" 2>"$d/optimize.log"
   echo "exit $?" >>"$d/optimize.log"
   [ -f "$d/$name.cu.orig" ] && diff -u "$d/$name.cu.orig" "$d/$name.cu" >"$d/accepted.diff"
