@@ -241,3 +241,19 @@ TEST(OptimizeHoisting, HoistsOnlyProvablyInvariantUnconditionalRestrictLoads) {
 
 }  // namespace
 }  // namespace rpl::optimize
+
+#include "optimize/real_environment.hpp"
+
+namespace rpl::optimize {
+namespace {
+
+TEST(OptimizeRealEnvironment, CompilerCommandLinesForTheCapturedGpu) {
+  auto nv = RealEnvironment::compile_command("cuda", "sm_90", "", {}, {"/src"}, "/o/k.cu", "/o/k.co");
+  EXPECT_EQ(nv, (std::vector<std::string>{"nvcc", "-cubin", "-arch=sm_90", "-O3", "-I/src", "-I/o", "-o", "/o/k.co", "/o/k.cu"}));
+  auto hip = RealEnvironment::compile_command("rocm", "gfx942", "/opt/rocm/bin/hipcc", {"-O2", "-DX=1"}, {}, "/o/k.hip", "/o/k.co");
+  EXPECT_EQ(hip, (std::vector<std::string>{"/opt/rocm/bin/hipcc", "--genco", "--offload-arch=gfx942", "-O2", "-DX=1", "-I/o", "-o",
+                                           "/o/k.co", "/o/k.hip"}));
+}
+
+}  // namespace
+}  // namespace rpl::optimize

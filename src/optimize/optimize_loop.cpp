@@ -330,7 +330,7 @@ bool Loop::end_to_end(const json& entry, const Candidate& c, json& e2e) {
       reason = ok ? fmt::format("application runtime (sum of kernel time, median of {} runs) {:.0f} -> {:.0f} ns", o_.runs, before_ns, after_ns)
                   : fmt::format("application runtime did not improve: {:.0f} -> {:.0f} ns", before_ns, after_ns);
     }
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {  // whatever failed, the original goes back
     reason = std::string("the application failed with the candidate: ") + e.what();
   }
   e2e["passed"] = ok;
