@@ -328,7 +328,7 @@ TEST(OptimizeStats, MannWhitneyExactOneSided) {
 TEST(OptimizeEquivalence, DerivedCapturesPoisonWrittenElementsAndRandomiseReadOnes) {
   test::TempDir tmp;
   write_capture(tmp.path() / "c", 1);
-  DeriveSummary p = derive_capture(tmp.path() / "c", tmp.path() / "p", {true, false, 1});
+  DeriveSummary p = derive_capture(tmp.path() / "c", tmp.path() / "p", {true, false, 1, {}});
   EXPECT_EQ(p.elements_poisoned, uint64_t(kN));  // y: 0 -> 2x everywhere (x[0] = 0.25, so 2x != 0)
   EXPECT_EQ(p.bytes_written_by_original, 64u);
   capture::Manifest pm = capture::read_manifest(tmp.path() / "p");
@@ -337,7 +337,7 @@ TEST(OptimizeEquivalence, DerivedCapturesPoisonWrittenElementsAndRandomiseReadOn
   uint32_t bits;
   std::memcpy(&bits, y.data(), 4);
   EXPECT_EQ(bits, 0x7FC5A5A5u);
-  DeriveSummary r = derive_capture(tmp.path() / "c", tmp.path() / "r", {true, true, 7});
+  DeriveSummary r = derive_capture(tmp.path() / "c", tmp.path() / "r", {true, true, 7, {}});
   EXPECT_EQ(r.regions_randomised, 1u);
   capture::Manifest rm = capture::read_manifest(tmp.path() / "r");
   auto xr = capture::read_blob(tmp.path() / "r", *rm.regions[0].before);
@@ -380,6 +380,14 @@ TEST(OptimizeEquivalence, DumpComparisonBitExactOrWithinTolerance) {
   EXPECT_EQ(demangled_parameters("void k<float, 2>(float const*, std::pair<int, int>*, int)").size(), 3u);
   EXPECT_EQ(pointee_element_type("__half const*")->name, "f16");
   EXPECT_FALSE(pointee_element_type("int").has_value());
+  EXPECT_EQ(pointee_element_type("const float *__restrict")->name, "f32");  // the parser's canonical spelling
+  EXPECT_FALSE(pointee_element_type("const type-parameter-0-0 *").has_value());
+  // extern "C" kernels carry no types in their name: the source's types stand in
+  capture::Manifest c = m;
+  c.kernel.demangled_name = "saxpy";
+  EXPECT_TRUE(region_element_types(tmp.path() / "c", c).empty());
+  auto from_source = region_element_types(tmp.path() / "c", c, {"const float *__restrict", "float *", "float", "int"});
+  EXPECT_EQ(from_source[1].name, "f32");
 }
 
 }  // namespace

@@ -100,10 +100,11 @@ double load_float(const std::byte* p, const std::string& type) {
 }  // namespace
 
 std::optional<ElementType> pointee_element_type(const std::string& param_type) {
-  std::string t = trim(param_type);
+  std::string t = param_type;
+  for (const char* w : {"__restrict__", "__restrict", "const", "volatile"}) erase_word(t, w);
+  t = trim(t);
   if (t.empty() || t.back() != '*') return std::nullopt;
   t.pop_back();
-  for (const char* w : {"const", "volatile", "__restrict__", "__restrict"}) erase_word(t, w);
   t = trim(t);
   if (t.find('*') != std::string::npos) return ElementType{"u64", 8, 0};  // pointers to pointers
   static const std::vector<std::pair<std::vector<std::string>, ElementType>> table = {
@@ -151,9 +152,11 @@ std::vector<std::string> demangled_parameters(const std::string& demangled) {
   return out;
 }
 
-std::map<uint64_t, ElementType> region_element_types(const fs::path& capture_dir, const Manifest& m) {
+std::map<uint64_t, ElementType> region_element_types(const fs::path& capture_dir, const Manifest& m,
+                                                     const std::vector<std::string>& source_param_types) {
   std::map<uint64_t, ElementType> out;
   std::vector<std::string> types = demangled_parameters(m.kernel.demangled_name);
+  if (types.size() != m.parameters.size()) types = source_param_types;  // extern "C": no types in the name
   if (types.size() != m.parameters.size()) return out;
   std::vector<std::byte> args = capture::read_blob(capture_dir, m.arguments);
   for (std::size_t i = 0; i < types.size(); ++i) {
@@ -182,7 +185,7 @@ json DeriveSummary::to_json() const {
 
 DeriveSummary derive_capture(const fs::path& source, const fs::path& target, const DeriveOptions& o) {
   Manifest m = capture::read_manifest(source);
-  auto types = region_element_types(source, m);
+  auto types = region_element_types(source, m, o.source_param_types);
   fs::create_directories(target);
   auto copy_blob = [&](const capture::BlobRef& ref) {
     fs::create_directories((target / ref.file).parent_path());

@@ -38,13 +38,17 @@ std::optional<ElementType> pointee_element_type(const std::string& param_type);
 // {"float const*", "float*", "int"}.
 std::vector<std::string> demangled_parameters(const std::string& demangled);
 
-// Region id -> element type, for the regions the kernel's pointer parameters point into (others: bytes).
-std::map<uint64_t, ElementType> region_element_types(const std::filesystem::path& capture_dir, const capture::Manifest& m);
+// Region id -> element type, for the regions the kernel's pointer parameters point into (others: bytes). The
+// parameter types come from the demangled name, or from the source (`source_param_types`, canonical types from
+// the parser) when the name carries none (extern "C").
+std::map<uint64_t, ElementType> region_element_types(const std::filesystem::path& capture_dir, const capture::Manifest& m,
+                                                     const std::vector<std::string>& source_param_types = {});
 
 struct DeriveOptions {
   bool poison_written = true;
   bool randomise_read = false;
   uint64_t seed = 1;
+  std::vector<std::string> source_param_types;  // see region_element_types
 };
 
 struct DeriveSummary {

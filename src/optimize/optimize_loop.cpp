@@ -46,7 +46,7 @@ const std::vector<std::string>& guard_constraints() {
 }
 
 std::string kernel_regex_for(const std::string& name) {
-  return fmt::format("(^|[^A-Za-z0-9_]){}(<|\\()", name);
+  return fmt::format("(^|[^A-Za-z0-9_]){}(<|\\(|$)", name);  // "void k<float>(...)", "k(...)" or a bare "k"
 }
 
 bool display_name_is(const std::string& display, const std::string& name) {
@@ -133,7 +133,9 @@ void Loop::prepare_inputs() {
   bool second = env_.capture(regex, 2, l2.string(), why);
   perf_capture_ = l1;
   manifest_ = capture::read_manifest(l1);
-  types_ = region_element_types(l1, manifest_);
+  std::vector<std::string> param_types;
+  for (const auto& p : original_.find(kernel_)->params) param_types.push_back(p.canonical_type);
+  types_ = region_element_types(l1, manifest_, param_types);
   fs::path original_copy = out_ / "original" / fs::path(o_.source).filename();
   fs::create_directories(original_copy.parent_path());
   write_text_file_atomically(original_copy.string(), original_text_);
@@ -143,19 +145,20 @@ void Loop::prepare_inputs() {
     throw Error(ExitCode::InputInvalid, fmt::format("the original {} does not compile into a code object ({}): {}", o_.source,
                                                     built.status, built.messages));
   auto derive = [&](const std::string& name, const fs::path& from, DeriveOptions d) {
+    d.source_param_types = param_types;
     InputState s{name, out_ / "inputs" / name, {}, {}};
     fs::remove_all(s.capture);
     s.summary = derive_capture(from, s.capture, d).to_json();
     states_.push_back(s);
   };
-  derive("launch1-poisoned", l1, {true, false, 1});
-  if (second) derive("launch2-poisoned", l2, {true, false, 1});
+  derive("launch1-poisoned", l1, {true, false, 1, {}});
+  if (second) derive("launch2-poisoned", l2, {true, false, 1, {}});
   else {
     doc_["notes"].push_back(fmt::format("the kernel's second launch could not be captured ({}); a second randomised state "
                                         "stands in for it", why));
-    derive("launch1-random-seed2", l1, {true, true, 2});
+    derive("launch1-random-seed2", l1, {true, true, 2, {}});
   }
-  derive("launch1-random", l1, {true, true, 1});
+  derive("launch1-random", l1, {true, true, 1, {}});
   states_.push_back({"launch1-captured", l1, {}, {{"note", "the captured state as it was (in-place kernels)"}}});
   json inputs = json::array();
   for (auto& s : states_) {
