@@ -8,12 +8,13 @@
 # 3. naive suite: 8 naive kernels (bench/optimize/naive/*.cu) optimized with the deterministic proposer
 #    (--build rebuilds the app; the source copies under $OUT are rewritten, never the repository's),
 # 4. prints both tables (summary.txt) and tars logs, optimize.json files, diffs and sources into
-#    $OUT/optimize-suite.tar.gz. Finishes in under 9 minutes (naive kernels are skipped past a time budget).
+#    $OUT/optimize-suite.tar.gz (work folder: $WORK, default /tmp/rpl-optimize-suite). Finishes in under 9 minutes
+#    (naive kernels are skipped past a time budget; SUITES=naive or SUITES=hostile runs one suite).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 : "${OUT:?set OUT to the output folder}"
-W="$OUT/optimize-suite"
-rm -rf "$W"; mkdir -p "$W"
+W="${WORK:-/tmp/rpl-optimize-suite}"   # captures and dumps are large: only the summary, log and a tar go to $OUT
+rm -rf "$W"; mkdir -p "$W" "$OUT"
 exec > >(tee -a "$OUT/suite.log") 2>&1
 T0=$(date +%s)
 BUDGET_NAIVE_END=${BUDGET_NAIVE_END:-450}   # seconds after start: no new naive kernel starts past this
