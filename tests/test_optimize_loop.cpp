@@ -83,6 +83,7 @@ void write_capture(const fs::path& dir, int dispatch) {
 struct FakeEnv : Environment {
   std::string source;
   bool build_fails = false, app_fails = false, e2e_slower = false;
+  std::string original_fails_on;  // an input (capture folder name) the original kernel itself faults on
   int replays = 0, builds = 0;
   std::vector<std::string> log;
 
@@ -125,6 +126,8 @@ struct FakeEnv : Environment {
     std::ifstream in(co_path);
     std::string co((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (co.rfind("LAUNCHFAIL", 0) == 0) return {false, "cuLaunchKernelEx failed: too many resources requested", 0, ""};
+    if (!original_fails_on.empty() && fs::path(cap).filename() == original_fails_on)
+      return {false, "cuEventSynchronize failed: an illegal memory access", 0, ""};
     capture::Manifest m = capture::read_manifest(cap);
     std::vector<std::byte> xb = capture::read_blob(cap, *m.regions[0].before), yb = capture::read_blob(cap, *m.regions[1].before);
     std::vector<float> x(kN), y(kN);
@@ -253,6 +256,16 @@ TEST(OptimizeLoop, EndToEndRegressionRollsBackAndRebuildsTheOriginal) {
   EXPECT_EQ(f.text(), kSource);
   EXPECT_FALSE(fs::exists(f.source + ".rocm-perf-journal"));
   EXPECT_EQ(f.env.builds, 3);  // original, candidate, original again
+}
+
+TEST(OptimizeLoop, AnInputTheOriginalFailsOnIsDroppedWithANote) {
+  Fixture f;
+  f.env.original_fails_on = "launch1-random";
+  f.o.dry_run = true;
+  OptimizeResult r = run_first_candidate(f);
+  EXPECT_EQ(r.document["inputs"].size(), 3u);
+  EXPECT_NE(r.document["notes"].dump().find("input launch1-random dropped"), std::string::npos);
+  EXPECT_EQ(r.document["decision"]["status"], "proposed");
 }
 
 TEST(OptimizeLoop, BadInputFailsClearlyWithTheSourceUntouched) {
