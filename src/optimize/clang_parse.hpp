@@ -1,0 +1,28 @@
+#pragma once
+// Internal to src/optimize: one libclang translation unit of a kernel source, parsed the way the source model
+// does it (launch syntax blanked, stub GPU headers), released when it goes out of scope.
+#include <clang-c/Index.h>
+
+#include <string>
+
+namespace rpl::optimize {
+
+class ParsedUnit {
+ public:
+  ParsedUnit(const std::string& path, const std::string& text);  // throws rpl::Error(InputInvalid)
+  ~ParsedUnit();
+  ParsedUnit(const ParsedUnit&) = delete;
+  ParsedUnit& operator=(const ParsedUnit&) = delete;
+  CXTranslationUnit unit() const { return unit_; }
+
+ private:
+  std::string blanked_;
+  CXIndex index_ = nullptr;
+  CXTranslationUnit unit_ = nullptr;
+};
+
+std::string cursor_spelling(CXCursor c);
+// Byte offsets [begin, end) of a cursor in the main file (expansion locations).
+std::pair<std::size_t, std::size_t> cursor_offsets(CXCursor c);
+
+}  // namespace rpl::optimize

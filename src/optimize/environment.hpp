@@ -1,0 +1,53 @@
+#pragma once
+// Everything `rocm-perf optimize` needs from outside the process: building the application, profiling it,
+// capturing a launch, compiling a candidate into a code object, replaying a code object on a capture. The
+// loop talks only to this interface, so its logic is tested with a scripted stand-in (tests) and runs on a
+// GPU with the real one (real_environment.cpp: our profile, capture and replay).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace rpl::optimize {
+
+struct CommandOutcome {
+  bool ok = false;
+  std::string status;    // "exited with status 2", ...
+  std::string messages;  // the command's output (compiler errors for the repair loop), tail-trimmed
+};
+
+struct ProfileOutcome {
+  std::vector<double> runtime_per_run_ns;  // SUM of kernel time per run (the seeds' runtime)
+  // Kernels by critical-path contribution: [{"name", "time_on_path_ns", "fraction_of_path"}]
+  nlohmann::json ranking = nlohmann::json::array();
+  nlohmann::json analysis = nlohmann::json::object();  // facts about the kernels for proposers
+  std::string output_dir;
+};
+
+struct ReplayOutcome {
+  bool ok = false;
+  std::string error;        // launch or synchronisation failure, relocation, ... (the runner's words)
+  double median_ns = 0;     // device-event time per launch
+  std::string device_name;
+};
+
+class Environment {
+ public:
+  virtual ~Environment() = default;
+  virtual CommandOutcome build(const std::string& command) = 0;
+  // Throws rpl::Error(ApplicationFailed, ...) when the application fails.
+  virtual ProfileOutcome profile(unsigned runs, const std::string& output_dir) = 0;
+  // The dispatch-th launch of the kernel matching `regex` into `dir`; nullopt (with `why`) when not captured.
+  virtual bool capture(const std::string& regex, uint64_t dispatch, const std::string& dir, std::string& why) = 0;
+  // Compiles `source` into the code object `output` for the GPU the capture was taken on.
+  virtual CommandOutcome compile(const std::string& source, const std::string& output, const std::string& capture_dir) = 0;
+  // Replays the code object on the capture (iterations launches, memory restored before each); with a
+  // dump_dir, every region's final bytes are written there.
+  virtual ReplayOutcome replay(const std::string& capture_dir, const std::string& code_object, const std::string& dump_dir,
+                               unsigned iterations) = 0;
+  // Peak device-memory bandwidth (GB/s) of the named GPU, 0 when unknown: the speed-of-light bound.
+  virtual double peak_bandwidth_gbps(const std::string& device_name) = 0;
+};
+
+}  // namespace rpl::optimize

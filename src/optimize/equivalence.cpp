@@ -1,0 +1,314 @@
+#include "optimize/equivalence.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <random>
+
+#include "support/errors.hpp"
+
+namespace rpl::optimize {
+namespace fs = std::filesystem;
+using capture::Manifest;
+using capture::Region;
+using nlohmann::json;
+
+namespace {
+
+std::string trim(std::string s) {
+  while (!s.empty() && s.front() == ' ') s.erase(s.begin());
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+void erase_word(std::string& s, const std::string& w) {
+  for (std::size_t p; (p = s.find(w)) != std::string::npos;) s.erase(p, w.size());
+}
+
+// Poison written into elements the original kernel wrote: quiet NaNs with a recognisable payload for floats,
+// 0xA5 bytes otherwise.
+void fill_poison(std::byte* p, const ElementType& t) {
+  if (t.name == "f32") { uint32_t v = 0x7FC5A5A5u; std::memcpy(p, &v, 4); return; }
+  if (t.name == "f64") { uint64_t v = 0x7FF8A5A5A5A5A5A5ull; std::memcpy(p, &v, 8); return; }
+  if (t.name == "f16") { uint16_t v = 0x7E5A; std::memcpy(p, &v, 2); return; }
+  if (t.name == "bf16") { uint16_t v = 0x7FC5; std::memcpy(p, &v, 2); return; }
+  std::memset(p, 0xA5, t.size);
+}
+
+std::vector<std::byte> read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw Error(ExitCode::InputMissing, fmt::format("cannot read {}", p.string()));
+  std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> out(c.size());
+  std::memcpy(out.data(), c.data(), c.size());
+  return out;
+}
+
+template <class F>
+void randomise_floats(std::byte* data, uint64_t count, std::mt19937_64& rng) {
+  F lo = 0, hi = 0;
+  bool any = false;
+  for (uint64_t i = 0; i < count; ++i) {
+    F v;
+    std::memcpy(&v, data + i * sizeof(F), sizeof(F));
+    if (!std::isfinite(v)) continue;
+    if (!any) lo = hi = v, any = true;
+    lo = std::min(lo, v), hi = std::max(hi, v);
+  }
+  if (!any || lo == hi) lo -= 1, hi += 1;
+  std::uniform_real_distribution<F> dist(lo, hi);
+  for (uint64_t i = 0; i < count; ++i) {
+    F v = dist(rng);
+    std::memcpy(data + i * sizeof(F), &v, sizeof(F));
+  }
+}
+
+void shuffle_elements(std::byte* data, uint64_t count, uint64_t size, std::mt19937_64& rng) {
+  std::vector<std::byte> tmp(size);
+  for (uint64_t i = count; i > 1; --i) {
+    uint64_t j = std::uniform_int_distribution<uint64_t>(0, i - 1)(rng);
+    if (j == i - 1) continue;
+    std::memcpy(tmp.data(), data + (i - 1) * size, size);
+    std::memcpy(data + (i - 1) * size, data + j * size, size);
+    std::memcpy(data + j * size, tmp.data(), size);
+  }
+}
+
+uint64_t ulp_distance(double a, double b, const std::string& type) {
+  if (type == "f32") {
+    auto key = [](float f) { int32_t i = std::bit_cast<int32_t>(f); return i < 0 ? int64_t(INT32_MIN) - i : int64_t(i); };
+    int64_t d = key(float(a)) - key(float(b));
+    return uint64_t(d < 0 ? -d : d);
+  }
+  auto key = [](double f) { int64_t i = std::bit_cast<int64_t>(f); return i < 0 ? INT64_MIN - i : i; };
+  __int128 d = __int128(key(a)) - __int128(key(b));
+  return uint64_t(d < 0 ? -d : d);
+}
+
+double load_float(const std::byte* p, const std::string& type) {
+  if (type == "f32") { float f; std::memcpy(&f, p, 4); return f; }
+  double d;
+  std::memcpy(&d, p, 8);
+  return d;
+}
+
+}  // namespace
+
+std::optional<ElementType> pointee_element_type(const std::string& param_type) {
+  std::string t = param_type;
+  for (const char* w : {"__restrict__", "__restrict", "const", "volatile"}) erase_word(t, w);
+  t = trim(t);
+  if (t.empty() || t.back() != '*') return std::nullopt;
+  t.pop_back();
+  t = trim(t);
+  if (t.find('*') != std::string::npos) return ElementType{"u64", 8, 0};  // pointers to pointers
+  static const std::vector<std::pair<std::vector<std::string>, ElementType>> table = {
+      {{"float", "float1", "float2", "float3", "float4"}, {"f32", 4, 0}},
+      {{"double", "double1", "double2", "double3", "double4"}, {"f64", 8, 0}},
+      {{"__half", "half", "__half2", "half2", "_Float16"}, {"f16", 2, 0}},
+      {{"__nv_bfloat16", "__nv_bfloat162", "hip_bfloat16", "__hip_bfloat16", "__bf16"}, {"bf16", 2, 0}},
+      {{"int", "int1", "int2", "int3", "int4"}, {"i32", 4, 0}},
+      {{"unsigned int", "unsigned", "uint1", "uint2", "uint3", "uint4"}, {"u32", 4, 0}},
+      {{"long long", "long", "longlong2", "long2"}, {"i64", 8, 0}},
+      {{"unsigned long long", "unsigned long", "ulonglong2", "ulong2", "size_t"}, {"u64", 8, 0}},
+      {{"short", "short2"}, {"i16", 2, 0}},
+      {{"unsigned short", "ushort2"}, {"u16", 2, 0}},
+      {{"char", "signed char", "char2", "char4", "bool"}, {"i8", 1, 0}},
+      {{"unsigned char", "uchar2", "uchar4"}, {"u8", 1, 0}},
+  };
+  for (const auto& [names, type] : table)
+    if (std::find(names.begin(), names.end(), t) != names.end()) return type;
+  return std::nullopt;
+}
+
+std::vector<std::string> demangled_parameters(const std::string& demangled) {
+  // the parameter list is the last top-level "(...)"
+  int depth = 0;
+  std::size_t close = demangled.rfind(')');
+  if (close == std::string::npos) return {};
+  std::size_t open = std::string::npos;
+  for (std::size_t i = close + 1; i-- > 0;) {
+    char c = demangled[i];
+    if (c == ')') ++depth;
+    if (c == '(' && --depth == 0) { open = i; break; }
+  }
+  if (open == std::string::npos) return {};
+  std::vector<std::string> out;
+  std::string cur;
+  depth = 0;
+  for (std::size_t i = open + 1; i < close; ++i) {
+    char c = demangled[i];
+    if (c == '<' || c == '(' || c == '[') ++depth;
+    if (c == '>' || c == ')' || c == ']') --depth;
+    if (c == ',' && depth == 0) { out.push_back(trim(cur)); cur.clear(); continue; }
+    cur += c;
+  }
+  if (!trim(cur).empty() && trim(cur) != "void") out.push_back(trim(cur));
+  return out;
+}
+
+std::map<uint64_t, ElementType> region_element_types(const fs::path& capture_dir, const Manifest& m,
+                                                     const std::vector<std::string>& source_param_types) {
+  std::map<uint64_t, ElementType> out;
+  std::vector<std::string> types = demangled_parameters(m.kernel.demangled_name);
+  if (types.size() != m.parameters.size()) types = source_param_types;  // extern "C": no types in the name
+  if (types.size() != m.parameters.size()) return out;
+  std::vector<std::byte> args = capture::read_blob(capture_dir, m.arguments);
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    auto t = pointee_element_type(types[i]);
+    const auto& p = m.parameters[i];
+    if (!t || p.size != 8 || p.offset + 8 > args.size()) continue;
+    uint64_t address = 0;
+    std::memcpy(&address, args.data() + p.offset, 8);
+    for (const Region& r : m.regions) {
+      if (address < r.address || address >= r.address + r.size) continue;
+      t->phase = (address - r.address) % t->size;
+      auto it = out.find(r.id);
+      if (it == out.end()) out[r.id] = *t;
+      else if (it->second.name != t->name || it->second.phase != t->phase) it->second = ElementType{};  // two views: bytes
+      break;
+    }
+  }
+  return out;
+}
+
+json DeriveSummary::to_json() const {
+  return {{"regions_poisoned", regions_poisoned}, {"elements_poisoned", elements_poisoned},
+          {"regions_randomised", regions_randomised}, {"elements_randomised", elements_randomised},
+          {"bytes_written_by_original", bytes_written_by_original}};
+}
+
+DeriveSummary derive_capture(const fs::path& source, const fs::path& target, const DeriveOptions& o) {
+  Manifest m = capture::read_manifest(source);
+  auto types = region_element_types(source, m, o.source_param_types);
+  fs::create_directories(target);
+  auto copy_blob = [&](const capture::BlobRef& ref) {
+    fs::create_directories((target / ref.file).parent_path());
+    fs::copy_file(source / ref.file, target / ref.file, fs::copy_options::overwrite_existing);
+  };
+  copy_blob(m.code_object);
+  copy_blob(m.arguments);
+  std::mt19937_64 rng(o.seed);
+  DeriveSummary s;
+  for (Region& r : m.regions) {
+    if (!r.before) { r.after.reset(); continue; }
+    std::vector<std::byte> bytes = capture::read_blob(source, *r.before);
+    ElementType t = types.count(r.id) ? types[r.id] : ElementType{};
+    uint64_t first = t.phase, count = (bytes.size() > first) ? (bytes.size() - first) / t.size : 0;
+    std::vector<bool> written;
+    if (r.after) {
+      std::vector<std::byte> after = capture::read_blob(source, *r.after);
+      if (after.size() == bytes.size()) {
+        written.assign(count, false);
+        for (uint64_t e = 0; e < count; ++e)
+          if (std::memcmp(bytes.data() + first + e * t.size, after.data() + first + e * t.size, t.size) != 0) written[e] = true;
+        // bytes outside whole elements (the region's head and tail) are compared byte by byte
+        for (uint64_t b = 0; b < bytes.size(); ++b)
+          if ((b < first || b >= first + count * t.size) && bytes[b] != after[b]) {
+            s.bytes_written_by_original += 1;
+            if (o.poison_written) bytes[b] = std::byte{0xA5};
+          }
+      }
+    }
+    uint64_t n_written = std::count(written.begin(), written.end(), true);
+    s.bytes_written_by_original += n_written * t.size;
+    if (o.randomise_read && n_written == 0 && types.count(r.id) && t.name != "bytes" && count > 0) {
+      std::byte* base = bytes.data() + first;
+      if (t.name == "f32") randomise_floats<float>(base, count, rng);
+      else if (t.name == "f64") randomise_floats<double>(base, count, rng);
+      else shuffle_elements(base, count, t.size, rng);
+      ++s.regions_randomised;
+      s.elements_randomised += count;
+    }
+    if (o.poison_written && n_written > 0) {
+      for (uint64_t e = 0; e < count; ++e)
+        if (written[e]) fill_poison(bytes.data() + first + e * t.size, t);
+      ++s.regions_poisoned;
+      s.elements_poisoned += n_written;
+    }
+    r.before = capture::write_blob(target, capture::region_blob_file(r.id, false), bytes);
+    r.after.reset();
+  }
+  m.vendor["rocm_perf_optimize_derived"] = {{"from", source.string()}, {"poison", o.poison_written},
+                                            {"randomised", o.randomise_read}, {"seed", o.seed}};
+  capture::write_manifest(target, m);
+  return s;
+}
+
+json DumpComparison::to_json() const {
+  json differing = json::array();
+  for (const auto& r : regions) {
+    if (r.within_tolerance && r.bytes_differing == 0 && r.problem.empty()) continue;
+    differing.push_back({{"region", r.region}, {"element", r.element}, {"bytes", r.bytes},
+                         {"bytes_differing", r.bytes_differing}, {"elements_differing", r.elements_differing},
+                         {"first_difference", r.first_difference}, {"max_abs_error", r.max_abs_error},
+                         {"max_rel_error", r.max_rel_error}, {"max_ulp", r.max_ulp},
+                         {"within_tolerance", r.within_tolerance}, {"problem", r.problem}});
+  }
+  return {{"equivalent", equivalent}, {"regions_compared", regions.size()}, {"differing", differing}};
+}
+
+DumpComparison compare_dumps(const Manifest& m, const std::map<uint64_t, ElementType>& types, const fs::path& original,
+                             const fs::path& candidate, const Tolerance& tol) {
+  DumpComparison out;
+  for (const Region& region : m.regions) {
+    RegionComparison rc;
+    rc.region = region.id;
+    rc.bytes = region.size;
+    std::string file = fmt::format("r{:06d}.bin", region.id);
+    if (!fs::exists(original / file) || !fs::exists(candidate / file)) {
+      rc.problem = fs::exists(original / file) ? "missing in the candidate's dump" : "missing in the original's dump";
+      rc.within_tolerance = false;
+      out.equivalent = false;
+      out.regions.push_back(rc);
+      continue;
+    }
+    std::vector<std::byte> a = read_file(original / file), b = read_file(candidate / file);
+    ElementType t = types.count(region.id) ? types.at(region.id) : ElementType{};
+    rc.element = t.name;
+    if (a.size() != b.size()) {
+      rc.problem = fmt::format("sizes differ ({} vs {} bytes)", a.size(), b.size());
+      rc.within_tolerance = false;
+    } else if (std::memcmp(a.data(), b.data(), a.size()) != 0) {
+      bool first = true;
+      for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i] != b[i]) {
+          if (first) rc.first_difference = i, first = false;
+          ++rc.bytes_differing;
+        }
+      bool floats = t.name == "f32" || t.name == "f64";
+      rc.within_tolerance = !tol.exact() && floats;
+      uint64_t count = a.size() > t.phase ? (a.size() - t.phase) / t.size : 0;
+      for (uint64_t e = 0; e < count; ++e) {
+        const std::byte* pa = a.data() + t.phase + e * t.size;
+        const std::byte* pb = b.data() + t.phase + e * t.size;
+        if (std::memcmp(pa, pb, t.size) == 0) continue;
+        ++rc.elements_differing;
+        if (!floats) continue;
+        double x = load_float(pa, t.name), y = load_float(pb, t.name);
+        if (std::isnan(x) || std::isnan(y)) {
+          if (!(std::isnan(x) && std::isnan(y))) rc.within_tolerance = false, rc.max_abs_error = INFINITY;
+          continue;
+        }
+        double abs_err = std::fabs(x - y), rel = x != 0 ? abs_err / std::fabs(x) : (abs_err == 0 ? 0 : INFINITY);
+        rc.max_abs_error = std::max(rc.max_abs_error, abs_err);
+        rc.max_rel_error = std::max(rc.max_rel_error, rel);
+        rc.max_ulp = std::max(rc.max_ulp, ulp_distance(x, y, t.name));
+        if (!(abs_err <= tol.atol + tol.rtol * std::fabs(x))) rc.within_tolerance = false;
+      }
+      // bytes outside whole elements must match exactly
+      for (std::size_t i = 0; i < a.size(); ++i)
+        if ((i < t.phase || i >= t.phase + count * t.size) && a[i] != b[i]) rc.within_tolerance = false;
+    }
+    if (!rc.within_tolerance) out.equivalent = false;
+    out.regions.push_back(rc);
+  }
+  return out;
+}
+
+}  // namespace rpl::optimize

@@ -1,0 +1,91 @@
+#pragma once
+// The equivalence gate's data work, vendor-neutral, on capture directories (src/capture) and replay dumps:
+// - element types of the regions the kernel's pointer parameters point into (from the captured argument
+//   buffer and the kernel's demangled signature), so poison and random values have the right type;
+// - derived captures: "poisoned" (every element the original kernel wrote, i.e. that differs between the
+//   before and after snapshots, filled with a NaN / sentinel pattern before the launch, so a kernel that
+//   skips work or relies on stale output leaves poison behind) and "randomised" (the regions the kernel
+//   only reads refilled with new values of their type: floats uniform over the captured range, integers
+//   shuffled so indices stay valid; written elements poisoned as well). Derived captures carry no after
+//   snapshot: the replay runner then verifies nothing itself and the optimizer compares dumps;
+// - the comparison of two replays' final memory, region by region: bit-exact, or within rtol/atol with the
+//   largest absolute, relative and ULP errors reported.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "capture/manifest.hpp"
+
+namespace rpl::optimize {
+
+struct ElementType {
+  std::string name = "bytes";  // f16 bf16 f32 f64 i8 u8 i16 u16 i32 u32 i64 u64 bytes
+  uint64_t size = 1;
+  uint64_t phase = 0;          // byte offset of the first element boundary inside the region
+  bool is_float() const { return name[0] == 'f' || name == "bf16"; }
+};
+
+// The element type of a C/C++ type as a demangler prints it ("float const*", "__half*", "int"): nullopt when
+// the parameter is not a pointer to a known scalar (or vector of scalars).
+std::optional<ElementType> pointee_element_type(const std::string& param_type);
+
+// Top-level parameter types of a demangled signature: "void k<float>(float const*, float*, int)" ->
+// {"float const*", "float*", "int"}.
+std::vector<std::string> demangled_parameters(const std::string& demangled);
+
+// Region id -> element type, for the regions the kernel's pointer parameters point into (others: bytes). The
+// parameter types come from the demangled name, or from the source (`source_param_types`, canonical types from
+// the parser) when the name carries none (extern "C").
+std::map<uint64_t, ElementType> region_element_types(const std::filesystem::path& capture_dir, const capture::Manifest& m,
+                                                     const std::vector<std::string>& source_param_types = {});
+
+struct DeriveOptions {
+  bool poison_written = true;
+  bool randomise_read = false;
+  uint64_t seed = 1;
+  std::vector<std::string> source_param_types;  // see region_element_types
+};
+
+struct DeriveSummary {
+  uint64_t regions_poisoned = 0, elements_poisoned = 0;
+  uint64_t regions_randomised = 0, elements_randomised = 0;
+  uint64_t bytes_written_by_original = 0;  // bytes of the elements the original changed
+  nlohmann::json to_json() const;
+};
+
+// Writes a derived capture of `source` into the new directory `target` (blobs of code object and arguments
+// copied, memory snapshots rewritten, no after snapshots).
+DeriveSummary derive_capture(const std::filesystem::path& source, const std::filesystem::path& target, const DeriveOptions& options);
+
+struct Tolerance {
+  double rtol = 0, atol = 0;
+  bool exact() const { return rtol == 0 && atol == 0; }
+};
+
+struct RegionComparison {
+  uint64_t region = 0;
+  std::string element = "bytes";
+  uint64_t bytes = 0, bytes_differing = 0, elements_differing = 0, first_difference = 0;
+  double max_abs_error = 0, max_rel_error = 0;
+  uint64_t max_ulp = 0;
+  bool within_tolerance = true;
+  std::string problem;  // "missing in candidate dump", ...
+};
+
+struct DumpComparison {
+  bool equivalent = true;
+  std::vector<RegionComparison> regions;  // every region; only differing ones go into evidence
+  nlohmann::json to_json() const;
+};
+
+// Compares r<ID>.bin of every region of `m` in both dump directories.
+DumpComparison compare_dumps(const capture::Manifest& m, const std::map<uint64_t, ElementType>& types,
+                             const std::filesystem::path& original, const std::filesystem::path& candidate,
+                             const Tolerance& tolerance);
+
+}  // namespace rpl::optimize

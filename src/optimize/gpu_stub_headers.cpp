@@ -1,0 +1,152 @@
+#include "optimize/gpu_stub_headers.hpp"
+
+namespace rpl::optimize {
+namespace {
+
+constexpr const char* kPrelude = R"RPL(#pragma once
+#define __global__ __attribute__((annotate("rpl_global")))
+#define __device__ __attribute__((annotate("rpl_device")))
+#define __host__ __attribute__((annotate("rpl_host")))
+#define __shared__ __attribute__((annotate("rpl_shared")))
+#define __constant__ __attribute__((annotate("rpl_constant")))
+#define __managed__ __attribute__((annotate("rpl_managed")))
+#define __launch_bounds__(...) __attribute__((annotate("rpl_launch_bounds(" #__VA_ARGS__ ")")))
+#define __forceinline__ inline
+#define __noinline__
+#define __restrict__ __restrict
+#define __align__(n) alignas(n)
+#define __CUDA_ARCH__ 900
+#define RPL_VEC(T, N) struct N##1 { T x; }; struct N##2 { T x, y; }; struct N##3 { T x, y, z; }; \
+  struct N##4 { T x, y, z, w; }; \
+  template <class... A> N##1 make_##N##1(A...); template <class... A> N##2 make_##N##2(A...); \
+  template <class... A> N##3 make_##N##3(A...); template <class... A> N##4 make_##N##4(A...);
+RPL_VEC(float, float) RPL_VEC(double, double) RPL_VEC(int, int) RPL_VEC(unsigned, uint) RPL_VEC(char, char)
+RPL_VEC(unsigned char, uchar) RPL_VEC(short, short) RPL_VEC(unsigned short, ushort) RPL_VEC(long long, longlong)
+RPL_VEC(unsigned long long, ulonglong) RPL_VEC(long, long) RPL_VEC(unsigned long, ulong)
+#undef RPL_VEC
+struct dim3 {
+  unsigned x, y, z;
+  dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
+  dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+};
+extern const uint3 threadIdx;
+extern const uint3 blockIdx;
+extern const dim3 blockDim;
+extern const dim3 gridDim;
+extern const int warpSize;
+struct __half { unsigned short x; __half() = default; __half(float); __half(double); __half(int); operator float() const; };
+struct __half2 { __half x, y; };
+struct __nv_bfloat16 { unsigned short x; __nv_bfloat16() = default; __nv_bfloat16(float); operator float() const; };
+struct __nv_bfloat162 { __nv_bfloat16 x, y; };
+typedef __half half;
+typedef __half2 half2;
+typedef __nv_bfloat16 hip_bfloat16;
+#define RPL_VOID(name) template <class... A> void name(A&&...);
+#define RPL_FN(name) template <class... A> double name(A&&...);
+RPL_VOID(__syncthreads) RPL_VOID(__syncwarp) RPL_VOID(__threadfence) RPL_VOID(__threadfence_block)
+RPL_VOID(__threadfence_system) RPL_VOID(__trap) RPL_VOID(__nanosleep) RPL_VOID(__prefetch_global_l2)
+RPL_FN(__syncthreads_count) RPL_FN(__syncthreads_and) RPL_FN(__syncthreads_or)
+RPL_FN(atomicAdd) RPL_FN(atomicSub) RPL_FN(atomicMax) RPL_FN(atomicMin) RPL_FN(atomicExch) RPL_FN(atomicCAS)
+RPL_FN(atomicAnd) RPL_FN(atomicOr) RPL_FN(atomicXor) RPL_FN(atomicInc) RPL_FN(atomicDec)
+RPL_FN(atomicAdd_block) RPL_FN(atomicAdd_system)
+RPL_FN(__shfl_sync) RPL_FN(__shfl_up_sync) RPL_FN(__shfl_down_sync) RPL_FN(__shfl_xor_sync)
+RPL_FN(__shfl) RPL_FN(__shfl_up) RPL_FN(__shfl_down) RPL_FN(__shfl_xor)
+RPL_FN(__ballot_sync) RPL_FN(__any_sync) RPL_FN(__all_sync) RPL_FN(__activemask) RPL_FN(__ballot)
+RPL_FN(__reduce_add_sync) RPL_FN(__reduce_max_sync) RPL_FN(__reduce_min_sync) RPL_FN(__match_any_sync)
+RPL_FN(__popc) RPL_FN(__popcll) RPL_FN(__clz) RPL_FN(__clzll) RPL_FN(__ffs) RPL_FN(__ffsll) RPL_FN(__brev)
+RPL_FN(__mul24) RPL_FN(__umul24) RPL_FN(__mulhi) RPL_FN(__umulhi) RPL_FN(__sad) RPL_FN(__usad)
+RPL_FN(__expf) RPL_FN(__logf) RPL_FN(__sinf) RPL_FN(__cosf) RPL_FN(__powf) RPL_FN(__fdividef) RPL_FN(__frcp_rn)
+RPL_FN(__fsqrt_rn) RPL_FN(__saturatef) RPL_FN(__exp10f) RPL_FN(__log2f) RPL_FN(__tanf)
+RPL_FN(__fadd_rn) RPL_FN(__fmul_rn) RPL_FN(__fmaf_rn) RPL_FN(__dadd_rn) RPL_FN(__dmul_rn) RPL_FN(__fma_rn)
+RPL_FN(rsqrtf) RPL_FN(rsqrt) RPL_FN(rcbrtf) RPL_FN(exp10f) RPL_FN(sincosf) RPL_FN(sincospif) RPL_FN(normf)
+RPL_FN(__ldg) RPL_FN(__ldcg) RPL_FN(__ldca) RPL_FN(__ldcs) RPL_FN(__ldlu) RPL_FN(__ldcv) RPL_FN(__stcg) RPL_FN(__stcs)
+RPL_FN(__float2half) RPL_FN(__half2float) RPL_FN(__float2half_rn) RPL_FN(__hadd) RPL_FN(__hmul) RPL_FN(__hfma)
+RPL_FN(__float2bfloat16) RPL_FN(__bfloat162float) RPL_FN(__float_as_int) RPL_FN(__int_as_float)
+RPL_FN(__float_as_uint) RPL_FN(__uint_as_float) RPL_FN(__double_as_longlong) RPL_FN(__longlong_as_double)
+RPL_FN(__float2int_rn) RPL_FN(__float2int_rz) RPL_FN(__float2uint_rn) RPL_FN(__int2float_rn) RPL_FN(__double2float_rn)
+RPL_FN(clock) RPL_FN(clock64) RPL_FN(__clock64) RPL_FN(__globaltimer) RPL_FN(wall_clock64) RPL_FN(__builtin_readcyclecounter)
+RPL_FN(__cvta_generic_to_shared) RPL_FN(__isShared) RPL_FN(__isGlobal)
+#undef RPL_VOID
+#undef RPL_FN
+)RPL";
+
+constexpr const char* kRuntime = R"RPL(#pragma once
+#include "rpl_gpu_prelude.h"
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cmath>
+#define RPL_RUNTIME(P)                                                                                           \
+  enum P##Error_t { P##Success = 0, P##ErrorInvalidValue = 1, P##ErrorMemoryAllocation = 2, P##ErrorNotReady = 600 }; \
+  typedef P##Error_t P##Error;                                                                                  \
+  enum P##MemcpyKind { P##MemcpyHostToHost, P##MemcpyHostToDevice, P##MemcpyDeviceToHost, P##MemcpyDeviceToDevice, \
+                       P##MemcpyDefault };                                                                      \
+  typedef struct P##_stream_st* P##Stream_t;                                                                    \
+  typedef struct P##_event_st* P##Event_t;                                                                      \
+  typedef struct P##_graph_st* P##Graph_t;                                                                      \
+  typedef struct P##_graphexec_st* P##GraphExec_t;                                                              \
+  struct P##DeviceProp {                                                                                         \
+    char name[256]; size_t totalGlobalMem, sharedMemPerBlock, sharedMemPerMultiprocessor, sharedMemPerBlockOptin;  \
+    int regsPerBlock, warpSize, maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], clockRate, major, minor;   \
+    int multiProcessorCount, memoryClockRate, memoryBusWidth, l2CacheSize, maxThreadsPerMultiProcessor;          \
+    int regsPerMultiprocessor, concurrentKernels, gcnArch; char gcnArchName[256];                                \
+  };                                                                                                            \
+  inline const char* P##GetErrorString(P##Error_t) { return ""; }                                               \
+  inline const char* P##GetErrorName(P##Error_t) { return ""; }
+RPL_RUNTIME(cuda)
+RPL_RUNTIME(hip)
+#undef RPL_RUNTIME
+#define cudaStreamNonBlocking 1
+#define hipStreamNonBlocking 1
+#define cudaStreamDefault 0
+#define hipStreamDefault 0
+#define cudaEventDefault 0
+#define hipEventDefault 0
+#define cudaEventDisableTiming 2
+#define hipEventDisableTiming 2
+#define cudaHostAllocDefault 0
+#define hipHostMallocDefault 0
+#define RPL_API(name) template <class... A> cudaError_t cuda##name(A&&...); template <class... A> hipError_t hip##name(A&&...);
+RPL_API(Malloc) RPL_API(Free) RPL_API(Memcpy) RPL_API(MemcpyAsync) RPL_API(Memset) RPL_API(MemsetAsync)
+RPL_API(MallocManaged) RPL_API(MallocHost) RPL_API(FreeHost) RPL_API(HostAlloc) RPL_API(HostMalloc) RPL_API(HostFree)
+RPL_API(MallocAsync) RPL_API(FreeAsync) RPL_API(MallocPitch) RPL_API(Memcpy2D) RPL_API(MemcpyToSymbol)
+RPL_API(MemcpyFromSymbol) RPL_API(MemcpyPeer) RPL_API(MemPrefetchAsync)
+RPL_API(DeviceSynchronize) RPL_API(DeviceReset) RPL_API(GetLastError) RPL_API(PeekAtLastError) RPL_API(SetDevice)
+RPL_API(GetDevice) RPL_API(GetDeviceCount) RPL_API(GetDeviceProperties) RPL_API(DeviceGetAttribute) RPL_API(MemGetInfo)
+RPL_API(StreamCreate) RPL_API(StreamCreateWithFlags) RPL_API(StreamCreateWithPriority) RPL_API(StreamDestroy)
+RPL_API(StreamSynchronize) RPL_API(StreamWaitEvent) RPL_API(StreamQuery) RPL_API(StreamBeginCapture)
+RPL_API(StreamEndCapture) RPL_API(GraphInstantiate) RPL_API(GraphLaunch) RPL_API(GraphDestroy) RPL_API(GraphExecDestroy)
+RPL_API(EventCreate) RPL_API(EventCreateWithFlags) RPL_API(EventRecord) RPL_API(EventSynchronize)
+RPL_API(EventElapsedTime) RPL_API(EventDestroy) RPL_API(EventQuery) RPL_API(FuncSetAttribute) RPL_API(FuncGetAttributes)
+RPL_API(LaunchKernel) RPL_API(LaunchCooperativeKernel) RPL_API(OccupancyMaxActiveBlocksPerMultiprocessor)
+RPL_API(OccupancyMaxPotentialBlockSize) RPL_API(DeviceEnablePeerAccess) RPL_API(DriverGetVersion) RPL_API(RuntimeGetVersion)
+RPL_API(ProfilerStart) RPL_API(ProfilerStop)
+#undef RPL_API
+template <class F, class... A> void hipLaunchKernelGGL(F&&, A&&...);
+#define HIP_KERNEL_NAME(...) __VA_ARGS__
+)RPL";
+
+constexpr const char* kForward = R"RPL(#pragma once
+#include "cuda_runtime.h"
+)RPL";
+
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& gpu_stub_headers() {
+  static const std::vector<std::pair<std::string, std::string>> headers = {
+      {kStubPrelude, kPrelude},
+      {"cuda_runtime.h", kRuntime},
+      {"cuda_runtime_api.h", kForward},
+      {"cuda.h", kForward},
+      {"cuda_fp16.h", kForward},
+      {"cuda_bf16.h", kForward},
+      {"device_launch_parameters.h", kForward},
+      {"hip/hip_runtime.h", kForward},
+      {"hip/hip_runtime_api.h", kForward},
+      {"hip/hip_fp16.h", kForward},
+      {"hip/hip_bf16.h", kForward},
+  };
+  return headers;
+}
+
+}  // namespace rpl::optimize

@@ -1,0 +1,473 @@
+#include "optimize/optimize_loop.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <regex>
+
+#include <fmt/ranges.h>
+
+#include "capture/manifest.hpp"
+#include "optimize/source_model.hpp"
+#include "optimize/static_gates.hpp"
+#include "optimize/stats.hpp"
+#include "support/atomic_file.hpp"
+#include "support/errors.hpp"
+#include "support/log.hpp"
+
+namespace rpl::optimize {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr int kMaxRounds = 4;
+constexpr int kMaxRepairs = 2;
+
+struct InputState {
+  std::string name;
+  fs::path capture;
+  fs::path original_dump;
+  json summary = json::object();
+};
+
+const std::vector<std::string>& guard_constraints() {
+  static const std::vector<std::string> c = {
+      "return the whole source file; change only the body of the kernel",
+      "the kernel's signature is frozen: parameter types and qualifiers, template parameters and defaults, return type, "
+      "__launch_bounds__, linkage",
+      "no new __device__/__shared__/__constant__ variables outside the kernel, no static variables",
+      "no clock(), clock64(), %globaltimer or other timers; no printf; no new atomics; no new inline asm",
+      "results must be bit-identical to the original's on captured and randomised inputs (unless a tolerance is given)",
+      "the candidate must be measurably faster (alternated fresh-process replays, Mann-Whitney U) and speed up the "
+      "whole application"};
+  return c;
+}
+
+std::string kernel_regex_for(const std::string& name) {
+  return fmt::format("(^|[^A-Za-z0-9_]){}(<|\\(|$)", name);  // "void k<float>(...)", "k(...)" or a bare "k"
+}
+
+bool display_name_is(const std::string& display, const std::string& name) {
+  return std::regex_search(display, std::regex(kernel_regex_for(name)));
+}
+
+class Loop {
+ public:
+  Loop(const OptimizeOptions& o, Environment& env, std::vector<std::unique_ptr<Proposer>>& proposers, const StepHook& hook)
+      : o_(o), env_(env), proposers_(proposers), hook_(hook), out_(fs::absolute(o.output_dir)) {}
+  OptimizeResult run();
+
+ private:
+  void choose_kernel(const ProfileOutcome& baseline);
+  void prepare_inputs();
+  void evaluate(const Candidate& c, Proposer& proposer, int depth);
+  bool static_gates(const Candidate& c, json& entry);
+  bool compile(const Candidate& c, json& entry, fs::path& code_object);
+  bool equivalence(const fs::path& code_object, json& entry);
+  bool performance(const fs::path& code_object, json& entry);
+  bool end_to_end(const json& entry, const Candidate& c, json& e2e);
+  void write_document();
+
+  const OptimizeOptions& o_;
+  Environment& env_;
+  std::vector<std::unique_ptr<Proposer>>& proposers_;
+  const StepHook& hook_;
+  fs::path out_;
+  json doc_;
+  std::string original_text_;
+  SourceModel original_;
+  std::string kernel_;
+  std::string language_;
+  ProfileOutcome baseline_;
+  fs::path original_co_;
+  fs::path perf_capture_;
+  std::vector<InputState> states_;
+  capture::Manifest manifest_;
+  std::map<uint64_t, ElementType> types_;
+  double sol_ns_ = 0;
+  json sol_ = json::object();
+  std::vector<std::pair<json, Candidate>> evaluated_;  // every candidate, repaired ones included
+};
+
+void Loop::choose_kernel(const ProfileOutcome& baseline) {
+  std::optional<std::regex> user;
+  if (!o_.kernel_regex.empty()) {
+    try {
+      user.emplace(o_.kernel_regex);
+    } catch (const std::regex_error& e) {
+      throw Error(ExitCode::Usage, fmt::format("--kernel {}: not a valid regular expression ({})", o_.kernel_regex, e.what()));
+    }
+  }
+  std::vector<std::string> source_kernels;
+  for (const auto& k : original_.kernels) source_kernels.push_back(k.qualified_name);
+  for (const auto& r : baseline.ranking) {
+    std::string display = r.value("name", "");
+    if (user && !std::regex_search(display, *user)) continue;
+    for (const auto& k : original_.kernels)
+      if (display_name_is(display, k.name)) {
+        if (!k.errors.empty())
+          throw Error(ExitCode::InputInvalid, fmt::format("{}: kernel {} does not parse: {}", o_.source, k.name, k.errors.front()));
+        kernel_ = k.name;
+        doc_["kernel"] = {{"name", k.name}, {"display_name", display}, {"line", k.line}, {"loops", k.loops.size()}};
+        return;
+      }
+  }
+  std::vector<std::string> ranked;
+  for (const auto& r : baseline.ranking) ranked.push_back(r.value("name", ""));
+  throw Error(ExitCode::InputInvalid,
+              fmt::format("{}: no kernel {}that the application ran is defined in this source (kernels in the source: {}; "
+                          "kernels the application ran: {})", o_.source,
+                          o_.kernel_regex.empty() ? "" : "matching /" + o_.kernel_regex + "/ ",
+                          source_kernels.empty() ? "none" : fmt::format("{}", fmt::join(source_kernels, ", ")),
+                          ranked.empty() ? "none" : fmt::format("{}", fmt::join(ranked, ", "))));
+}
+
+void Loop::prepare_inputs() {
+  std::string regex = kernel_regex_for(kernel_);
+  fs::path l1 = out_ / "inputs" / "launch1", l2 = out_ / "inputs" / "launch2";
+  std::string why;
+  if (!env_.capture(regex, 1, l1.string(), why))
+    throw Error(ExitCode::CaptureFailed, fmt::format("capturing the first launch of {} failed: {}", kernel_, why));
+  bool second = env_.capture(regex, 2, l2.string(), why);
+  perf_capture_ = l1;
+  manifest_ = capture::read_manifest(l1);
+  std::vector<std::string> param_types;
+  for (const auto& p : original_.find(kernel_)->params) param_types.push_back(p.canonical_type);
+  types_ = region_element_types(l1, manifest_, param_types);
+  fs::path original_copy = out_ / "original" / fs::path(o_.source).filename();
+  fs::create_directories(original_copy.parent_path());
+  write_text_file_atomically(original_copy.string(), original_text_);
+  original_co_ = out_ / "original" / "kernel.co";
+  CommandOutcome built = env_.compile(original_copy.string(), original_co_.string(), l1.string());
+  if (!built.ok)
+    throw Error(ExitCode::InputInvalid, fmt::format("the original {} does not compile into a code object ({}): {}", o_.source,
+                                                    built.status, built.messages));
+  auto derive = [&](const std::string& name, const fs::path& from, DeriveOptions d) {
+    d.source_param_types = param_types;
+    InputState s{name, out_ / "inputs" / name, {}, {}};
+    fs::remove_all(s.capture);
+    s.summary = derive_capture(from, s.capture, d).to_json();
+    states_.push_back(s);
+  };
+  derive("launch1-poisoned", l1, {true, false, 1, {}});
+  if (second) derive("launch2-poisoned", l2, {true, false, 1, {}});
+  else {
+    doc_["notes"].push_back(fmt::format("the kernel's second launch could not be captured ({}); a second randomised state "
+                                        "stands in for it", why));
+    derive("launch1-random-seed2", l1, {true, true, 2, {}});
+  }
+  derive("launch1-random", l1, {true, true, 1, {}});
+  states_.push_back({"launch1-captured", l1, {}, {{"note", "the captured state as it was (in-place kernels)"}}});
+  json inputs = json::array();
+  std::vector<InputState> usable;
+  for (auto& s : states_) {
+    s.original_dump = out_ / "dumps" / s.name / "original";
+    ReplayOutcome r = env_.replay(s.capture.string(), original_co_.string(), s.original_dump.string(), 1);
+    if (!r.ok) {
+      // e.g. a poisoned value the original itself uses as an index: that input cannot judge candidates
+      if (s.name == "launch1-captured")
+        throw Error(ExitCode::ProfilerFailed, fmt::format("replaying the original {} on its captured launch failed: {}", kernel_, r.error));
+      doc_["notes"].push_back(fmt::format("input {} dropped: the original kernel itself fails on it ({})", s.name, r.error));
+      continue;
+    }
+    inputs.push_back({{"name", s.name}, {"capture", s.capture.string()}, {"derivation", s.summary}});
+    usable.push_back(s);
+  }
+  states_ = usable;
+  if (states_.size() < 3)
+    throw Error(ExitCode::ProfilerFailed, fmt::format("the original {} runs on only {} of the equivalence gate's inputs (at least 3 "
+                                                      "are needed): {}", kernel_, states_.size(), doc_["notes"].dump()));
+  // The original against itself: a kernel whose result varies run to run cannot be held to bit-exactness.
+  fs::path again = out_ / "dumps" / states_[0].name / "original-again";
+  ReplayOutcome r = env_.replay(states_[0].capture.string(), original_co_.string(), again.string(), 1);
+  DumpComparison self = compare_dumps(manifest_, types_, states_[0].original_dump, again, o_.tolerance);
+  doc_["baseline"]["deterministic"] = r.ok && self.equivalent;
+  if (!(r.ok && self.equivalent))
+    doc_["notes"].push_back("the original kernel's result differs between two replays of the same input: every candidate "
+                            "will fail bit-exact equivalence; give --rtol/--atol if the differences are rounding");
+  doc_["inputs"] = inputs;
+  uint64_t written = states_[0].summary.value("bytes_written_by_original", uint64_t{0});
+  double peak = env_.peak_bandwidth_gbps(manifest_.device_name);
+  if (peak > 0 && written > 0) sol_ns_ = double(written) / peak;
+  sol_ = {{"bytes_written_by_original", written}, {"peak_bandwidth_gbps", peak}, {"min_time_ns", sol_ns_},
+          {"rule", "a launch cannot take less than the bytes it must write over the device's peak memory bandwidth"}};
+}
+
+bool Loop::static_gates(const Candidate& c, json& entry) {
+  SourceModel cand = parse_source(o_.source, c.source_text);
+  StaticVerdict v = check_static_gates(original_, cand, kernel_);
+  bool sig_ok = v.passed || v.gate != "signature";
+  entry["gates"].push_back({{"gate", "signature"}, {"passed", sig_ok}, {"reason", sig_ok ? "unchanged" : v.reason},
+                            {"evidence", sig_ok ? json::object() : v.evidence}});
+  if (!sig_ok) return false;
+  entry["gates"].push_back({{"gate", "structure"}, {"passed", v.passed}, {"reason", v.passed ? "unchanged" : v.reason},
+                            {"evidence", v.evidence}});
+  return v.passed;
+}
+
+bool Loop::compile(const Candidate& c, json& entry, fs::path& code_object) {
+  fs::path dir = out_ / "candidates" / c.id;
+  fs::create_directories(dir);
+  fs::path src = dir / fs::path(o_.source).filename();
+  write_text_file_atomically(src.string(), c.source_text);
+  code_object = dir / "kernel.co";
+  CommandOutcome r = env_.compile(src.string(), code_object.string(), perf_capture_.string());
+  entry["compile"] = {{"source", src.string()}, {"code_object", code_object.string()}, {"status", r.status}};
+  entry["compiler_messages"] = r.messages;
+  return r.ok;
+}
+
+bool Loop::equivalence(const fs::path& code_object, json& entry) {
+  json per_input = json::array();
+  bool ok = true;
+  std::string reason;
+  for (const auto& s : states_) {
+    fs::path dump = code_object.parent_path() / "dumps" / s.name;
+    ReplayOutcome r = env_.replay(s.capture.string(), code_object.string(), dump.string(), 1);
+    if (!r.ok) {
+      per_input.push_back({{"input", s.name}, {"launched", false}, {"error", r.error}});
+      ok = false, reason = fmt::format("the candidate failed to launch or run on input {}: {}", s.name, r.error);
+      break;
+    }
+    DumpComparison cmp = compare_dumps(manifest_, types_, s.original_dump, dump, o_.tolerance);
+    per_input.push_back({{"input", s.name}, {"launched", true}, {"comparison", cmp.to_json()}});
+    if (!cmp.equivalent) {
+      const RegionComparison* first = nullptr;
+      for (const auto& rc : cmp.regions)
+        if (!rc.within_tolerance) { first = &rc; break; }
+      reason = first ? fmt::format("on input {}: region {} ({}) differs from the original's result in {} of {} bytes{}",
+                                   s.name, first->region, first->element, first->bytes_differing, first->bytes,
+                                   first->problem.empty() ? "" : " (" + first->problem + ")")
+                     : fmt::format("on input {}: results differ", s.name);
+      ok = false;
+      break;
+    }
+  }
+  entry["gates"].push_back({{"gate", "equivalence"}, {"passed", ok},
+                            {"reason", ok ? fmt::format("identical results on {} inputs{}", states_.size(),
+                                                        o_.tolerance.exact() ? " (bit-exact)" : " (within tolerance)")
+                                          : reason},
+                            {"evidence", {{"inputs", per_input}, {"rtol", o_.tolerance.rtol}, {"atol", o_.tolerance.atol}}}});
+  return ok;
+}
+
+bool Loop::performance(const fs::path& code_object, json& entry) {
+  std::vector<double> orig, cand;
+  std::string error;
+  for (unsigned r = 0; r < o_.perf_rounds && error.empty(); ++r) {
+    ReplayOutcome a = env_.replay(perf_capture_.string(), original_co_.string(), "", o_.perf_iterations);
+    ReplayOutcome b = env_.replay(perf_capture_.string(), code_object.string(), "", o_.perf_iterations);
+    if (!a.ok || !b.ok) error = !a.ok ? "original: " + a.error : "candidate: " + b.error;
+    else orig.push_back(a.median_ns), cand.push_back(b.median_ns);
+  }
+  double mo = median(orig), mc = median(cand);
+  double speedup = mc > 0 ? mo / mc : 0;
+  MannWhitney mw = mann_whitney_less(orig, cand);
+  json ev = {{"original_ns", orig}, {"candidate_ns", cand}, {"original_median_ns", mo}, {"candidate_median_ns", mc},
+             {"speedup", speedup}, {"mann_whitney_u", mw.u}, {"p_value", mw.p_value}, {"alpha", o_.alpha},
+             {"min_speedup", o_.min_speedup}, {"rounds", o_.perf_rounds}, {"iterations_per_round", o_.perf_iterations},
+             {"speed_of_light", sol_}};
+  std::string reason;
+  bool ok = false;
+  if (!error.empty()) reason = "a timing replay failed: " + error;
+  else if (sol_ns_ > 0 && mc < sol_ns_)
+    reason = fmt::format("suspicious: {:.0f} ns is faster than the speed of light for the bytes the original writes ({:.0f} ns)", mc, sol_ns_);
+  else if (speedup < o_.min_speedup) reason = fmt::format("speedup {:.3f} is below --min-speedup {:.3f}", speedup, o_.min_speedup);
+  else if (mw.p_value >= o_.alpha) reason = fmt::format("speedup {:.3f} is not significant (Mann-Whitney p = {:.3f} >= {})", speedup, mw.p_value, o_.alpha);
+  else ok = true, reason = fmt::format("speedup {:.3f} (median {:.0f} -> {:.0f} ns, p = {:.4f})", speedup, mo, mc, mw.p_value);
+  entry["gates"].push_back({{"gate", "performance"}, {"passed", ok}, {"reason", reason}, {"evidence", ev}});
+  entry["speedup"] = speedup;
+  return ok;
+}
+
+void Loop::evaluate(const Candidate& c, Proposer& proposer, int depth) {
+  json entry = {{"id", c.id}, {"proposer", c.proposer}, {"description", c.description}, {"round", c.round},
+                {"details", c.details}, {"diff", unified_diff(original_text_, c.source_text, fs::path(o_.source).filename().string())},
+                {"gates", json::array()}};
+  log::info("candidate {}: {}", c.id, c.description);
+  auto finish = [&](const std::string& decision) {
+    entry["decision"] = decision;
+    const json& last = entry["gates"].back();
+    proposer.observe({c.id, last["gate"], last["passed"], last["reason"], last["evidence"]});
+    log::info("  {} -> {} ({}: {})", c.id, decision, last["gate"].get<std::string>(), last["reason"].get<std::string>());
+    evaluated_.emplace_back(entry, c);
+  };
+  if (!static_gates(c, entry)) return finish("rejected");
+  fs::path co;
+  if (!compile(c, entry, co)) {
+    std::string messages = entry["compiler_messages"].get<std::string>();
+    entry["gates"].push_back({{"gate", "compile"}, {"passed", false},
+                              {"reason", "the candidate does not compile: " + entry["compile"]["status"].get<std::string>()},
+                              {"evidence", {{"compiler_messages", messages}}}});
+    finish("rejected");
+    if (depth < kMaxRepairs) {
+      ProposalRequest req{o_.source, original_text_, kernel_, language_, baseline_.analysis, guard_constraints(), c.round, 1};
+      if (auto fixed = proposer.repair(req, c, messages)) evaluate(*fixed, proposer, depth + 1);
+    }
+    return;
+  }
+  entry["gates"].push_back({{"gate", "compile"}, {"passed", true}, {"reason", "compiled"}, {"evidence", json::object()}});
+  if (!equivalence(co, entry)) return finish("rejected");
+  if (!performance(co, entry)) return finish("rejected");
+  entry["code_object"] = co.string();
+  finish("passed_replay_gates");
+}
+
+}  // namespace
+
+namespace {
+
+bool Loop::end_to_end(const json& entry, const Candidate& c, json& e2e) {
+  SourceTransaction tx(o_.source, hook_);
+  tx.begin(original_text_);
+  tx.apply(c.source_text);
+  e2e = {{"candidate", c.id}, {"backup", tx.backup_path()}};
+  std::string reason;
+  bool ok = false;
+  try {
+    CommandOutcome b = o_.build_command.empty() ? CommandOutcome{true, "no build command", ""} : env_.build(o_.build_command);
+    if (!b.ok) {
+      reason = fmt::format("the application does not build with the candidate ({}): {}", b.status, b.messages);
+    } else {
+      ProfileOutcome after = env_.profile(o_.runs, (out_ / "profile-candidate" / c.id).string());
+      double before_ns = median(baseline_.runtime_per_run_ns), after_ns = median(after.runtime_per_run_ns);
+      MannWhitney mw = mann_whitney_less(baseline_.runtime_per_run_ns, after.runtime_per_run_ns);
+      e2e["baseline_runtime_ns"] = baseline_.runtime_per_run_ns;
+      e2e["candidate_runtime_ns"] = after.runtime_per_run_ns;
+      e2e["baseline_median_ns"] = before_ns;
+      e2e["candidate_median_ns"] = after_ns;
+      e2e["speedup"] = after_ns > 0 ? before_ns / after_ns : 0;
+      e2e["mann_whitney_p"] = mw.p_value;
+      ok = after_ns > 0 && after_ns < before_ns;
+      reason = ok ? fmt::format("application runtime (sum of kernel time, median of {} runs) {:.0f} -> {:.0f} ns", o_.runs, before_ns, after_ns)
+                  : fmt::format("application runtime did not improve: {:.0f} -> {:.0f} ns", before_ns, after_ns);
+    }
+  } catch (const std::exception& e) {  // whatever failed, the original goes back
+    reason = std::string("the application failed with the candidate: ") + e.what();
+  }
+  e2e["passed"] = ok;
+  e2e["reason"] = reason;
+  (void)entry;
+  if (ok) {
+    tx.commit();
+    return true;
+  }
+  tx.rollback();
+  if (!o_.build_command.empty()) {
+    CommandOutcome b = env_.build(o_.build_command);
+    e2e["rebuilt_original"] = b.ok;
+    if (!b.ok) doc_["notes"].push_back("rebuilding the application with the restored original failed: " + b.status);
+  }
+  return false;
+}
+
+void Loop::write_document() {
+  write_text_file_atomically((out_ / "optimize.json").string(), doc_.dump(1) + "\n");
+}
+
+OptimizeResult Loop::run() {
+  fs::create_directories(out_);
+  doc_ = {{"schema_version", "1.0"}, {"source", o_.source}, {"build_command", o_.build_command}, {"command", o_.app},
+          {"output_dir", out_.string()}, {"notes", json::array()}, {"candidates", json::array()},
+          {"options", {{"max_candidates", o_.max_candidates}, {"runs", o_.runs}, {"perf_rounds", o_.perf_rounds},
+                       {"perf_iterations", o_.perf_iterations}, {"min_speedup", o_.min_speedup}, {"alpha", o_.alpha},
+                       {"rtol", o_.tolerance.rtol}, {"atol", o_.tolerance.atol}, {"dry_run", o_.dry_run},
+                       {"keep_going", o_.keep_going}}},
+          {"baseline", json::object()}};
+  if (auto restored = SourceTransaction::recover(o_.source))
+    doc_["notes"].push_back(fmt::format("an earlier optimize run was interrupted during its end-to-end trial; {} was restored "
+                                        "from {}", o_.source, *restored));
+  original_text_ = read_text_file(o_.source);
+  original_ = parse_source(o_.source, original_text_);
+  if (original_.kernels.empty())
+    throw Error(ExitCode::InputInvalid,
+                original_.errors.empty() ? fmt::format("{}: no __global__ kernel is defined in this source", o_.source)
+                                         : fmt::format("{}: does not parse and defines no kernel ({} errors; first: {})", o_.source,
+                                                       original_.errors.size(), original_.errors.front()));
+  std::string ext = fs::path(o_.source).extension().string();
+  language_ = ext == ".hip" ? "hip" : "cuda";
+  if (!o_.build_command.empty()) {
+    CommandOutcome b = env_.build(o_.build_command);
+    if (!b.ok)
+      throw Error(ExitCode::ApplicationFailed, fmt::format("the build command failed on the original source ({}); nothing was "
+                                                           "changed: {}", b.status, b.messages));
+  }
+  log::info("profiling the baseline ({} runs)", o_.runs);
+  baseline_ = env_.profile(o_.runs, (out_ / "profile-baseline").string());
+  doc_["baseline"]["runtime_per_run_ns"] = baseline_.runtime_per_run_ns;
+  doc_["baseline"]["runtime_median_ns"] = median(baseline_.runtime_per_run_ns);
+  doc_["baseline"]["profile_dir"] = baseline_.output_dir;
+  doc_["ranking"] = baseline_.ranking;
+  choose_kernel(baseline_);
+  log::info("optimizing kernel {} ({})", kernel_, o_.source);
+  prepare_inputs();
+  doc_["speed_of_light"] = sol_;
+
+  int proposed = 0;
+  for (int round = 0; round < kMaxRounds && proposed < o_.max_candidates; ++round) {
+    bool any = false;
+    for (auto& p : proposers_) {
+      ProposalRequest req{o_.source, original_text_, kernel_, language_, baseline_.analysis, guard_constraints(), round,
+                          o_.max_candidates - proposed};
+      std::vector<Candidate> cands = p->propose(req);
+      for (const auto& c : cands) {
+        if (proposed >= o_.max_candidates) break;
+        ++proposed, any = true;
+        evaluate(c, *p, 0);
+      }
+    }
+    if (!any) break;
+  }
+  std::vector<std::size_t> passing;
+  for (std::size_t i = 0; i < evaluated_.size(); ++i)
+    if (evaluated_[i].first["decision"] == "passed_replay_gates") passing.push_back(i);
+  std::stable_sort(passing.begin(), passing.end(), [&](std::size_t a, std::size_t b) {
+    return evaluated_[a].first.value("speedup", 0.0) > evaluated_[b].first.value("speedup", 0.0);
+  });
+  json decision = {{"status", "no_candidate_passed"}, {"reason", "no candidate passed the signature, structure, compile, "
+                                                                   "equivalence and performance gates"}};
+  if (o_.dry_run && !passing.empty()) {
+    auto& [entry, c] = evaluated_[passing.front()];
+    std::string diff_file = (out_ / "proposed.diff").string();
+    write_text_file_atomically(diff_file, entry["diff"].get<std::string>());
+    decision = {{"status", "proposed"}, {"candidate", c.id}, {"speedup", entry["speedup"]}, {"diff_file", diff_file},
+                {"reason", "--dry-run: the source was not touched; the best candidate's diff is in " + diff_file}};
+  } else {
+    for (std::size_t n = 0; n < passing.size(); ++n) {
+      auto& [entry, c] = evaluated_[passing[n]];
+      json e2e;
+      bool ok = end_to_end(entry, c, e2e);
+      entry["gates"].push_back({{"gate", "end_to_end"}, {"passed", ok}, {"reason", e2e["reason"]}, {"evidence", e2e}});
+      for (auto& p : proposers_)
+        if (p->name() == c.proposer || (c.proposer == "deterministic" && p->name() == "deterministic"))
+          p->observe({c.id, ok ? "accepted" : "end_to_end", ok, e2e["reason"], e2e});
+      if (ok) {
+        entry["decision"] = "accepted";
+        decision = {{"status", "accepted"}, {"candidate", c.id}, {"speedup", entry["speedup"]},
+                    {"end_to_end_speedup", e2e["speedup"]}, {"backup", e2e["backup"]},
+                    {"reason", fmt::format("{} replaced by candidate {}; the original is in {}", o_.source, c.id,
+                                           e2e["backup"].get<std::string>())}};
+        break;
+      }
+      entry["decision"] = "rolled_back";
+      decision = {{"status", "rolled_back"}, {"candidate", c.id}, {"reason", e2e["reason"]}};
+      if (!o_.keep_going) break;
+    }
+  }
+  for (auto& [entry, c] : evaluated_) doc_["candidates"].push_back(entry);
+  doc_["decision"] = decision;
+  write_document();
+  return {doc_, 0};
+}
+
+}  // namespace
+
+OptimizeResult run_optimize(const OptimizeOptions& options, Environment& env, std::vector<std::unique_ptr<Proposer>>& proposers,
+                            const StepHook& hook) {
+  Loop loop(options, env, proposers, hook);
+  return loop.run();
+}
+
+}  // namespace rpl::optimize

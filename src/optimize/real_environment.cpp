@@ -1,0 +1,141 @@
+#include "optimize/real_environment.hpp"
+
+#include <fmt/core.h>
+
+#include <filesystem>
+
+#include "analysis/device_specs.hpp"
+#include "app/capture.hpp"
+#include "app/profile.hpp"
+#include "capture/manifest.hpp"
+#include "support/errors.hpp"
+#include "support/process.hpp"
+
+namespace rpl::optimize {
+namespace fs = std::filesystem;
+
+CommandOutcome RealEnvironment::run_logged(const std::vector<std::string>& argv, const std::string& log_name) {
+  fs::create_directories(o_.log_dir);
+  std::string log = (fs::path(o_.log_dir) / fmt::format("{:03d}-{}.log", ++log_counter_, log_name)).string();
+  ProcessSpec spec;
+  spec.argv = argv;
+  spec.stdout_file = log;
+  spec.stderr_file = log + ".stderr";
+  spec.timeout_s = o_.timeout_s;
+  CommandOutcome out;
+  try {
+    ProcessResult r = run_process(spec);
+    out.ok = r.ok();
+    out.status = r.describe();
+  } catch (const Error& e) {
+    out.status = e.what();
+  }
+  out.messages = tail_of_file(log + ".stderr", 40);
+  std::string so = tail_of_file(log, 10);
+  if (!out.ok && !so.empty()) out.messages += (out.messages.empty() ? "" : "\n") + so;
+  return out;
+}
+
+CommandOutcome RealEnvironment::build(const std::string& command) { return run_logged({"/bin/sh", "-c", command}, "build"); }
+
+ProfileOutcome RealEnvironment::profile(unsigned runs, const std::string& output_dir) {
+  app::ProfileOptions po;
+  po.argv = o_.app;
+  po.runs = runs;
+  po.output_dir = output_dir;
+  po.timeout_s = o_.timeout_s;
+  app::ProfileResults r = app::run_profile(po);
+  ProfileOutcome out;
+  out.output_dir = output_dir;
+  for (const auto& run : r.runs) out.runtime_per_run_ns.push_back(run.runtime_ns);
+  if (r.analysis) {
+    for (const auto& c : r.analysis->dag.contributions)
+      out.ranking.push_back({{"name", c.name}, {"time_on_path_ns", c.time_on_path_ns}, {"fraction_of_path", c.fraction_of_path},
+                             {"dispatches_on_path", c.dispatches_on_path}});
+    nlohmann::json kernels = nlohmann::json::array();
+    // kernels off the critical path still count (ranked after those on it)
+    for (const auto& k : r.analysis->stats.kernels) {
+      bool ranked = false;
+      for (const auto& c : out.ranking) ranked = ranked || c["name"] == k.name;
+      if (!ranked) out.ranking.push_back({{"name", k.name}, {"time_on_path_ns", 0.0}, {"fraction_of_path", 0.0}});
+    }
+    for (const auto& k : r.analysis->stats.kernels)
+      kernels.push_back({{"name", k.name}, {"launches", k.durations.count}, {"total_ns", k.durations.total_ns},
+                         {"median_ns", k.durations.median_ns}, {"share_of_gpu_time", k.share_of_gpu_time}});
+    out.analysis = {{"kernels", kernels}};
+  }
+  if (out.ranking.empty())
+    for (const auto& k : r.kernels_across_runs)
+      out.ranking.push_back({{"name", k.name}, {"time_on_path_ns", k.total_per_run.mean_ns}, {"fraction_of_path", 0}});
+  return out;
+}
+
+bool RealEnvironment::capture(const std::string& regex, uint64_t dispatch, const std::string& dir, std::string& why) {
+  app::CaptureOptions co;
+  co.argv = o_.app;
+  co.kernel_regex = regex;
+  co.dispatch = dispatch;
+  co.output_dir = dir;
+  co.exit_after_capture = true;
+  co.timeout_s = o_.timeout_s;
+  try {
+    fs::remove_all(dir);
+    app::CaptureResults r = app::run_capture(co);
+    arch_ = r.manifest.device_arch;
+    return true;
+  } catch (const Error& e) {
+    why = e.what();
+    return false;
+  }
+}
+
+std::vector<std::string> RealEnvironment::compile_command(const std::string& platform, const std::string& arch,
+                                                          const std::string& compiler, const std::vector<std::string>& flags,
+                                                          const std::vector<std::string>& include_dirs,
+                                                          const std::string& source, const std::string& output) {
+  std::vector<std::string> argv;
+  std::string include = "-I" + fs::absolute(source).parent_path().string();
+  if (platform == "rocm") {
+    argv = {compiler.empty() ? "hipcc" : compiler, "--genco", "--offload-arch=" + arch};
+  } else {
+    argv = {compiler.empty() ? "nvcc" : compiler, "-cubin", "-arch=" + arch};
+  }
+  if (flags.empty()) argv.push_back("-O3");
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  for (const auto& d : include_dirs) argv.push_back("-I" + d);
+  argv.insert(argv.end(), {include, "-o", output, source});
+  return argv;
+}
+
+CommandOutcome RealEnvironment::compile(const std::string& source, const std::string& output, const std::string& capture_dir) {
+  capture::Manifest m = capture::read_manifest(capture_dir);
+  return run_logged(compile_command(m.platform, m.device_arch, o_.compiler, o_.compile_flags, o_.include_dirs, source, output), "compile");
+}
+
+ReplayOutcome RealEnvironment::replay(const std::string& capture_dir, const std::string& code_object, const std::string& dump_dir,
+                                      unsigned iterations) {
+  app::ReplayOptions ro;
+  ro.capture_dir = capture_dir;
+  ro.code_object = code_object;
+  ro.dump_dir = dump_dir;
+  ro.iterations = iterations;
+  ro.timeout_s = o_.timeout_s > 0 ? o_.timeout_s : 120;
+  ReplayOutcome out;
+  try {
+    app::ReplayOutcome r = app::run_replay(ro);
+    if (r.document.contains("gpu_time_ns")) out.median_ns = r.document["gpu_time_ns"].value("median", 0.0);
+    // Derived captures carry no after snapshot; a mismatch can only come from a captured one (performance runs)
+    out.ok = r.exit_code == 0 || r.exit_code == to_int(ExitCode::VerificationMismatch);
+    if (!out.ok) out.error = fmt::format("replay exit code {}", r.exit_code);
+  } catch (const Error& e) {
+    out.error = e.what();
+  }
+  return out;
+}
+
+double RealEnvironment::peak_bandwidth_gbps(const std::string& device_name) {
+  analysis::DeviceMatch d = analysis::find_device(arch_, device_name);
+  return d.spec ? d.spec->bandwidth(analysis::MemLevel::Hbm) : 0;
+}
+
+}  // namespace rpl::optimize

@@ -1,0 +1,329 @@
+#include "optimize/source_model.hpp"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "optimize/clang_parse.hpp"
+#include "optimize/gpu_stub_headers.hpp"
+#include "support/errors.hpp"
+
+namespace rpl::optimize {
+namespace fs = std::filesystem;
+namespace {
+
+std::string take(CXString s) {
+  const char* c = clang_getCString(s);
+  std::string out = c ? c : "";
+  clang_disposeString(s);
+  return out;
+}
+
+// The stub headers, written once per process into a private temporary directory.
+const fs::path& stub_directory() {
+  static const fs::path dir = [] {
+    std::string tmpl = (fs::temp_directory_path() / "rpl-gpu-stubs-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) throw Error(ExitCode::OutputFailed, "cannot create a temporary directory for the parser's stub headers");
+    for (const auto& [name, text] : gpu_stub_headers()) {
+      fs::path p = fs::path(tmpl) / name;
+      fs::create_directories(p.parent_path());
+      std::ofstream(p) << text;
+    }
+    return fs::path(tmpl);
+  }();
+  return dir;
+}
+
+struct Offsets {
+  std::size_t begin = 0, end = 0;
+  unsigned line = 0;
+  bool in_main_file = false;
+};
+
+Offsets extent_of(CXCursor c) {
+  CXSourceRange r = clang_getCursorExtent(c);
+  Offsets o;
+  CXFile f1 = nullptr, f2 = nullptr;
+  unsigned line = 0, col = 0, b = 0, e = 0;
+  clang_getExpansionLocation(clang_getRangeStart(r), &f1, &line, &col, &b);
+  clang_getExpansionLocation(clang_getRangeEnd(r), &f2, nullptr, nullptr, &e);
+  o.begin = b, o.end = e, o.line = line;
+  // where the name is: a range may start inside a macro (`__global__`) spelled in a stub header
+  o.in_main_file = clang_Location_isFromMainFile(clang_getCursorLocation(c)) != 0;
+  return o;
+}
+
+std::string normalized_text(const std::string& text, std::size_t b, std::size_t e) {
+  std::string out;
+  bool space = false;
+  for (std::size_t i = b; i < e && i < text.size(); ++i) {
+    if (std::isspace(static_cast<unsigned char>(text[i]))) { space = !out.empty(); continue; }
+    if (space) out += ' ';
+    space = false;
+    out += text[i];
+  }
+  return out;
+}
+
+bool is_loop(CXCursorKind k) { return k == CXCursor_ForStmt || k == CXCursor_WhileStmt || k == CXCursor_DoStmt; }
+
+// A `#pragma unroll` / `#pragma nounroll` on the line(s) just before the loop.
+bool preceded_by_pragma(const std::string& text, std::size_t offset) {
+  std::size_t line_start = text.rfind('\n', offset == 0 ? 0 : offset - 1);
+  if (line_start == std::string::npos) return false;
+  // the loop keyword may follow other code on its line ("{ for"): then no pragma can apply
+  for (std::size_t i = line_start + 1; i < offset; ++i)
+    if (!std::isspace(static_cast<unsigned char>(text[i]))) return false;
+  std::size_t prev_end = line_start;
+  while (prev_end > 0) {
+    std::size_t prev_start = text.rfind('\n', prev_end - 1);
+    prev_start = prev_start == std::string::npos ? 0 : prev_start + 1;
+    std::string line = normalized_text(text, prev_start, prev_end);
+    if (line.empty()) { prev_end = prev_start == 0 ? 0 : prev_start - 1; continue; }
+    return line.rfind("#pragma unroll", 0) == 0 || line.rfind("#pragma nounroll", 0) == 0 ||
+           line.rfind("#pragma clang loop", 0) == 0 || line.rfind("_Pragma", 0) == 0;
+  }
+  return false;
+}
+
+struct LoopWalk {
+  const std::string* text;
+  std::vector<LoopInfo>* loops;
+  int depth = 0;
+};
+
+// Returns whether `c` contains a loop.
+bool collect_loops(CXCursor c, LoopWalk& w) {
+  struct Ctx { LoopWalk* w; bool found; };
+  Ctx ctx{&w, false};
+  clang_visitChildren(c, [](CXCursor child, CXCursor, CXClientData data) -> CXChildVisitResult {
+    auto* ctx = static_cast<Ctx*>(data);
+    CXCursorKind k = clang_getCursorKind(child);
+    if (k == CXCursor_LambdaExpr) return CXChildVisit_Continue;  // a lambda's loops are not the kernel's
+    if (is_loop(k)) {
+      ctx->found = true;
+      Offsets o = extent_of(child);
+      std::size_t index = ctx->w->loops->size();
+      LoopInfo loop;
+      loop.offset = o.begin;
+      loop.line = o.line;
+      loop.kind = k == CXCursor_ForStmt ? "for" : k == CXCursor_WhileStmt ? "while" : "do";
+      loop.depth = ctx->w->depth;
+      loop.has_pragma = preceded_by_pragma(*ctx->w->text, o.begin);
+      ctx->w->loops->push_back(loop);
+      ++ctx->w->depth;
+      bool nested = collect_loops(child, *ctx->w);
+      --ctx->w->depth;
+      (*ctx->w->loops)[index].innermost = !nested;
+      return CXChildVisit_Continue;
+    }
+    if (collect_loops(child, *ctx->w)) ctx->found = true;
+    return CXChildVisit_Continue;
+  }, &ctx);
+  return ctx.found;
+}
+
+struct Walk {
+  SourceModel* model;
+  std::vector<std::string> scope;
+  bool extern_c = false;
+};
+
+void visit_function(CXCursor c, Walk& w) {
+  if (!clang_isCursorDefinition(c)) return;
+  KernelInfo k;
+  bool global = false;
+  CXCursor body = clang_getNullCursor();
+  struct Ctx { KernelInfo* k; bool* global; CXCursor* body; const std::string* text; };
+  Ctx ctx{&k, &global, &body, &w.model->text};
+  clang_visitChildren(c, [](CXCursor child, CXCursor, CXClientData data) -> CXChildVisitResult {
+    auto* ctx = static_cast<Ctx*>(data);
+    switch (clang_getCursorKind(child)) {
+      case CXCursor_AnnotateAttr: {
+        std::string s = take(clang_getCursorSpelling(child));
+        if (s == "rpl_global") *ctx->global = true;
+        if (s.rfind("rpl_", 0) == 0) ctx->k->attributes.push_back(s.substr(4));
+        break;
+      }
+      case CXCursor_ParmDecl: {
+        CXType t = clang_getCursorType(child);
+        ctx->k->params.push_back({take(clang_getCursorSpelling(child)), take(clang_getTypeSpelling(t)),
+                                  take(clang_getTypeSpelling(clang_getCanonicalType(t)))});
+        break;
+      }
+      case CXCursor_TemplateTypeParameter:
+      case CXCursor_NonTypeTemplateParameter:
+      case CXCursor_TemplateTemplateParameter: {
+        Offsets o = extent_of(child);
+        ctx->k->template_params.push_back(normalized_text(*ctx->text, o.begin, o.end));
+        break;
+      }
+      case CXCursor_CompoundStmt: *ctx->body = child; break;
+      default: {
+        if (clang_isAttribute(clang_getCursorKind(child)))
+          ctx->k->attributes.push_back(take(clang_getCursorKindSpelling(clang_getCursorKind(child))));
+        break;
+      }
+    }
+    return CXChildVisit_Continue;
+  }, &ctx);
+  if (!global || clang_Cursor_isNull(body)) return;
+  Offsets whole = extent_of(c);
+  if (!whole.in_main_file) return;
+  Offsets b = extent_of(body);
+  k.name = take(clang_getCursorSpelling(c));
+  std::string q;
+  for (const auto& s : w.scope) q += s + "::";
+  k.qualified_name = q + k.name;
+  k.is_template = clang_getCursorKind(c) == CXCursor_FunctionTemplate;
+  k.return_type = take(clang_getTypeSpelling(clang_getResultType(clang_getCursorType(c))));
+  if (w.extern_c) k.attributes.push_back("extern \"C\"");
+  CX_StorageClass sc = clang_Cursor_getStorageClass(c);
+  if (sc == CX_SC_Static) k.attributes.push_back("static");
+  if (sc == CX_SC_Extern) k.attributes.push_back("extern");
+  if (clang_Cursor_isFunctionInlined(c)) k.attributes.push_back("inline");
+  k.decl_begin = whole.begin;
+  k.body_begin = b.begin;
+  k.decl_end = b.end;
+  k.line = whole.line;
+  LoopWalk lw{&w.model->text, &k.loops, 0};
+  collect_loops(body, lw);
+  w.model->kernels.push_back(std::move(k));
+}
+
+void visit_scope(CXCursor parent, Walk& w) {
+  clang_visitChildren(parent, [](CXCursor c, CXCursor, CXClientData data) -> CXChildVisitResult {
+    auto& w = *static_cast<Walk*>(data);
+    switch (clang_getCursorKind(c)) {
+      case CXCursor_Namespace: {
+        w.scope.push_back(take(clang_getCursorSpelling(c)));
+        visit_scope(c, w);
+        w.scope.pop_back();
+        break;
+      }
+      case CXCursor_LinkageSpec:
+      case CXCursor_UnexposedDecl: {  // libclang 15 exposes `extern "C"` blocks as UnexposedDecl
+        bool saved = w.extern_c;
+        Offsets o = extent_of(c);
+        if (!o.in_main_file) break;
+        w.extern_c = w.extern_c || w.model->text.compare(o.begin, 6, "extern") == 0;
+        visit_scope(c, w);
+        w.extern_c = saved;
+        break;
+      }
+      case CXCursor_FunctionDecl:
+      case CXCursor_FunctionTemplate: visit_function(c, w); break;
+      case CXCursor_VarDecl: {
+        if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) break;
+        bool device = false;
+        clang_visitChildren(c, [](CXCursor a, CXCursor, CXClientData d) -> CXChildVisitResult {
+          if (clang_getCursorKind(a) == CXCursor_AnnotateAttr) {
+            std::string s = take(clang_getCursorSpelling(a));
+            if (s == "rpl_device" || s == "rpl_shared" || s == "rpl_constant" || s == "rpl_managed") *static_cast<bool*>(d) = true;
+          }
+          return CXChildVisit_Continue;
+        }, &device);
+        if (device) w.model->device_globals.push_back(take(clang_getCursorSpelling(c)));
+        break;
+      }
+      default: break;
+    }
+    return CXChildVisit_Continue;
+  }, &w);
+}
+
+}  // namespace
+
+const KernelInfo* SourceModel::find(const std::string& name) const {
+  for (const auto& k : kernels)
+    if (k.name == name || k.qualified_name == name) return &k;
+  return nullptr;
+}
+
+std::string blank_launch_syntax(const std::string& text) {
+  std::string out = text;
+  std::size_t pos = 0;
+  while ((pos = out.find("<<<", pos)) != std::string::npos) {
+    std::size_t end = out.find(">>>", pos + 3);
+    if (end == std::string::npos) break;
+    for (std::size_t i = pos; i < end + 3; ++i)
+      if (out[i] != '\n') out[i] = ' ';
+    pos = end + 3;
+  }
+  return out;
+}
+
+std::string text_outside(const std::string& text, const KernelInfo& kernel) {
+  return normalized_text(text, 0, kernel.decl_begin) + " @@KERNEL@@ " + normalized_text(text, kernel.decl_end, text.size());
+}
+
+ParsedUnit::ParsedUnit(const std::string& path, const std::string& text) : blanked_(blank_launch_syntax(text)) {
+  std::string abs = fs::absolute(path).string();
+  std::string stubs = stub_directory().string();
+  std::string src_dir = fs::absolute(path).parent_path().string();
+  std::vector<std::string> args = {"-x", "c++", "-std=c++17", "-I" + stubs, "-I" + src_dir, "-include",
+                                   (stub_directory() / kStubPrelude).string(), "-Wno-everything", "-ferror-limit=0"};
+  std::vector<const char*> argv;
+  for (auto& a : args) argv.push_back(a.c_str());
+  CXUnsavedFile unsaved{abs.c_str(), blanked_.data(), static_cast<unsigned long>(blanked_.size())};
+  index_ = clang_createIndex(0, 0);
+  CXErrorCode rc = clang_parseTranslationUnit2(index_, abs.c_str(), argv.data(), int(argv.size()), &unsaved, 1,
+                                               CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord, &unit_);
+  if (rc != CXError_Success || !unit_) {
+    clang_disposeIndex(index_);
+    throw Error(ExitCode::InputInvalid, fmt::format("{}: the C++ parser (libclang) could not read it (error {})", path, int(rc)));
+  }
+}
+
+ParsedUnit::~ParsedUnit() {
+  clang_disposeTranslationUnit(unit_);
+  clang_disposeIndex(index_);
+}
+
+std::string cursor_spelling(CXCursor c) { return take(clang_getCursorSpelling(c)); }
+
+std::pair<std::size_t, std::size_t> cursor_offsets(CXCursor c) {
+  Offsets o = extent_of(c);
+  return {o.begin, o.end};
+}
+
+SourceModel parse_source(const std::string& path, const std::string& text) {
+  SourceModel model;
+  model.path = path;
+  model.text = text;
+  ParsedUnit parsed(path, text);
+  CXTranslationUnit tu = parsed.unit();
+  Walk w{&model, {}, false};
+  CXCursor root = clang_getTranslationUnitCursor(tu);
+  visit_scope(root, w);
+  clang_visitChildren(root, [](CXCursor c, CXCursor, CXClientData data) -> CXChildVisitResult {
+    if (clang_getCursorKind(c) == CXCursor_InclusionDirective && clang_Location_isFromMainFile(clang_getCursorLocation(c)))
+      static_cast<SourceModel*>(data)->includes.push_back(take(clang_getCursorSpelling(c)));
+    return CXChildVisit_Continue;
+  }, &model);
+
+  for (unsigned i = 0, n = clang_getNumDiagnostics(tu); i < n; ++i) {
+    CXDiagnostic d = clang_getDiagnostic(tu, i);
+    CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
+    if (sev >= CXDiagnostic_Error) {
+      CXFile file = nullptr;
+      unsigned line = 0, col = 0, off = 0;
+      clang_getExpansionLocation(clang_getDiagnosticLocation(d), &file, &line, &col, &off);
+      bool main_file = clang_Location_isFromMainFile(clang_getDiagnosticLocation(d)) != 0;
+      std::string msg = take(clang_getDiagnosticSpelling(d));
+      std::string where = main_file ? fmt::format("{}:{}", line, col) : take(clang_getFileName(file)) + fmt::format(":{}", line);
+      model.errors.push_back(fmt::format("{}: {}", where, msg));
+      if (main_file)
+        for (auto& k : model.kernels)
+          if (off >= k.decl_begin && off < k.decl_end) k.errors.push_back(model.errors.back());
+    }
+    clang_disposeDiagnostic(d);
+  }
+  return model;
+}
+
+}  // namespace rpl::optimize

@@ -1,0 +1,66 @@
+#pragma once
+// The kernel source as a C++ parser sees it (libclang, Debian's libclang-15): which functions are kernels, each
+// kernel's signature (parameters, types, qualifiers, template parameters, launch bounds, attributes), where its
+// body and loops are, and what text lies outside it. CUDA/HIP sources parse without any GPU toolkit: the
+// launch syntax `k<<<g, b>>>(args)` is blanked (offsets kept) and a small set of stub headers of our own
+// (cuda_runtime.h, hip/hip_runtime.h, ...) declares the runtime API loosely; kernels are found by the
+// `__global__` attribute the stubs turn into an annotation.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace rpl::optimize {
+
+struct ParamInfo {
+  std::string name;
+  std::string type;            // as written, resolved by the parser ("const float *__restrict")
+  std::string canonical_type;  // typedefs and aliases removed
+};
+
+struct LoopInfo {
+  std::size_t offset = 0;      // byte offset of the loop keyword in the source
+  unsigned line = 0;           // 1-based
+  std::string kind;            // "for", "while", "do"
+  int depth = 0;               // 0: outermost loop of the kernel
+  bool innermost = true;       // holds no other loop
+  bool has_pragma = false;     // a `#pragma unroll` (or nounroll) is already on it
+};
+
+struct KernelInfo {
+  std::string name;
+  std::string qualified_name;              // with namespaces
+  bool is_template = false;
+  std::vector<std::string> template_params;  // each template parameter's text, defaults included
+  std::vector<ParamInfo> params;
+  std::string return_type;
+  std::vector<std::string> attributes;     // "global", "launch_bounds(256, 2)", "extern C", "static", ...
+  std::size_t decl_begin = 0;              // byte range of the whole declaration (template header included)
+  std::size_t body_begin = 0;              // the body's '{'
+  std::size_t decl_end = 0;                // one past the body's '}'
+  unsigned line = 0;
+  std::vector<LoopInfo> loops;             // in source order
+  std::vector<std::string> errors;         // parser errors located inside this kernel
+};
+
+struct SourceModel {
+  std::string path;
+  std::string text;
+  std::vector<KernelInfo> kernels;
+  std::vector<std::string> errors;         // every parser error, "line:col: message"
+  std::vector<std::string> includes;       // header names the source includes
+  std::vector<std::string> device_globals; // file-scope __device__/__shared__/__constant__/__managed__ variables
+  const KernelInfo* find(const std::string& name) const;
+};
+
+// Parses `text` (the contents of `path`; the path only names it and locates its own headers). Throws
+// rpl::Error(InputInvalid) when libclang cannot build a translation unit at all. Parser errors are kept in
+// `errors` (and per kernel), not thrown: the caller decides (a kernel with errors is unusable).
+SourceModel parse_source(const std::string& path, const std::string& text);
+
+// The source with the launch syntax `<<<...>>>` replaced by spaces, byte offsets unchanged.
+std::string blank_launch_syntax(const std::string& text);
+
+// The text outside the kernel's declaration, whitespace runs collapsed: what must not change.
+std::string text_outside(const std::string& text, const KernelInfo& kernel);
+
+}  // namespace rpl::optimize

@@ -1,0 +1,160 @@
+#include "optimize/static_gates.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <set>
+
+#include <fmt/ranges.h>
+
+namespace rpl::optimize {
+namespace {
+
+using nlohmann::json;
+
+StaticVerdict fail(const std::string& gate, std::string reason, json evidence = json::object()) {
+  return {false, gate, std::move(reason), std::move(evidence)};
+}
+
+json describe(const KernelInfo& k) {
+  json params = json::array();
+  for (const auto& p : k.params) params.push_back({{"name", p.name}, {"type", p.type}, {"canonical_type", p.canonical_type}});
+  return {{"name", k.qualified_name}, {"return_type", k.return_type}, {"template_params", k.template_params},
+          {"attributes", k.attributes}, {"params", params}};
+}
+
+std::optional<StaticVerdict> compare_signature(const KernelInfo& a, const KernelInfo& b) {
+  json ev = {{"original", describe(a)}, {"candidate", describe(b)}};
+  if (a.qualified_name != b.qualified_name)
+    return fail("signature", fmt::format("the kernel's scope changed ({} -> {})", a.qualified_name, b.qualified_name), ev);
+  if (a.params.size() != b.params.size())
+    return fail("signature", fmt::format("the kernel takes {} parameters; the candidate's takes {}", a.params.size(), b.params.size()), ev);
+  for (std::size_t i = 0; i < a.params.size(); ++i) {
+    const auto& p = a.params[i];
+    const auto& q = b.params[i];
+    if (p.type != q.type || p.canonical_type != q.canonical_type)
+      return fail("signature", fmt::format("parameter {} ({}) changed type: '{}' -> '{}'", i + 1, p.name, p.type, q.type), ev);
+  }
+  if (a.template_params != b.template_params)
+    return fail("signature", fmt::format("template parameters changed: <{}> -> <{}>", fmt::join(a.template_params, ", "),
+                                         fmt::join(b.template_params, ", ")), ev);
+  if (a.return_type != b.return_type)
+    return fail("signature", fmt::format("return type changed: {} -> {}", a.return_type, b.return_type), ev);
+  auto sa = a.attributes, sb = b.attributes;
+  std::sort(sa.begin(), sa.end());
+  std::sort(sb.begin(), sb.end());
+  if (sa != sb)
+    return fail("signature", fmt::format("attributes changed (launch bounds, linkage, storage): [{}] -> [{}]", fmt::join(sa, ", "),
+                                         fmt::join(sb, ", ")), ev);
+  return std::nullopt;
+}
+
+// Where two texts first differ, with a little context, for the evidence.
+json first_difference(const std::string& a, const std::string& b) {
+  std::size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  auto around = [&](const std::string& s) { return s.substr(i > 40 ? i - 40 : 0, 120); };
+  return {{"at_normalized_offset", i}, {"original", around(a)}, {"candidate", around(b)}};
+}
+
+bool is_atomic(const std::string& id) {
+  return id.rfind("atomic", 0) == 0 || id.rfind("__atomic", 0) == 0 || id.rfind("__hip_atomic", 0) == 0 ||
+         id.rfind("__nv_atomic", 0) == 0 || id.rfind("__builtin_amdgcn_atomic", 0) == 0;
+}
+
+const std::set<std::string>& timer_identifiers() {
+  static const std::set<std::string> ids = {"clock", "clock64", "__clock64", "__clock", "__globaltimer", "globaltimer",
+                                            "wall_clock64", "__builtin_readcyclecounter", "__builtin_amdgcn_s_memtime",
+                                            "__builtin_amdgcn_s_memrealtime", "__builtin_readsteadycounter", "s_memtime",
+                                            "s_memrealtime", "__rdtsc", "clock_gettime", "time", "gettimeofday"};
+  return ids;
+}
+
+const std::set<std::string>& print_identifiers() {
+  static const std::set<std::string> ids = {"printf", "fprintf", "puts", "vprintf", "__assertfail", "__builtin_trap"};
+  return ids;
+}
+
+}  // namespace
+
+std::map<std::string, int> kernel_identifiers(const std::string& text, const KernelInfo& kernel) {
+  std::map<std::string, int> ids;
+  std::size_t i = kernel.decl_begin, end = std::min(kernel.decl_end, text.size());
+  while (i < end) {
+    char c = text[i];
+    if (c == '/' && i + 1 < end && text[i + 1] == '/') { while (i < end && text[i] != '\n') ++i; continue; }
+    if (c == '/' && i + 1 < end && text[i + 1] == '*') {
+      std::size_t e = text.find("*/", i + 2);
+      i = e == std::string::npos ? end : e + 2;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      ++i;
+      while (i < end && text[i] != c) i += text[i] == '\\' ? 2 : 1;
+      ++i;
+      continue;
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      std::size_t s = i;
+      while (i < end && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) ++i;
+      ++ids[text.substr(s, i - s)];
+      continue;
+    }
+    ++i;
+  }
+  return ids;
+}
+
+StaticVerdict check_static_gates(const SourceModel& original, const SourceModel& candidate, const std::string& kernel) {
+  const KernelInfo* a = original.find(kernel);
+  if (!a) return fail("signature", fmt::format("kernel {} is not in the original source", kernel));
+  const KernelInfo* b = candidate.find(kernel);
+  if (!b) return fail("signature", fmt::format("the candidate has no kernel named {} (or it no longer parses as one)", kernel),
+                      {{"candidate_errors", candidate.errors}});
+  if (!b->errors.empty())
+    return fail("signature", fmt::format("the candidate's kernel does not parse: {}", b->errors.front()), {{"errors", b->errors}});
+  if (auto v = compare_signature(*a, *b)) return *v;
+
+  std::vector<std::string> new_globals;
+  for (const auto& g : candidate.device_globals)
+    if (std::find(original.device_globals.begin(), original.device_globals.end(), g) == original.device_globals.end())
+      new_globals.push_back(g);
+  if (!new_globals.empty())
+    return fail("structure", fmt::format("new device variable(s) that outlive a launch: {}", fmt::join(new_globals, ", ")),
+                {{"new_device_globals", new_globals}});
+
+  std::string out_a = text_outside(original.text, *a), out_b = text_outside(candidate.text, *b);
+  if (out_a != out_b)
+    return fail("signature", "the candidate changes code outside the kernel (other functions, globals, macros, host code or "
+                             "launches must stay as they are)", first_difference(out_a, out_b));
+
+  auto ia = kernel_identifiers(original.text, *a), ib = kernel_identifiers(candidate.text, *b);
+  auto count = [](const std::map<std::string, int>& m, const std::string& id) {
+    auto it = m.find(id);
+    return it == m.end() ? 0 : it->second;
+  };
+  std::string kernel_text_b = candidate.text.substr(b->decl_begin, b->decl_end - b->decl_begin);
+  std::string kernel_text_a = original.text.substr(a->decl_begin, a->decl_end - a->decl_begin);
+  for (const auto& [id, n] : ib) {
+    if (timer_identifiers().count(id) && n > count(ia, id))
+      return fail("structure", fmt::format("the candidate reads a clock or timer ({})", id), {{"identifier", id}});
+    if (print_identifiers().count(id) && n > count(ia, id))
+      return fail("structure", fmt::format("the candidate prints or traps ({})", id), {{"identifier", id}});
+    if ((id == "asm" || id == "__asm__" || id == "__asm") && n > count(ia, id))
+      return fail("structure", "the candidate adds inline assembly the original did not have", {{"identifier", id}});
+    if (is_atomic(id) && n > count(ia, id))
+      return fail("structure", fmt::format("the candidate adds atomic operations ({}: {} -> {})", id, count(ia, id), n),
+                  {{"identifier", id}, {"original_count", count(ia, id)}, {"candidate_count", n}});
+    if (id == "static" && n > count(ia, id))
+      return fail("structure", "the candidate adds a static variable (state that outlives a launch)", {{"identifier", id}});
+  }
+  for (const char* needle : {"globaltimer", "clock"})
+    if (kernel_text_b.find(std::string("%") + needle) != std::string::npos &&
+        kernel_text_a.find(std::string("%") + needle) == std::string::npos)
+      return fail("structure", fmt::format("the candidate reads the %{} register", needle));
+  return {true, "structure", "signature, text outside the kernel and structure unchanged", json::object()};
+}
+
+}  // namespace rpl::optimize

@@ -1,0 +1,33 @@
+#pragma once
+// The guard's first two gates, decided on the parsed sources alone (no compiler, no GPU):
+// - signature: the kernel's parameters (types and qualifiers, as written and canonical), template parameters
+//   (defaults included), return type, attributes (__global__, __launch_bounds__, linkage, storage) are
+//   unchanged, and so is every byte (up to whitespace) outside the kernel: other functions, globals, macros,
+//   host code, launches;
+// - structure: no new file-scope __device__/__shared__/__constant__/__managed__ variables (state that outlives a
+//   launch), and inside the kernel no reads of clocks or timers, no printf, no new atomics, no asm the
+//   original did not have.
+// Order of the checks: kernel signature, new device globals, text outside the kernel, kernel tokens, so that
+// each adversarial change is reported by the rule it breaks.
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "optimize/source_model.hpp"
+
+namespace rpl::optimize {
+
+struct StaticVerdict {
+  bool passed = true;
+  std::string gate;     // "signature" or "structure" (the gate that failed; "structure" when all passed)
+  std::string reason;
+  nlohmann::json evidence = nlohmann::json::object();
+};
+
+StaticVerdict check_static_gates(const SourceModel& original, const SourceModel& candidate, const std::string& kernel);
+
+// Identifiers of the kernel's text (comments and string literals skipped), with how often each occurs.
+std::map<std::string, int> kernel_identifiers(const std::string& text, const KernelInfo& kernel);
+
+}  // namespace rpl::optimize

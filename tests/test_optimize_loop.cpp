@@ -1,0 +1,407 @@
+// rocm-perf optimize's loop without a GPU: a scripted Environment simulates the application (saxpy: y = 2x from
+// whatever the replayed state holds), so poisoned and randomised inputs, compile failures, wrong results, timing
+// and end-to-end regressions are all exercised; the source is checked after every outcome, and after a SIGKILL at
+// every step of the source replacement.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "capture/manifest.hpp"
+#include "optimize/equivalence.hpp"
+#include "optimize/optimize_loop.hpp"
+#include "optimize/stats.hpp"
+#include "optimize/unroll_proposer.hpp"
+#include "support/errors.hpp"
+#include "testing/cli.hpp"
+#include "testing/tmpdir.hpp"
+
+namespace rpl::optimize {
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const std::string kSource = R"(#include <cuda_runtime.h>
+template <typename T>
+__global__ void saxpy(const T* __restrict__ x, T* y, T a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  T acc = 0;
+  for (int k = 0; k < 4; ++k) acc += a;
+  if (i < n) y[i] = acc * x[i] / 4 * 0 + 2 * x[i];
+}
+int main() {
+  float *x, *y;
+  cudaMalloc(&x, 64);
+  cudaMalloc(&y, 64);
+  saxpy<float><<<1, 16>>>(x, y, 2.0f, 16);
+  return 0;
+}
+)";
+
+constexpr int kN = 16;
+
+std::vector<std::byte> bytes_of(const std::vector<float>& v) {
+  std::vector<std::byte> b(v.size() * 4);
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+// Writes a capture of saxpy<float>(x, y, 2, 16): x at 0x10000, y at 0x20000.
+void write_capture(const fs::path& dir, int dispatch) {
+  fs::create_directories(dir);
+  capture::Manifest m;
+  m.platform = "cuda";
+  m.device_name = "NVIDIA H100 80GB HBM3";
+  m.device_arch = "sm_90";
+  m.kernel = {"_Z5saxpyIfEvPKT_PS0_S0_i", "void saxpy<float>(float const*, float*, float, int)", "saxpy", uint64_t(dispatch)};
+  m.code_object = capture::write_blob(dir, "code_object.zst", std::as_bytes(std::span(std::string_view("fake"))));
+  std::vector<std::byte> args(24);
+  uint64_t xa = 0x10000, ya = 0x20000;
+  float a = 2;
+  int n = kN;
+  std::memcpy(args.data(), &xa, 8), std::memcpy(args.data() + 8, &ya, 8), std::memcpy(args.data() + 16, &a, 4),
+      std::memcpy(args.data() + 20, &n, 4);
+  m.arguments = capture::write_blob(dir, "arguments.zst", args);
+  m.parameters = {{0, 8}, {8, 8}, {16, 4}, {20, 4}};
+  std::vector<float> x(kN), y0(kN, 0.f), y1(kN);
+  for (int i = 0; i < kN; ++i) x[i] = float(i + dispatch) * 0.25f, y1[i] = 2 * x[i];
+  if (dispatch == 2) y0 = y1;  // the stale-output trap: the answer is already there
+  capture::Region rx{1, xa, 64, "device", "", {}, {}}, ry{2, ya, 64, "device", "", {}, {}};
+  rx.before = capture::write_blob(dir, capture::region_blob_file(1, false), bytes_of(x));
+  rx.after = capture::write_blob(dir, capture::region_blob_file(1, true), bytes_of(x));
+  ry.before = capture::write_blob(dir, capture::region_blob_file(2, false), bytes_of(y0));
+  ry.after = capture::write_blob(dir, capture::region_blob_file(2, true), bytes_of(y1));
+  m.regions = {rx, ry};
+  capture::write_manifest(dir, m);
+}
+
+struct FakeEnv : Environment {
+  std::string source;
+  bool build_fails = false, app_fails = false, e2e_slower = false;
+  std::string original_fails_on;  // an input (capture folder name) the original kernel itself faults on
+  int replays = 0, builds = 0;
+  std::vector<std::string> log;
+
+  CommandOutcome build(const std::string& cmd) override {
+    ++builds;
+    log.push_back("build " + cmd);
+    return build_fails ? CommandOutcome{false, "exited with status 1", "make: *** error"} : CommandOutcome{true, "ok", ""};
+  }
+  ProfileOutcome profile(unsigned runs, const std::string& dir) override {
+    if (app_fails) throw Error(ExitCode::ApplicationFailed, "the application exited with status 3 in run 1");
+    std::ifstream in(source);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    bool fast = text.find("#pragma unroll 4") != std::string::npos;
+    ProfileOutcome p;
+    for (unsigned r = 0; r < runs; ++r) p.runtime_per_run_ns.push_back((fast ? (e2e_slower ? 1100 : 900) : 1000) + r);
+    p.ranking = json::array({{{"name", "void other_kernel(int)"}, {"time_on_path_ns", 2000}},
+                             {{"name", "void saxpy<float>(float const*, float*, float, int)"}, {"time_on_path_ns", 1000}}});
+    p.output_dir = dir;
+    return p;
+  }
+  bool capture(const std::string& regex, uint64_t dispatch, const std::string& dir, std::string&) override {
+    log.push_back("capture " + regex);
+    write_capture(dir, int(dispatch));
+    return true;
+  }
+  CommandOutcome compile(const std::string& src, const std::string& out, const std::string&) override {
+    std::ifstream in(src);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.find("COMPILE_ERROR") != std::string::npos) return {false, "exited with status 1", "error: expected ';'"};
+    std::string co = text.find("WRONG") != std::string::npos        ? "WRONG"
+                     : text.find("LAUNCHFAIL") != std::string::npos ? "LAUNCHFAIL"
+                     : text.find("y[i] =") == std::string::npos     ? "STALE"  // does no work
+                                                                    : "OK";
+    if (text.find("#pragma unroll 4") != std::string::npos) co += " FAST";
+    std::ofstream(out) << co;
+    return {true, "ok", ""};
+  }
+  ReplayOutcome replay(const std::string& cap, const std::string& co_path, const std::string& dump, unsigned) override {
+    ++replays;
+    std::ifstream in(co_path);
+    std::string co((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (co.rfind("LAUNCHFAIL", 0) == 0) return {false, "cuLaunchKernelEx failed: too many resources requested", 0, ""};
+    if (!original_fails_on.empty() && fs::path(cap).filename() == original_fails_on)
+      return {false, "cuEventSynchronize failed: an illegal memory access", 0, ""};
+    capture::Manifest m = capture::read_manifest(cap);
+    std::vector<std::byte> xb = capture::read_blob(cap, *m.regions[0].before), yb = capture::read_blob(cap, *m.regions[1].before);
+    std::vector<float> x(kN), y(kN);
+    std::memcpy(x.data(), xb.data(), 64), std::memcpy(y.data(), yb.data(), 64);
+    if (co.rfind("STALE", 0) != 0)
+      for (int i = 0; i < kN; ++i) y[i] = 2 * x[i] + (co.rfind("WRONG", 0) == 0 && i == 5 ? 1.f : 0.f);
+    if (!dump.empty()) {
+      fs::create_directories(dump);
+      std::ofstream(fs::path(dump) / "r000001.bin", std::ios::binary).write(reinterpret_cast<const char*>(x.data()), 64);
+      std::ofstream(fs::path(dump) / "r000002.bin", std::ios::binary).write(reinterpret_cast<const char*>(y.data()), 64);
+    }
+    double t = co.find("FAST") != std::string::npos ? 80 : 100;
+    return {true, "", t + (replays % 3) * 0.1, ""};
+  }
+  double peak_bandwidth_gbps(const std::string&) override { return 3350; }
+};
+
+struct Fixture {
+  test::TempDir tmp;
+  std::string source = tmp.file("saxpy.cu");
+  FakeEnv env;
+  OptimizeOptions o;
+  Fixture() {
+    std::ofstream(source) << kSource;
+    env.source = source;
+    o.source = source;
+    o.build_command = "make";
+    o.output_dir = tmp.file("out");
+    o.runs = 3;
+    o.perf_rounds = 5;
+    o.app = {"./saxpy"};
+  }
+  std::string text() const { return read_text_file(source); }
+};
+
+std::vector<std::unique_ptr<Proposer>> unroll() {
+  std::vector<std::unique_ptr<Proposer>> p;
+  p.push_back(std::make_unique<DeterministicProposer>());
+  return p;
+}
+
+std::vector<std::unique_ptr<Proposer>> files(const std::vector<std::string>& f) {
+  std::vector<std::unique_ptr<Proposer>> p;
+  p.push_back(std::make_unique<FileProposer>(f));
+  return p;
+}
+
+std::string with(std::string s, const std::string& from, const std::string& to) { return s.replace(s.find(from), from.size(), to); }
+
+TEST(OptimizeLoop, AcceptsTheFasterEquivalentCandidateAndKeepsTheOriginal) {
+  Fixture f;
+  f.o.max_candidates = 3;
+  auto proposers = unroll();
+  OptimizeResult r = run_optimize(f.o, f.env, proposers);
+  const json& d = r.document;
+  EXPECT_EQ(d["decision"]["status"], "accepted") << d["decision"].dump();
+  EXPECT_EQ(d["decision"]["candidate"], "unroll-L6-x4");
+  EXPECT_EQ(d["kernel"]["name"], "saxpy");
+  EXPECT_EQ(d["inputs"].size(), 4u);
+  ASSERT_EQ(d["candidates"].size(), 3u);
+  EXPECT_EQ(d["candidates"][1]["decision"], "rejected");  // x2: equivalent but not faster
+  EXPECT_EQ(d["candidates"][1]["gates"].back()["gate"], "performance");
+  EXPECT_NE(f.text().find("#pragma unroll 4"), std::string::npos);
+  EXPECT_EQ(read_text_file(f.source + ".orig"), kSource);
+  EXPECT_FALSE(fs::exists(f.source + ".rocm-perf-journal"));
+  EXPECT_EQ(test::validate_against_schema("optimize", f.o.output_dir + "/optimize.json"), "");
+  EXPECT_NE(optimize_summary_text(d).find("accepted"), std::string::npos);
+}
+
+// One candidate (unroll x4 of the only loop) through the whole loop.
+OptimizeResult run_first_candidate(Fixture& f) {
+  f.o.max_candidates = 1;
+  auto proposers = unroll();
+  return run_optimize(f.o, f.env, proposers);
+}
+
+TEST(OptimizeLoop, DryRunNeverTouchesTheSource) {
+  Fixture f;
+  f.o.dry_run = true;
+  OptimizeResult r = run_first_candidate(f);
+  EXPECT_EQ(r.document["decision"]["status"], "proposed");
+  EXPECT_EQ(f.text(), kSource);
+  EXPECT_FALSE(fs::exists(f.source + ".orig"));
+  EXPECT_NE(read_text_file(f.o.output_dir + "/proposed.diff").find("+  #pragma unroll 4"), std::string::npos);
+  EXPECT_EQ(test::validate_against_schema("optimize", f.o.output_dir + "/optimize.json"), "");
+}
+
+TEST(OptimizeLoop, EachBadCandidateIsRejectedByItsGate) {
+  Fixture f;
+  struct Case { std::string name, text, gate; };
+  std::vector<Case> cases = {
+      {"wrong", with(kSource, "T acc = 0;", "T acc = 0;  // WRONG"), "equivalence"},
+      {"nolaunch", with(kSource, "T acc = 0;", "T acc = 0;  // LAUNCHFAIL"), "equivalence"},
+      {"broken", with(kSource, "T acc = 0;", "T acc = 0;  // COMPILE_ERROR"), "compile"},
+      {"retyped", with(kSource, "T a, int n)", "T a, long n)"), "signature"},
+      {"timer", with(kSource, "T acc = 0;", "T acc = 0; long long t = clock64();"), "structure"},
+      {"stale", with(kSource, "if (i < n) y[i] = acc * x[i] / 4 * 0 + 2 * x[i];", ""), "equivalence"},
+      {"equal_speed", with(kSource, "T acc = 0;", "T acc = 0;  // same code, same speed"), "performance"},
+  };
+  std::vector<std::string> paths;
+  for (const auto& c : cases) {
+    paths.push_back(f.tmp.file(c.name + ".cu"));
+    std::ofstream(paths.back()) << c.text;
+  }
+  f.o.max_candidates = int(cases.size());
+  auto proposers = files(paths);
+  OptimizeResult r = run_optimize(f.o, f.env, proposers);
+  const json& d = r.document;
+  ASSERT_EQ(d["candidates"].size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(d["candidates"][i]["decision"], "rejected") << cases[i].name;
+    EXPECT_EQ(d["candidates"][i]["gates"].back()["gate"], cases[i].gate) << cases[i].name << ": " << d["candidates"][i]["gates"].back().dump();
+  }
+  // the stale candidate leaves the poison in y on the poisoned first launch
+  EXPECT_EQ(d["candidates"][5]["gates"].back()["evidence"]["inputs"][0]["input"], "launch1-poisoned");
+  EXPECT_EQ(d["decision"]["status"], "no_candidate_passed");
+  EXPECT_EQ(f.text(), kSource);
+  EXPECT_EQ(test::validate_against_schema("optimize", f.o.output_dir + "/optimize.json"), "");
+}
+
+TEST(OptimizeLoop, EndToEndRegressionRollsBackAndRebuildsTheOriginal) {
+  Fixture f;
+  f.env.e2e_slower = true;
+  OptimizeResult r = run_first_candidate(f);
+  EXPECT_EQ(r.document["decision"]["status"], "rolled_back");
+  EXPECT_EQ(f.text(), kSource);
+  EXPECT_FALSE(fs::exists(f.source + ".rocm-perf-journal"));
+  EXPECT_EQ(f.env.builds, 3);  // original, candidate, original again
+}
+
+TEST(OptimizeLoop, AnInputTheOriginalFailsOnIsDroppedWithANote) {
+  Fixture f;
+  f.env.original_fails_on = "launch1-random";
+  f.o.dry_run = true;
+  OptimizeResult r = run_first_candidate(f);
+  EXPECT_EQ(r.document["inputs"].size(), 3u);
+  EXPECT_NE(r.document["notes"].dump().find("input launch1-random dropped"), std::string::npos);
+  EXPECT_EQ(r.document["decision"]["status"], "proposed");
+}
+
+TEST(OptimizeLoop, BadInputFailsClearlyWithTheSourceUntouched) {
+  auto expect_error = [](Fixture& f, ExitCode code, const std::string& words) {
+    auto proposers = unroll();
+    try {
+      run_optimize(f.o, f.env, proposers);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), code) << e.what();
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(read_text_file(f.source), read_text_file(f.source));
+    EXPECT_FALSE(fs::exists(f.source + ".orig"));
+  };
+  { Fixture f; f.env.build_fails = true; expect_error(f, ExitCode::ApplicationFailed, "build command failed on the original"); EXPECT_EQ(f.text(), kSource); }
+  { Fixture f; f.env.app_fails = true; expect_error(f, ExitCode::ApplicationFailed, "exited with status 3"); EXPECT_EQ(f.text(), kSource); }
+  { Fixture f; f.o.kernel_regex = "nomatch"; expect_error(f, ExitCode::InputInvalid, "no kernel matching /nomatch/"); EXPECT_EQ(f.text(), kSource); }
+  { Fixture f; std::ofstream(f.source) << "garbage {{{"; expect_error(f, ExitCode::InputInvalid, "does not parse"); EXPECT_EQ(f.text(), "garbage {{{"); }
+  { Fixture f; f.o.source = f.tmp.file("missing.cu"); expect_error(f, ExitCode::InputMissing, "missing.cu"); }
+}
+
+// Runs the loop in a child that SIGKILLs itself at the k-th step of the source replacement; returns whether the
+// kill happened.
+bool run_killed_at(Fixture& f, int k) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int seen = 0;
+    StepHook hook = [&](const std::string&) { if (++seen == k) raise(SIGKILL); };
+    auto proposers = unroll();
+    try { run_optimize(f.o, f.env, proposers, hook); } catch (...) {}
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+}
+
+TEST(OptimizeLoop, SigkillAtEveryStepLeavesOriginalOrVerifiedCandidate) {
+  for (bool regress : {false, true}) {
+    int kills = 0;
+    for (int k = 1; k <= 12; ++k) {
+      Fixture f;
+      f.env.e2e_slower = regress;
+      f.o.max_candidates = 1;
+      bool killed = run_killed_at(f, k);
+      std::string after = f.text();
+      std::string candidate = with(kSource, "  for (int k = 0; k < 4; ++k)", "  #pragma unroll 4\n  for (int k = 0; k < 4; ++k)");
+      EXPECT_TRUE(after == kSource || after == candidate) << "step " << k << ": partial source:\n" << after;
+      if (!killed) break;
+      ++kills;
+      // the next run restores the original when the trial was cut short
+      auto restored = SourceTransaction::recover(f.source);
+      if (restored) EXPECT_EQ(f.text(), kSource) << "step " << k;
+      else EXPECT_TRUE(f.text() == kSource || (!regress && f.text() == candidate)) << "step " << k;
+      EXPECT_FALSE(fs::exists(f.source + ".rocm-perf-journal"));
+    }
+    EXPECT_GE(kills, regress ? 7 : 6) << (regress ? "rollback path" : "accept path");
+  }
+}
+
+TEST(OptimizeStats, MannWhitneyExactOneSided) {
+  MannWhitney all_less = mann_whitney_less({5, 6, 7, 8, 9}, {1, 2, 3, 4, 4.5});
+  EXPECT_DOUBLE_EQ(all_less.u, 25);
+  EXPECT_NEAR(all_less.p_value, 1.0 / 252, 1e-12);
+  MannWhitney none = mann_whitney_less({1, 2, 3}, {4, 5, 6});
+  EXPECT_NEAR(none.p_value, 1.0, 1e-12);
+  MannWhitney mixed = mann_whitney_less({1, 3, 5, 7}, {2, 4, 6, 8});
+  EXPECT_GT(mixed.p_value, 0.3);
+  EXPECT_DOUBLE_EQ(median({3, 1, 2, 10}), 2.5);
+}
+
+TEST(OptimizeEquivalence, DerivedCapturesPoisonWrittenElementsAndRandomiseReadOnes) {
+  test::TempDir tmp;
+  write_capture(tmp.path() / "c", 1);
+  DeriveSummary p = derive_capture(tmp.path() / "c", tmp.path() / "p", {true, false, 1, {}});
+  EXPECT_EQ(p.elements_poisoned, uint64_t(kN));  // y: 0 -> 2x everywhere (x[0] = 0.25, so 2x != 0)
+  EXPECT_EQ(p.bytes_written_by_original, 64u);
+  capture::Manifest pm = capture::read_manifest(tmp.path() / "p");
+  EXPECT_FALSE(pm.regions[1].after.has_value());
+  auto y = capture::read_blob(tmp.path() / "p", *pm.regions[1].before);
+  uint32_t bits;
+  std::memcpy(&bits, y.data(), 4);
+  EXPECT_EQ(bits, 0x7FC5A5A5u);
+  DeriveSummary r = derive_capture(tmp.path() / "c", tmp.path() / "r", {true, true, 7, {}});
+  EXPECT_EQ(r.regions_randomised, 1u);
+  capture::Manifest rm = capture::read_manifest(tmp.path() / "r");
+  auto xr = capture::read_blob(tmp.path() / "r", *rm.regions[0].before);
+  auto xo = capture::read_blob(tmp.path() / "c", *capture::read_manifest(tmp.path() / "c").regions[0].before);
+  EXPECT_NE(std::memcmp(xr.data(), xo.data(), 64), 0);
+  float v;
+  std::memcpy(&v, xr.data() + 12, 4);
+  EXPECT_GE(v, 0.25f);
+  EXPECT_LE(v, 4.0f);
+  auto types = region_element_types(tmp.path() / "c", capture::read_manifest(tmp.path() / "c"));
+  EXPECT_EQ(types[1].name, "f32");
+  EXPECT_EQ(types[2].name, "f32");
+}
+
+TEST(OptimizeEquivalence, DumpComparisonBitExactOrWithinTolerance) {
+  test::TempDir tmp;
+  write_capture(tmp.path() / "c", 1);
+  capture::Manifest m = capture::read_manifest(tmp.path() / "c");
+  auto types = region_element_types(tmp.path() / "c", m);
+  auto write = [&](const std::string& d, float y5) {
+    fs::create_directories(tmp.path() / d);
+    std::vector<float> x(kN, 1.f), y(kN, 2.f);
+    y[5] = y5;
+    std::ofstream(tmp.path() / d / "r000001.bin", std::ios::binary).write(reinterpret_cast<const char*>(x.data()), 64);
+    std::ofstream(tmp.path() / d / "r000002.bin", std::ios::binary).write(reinterpret_cast<const char*>(y.data()), 64);
+  };
+  write("a", 2.f), write("b", std::nextafter(2.f, 3.f)), write("n", NAN);
+  EXPECT_TRUE(compare_dumps(m, types, tmp.path() / "a", tmp.path() / "a", {}).equivalent);
+  DumpComparison exact = compare_dumps(m, types, tmp.path() / "a", tmp.path() / "b", {});
+  EXPECT_FALSE(exact.equivalent);
+  EXPECT_EQ(exact.regions[1].max_ulp, 1u);
+  EXPECT_EQ(exact.regions[1].elements_differing, 1u);
+  EXPECT_EQ(exact.regions[1].first_difference, 20u);
+  EXPECT_TRUE(compare_dumps(m, types, tmp.path() / "a", tmp.path() / "b", {1e-6, 0}).equivalent);
+  EXPECT_FALSE(compare_dumps(m, types, tmp.path() / "a", tmp.path() / "n", {1e-3, 1e-3}).equivalent);
+  fs::remove(tmp.path() / "b" / "r000002.bin");
+  DumpComparison missing = compare_dumps(m, types, tmp.path() / "a", tmp.path() / "b", {});
+  EXPECT_FALSE(missing.equivalent);
+  EXPECT_NE(missing.to_json().dump().find("missing in the candidate"), std::string::npos);
+  EXPECT_EQ(demangled_parameters("void k<float, 2>(float const*, std::pair<int, int>*, int)").size(), 3u);
+  EXPECT_EQ(pointee_element_type("__half const*")->name, "f16");
+  EXPECT_FALSE(pointee_element_type("int").has_value());
+  EXPECT_EQ(pointee_element_type("const float *__restrict")->name, "f32");  // the parser's canonical spelling
+  EXPECT_FALSE(pointee_element_type("const type-parameter-0-0 *").has_value());
+  // extern "C" kernels carry no types in their name: the source's types stand in
+  capture::Manifest c = m;
+  c.kernel.demangled_name = "saxpy";
+  EXPECT_TRUE(region_element_types(tmp.path() / "c", c).empty());
+  auto from_source = region_element_types(tmp.path() / "c", c, {"const float *__restrict", "float *", "float", "int"});
+  EXPECT_EQ(from_source[1].name, "f32");
+}
+
+}  // namespace
+}  // namespace rpl::optimize

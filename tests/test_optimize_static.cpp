@@ -1,0 +1,259 @@
+// rocm-perf optimize: the source model (libclang), the signature and structure gates, and the unroll proposer,
+// on real parsed CUDA/HIP sources and many adversarial variants.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+
+#include "optimize/hoisting.hpp"
+#include "optimize/source_model.hpp"
+#include "optimize/static_gates.hpp"
+#include "optimize/unroll_proposer.hpp"
+
+namespace rpl::optimize {
+namespace {
+
+const std::string kSource = R"(#include <cstdio>
+#include <cuda_runtime.h>
+#define BLOCK 256
+__device__ float twice(float x) { return 2.0f * x; }
+template <typename T, int TILE = 4>
+__global__ void __launch_bounds__(BLOCK) saxpy(const T* __restrict__ x, T* y, T a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  T acc = 0;
+  for (int k = 0; k < n; ++k) {
+    for (int j = 0; j < TILE; ++j) acc += x[k] * j;
+  }
+  if (i < n) y[i] = a * twice(acc) + __shfl_down_sync(0xffffffffu, acc, 1);
+}
+extern "C" __global__ void fill(float* p, int n) {
+  int i = threadIdx.x;
+  while (i < n) { p[i] = 1.0f; i += blockDim.x; }
+}
+int main() {
+  float *x, *y;
+  cudaMalloc(&x, 1024 * sizeof(float));
+  cudaMalloc(&y, 1024 * sizeof(float));
+  saxpy<float><<<4, BLOCK>>>(x, y, 2.0f, 1024);
+  fill<<<1, 128>>>(y, 1024);
+  cudaDeviceSynchronize();
+  std::printf("%s\n", cudaGetErrorString(cudaGetLastError()));
+  return 0;
+}
+)";
+
+SourceModel parse(const std::string& text) { return parse_source("/tmp/rpl-test-kernel.cu", text); }
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  auto p = s.find(from);
+  EXPECT_NE(p, std::string::npos) << from;
+  if (p != std::string::npos) s.replace(p, from.size(), to);
+  return s;
+}
+
+StaticVerdict check(const std::string& candidate, const std::string& kernel = "saxpy") {
+  return check_static_gates(parse(kSource), parse(candidate), kernel);
+}
+
+TEST(OptimizeSourceModel, FindsKernelsSignaturesAndLoops) {
+  SourceModel m = parse(kSource);
+  EXPECT_TRUE(m.errors.empty()) << m.errors.front();
+  ASSERT_EQ(m.kernels.size(), 2u);
+  const KernelInfo* k = m.find("saxpy");
+  ASSERT_NE(k, nullptr);
+  EXPECT_TRUE(k->is_template);
+  EXPECT_EQ(k->template_params, (std::vector<std::string>{"typename T", "int TILE = 4"}));
+  ASSERT_EQ(k->params.size(), 4u);
+  EXPECT_EQ(k->params[0].name, "x");
+  EXPECT_NE(k->params[0].type.find("const"), std::string::npos);
+  EXPECT_NE(std::find(k->attributes.begin(), k->attributes.end(), "launch_bounds(BLOCK)"), k->attributes.end());
+  ASSERT_EQ(k->loops.size(), 2u);
+  EXPECT_EQ(k->loops[0].line, 9u);
+  EXPECT_FALSE(k->loops[0].innermost);
+  EXPECT_TRUE(k->loops[1].innermost);
+  EXPECT_EQ(k->loops[1].depth, 1);
+  const KernelInfo* f = m.find("fill");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(std::find(f->attributes.begin(), f->attributes.end(), "extern \"C\""), f->attributes.end());
+  EXPECT_EQ(f->loops.size(), 1u);
+  EXPECT_EQ(f->loops[0].kind, "while");
+}
+
+TEST(OptimizeSourceModel, LaunchSyntaxIsBlankedKeepingOffsets) {
+  std::string s = "k<<<g, b>>>(x);";
+  std::string b = blank_launch_syntax(s);
+  EXPECT_EQ(b.size(), s.size());
+  EXPECT_EQ(b, "k          (x);");
+}
+
+TEST(OptimizeSourceModel, SourceThatDoesNotParseHasNoKernelsAndSaysWhy) {
+  SourceModel m = parse("this is not C++ at all {{{ \n");
+  EXPECT_TRUE(m.kernels.empty());
+  EXPECT_FALSE(m.errors.empty());
+}
+
+TEST(OptimizeSourceModel, ErrorsInsideAKernelAreAttributedToIt) {
+  SourceModel m = parse(replace(kSource, "T acc = 0;", "T acc = undeclared_thing;"));
+  ASSERT_NE(m.find("saxpy"), nullptr);
+  EXPECT_FALSE(m.find("saxpy")->errors.empty());
+  EXPECT_TRUE(m.find("fill")->errors.empty());
+}
+
+TEST(OptimizeSignatureGate, IdenticalSourcePasses) {
+  StaticVerdict v = check(kSource);
+  EXPECT_TRUE(v.passed) << v.reason;
+}
+
+TEST(OptimizeSignatureGate, RenamedParameterPassesRetypedFails) {
+  std::string renamed = replace(replace(kSource, "T a, int n) {", "T alpha, int n) {"), "y[i] = a *", "y[i] = alpha *");
+  EXPECT_TRUE(check(renamed).passed) << check(renamed).reason;
+  StaticVerdict retyped = check(replace(kSource, "T a, int n) {", "T a, unsigned n) {"));
+  EXPECT_FALSE(retyped.passed);
+  EXPECT_EQ(retyped.gate, "signature");
+  EXPECT_NE(retyped.reason.find("parameter 4"), std::string::npos) << retyped.reason;
+}
+
+void expect_signature_rejects(const std::string& from, const std::string& to, const std::string& words) {
+  StaticVerdict v = check(replace(kSource, from, to));
+  EXPECT_FALSE(v.passed) << to;
+  EXPECT_EQ(v.gate, "signature") << to;
+  EXPECT_NE(v.reason.find(words), std::string::npos) << v.reason;
+}
+
+TEST(OptimizeSignatureGate, ConstOrRestrictAddedOrRemovedFails) {
+  expect_signature_rejects("T* y, T a", "const T* y, T a", "does not parse");  // y is written
+  expect_signature_rejects("const T* __restrict__ x", "T* __restrict__ x", "parameter 1");
+  expect_signature_rejects("const T* __restrict__ x", "const T* x", "parameter 1");
+}
+
+TEST(OptimizeSignatureGate, TemplateDefaultChangedFails) { expect_signature_rejects("int TILE = 4>", "int TILE = 8>", "template"); }
+
+TEST(OptimizeSignatureGate, LaunchBoundsChangedOrAddedFails) {
+  StaticVerdict changed = check(replace(kSource, "__launch_bounds__(BLOCK)", "__launch_bounds__(BLOCK, 2)"));
+  EXPECT_FALSE(changed.passed);
+  EXPECT_EQ(changed.gate, "signature");
+  StaticVerdict added = check(replace(kSource, "extern \"C\" __global__ void fill", "extern \"C\" __global__ __launch_bounds__(64) void fill"), "fill");
+  EXPECT_FALSE(added.passed);
+}
+
+TEST(OptimizeSignatureGate, ChangesOutsideTheKernelFail) {
+  for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"#define BLOCK 256", "#define BLOCK 128"},
+           {"return 2.0f * x;", "return 2.0f * x + 0.0f;"},
+           {"saxpy<float><<<4, BLOCK>>>(x, y, 2.0f, 1024);", "cudaStream_t s; cudaStreamCreate(&s); saxpy<float><<<4, BLOCK, 0, s>>>(x, y, 2.0f, 1024);"},
+           {"p[i] = 1.0f;", "p[i] = 2.0f;"}}) {
+    StaticVerdict v = check(replace(kSource, from, to));
+    EXPECT_FALSE(v.passed) << to;
+    EXPECT_EQ(v.gate, "signature") << to;
+  }
+}
+
+TEST(OptimizeSignatureGate, KernelRemovedOrBrokenFails) {
+  StaticVerdict v = check(replace(kSource, "void __launch_bounds__(BLOCK) saxpy(", "void __launch_bounds__(BLOCK) saxpy2("));
+  EXPECT_FALSE(v.passed);
+  StaticVerdict broken = check(replace(kSource, "T acc = 0;", "T acc = 0"));
+  EXPECT_FALSE(broken.passed);
+}
+
+TEST(OptimizeStructureGate, RejectsTimersPrintfAtomicsAsmAndNewGlobals) {
+  struct Case { std::string from, to, expect; };
+  std::vector<Case> cases = {
+      {"T acc = 0;", "T acc = 0; long long t0 = clock64();", "clock"},
+      {"T acc = 0;", "T acc = 0; unsigned long long t; asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t));", "assembly"},
+      {"T acc = 0;", "T acc = 0; printf(\"%d\\n\", i);", "print"},
+      {"T acc = 0;", "T acc = 0; atomicAdd(y, 1.0f);", "atomic"},
+      {"__device__ float twice", "__device__ float cache[1024];\n__device__ float twice", "outlive"},
+  };
+  for (const auto& c : cases) {
+    StaticVerdict v = check(replace(kSource, c.from, c.to));
+    EXPECT_FALSE(v.passed) << c.to;
+    EXPECT_EQ(v.gate, "structure") << c.to << ": " << v.reason;
+    EXPECT_NE(v.reason.find(c.expect), std::string::npos) << v.reason;
+  }
+  // shared memory inside the kernel lives only as long as the launch: allowed
+  StaticVerdict shared = check(replace(kSource, "T acc = 0;", "__shared__ float tile[256]; T acc = 0;"));
+  EXPECT_TRUE(shared.passed) << shared.reason;
+}
+
+TEST(OptimizeDeterministicProposer, InnermostLoopsFirstAllFactorsEachPassesTheStaticGates) {
+  SourceModel m = parse(kSource);
+  std::vector<Candidate> c = unroll_candidates(m, "saxpy");
+  ASSERT_EQ(c.size(), 14u);  // two loops x factors 2..8
+  EXPECT_EQ(c[0].id, "unroll-L10-x4");
+  EXPECT_EQ(c[7].id, "unroll-L9-x4");
+  std::set<int> factors;
+  for (std::size_t i = 0; i < 7; ++i) factors.insert(c[i].details["factor"].get<int>());
+  EXPECT_EQ(factors, (std::set<int>{2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_NE(c[0].source_text.find("    #pragma unroll 4\n    for (int j"), std::string::npos);
+  for (const auto& cand : c) {
+    StaticVerdict v = check(cand.source_text);
+    EXPECT_TRUE(v.passed) << cand.id << ": " << v.reason;
+  }
+  // a loop that already has a pragma is left alone; the proposer hands out the list round by round
+  SourceModel again = parse(c[0].source_text);
+  EXPECT_EQ(unroll_candidates(again, "saxpy").size(), 7u);
+  DeterministicProposer p;
+  ProposalRequest req{"/tmp/rpl-test-kernel.cu", kSource, "saxpy", "cuda", {}, {}, 0, 5};
+  EXPECT_EQ(p.propose(req).size(), 5u);
+  EXPECT_EQ(p.propose(req).size(), 5u);
+  EXPECT_EQ(p.propose(req).size(), 4u);
+  EXPECT_TRUE(p.propose(req).empty());
+}
+
+}  // namespace
+}  // namespace rpl::optimize
+
+namespace rpl::optimize {
+namespace {
+
+const std::string kHoist = R"(#include <cuda_runtime.h>
+#define TAPS 8
+__global__ void weigh(const float* __restrict__ w, const float* __restrict__ x, float* y, const float* plain, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  for (int k = 0; k < TAPS; ++k) {
+    acc += w[i % 4] * x[k] + plain[i];
+  }
+  for (int k = 0; k < n; ++k) acc += w[i];
+  for (int k = 0; k < 4; ++k) {
+    if (i > 2) acc += w[i + 1];
+  }
+  y[i] = acc;
+}
+)";
+
+TEST(OptimizeHoisting, HoistsOnlyProvablyInvariantUnconditionalRestrictLoads) {
+  std::vector<Candidate> c = hoist_candidates("/tmp/rpl-test-hoist.cu", kHoist, "weigh");
+  ASSERT_EQ(c.size(), 1u);  // not: unknown trip count (n), conditional load, non-restrict `plain`, loop-dependent x[k]
+  EXPECT_EQ(c[0].id, "hoist-L6");
+  EXPECT_EQ(c[0].details["loads"], nlohmann::json::array({"w[i % 4]"}));
+  EXPECT_NE(c[0].source_text.find("  const auto rpl_hoisted_L6_0 = w[i % 4];  // hoisted: loop-invariant\n  for (int k = 0; k < TAPS"),
+            std::string::npos) << c[0].source_text;
+  EXPECT_NE(c[0].source_text.find("acc += rpl_hoisted_L6_0 * x[k] + plain[i];"), std::string::npos);
+  SourceModel a = parse_source("/tmp/rpl-test-hoist.cu", kHoist), b = parse_source("/tmp/rpl-test-hoist.cu", c[0].source_text);
+  StaticVerdict v = check_static_gates(a, b, "weigh");
+  EXPECT_TRUE(v.passed) << v.reason;
+  // an index variable assigned inside the loop is not invariant
+  std::string moving = kHoist;
+  moving.replace(moving.find("acc += w[i % 4]"), 15, "i += 1; acc += w[i % 4]");
+  EXPECT_TRUE(hoist_candidates("/tmp/rpl-test-hoist.cu", moving, "weigh").empty());
+}
+
+}  // namespace
+}  // namespace rpl::optimize
+
+#include "optimize/real_environment.hpp"
+
+namespace rpl::optimize {
+namespace {
+
+TEST(OptimizeRealEnvironment, CompilerCommandLinesForTheCapturedGpu) {
+  auto nv = RealEnvironment::compile_command("cuda", "sm_90", "", {}, {"/src"}, "/o/k.cu", "/o/k.co");
+  EXPECT_EQ(nv, (std::vector<std::string>{"nvcc", "-cubin", "-arch=sm_90", "-O3", "-I/src", "-I/o", "-o", "/o/k.co", "/o/k.cu"}));
+  auto hip = RealEnvironment::compile_command("rocm", "gfx942", "/opt/rocm/bin/hipcc", {"-O2", "-DX=1"}, {}, "/o/k.hip", "/o/k.co");
+  EXPECT_EQ(hip, (std::vector<std::string>{"/opt/rocm/bin/hipcc", "--genco", "--offload-arch=gfx942", "-O2", "-DX=1", "-I/o", "-o",
+                                           "/o/k.co", "/o/k.hip"}));
+}
+
+}  // namespace
+}  // namespace rpl::optimize
