@@ -13,6 +13,8 @@
 
 #include "optimize/llm/chat_client.hpp"
 #include "optimize/llm/llm_proposer.hpp"
+#include "optimize/llm/prompt_builder.hpp"
+#include "testing/cli.hpp"
 #include "testing/mock_model_server.hpp"
 #include "testing/tmpdir.hpp"
 
@@ -114,6 +116,21 @@ std::vector<nlohmann::json> read_lines(const std::string& path) {
   return lines;
 }
 
+// Every line of the transcript against schemas/llm-transcript-line.schema.json, the summary against
+// schemas/llm-summary.schema.json.
+void expect_valid_transcript(const std::string& path, const nlohmann::json& summary) {
+  rpl::test::TempDir scratch;
+  int k = 0;
+  for (const auto& line : read_lines(path)) {
+    std::string file = scratch.file("line" + std::to_string(k++) + ".json");
+    std::ofstream(file) << line.dump();
+    EXPECT_EQ(rpl::test::validate_against_schema("llm-transcript-line", file), "") << line.dump().substr(0, 400);
+  }
+  std::string file = scratch.file("summary.json");
+  std::ofstream(file) << summary.dump();
+  EXPECT_EQ(rpl::test::validate_against_schema("llm-summary", file), "") << summary.dump();
+}
+
 class LlmProposerTest : public ::testing::Test {
  protected:
   void SetUp() override { setenv(kApiKeyEnv, kSecret, 1); }
@@ -161,15 +178,18 @@ TEST_F(LlmProposerTest, GenuineImprovementBecomesACandidateLinkedToItsTranscript
 
   // Transcript: request then response, in order; the candidate points at them.
   auto lines = read_lines(transcript_path());
-  ASSERT_EQ(lines.size(), 2u);
-  EXPECT_EQ(lines[0]["kind"], "request");
-  EXPECT_EQ(lines[0]["seq"], 0);
-  EXPECT_EQ(lines[0]["body"]["messages"][1]["content"], prompt);
-  EXPECT_EQ(lines[1]["kind"], "response");
-  EXPECT_EQ(lines[1]["request_seq"], 0);
-  EXPECT_EQ(lines[1]["outcome"], "candidate");
-  EXPECT_EQ(c.details["request_seq"], 0);
-  EXPECT_EQ(c.details["response_seq"], 1);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0]["kind"], "header");
+  EXPECT_EQ(lines[0]["model"], "test-model");
+  EXPECT_EQ(lines[1]["kind"], "request");
+  EXPECT_EQ(lines[1]["seq"], 1);
+  EXPECT_EQ(lines[1]["body"]["messages"][1]["content"], prompt);
+  EXPECT_EQ(lines[2]["kind"], "response");
+  EXPECT_EQ(lines[2]["request_seq"], 1);
+  EXPECT_EQ(lines[2]["outcome"], "candidate");
+  EXPECT_EQ(c.details["request_seq"], 1);
+  EXPECT_EQ(c.details["response_seq"], 2);
+  expect_valid_transcript(transcript_path(), transcript.summary());
   EXPECT_EQ(c.details["transcript"], transcript_path());
 
   // Usage is reported against the budget.
@@ -260,9 +280,10 @@ TEST_F(LlmProposerTest, GarbageEmptyAndCutOffRepliesAreFailedCandidatesWithReaso
   EXPECT_NE(failed[2]["reason"].get<std::string>().find("cut off"), std::string::npos) << failed[2];
   EXPECT_NE(failed[3]["reason"].get<std::string>().find("no code block"), std::string::npos) << failed[3];
   auto lines = read_lines(transcript_path());
-  ASSERT_EQ(lines.size(), 8u);
-  EXPECT_EQ(lines[5]["outcome"], "no_usable_code");
-  EXPECT_EQ(lines[5]["finish_reason"], "length");
+  ASSERT_EQ(lines.size(), 9u);
+  EXPECT_EQ(lines[6]["outcome"], "no_usable_code");
+  EXPECT_EQ(lines[6]["finish_reason"], "length");
+  expect_valid_transcript(transcript_path(), transcript.summary());
   // The next round tells the model what went wrong.
   server.push_content(fenced(kImproved));
   req.round = 1;
@@ -281,7 +302,7 @@ TEST_F(LlmProposerTest, SeveralCandidatesPerRoundEachItsOwnRequest) {
   auto c = proposer->propose(request());
   ASSERT_EQ(c.size(), 3u);
   EXPECT_EQ(c[2].id, "llm-r0-c3");
-  EXPECT_EQ(c[2].details["request_seq"], 4);
+  EXPECT_EQ(c[2].details["request_seq"], 5);
   EXPECT_EQ(c[2].details["candidate_index"], 3);
   auto got = server.received();
   EXPECT_EQ(got[0].last_message().find("different approach"), std::string::npos);
@@ -308,8 +329,9 @@ TEST_F(LlmProposerTest, LaterRoundsCarryEveryVerdictWithItsEvidence) {
   EXPECT_NE(prompt.find("\"max_abs_diff\":3.5"), std::string::npos) << prompt;
   EXPECT_NE(prompt.find("round 2"), std::string::npos);
   auto lines = read_lines(transcript_path());
-  EXPECT_EQ(lines[3]["kind"], "verdict");
-  EXPECT_EQ(lines[3]["gate"], "equivalence");
+  EXPECT_EQ(lines[4]["kind"], "verdict");
+  EXPECT_EQ(lines[4]["gate"], "equivalence");
+  expect_valid_transcript(transcript_path(), transcript.summary());
 }
 
 TEST_F(LlmProposerTest, RateLimitedThenSuccess) {
@@ -320,7 +342,7 @@ TEST_F(LlmProposerTest, RateLimitedThenSuccess) {
   auto c = proposer->propose(request());
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(server.received().size(), 2u);
-  EXPECT_EQ(read_lines(transcript_path())[1]["attempts"], 2);
+  EXPECT_EQ(read_lines(transcript_path())[2]["attempts"], 2);
 }
 
 TEST_F(LlmProposerTest, ServerErrorStormGivesUpWithAClearError) {
@@ -340,8 +362,9 @@ TEST_F(LlmProposerTest, ServerErrorStormGivesUpWithAClearError) {
   }
   EXPECT_EQ(server.received().size(), 3u);
   auto lines = read_lines(transcript_path());
-  ASSERT_EQ(lines.size(), 2u);
-  EXPECT_EQ(lines[1]["kind"], "error");
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[2]["kind"], "error");
+  expect_valid_transcript(transcript_path(), transcript.summary());
 }
 
 TEST_F(LlmProposerTest, TimeoutIsRetriedThenReported) {
@@ -559,4 +582,21 @@ TEST(LlmTranscript, LinesAreWholeJsonInOrderAndScrubbed) {
   EXPECT_EQ(lines[0]["text"], "the [REDACTED] is here");
   EXPECT_EQ(lines[1]["seq"], 1);
   EXPECT_THROW(TranscriptWriter(dir.file("missing/dir/t.jsonl"), ""), rpl::Error);
+}
+
+TEST(LlmPromptFacts, AWholeApplicationDocumentIsReducedToTheKernelsOwnEntry) {
+  nlohmann::json app = {{"kernels",
+                         {{{"name", "rescale(float*, int)"}, {"launches", 9}, {"total_ns", 1}},
+                          {{"name", "scale(float const*, float*, float, int)"}, {"launches", 2}, {"total_ns", 5000},
+                           {"median_ns", 2500}, {"share_of_gpu_time", 0.8}}}}};
+  std::string facts = render_measured_facts(app, "scale");
+  EXPECT_NE(facts.find("- time: 2 launches, 5000 ns in all (median 2500 ns per launch), 80.0% of GPU time"),
+            std::string::npos) << facts;
+  EXPECT_NE(facts.find("the application runs 2 kernel(s) in all"), std::string::npos) << facts;
+  EXPECT_EQ(facts.find("9 launches"), std::string::npos) << facts;  // "rescale" is another kernel
+  nlohmann::json ranking = {{"ranking", {{"kernels", {{{"name", "void scale<4>(float*)"}, {"occupancy", 0.5},
+                                                      {"occupancy_limiter", "shared memory"}}}}}}};
+  EXPECT_NE(render_measured_facts(ranking, "scale").find("50.0%, limited by shared memory"), std::string::npos);
+  EXPECT_NE(render_measured_facts(app, "absent").find("none named absent"), std::string::npos);
+  EXPECT_NE(render_measured_facts(nlohmann::json(), "scale").find("No measurements"), std::string::npos);
 }

@@ -47,6 +47,11 @@ class LlmProposer : public Proposer {
     s["budget_exhausted"] = false;
     s["prompts"] = templates_.origin;
     s["candidates"] = Json::array();
+    transcript_.append({{"kind", "header"}, {"schema_version", kTranscriptSchemaVersion}, {"model", options_.model},
+                        {"endpoint", client_.endpoint()}, {"budget_tokens", options_.budget_tokens},
+                        {"max_tokens", options_.max_tokens}, {"temperature", options_.temperature},
+                        {"candidates_per_round", options_.candidates}, {"repair_rounds", options_.repair_rounds},
+                        {"prompts", templates_.origin}});
   }
 
   std::string name() const override { return "llm"; }
@@ -130,7 +135,7 @@ class LlmProposer : public Proposer {
          {"diversity_hint", k > 1 ? ", so take a different approach from the round's other candidates (another "
                                     "tiling, vector width, memory layout or loop structure)"
                                   : ""},
-         {"measured_facts", render_measured_facts(r.analysis)},
+         {"measured_facts", render_measured_facts(r.analysis, r.kernel_name)},
          {"constraints", render_constraints(r.constraints)},
          {"history", render_history(history_)}},
         templates_.origin.at("propose"));

@@ -116,7 +116,43 @@ PromptTemplates load_prompt_templates(const std::string& dir) {
   return t;
 }
 
-std::string render_measured_facts(const nlohmann::json& a) {
+namespace {
+
+// Whether a (possibly demangled, "name(float const*, int)" or "void name<4>(...)") profile name is the kernel.
+bool names_kernel(const std::string& profiled, const std::string& kernel) {
+  for (size_t pos = profiled.find(kernel); pos != std::string::npos; pos = profiled.find(kernel, pos + 1)) {
+    bool left = pos == 0 || profiled[pos - 1] == ' ' || profiled[pos - 1] == ':';
+    size_t end = pos + kernel.size();
+    bool right = end == profiled.size() || profiled[end] == '(' || profiled[end] == '<';
+    if (left && right) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string render_measured_facts(const nlohmann::json& analysis, const std::string& kernel_name) {
+  // A per-application document ({"kernels": [...]}, or analysis.json's {"ranking": {"kernels": [...]}}): the
+  // kernel's own entry is what the model needs; the others are summarised in one line.
+  const nlohmann::json* list = nullptr;
+  if (analysis.is_object() && analysis.contains("kernels") && analysis["kernels"].is_array()) list = &analysis["kernels"];
+  if (analysis.is_object() && analysis.contains("ranking") && analysis["ranking"].is_object() &&
+      analysis["ranking"].value("kernels", nlohmann::json()).is_array())
+    list = &analysis["ranking"]["kernels"];
+  if (list) {
+    for (const auto& k : *list)
+      if (k.is_object() && names_kernel(k.value("name", ""), kernel_name)) {
+        nlohmann::json own = k;
+        own.erase("name");
+        for (const auto& [key, v] : analysis.items())
+          if (key != "kernels" && key != "ranking") own[key] = v;
+        std::string text = render_measured_facts(own, kernel_name);
+        return text + fmt::format("- the application runs {} kernel(s) in all\n", list->size());
+      }
+    return fmt::format("The profile has {} kernel(s) but none named {}: no measurements for this kernel.",
+                       list->size(), kernel_name);
+  }
+  const nlohmann::json& a = analysis;
   if (!a.is_object() || a.empty()) return "No measurements are available for this kernel (no profile was given).";
   std::ostringstream out;
   std::set<std::string> used;
@@ -125,9 +161,11 @@ std::string render_measured_facts(const nlohmann::json& a) {
     used.insert(k);
     return true;
   };
-  if (has("total_ns") || has("count") || has("critical_path_fraction") || has("share_of_gpu_time"))
-    out << fmt::format("- time: {} launches, {} ns in all, {} of GPU time, {} of the critical path\n",
-                       number(a.value("count", nlohmann::json())), number(a.value("total_ns", nlohmann::json())),
+  if (has("total_ns") || has("count") || has("launches") || has("median_ns") || has("critical_path_fraction") ||
+      has("share_of_gpu_time"))
+    out << fmt::format("- time: {} launches, {} ns in all (median {} ns per launch), {} of GPU time, {} of the critical path\n",
+                       number(a.value("count", a.value("launches", nlohmann::json()))),
+                       number(a.value("total_ns", nlohmann::json())), number(a.value("median_ns", nlohmann::json())),
                        percent(a.value("share_of_gpu_time", nlohmann::json())),
                        percent(a.value("critical_path_fraction", nlohmann::json())));
   if (has("bottleneck")) {

@@ -31,9 +31,11 @@ std::string render_template(const std::string& text, const std::map<std::string,
 //   roofline {bound, gflops, hbm_gbps, arithmetic_intensity, fraction_of_roof, status}
 //   deep_analysis {stall_breakdown: [{name, fraction}], achieved_occupancy, issue_utilization, ...}
 //   occupancy (0..1), occupancy_limiter, resources {...}, launch {grid, block, shared_bytes, ...},
-//   total_ns, count, critical_path_fraction, share_of_gpu_time
-// Any other key is listed as-is under "other measured facts", so nothing measured is dropped.
-std::string render_measured_facts(const nlohmann::json& analysis);
+//   total_ns, count or launches, median_ns, critical_path_fraction, share_of_gpu_time
+// (the shape of analysis.json's ranking entries). Any other key is listed as-is, so nothing measured is dropped.
+// A whole-application document, {"kernels": [...]} or analysis.json's {"ranking": {"kernels": [...]}}, is
+// reduced to the entry whose (possibly demangled) name is `kernel_name`.
+std::string render_measured_facts(const nlohmann::json& analysis, const std::string& kernel_name);
 
 std::string render_constraints(const std::vector<std::string>& constraints);
 

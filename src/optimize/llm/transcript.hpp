@@ -4,8 +4,10 @@
 // leaves whole lines. The API key is scrubbed from every line before it is written (it is never put in a line
 // to begin with: requests are recorded without their headers).
 //
-// Line kinds ("kind"): "request" (seq, round, purpose "propose"|"repair", candidate, body), "response" (seq,
-// request_seq, status, attempts, finish_reason, usage, content, outcome, reason), "error" (request_seq, message).
+// Line kinds ("kind"): "header" (schema_version, model, endpoint, settings; the first line), "request" (round,
+// purpose "propose"|"repair", candidate, body), "response" (request_seq, status, attempts, finish_reason, usage,
+// content, outcome, extraction), "error" (request_seq, message), "verdict" (candidate, gate, passed, reason,
+// evidence). Schemas: schemas/llm-transcript-line.schema.json, and schemas/llm-summary.schema.json for summary().
 #include <string>
 
 #include <nlohmann/json.hpp>
