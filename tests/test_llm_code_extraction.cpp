@@ -106,6 +106,16 @@ TEST(LlmExtraction, WholeFileIsTakenAsIs) {
   EXPECT_EQ(ex.source_text, whole);
 }
 
+TEST(LlmExtraction, WholeFileWithoutOneIncludeIsStillTheWholeFile) {
+  std::string whole = kOriginal;
+  whole.erase(0, whole.find('\n') + 1);  // drops #include <cstdio>
+  whole.replace(whole.find("if (i < n) { y[i] = a * x[i]; }"), 31, "if (i < n) y[i] = x[i] * a;");
+  auto ex = extract_candidate("```cuda\n" + whole + "```\n", "stop", kOriginal, "scale");
+  ASSERT_TRUE(ex.ok) << ex.reason;
+  EXPECT_EQ(ex.mode, "whole_file");  // not spliced: that would define main twice
+  EXPECT_EQ(ex.source_text, whole);
+}
+
 TEST(LlmExtraction, SeveralBlocksTheLastDefinitionOfTheKernelWins) {
   std::string reply = "The original:\n```cuda\n" + kOriginal + "```\nA launch:\n```bash\nnvcc -O3 k.cu\n```\nThe new one:\n```\n" +
                       kNewKernel + "\n```\n";

@@ -6,10 +6,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <cstdlib>
 #include <sstream>
 
 #include "optimize/llm/llm_proposer.hpp"
 #include "testing/mock_model_server.hpp"
+#include "testing/tmpdir.hpp"
 
 namespace fs = std::filesystem;
 using namespace rpl::optimize;
@@ -87,4 +89,49 @@ TEST(LlmRecordedResponses, EveryReplyYieldsItsCandidateThroughTheProposer) {
     EXPECT_NE(got[0].source_text, r.source_text);
     EXPECT_NE(got[0].source_text.find("int main()"), std::string::npos);  // the application is still whole
   }
+}
+
+// Each reward hack of the optimize issue's hostile suite (bench/optimize/hostile), answered by a model as a whole
+// file in a fenced block: the proposer hands it to the guard exactly as written, host code included (a hack may
+// live outside the kernel, e.g. launching on a side stream), and labels the signature changes.
+TEST(LlmRecordedResponses, HostileSuiteRepliesReachTheGuardIntact) {
+  fs::path hostile = fs::path(RPL_SOURCE_DIR) / "bench/optimize/hostile";
+  if (!fs::exists(hostile / "make_candidates.py"))
+    GTEST_SKIP() << "the hostile suite (bench/optimize/hostile, from the optimize branch) is not in this tree";
+  rpl::test::TempDir out;
+  std::string cmd = "python3 " + (hostile / "make_candidates.py").string() + " " + out.path().string() + " >/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::string app = slurp(hostile / "app.cu");
+  std::ifstream tsv(out.path() / "cases.tsv");
+  rpl::test::MockModelServer server;
+  TranscriptWriter transcript;
+  LlmOptions o;
+  o.url = server.url();
+  o.model = "hostile-replies";
+  o.candidates = 1;
+  auto proposer = make_llm_proposer(o, transcript);
+  int n = 0;
+  for (std::string line; std::getline(tsv, line);) {
+    std::istringstream f(line);
+    std::string name, kernel, gate, file;
+    std::getline(f, name, '\t');
+    std::getline(f, kernel, '\t');
+    std::getline(f, gate, '\t');
+    std::getline(f, file, '\t');
+    SCOPED_TRACE(name);
+    std::string hack = slurp(file);
+    server.push_content("This version is much faster:\n\n```cuda\n" + hack + "```\n");
+    ProposalRequest r;
+    r.source_path = (hostile / "app.cu").string();
+    r.source_text = app;
+    r.kernel_name = kernel;
+    r.language = "cuda";
+    r.round = n++;
+    auto got = proposer->propose(r);
+    ASSERT_EQ(got.size(), 1u) << transcript.summary()["failed_responses"].dump();
+    EXPECT_EQ(got[0].source_text, hack);
+    EXPECT_EQ(got[0].details["extraction"]["mode"], "whole_file");
+    if (name.rfind("signature_", 0) == 0) EXPECT_TRUE(got[0].details["signature_changed"].get<bool>());
+  }
+  EXPECT_GE(n, 8);
 }

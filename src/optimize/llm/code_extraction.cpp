@@ -41,21 +41,24 @@ std::vector<std::string> include_lines(const std::string& text) {
   return out;
 }
 
-// A block is the whole file when it keeps every #include and every other function the original defines;
-// otherwise it is the kernel (with perhaps new helpers) and replaces only the original kernel's definition.
+// A block is the whole file when it defines every other function the original defines (a model may drop or
+// reorder an #include; that is the candidate's to answer for at compile time), or, for an original that is
+// only includes and the kernel, when it keeps every #include. Otherwise it is the kernel (perhaps with new
+// helpers) and replaces only the original kernel's definition.
 bool is_whole_file(const std::string& block, const std::string& original, const std::string& kernel) {
-  auto block_includes = include_lines(block);
-  auto original_includes = include_lines(original);
   auto block_functions = defined_functions(block);
-  auto original_functions = defined_functions(original);
-  bool has_rest = !original_includes.empty();
-  for (const auto& f : original_functions) has_rest = has_rest || f != kernel;
-  if (!has_rest) return false;  // the original is the kernel alone: splicing keeps its comments
+  bool has_others = false;
+  for (const auto& f : defined_functions(original)) {
+    if (f == kernel) continue;
+    has_others = true;
+    if (std::find(block_functions.begin(), block_functions.end(), f) == block_functions.end()) return false;
+  }
+  if (has_others) return true;
+  auto original_includes = include_lines(original);
+  if (original_includes.empty()) return false;  // the original is the kernel alone: splicing keeps its comments
+  auto block_includes = include_lines(block);
   for (const auto& inc : original_includes)
     if (std::find(block_includes.begin(), block_includes.end(), inc) == block_includes.end()) return false;
-  for (const auto& f : original_functions)
-    if (f != kernel && std::find(block_functions.begin(), block_functions.end(), f) == block_functions.end())
-      return false;
   return true;
 }
 
