@@ -26,6 +26,24 @@ std::string slurp(const fs::path& p) {
   return s.str();
 }
 
+LlmOptions one_candidate_per_round(const rpl::test::MockModelServer& server, const std::string& model) {
+  LlmOptions o;
+  o.url = server.url();
+  o.model = model;
+  o.candidates = 1;
+  return o;
+}
+
+ProposalRequest request_for(const fs::path& source, const std::string& kernel, int round) {
+  ProposalRequest r;
+  r.source_path = source.string();
+  r.source_text = slurp(source);
+  r.kernel_name = kernel;
+  r.language = "cuda";
+  r.round = round;
+  return r;
+}
+
 struct Case {
   std::string name, app, kernel, kind, expected, reply;
 };
@@ -69,20 +87,11 @@ TEST(LlmRecordedResponses, EveryReplyYieldsItsCandidateThroughTheProposer) {
   rpl::test::MockModelServer server;
   for (const auto& c : all) server.push_content(slurp(dir / c.reply));
   TranscriptWriter transcript;
-  LlmOptions o;
-  o.url = server.url();
-  o.model = "recorded-replies";
-  o.candidates = 1;
-  auto proposer = make_llm_proposer(o, transcript);
+  auto proposer = make_llm_proposer(one_candidate_per_round(server, "recorded-replies"), transcript);
   int round = 0;
   for (const auto& c : all) {
     SCOPED_TRACE(c.name);
-    ProposalRequest r;
-    r.source_path = (naive / c.app).string();
-    r.source_text = slurp(naive / c.app);
-    r.kernel_name = c.kernel;
-    r.language = "cuda";
-    r.round = round++;
+    ProposalRequest r = request_for(naive / c.app, c.kernel, round++);
     auto got = proposer->propose(r);
     ASSERT_EQ(got.size(), 1u) << transcript.summary()["failed_responses"].dump();
     EXPECT_EQ(got[0].details["signature_changed"].get<bool>(), c.expected == "signature");
@@ -101,15 +110,10 @@ TEST(LlmRecordedResponses, HostileSuiteRepliesReachTheGuardIntact) {
   rpl::test::TempDir out;
   std::string cmd = "python3 " + (hostile / "make_candidates.py").string() + " " + out.path().string() + " >/dev/null";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::string app = slurp(hostile / "app.cu");
   std::ifstream tsv(out.path() / "cases.tsv");
   rpl::test::MockModelServer server;
   TranscriptWriter transcript;
-  LlmOptions o;
-  o.url = server.url();
-  o.model = "hostile-replies";
-  o.candidates = 1;
-  auto proposer = make_llm_proposer(o, transcript);
+  auto proposer = make_llm_proposer(one_candidate_per_round(server, "hostile-replies"), transcript);
   int n = 0;
   for (std::string line; std::getline(tsv, line);) {
     std::istringstream f(line);
@@ -121,12 +125,7 @@ TEST(LlmRecordedResponses, HostileSuiteRepliesReachTheGuardIntact) {
     SCOPED_TRACE(name);
     std::string hack = slurp(file);
     server.push_content("This version is much faster:\n\n```cuda\n" + hack + "```\n");
-    ProposalRequest r;
-    r.source_path = (hostile / "app.cu").string();
-    r.source_text = app;
-    r.kernel_name = kernel;
-    r.language = "cuda";
-    r.round = n++;
+    ProposalRequest r = request_for(hostile / "app.cu", kernel, n++);
     auto got = proposer->propose(r);
     ASSERT_EQ(got.size(), 1u) << transcript.summary()["failed_responses"].dump();
     EXPECT_EQ(got[0].source_text, hack);
