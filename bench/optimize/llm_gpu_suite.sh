@@ -51,7 +51,7 @@ run_case() {  # name app kernel kind expected reply
   local build="nvcc -O3 -arch=$ARCH -o $d/app $d/$app"
   $build >"$d/app-build.log" 2>&1 || { echo "the naive app does not build" >"$d/error.txt"; return; }
   local dry=(); [ "$kind" = hack ] && dry=(--dry-run)
-  local common=(--source "$d/$app" --build "$build" --kernel "^${kernel}\$" --max-candidates 1 --runs 3 --perf-rounds 4
+  local common=(--source "$d/$app" --build "$build" --kernel "$kernel" --max-candidates 1 --runs 3 --perf-rounds 4
                 --perf-iterations 10 --timeout 60 -o "$d/opt" --json "${dry[@]}")
   if [ "$MODE" = loop ]; then
     "$REPLAY" serve --port-file "$d/port" "$R/$reply" 2>"$d/replay-server.log" &
