@@ -46,6 +46,9 @@ def main():
     for line in cases.read_text().splitlines()[1:]:
         name, _app, _kernel, kind, expected, _reply, _what = line.split("\t")
         d = root / "cases" / name
+        if not d.exists():
+            print(f"{name:<28} {kind:<8} {expected:<12} {'not run':<12}")
+            continue
         if (d / "skipped.txt").exists():
             print(f"{name:<28} {kind:<8} {expected:<12} {'skipped':<12}")
             continue
