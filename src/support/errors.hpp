@@ -22,6 +22,7 @@ enum class ExitCode : int {
   AddressRelocation = 12,  // rocm-perf replay: a captured address range cannot be reserved at its address
   VerificationMismatch = 13,  // rocm-perf replay: the replayed result differs from the captured one
   NoDevice = 14,         // rocm-perf ceilings: no usable GPU to measure
+  ModelEndpointFailed = 15,  // optimize --proposer llm: the model endpoint refused, failed or was unreachable
 };
 
 // An error the user can act on: message names the file or value and what is wrong.
