@@ -32,13 +32,18 @@ nvidia-smi -L || fail "nvidia-smi: no NVIDIA GPU visible"
 command -v nvcc >/dev/null || fail "nvcc is not on PATH"
 CC=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
 ARCH="sm_${CC}"
-BUILD="${RPL_BUILD_DIR:-$ROOT/build-gpu}"
-say "building in $BUILD"
-cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$W/cmake.log" 2>&1 || { tail -40 "$W/cmake.log"; fail "cmake failed"; }
-cmake --build "$BUILD" -j16 --target rocm-perf rpl_cuda_collector rpl_cuda_capture rpl_replay_cuda rpl-llm-replay \
-  >"$W/build.log" 2>&1 || { grep -E 'error|FAILED' "$W/build.log" | head -40; fail "build failed (build.log)"; }
-RP="$BUILD/src/cli/rocm-perf"
-REPLAY="$BUILD/src/optimize/llm/rpl-llm-replay"
+if [ -n "${RPL_BIN_DIR:-}" ]; then  # prebuilt (scripts/gpu/stage_all.sh): the GPU machine has no dev packages
+  RP="$RPL_BIN_DIR/rocm-perf"; REPLAY="$RPL_BIN_DIR/rpl-llm-replay"
+else
+  BUILD="${RPL_BUILD_DIR:-$ROOT/build-gpu}"
+  say "building in $BUILD"
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$W/cmake.log" 2>&1 || { tail -40 "$W/cmake.log"; fail "cmake failed"; }
+  cmake --build "$BUILD" -j16 --target rocm-perf rpl_cuda_collector rpl_cuda_capture rpl_replay_cuda rpl-llm-replay \
+    >"$W/build.log" 2>&1 || { grep -E 'error|FAILED' "$W/build.log" | head -40; fail "build failed (build.log)"; }
+  RP="$BUILD/src/cli/rocm-perf"
+  REPLAY="$BUILD/src/optimize/llm/rpl-llm-replay"
+fi
+[ -x "$RP" ] && [ -x "$REPLAY" ] || fail "no rocm-perf or rpl-llm-replay ($RP, $REPLAY)"
 "$RP" optimize --help >"$W/optimize-help.txt" 2>&1 || fail "rocm-perf optimize --help failed"
 if grep -q -- "--llm-url" "$W/optimize-help.txt"; then MODE=loop; else MODE=candidate; fi
 say "mode: $MODE ($( [ $MODE = loop ] && echo 'optimize --proposer llm against the replay server' || echo 'optimize --candidate on the extracted reply'))"

@@ -15,4 +15,6 @@ cp "$DEST.replay"/bin/* "$DEST/bin/"
 cp -r "$DEST.replay/bench/replay-proof" "$DEST/bench/"
 rm -rf "$DEST.replay"
 du -sh "$DEST"
+# The LLM proposer's replay server (bench/optimize/llm_gpu_suite.sh), where it was built.
+[ -x "$BUILD/src/optimize/llm/rpl-llm-replay" ] && strip --strip-debug -o "$DEST/lib/rpl-llm-replay" "$BUILD/src/optimize/llm/rpl-llm-replay"
 bash "$ROOT/scripts/gpu/stage_runtime_libs.sh" "$DEST"

@@ -15,6 +15,9 @@
 #include "optimize/optimize_loop.hpp"
 #include "optimize/real_environment.hpp"
 #include "optimize/unroll_proposer.hpp"
+#ifdef RPL_HAVE_OPTIMIZE_LLM
+#include "optimize/llm/llm_proposer.hpp"
+#endif
 #endif
 #include "support/errors.hpp"
 #include "support/log.hpp"
@@ -33,6 +36,10 @@ struct OptimizeArgs {
   double timeout_s = 0;
   bool json = false;
   bool quiet = false;
+  std::string proposer = "deterministic";
+#ifdef RPL_HAVE_OPTIMIZE_LLM
+  optimize::llm::LlmOptions llm;
+#endif
 };
 
 // The seeds' form `rocm-perf optimize ./app`: the kernel source is the application's name with .cu, .hip or .cpp,
@@ -81,8 +88,27 @@ int run(OptimizeArgs& a) {
   eo.timeout_s = a.timeout_s;
   optimize::RealEnvironment env(eo);
   std::vector<std::unique_ptr<optimize::Proposer>> proposers;
-  if (a.candidates.empty()) proposers.push_back(std::make_unique<optimize::DeterministicProposer>());
-  else proposers.push_back(std::make_unique<optimize::FileProposer>(a.candidates));
+#ifdef RPL_HAVE_OPTIMIZE_LLM
+  // Nothing is sent anywhere unless --proposer llm was given.
+  std::unique_ptr<optimize::llm::TranscriptWriter> transcript;
+  if (a.proposer == "llm") {
+    if (!a.candidates.empty()) throw Error(ExitCode::Usage, "--candidate and --proposer llm exclude each other");
+    fs::create_directories(o.output_dir);
+    transcript = std::make_unique<optimize::llm::TranscriptWriter>((fs::path(o.output_dir) / "llm-transcript.jsonl").string());
+    proposers.push_back(optimize::llm::make_llm_proposer(a.llm, *transcript));
+    o.max_repairs = a.llm.repair_rounds;
+    o.annotate = [t = transcript.get()](nlohmann::json& doc) { doc["llm"] = t->summary(); };
+  }
+#else
+  if (a.proposer == "llm")
+    throw Error(ExitCode::Usage, "this rocm-perf was built without libcurl (libcurl4-openssl-dev): --proposer llm is not available");
+#endif
+  if (!proposers.empty()) {
+  } else if (a.candidates.empty()) {
+    proposers.push_back(std::make_unique<optimize::DeterministicProposer>());
+  } else {
+    proposers.push_back(std::make_unique<optimize::FileProposer>(a.candidates));
+  }
   optimize::OptimizeResult r = optimize::run_optimize(o, env, proposers);
   if (a.json) fmt::print("{}\n", r.document.dump(1));
   else fmt::print("{}", optimize::optimize_summary_text(r.document));
@@ -114,6 +140,12 @@ Action register_optimize(CLI::App& app) {
   cmd->add_option("--atol", o.tolerance.atol, "absolute tolerance for floating-point results (default 0: bit-exact)");
   cmd->add_flag("--dry-run", o.dry_run, "never touch the source: report, and write the best candidate's diff");
   cmd->add_flag("--keep-going", o.keep_going, "when the best candidate fails end to end, try the next one");
+  cmd->add_option("--proposer", a->proposer, "who proposes candidates: deterministic (pragma unroll, invariant-load hoisting) "
+                                             "or llm (an OpenAI-compatible model; --llm-* options)")
+      ->capture_default_str()->check(CLI::IsMember({"deterministic", "llm"}));
+#ifdef RPL_HAVE_OPTIMIZE_LLM
+  optimize::llm::add_llm_options(*cmd, a->llm);
+#endif
   cmd->add_option("--candidate", a->candidates, "check this whole candidate source instead of proposing (repeatable)");
   cmd->add_option("--compiler", a->compiler, "compiler for candidates (default nvcc, or hipcc for AMD captures)");
   cmd->add_option("--compile-flags", a->compile_flags, "flags the application compiles the kernel with (default -O3)");

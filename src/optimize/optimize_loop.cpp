@@ -23,7 +23,6 @@ using nlohmann::json;
 namespace {
 
 constexpr int kMaxRounds = 4;
-constexpr int kMaxRepairs = 2;
 
 struct InputState {
   std::string name;
@@ -302,7 +301,7 @@ void Loop::evaluate(const Candidate& c, Proposer& proposer, int depth) {
                               {"reason", "the candidate does not compile: " + entry["compile"]["status"].get<std::string>()},
                               {"evidence", {{"compiler_messages", messages}}}});
     finish("rejected");
-    if (depth < kMaxRepairs) {
+    if (depth < o_.max_repairs) {
       ProposalRequest req{o_.source, original_text_, kernel_, language_, baseline_.analysis, guard_constraints(), c.round, 1};
       if (auto fixed = proposer.repair(req, c, messages)) evaluate(*fixed, proposer, depth + 1);
     }
@@ -364,6 +363,7 @@ bool Loop::end_to_end(const json& entry, const Candidate& c, json& e2e) {
 }
 
 void Loop::write_document() {
+  if (o_.annotate) o_.annotate(doc_);
   write_text_file_atomically((out_ / "optimize.json").string(), doc_.dump(1) + "\n");
 }
 

@@ -2,6 +2,7 @@
 // The guarded optimizer's loop (issue 15): baseline, ranking, capture, proposals, the gates, end to end, the
 // atomic source replacement, and the optimize.json document (schemas/optimize.schema.json).
 #include <memory>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct OptimizeOptions {
   bool keep_going = false;
   std::string output_dir = "rocm-perf-optimize";
   std::vector<std::string> app;       // for the document
+  int max_repairs = 2;                // compile-repair requests per candidate (the LLM's --llm-repair-rounds)
+  // Called on the document before each write of optimize.json (the LLM proposer adds its usage summary).
+  std::function<void(nlohmann::json&)> annotate;
 };
 
 struct OptimizeResult {
