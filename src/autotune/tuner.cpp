@@ -7,6 +7,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <cstdlib>
 
 #include "autotune/features.hpp"
 #include "autotune/surrogate.hpp"
@@ -134,52 +135,66 @@ class Search {
     end_phase();
   }
 
-  // Greedy maximin design over the parameters' value ranks (each scaled to [0, 1]): every next point is
-  // the candidate farthest from those already chosen, so the seed covers the space instead of clumping.
+  // Space-filling seed: of many uniform random samples of the valid configurations, the one whose closest
+  // pair is farthest apart (over the parameters' value ranks scaled to [0, 1]). Unlike a greedy maximin
+  // design it does not crowd the corners, and unlike one random sample it does not clump.
   std::vector<std::size_t> space_filling_order(std::size_t want) {
-    std::vector<std::size_t> pool(space_.size());
-    std::iota(pool.begin(), pool.end(), 0);
-    std::shuffle(pool.begin(), pool.end(), rng_);
-    if (pool.size() > 4096) pool.resize(4096);
     const auto& ps = space_.parameters();
     auto coord = [&](std::size_t cfg, std::size_t p) {
       const std::size_t n = ps[p].values.size();
       return n > 1 ? static_cast<double>(space_.config(cfg)[p]) / static_cast<double>(n - 1) : 0.0;
     };
-    std::vector<double> min_dist(pool.size(), std::numeric_limits<double>::infinity());
-    std::vector<std::size_t> chosen;
-    std::vector<bool> taken(pool.size(), false);
-    std::size_t next = 0;  // the first point is random (the pool is shuffled)
-    while (chosen.size() < std::min(want, pool.size())) {
-      taken[next] = true;
-      chosen.push_back(pool[next]);
-      double best = -1;
-      std::size_t best_i = 0;
-      for (std::size_t i = 0; i < pool.size(); ++i) {
-        if (taken[i]) continue;
-        double d = 0;
-        for (std::size_t p = 0; p < ps.size(); ++p) {
-          const double diff = coord(pool[i], p) - coord(pool[next], p);
-          d += diff * diff;
-        }
-        min_dist[i] = std::min(min_dist[i], d);
-        if (min_dist[i] > best) {
-          best = min_dist[i];
-          best_i = i;
+    want = std::min(want, space_.size());
+    std::vector<std::size_t> best;
+    double best_score = -1;
+    constexpr int kSamples = 64;
+    for (int s = 0; s < kSamples; ++s) {
+      std::vector<std::size_t> sample;
+      std::uniform_int_distribution<std::size_t> pick(0, space_.size() - 1);
+      std::vector<bool> used;
+      if (want * 4 > space_.size()) {
+        std::vector<std::size_t> all(space_.size());
+        std::iota(all.begin(), all.end(), 0);
+        std::shuffle(all.begin(), all.end(), rng_);
+        sample.assign(all.begin(), all.begin() + want);
+      } else {
+        std::unordered_map<std::size_t, bool> seen;
+        while (sample.size() < want) {
+          const std::size_t c = pick(rng_);
+          if (seen.emplace(c, true).second) sample.push_back(c);
         }
       }
-      if (best < 0) break;
-      next = best_i;
+      double closest = std::numeric_limits<double>::infinity();
+      for (std::size_t i = 0; i < sample.size(); ++i)
+        for (std::size_t j = i + 1; j < sample.size(); ++j) {
+          double d = 0;
+          for (std::size_t p = 0; p < ps.size(); ++p) {
+            const double diff = coord(sample[i], p) - coord(sample[j], p);
+            d += diff * diff;
+          }
+          closest = std::min(closest, d);
+        }
+      if (closest > best_score) {
+        best_score = closest;
+        best = std::move(sample);
+      }
     }
-    return chosen;
+    return best;
   }
 
   void model_search() {
     // Seed: 30% of the budget (at least 10 where the budget allows), the rest model-guided.
-    const std::size_t seed_valid =
-        std::min(budget_, std::max<std::size_t>(std::min<std::size_t>(10, budget_), (budget_ * 3 + 9) / 10));
+    const double fraction = std::getenv("RPL_AT_SEED") ? std::atof(std::getenv("RPL_AT_SEED")) : 0.3;
+    const std::size_t seed_valid = std::min(
+        budget_, std::max<std::size_t>(std::min<std::size_t>(10, budget_),
+                                       static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(budget_)))));
     begin_phase("seed");
-    const std::vector<std::size_t> seed = space_filling_order(std::min(space_.size(), seed_valid * 3));
+    // Invalid seed points are replaced by further random ones until the seed has its valid measurements.
+    std::vector<std::size_t> seed = space_filling_order(seed_valid);
+    std::vector<std::size_t> rest(space_.size());
+    std::iota(rest.begin(), rest.end(), 0);
+    std::shuffle(rest.begin(), rest.end(), rng_);
+    seed.insert(seed.end(), rest.begin(), rest.end());
     for (std::size_t i = 0; i < seed.size() && result_.valid < seed_valid && !stopped_; ++i)
       if (!measured_[seed[i]]) measure(seed[i]);
     end_phase();
@@ -188,6 +203,7 @@ class Search {
     result_.features = features.names();
     ModelOptions mo;
     mo.seed = options_.seed;
+    if (std::getenv("RPL_AT_MEMBERS")) mo.members = std::atoi(std::getenv("RPL_AT_MEMBERS"));
     while (!done()) {
       std::vector<std::size_t> candidates;
       for (std::size_t i = 0; i < space_.size(); ++i)
@@ -253,13 +269,41 @@ class Search {
       classifier.fit(all_x, ok, co, true);
       classifier.predict(cx, p_valid);
     }
-    // Optimistic score (lower confidence bound of the log objective); a configuration the classifier
-    // expects to fail is ranked after every one it expects to run.
-    constexpr double kExploration = 0.5;
+    // Expected improvement over the best measured (log objective; the ensemble's spread as the
+    // uncertainty), times the probability the configuration runs at all (constrained EI). Unlike a plain
+    // lowest-prediction pick, it does not spend measurements on configurations the model already knows
+    // to be as good as a measured one (a parameter with no effect).
+    const double best_y = y.empty() ? 0.0 : *std::min_element(y.begin(), y.end());
     std::vector<double> score(candidates.size());
     for (std::size_t i = 0; i < candidates.size(); ++i) {
-      score[i] = mean[i] - kExploration * spread[i];
-      if (both && p_valid[i] < 0.5f) score[i] += 1e6;
+      const double sigma = std::max(1e-9, static_cast<double>(spread[i]));
+      const double gain = best_y - mean[i];
+      const double z = gain / sigma;
+      const double ei = gain * 0.5 * std::erfc(-z / std::sqrt(2.0)) + sigma * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
+      score[i] = -ei * (both ? p_valid[i] : 1.0);
+    }
+    // Every other round is a coordinate step around the best configuration measured so far: the candidates
+    // are those that change only one parameter, the parameter cycling from round to round, and the model
+    // picks among them. The model's global ranking finds the right region; these steps make sure every
+    // parameter is varied around its best point, where a model trained on few points often extrapolates
+    // a parameter's effect from another region.
+    const std::size_t round = result_.phases.back().rounds;
+    if (round % 2 == 0 && std::getenv("RPL_AT_NOLOCAL") == nullptr) {
+      const std::size_t incumbent = best_measured(1).front();
+      const std::size_t nparams = space_.parameters().size();
+      for (std::size_t attempt = 0; attempt < nparams; ++attempt) {
+        const std::size_t p = (round / 2 + attempt) % nparams;
+        std::vector<bool> near(candidates.size());
+        bool any = false;
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+          near[i] = differs_only_in(candidates[i], incumbent, p);
+          any = any || near[i];
+        }
+        if (!any) continue;
+        for (std::size_t i = 0; i < candidates.size(); ++i)
+          if (!near[i]) score[i] += 1e7;  // EI scores are <= 0
+        break;
+      }
     }
     const std::size_t batch = std::min(candidates.size(), 1 + result_.valid / 40);
     std::vector<std::size_t> order(candidates.size());
@@ -269,6 +313,25 @@ class Search {
     std::vector<std::size_t> out;
     for (std::size_t i = 0; i < batch; ++i) out.push_back(candidates[order[i]]);
     return out;
+  }
+
+  // The `n` best valid configurations measured so far.
+  std::vector<std::size_t> best_measured(std::size_t n) const {
+    std::vector<const MeasurementRecord*> valid;
+    for (const auto& m : result_.measurements)
+      if (m.outcome.valid) valid.push_back(&m);
+    std::sort(valid.begin(), valid.end(), [](auto* a, auto* b) { return a->outcome.objective < b->outcome.objective; });
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < valid.size() && i < n; ++i) out.push_back(valid[i]->config);
+    return out;
+  }
+
+  // Configurations equal in every parameter but `p` (and different in it).
+  bool differs_only_in(std::size_t a, std::size_t b, std::size_t p) const {
+    ConfigView x = space_.config(a), y = space_.config(b);
+    for (std::size_t q = 0; q < x.size(); ++q)
+      if ((q == p) == (x[q] == y[q])) return false;
+    return true;
   }
 
   const SearchSpace& space_;

@@ -8,6 +8,7 @@
 
 #include "autotune/cache.hpp"
 #include "autotune/evaluator.hpp"
+#include "autotune/replay_evaluator.hpp"
 #include "autotune/space.hpp"
 #include "autotune/tuner.hpp"
 #include "cli/commands.hpp"
@@ -34,11 +35,26 @@ struct AutotuneArgs {
   std::optional<std::string> export_cache;
   std::string output_dir = "rocm-perf-autotune";
   double timeout_s = 600;
+  // Capture-dir mode.
+  std::optional<std::string> capture_dir;
+  std::optional<std::string> kernel_source;
+  std::optional<std::string> compile_template;
+  unsigned replay_iterations = 20;
+  double tolerance = 1e-3;
   CommonOptions common;
 };
 
 std::unique_ptr<autotune::Evaluator> make_evaluator(const AutotuneArgs& a, const autotune::SearchSpace& space) {
   autotune::CommandOptions co{a.output_dir, a.timeout_s};
+  if (a.capture_dir) {
+    if (!a.cmd_template.empty()) throw Error(ExitCode::Usage, "--capture-dir replaces --cmd-template; give one of them");
+    if (!a.kernel_source || !a.compile_template)
+      throw Error(ExitCode::Usage, "--capture-dir needs --kernel-source FILE and --compile-template TEMPLATE");
+    autotune::ReplayEvaluatorOptions ro{*a.capture_dir, *a.kernel_source, a.output_dir, a.replay_iterations,
+                                        a.tolerance, a.timeout_s};
+    return std::make_unique<autotune::ReplayEvaluator>(*a.compile_template, space, ro);
+  }
+  if (a.cmd_template.empty()) throw Error(ExitCode::Usage, "--cmd-template TEMPLATE (or --capture-dir) is required");
   autotune::CommandTemplate command(a.cmd_template, space, "--cmd-template");
   for (const auto& name : command.unused(space))
     log::warn("parameter {} does not appear in --cmd-template; its values will not change the command", name);
@@ -110,8 +126,7 @@ Action register_autotune(CLI::App& app) {
                                                "\"restrictions\": [EXPR]} (schemas/autotune-space.schema.json)")
       ->required();
   cmd->add_option("--cmd-template", args->cmd_template, "command with {NAME} placeholders, run once per "
-                                                        "configuration (no shell)")
-      ->required();
+                                                        "configuration (no shell)");
   cmd->add_option("--objective", args->objective, "kernel-time (sum of kernel durations under the profiler) or "
                                                   "stdout (a number the program prints)")
       ->capture_default_str();
@@ -128,6 +143,17 @@ Action register_autotune(CLI::App& app) {
                                                "measures nothing twice");
   cmd->add_option("--import-cache", args->import_cache, "take measurements from a Kernel Tuner cache file");
   cmd->add_option("--export-cache", args->export_cache, "write the measurements as a Kernel Tuner cache file");
+  cmd->add_option("--capture-dir", args->capture_dir, "tune the kernel captured there (rocm-perf capture): each "
+                                                      "configuration compiled and timed by replay on the real inputs");
+  cmd->add_option("--kernel-source", args->kernel_source, "capture-dir mode: the kernel's source ({SOURCE})");
+  cmd->add_option("--compile-template", args->compile_template,
+                  "capture-dir mode: compiler command with {NAME} placeholders, {OUT} (code object) and {SOURCE}");
+  cmd->add_option("--replay-iterations", args->replay_iterations, "capture-dir mode: replayed launches per "
+                                                                  "configuration (median)")
+      ->capture_default_str()->check(CLI::Range(1u, 100000u));
+  cmd->add_option("--tolerance", args->tolerance, "capture-dir mode: relative tolerance of the result check "
+                                                  "against the original kernel (0: bit-exact)")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
   cmd->add_option("--timeout", args->timeout_s, "seconds before one configuration's run is killed (0: none)")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
   cmd->add_option("-o,--output-dir", args->output_dir, "where autotune.json and failed runs' output go")
