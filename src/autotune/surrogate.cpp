@@ -7,7 +7,6 @@
 #include <numeric>
 #include <random>
 #include <string>
-#include <cstdlib>
 
 #include "support/errors.hpp"
 
@@ -74,8 +73,8 @@ void TreeEnsemble::fit(const Matrix& x, const std::vector<float>& y, const Model
     b->set("eta", std::to_string(options.eta));
     b->set("min_child_weight", "1");
     b->set("lambda", "1");
-    b->set("subsample", single ? "1" : (std::getenv("RPL_AT_SUB") ? std::getenv("RPL_AT_SUB") : "0.75"));
-    b->set("colsample_bytree", single ? "1" : (std::getenv("RPL_AT_COL") ? std::getenv("RPL_AT_COL") : "0.8"));
+    b->set("subsample", single ? "1" : "0.75");
+    b->set("colsample_bytree", single ? "1" : "0.8");
     b->set("seed", std::to_string(options.seed * 7919 + static_cast<std::uint64_t>(m) + 1));
     if (!classify) {
       const double mean = std::accumulate(y.begin(), y.end(), 0.0) / std::max<std::size_t>(1, y.size());

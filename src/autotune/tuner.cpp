@@ -7,7 +7,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
-#include <cstdlib>
+#include <unordered_map>
 
 #include "autotune/features.hpp"
 #include "autotune/surrogate.hpp"
@@ -183,8 +183,8 @@ class Search {
   }
 
   void model_search() {
-    // Seed: 30% of the budget (at least 10 where the budget allows), the rest model-guided.
-    const double fraction = std::getenv("RPL_AT_SEED") ? std::atof(std::getenv("RPL_AT_SEED")) : 0.3;
+    // Seed: 20% of the budget (at least 10 where the budget allows), the rest model-guided.
+    constexpr double fraction = 0.2;
     const std::size_t seed_valid = std::min(
         budget_, std::max<std::size_t>(std::min<std::size_t>(10, budget_),
                                        static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(budget_)))));
@@ -203,7 +203,6 @@ class Search {
     result_.features = features.names();
     ModelOptions mo;
     mo.seed = options_.seed;
-    if (std::getenv("RPL_AT_MEMBERS")) mo.members = std::atoi(std::getenv("RPL_AT_MEMBERS"));
     while (!done()) {
       std::vector<std::size_t> candidates;
       for (std::size_t i = 0; i < space_.size(); ++i)
@@ -282,13 +281,32 @@ class Search {
       const double ei = gain * 0.5 * std::erfc(-z / std::sqrt(2.0)) + sigma * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
       score[i] = -ei * (both ? p_valid[i] : 1.0);
     }
+    // A candidate that differs from a measured configuration in one parameter, with a prediction within
+    // 0.5% of that measurement, would only confirm that the parameter does not matter there (a padding
+    // flag, say): it goes after every other candidate.
+    {
+      std::unordered_map<std::uint64_t, std::vector<float>> masked;  // measured y by (config with p masked)
+      for (const auto& m : result_.measurements)
+        if (m.outcome.valid && m.outcome.objective > 0)
+          for (std::size_t p = 0; p < space_.parameters().size(); ++p)
+            masked[masked_hash(m.config, p)].push_back(static_cast<float>(std::log(m.outcome.objective)));
+      for (std::size_t i = 0; i < candidates.size(); ++i)
+        for (std::size_t p = 0; p < space_.parameters().size(); ++p) {
+          auto it = masked.find(masked_hash(candidates[i], p));
+          if (it == masked.end()) continue;
+          if (std::any_of(it->second.begin(), it->second.end(), [&](float v) { return std::fabs(v - mean[i]) < 0.005; })) {
+            score[i] += 1e6;
+            break;
+          }
+        }
+    }
     // Every other round is a coordinate step around the best configuration measured so far: the candidates
     // are those that change only one parameter, the parameter cycling from round to round, and the model
     // picks among them. The model's global ranking finds the right region; these steps make sure every
     // parameter is varied around its best point, where a model trained on few points often extrapolates
     // a parameter's effect from another region.
     const std::size_t round = result_.phases.back().rounds;
-    if (round % 2 == 0 && std::getenv("RPL_AT_NOLOCAL") == nullptr) {
+    if (round % 2 == 0) {
       const std::size_t incumbent = best_measured(1).front();
       const std::size_t nparams = space_.parameters().size();
       for (std::size_t attempt = 0; attempt < nparams; ++attempt) {
@@ -324,6 +342,17 @@ class Search {
     std::vector<std::size_t> out;
     for (std::size_t i = 0; i < valid.size() && i < n; ++i) out.push_back(valid[i]->config);
     return out;
+  }
+
+  // A hash of the configuration with parameter `p` left out.
+  std::uint64_t masked_hash(std::size_t config, std::size_t p) const {
+    ConfigView c = space_.config(config);
+    std::uint64_t h = 1469598103934665603ull ^ p;
+    for (std::size_t q = 0; q < c.size(); ++q) {
+      h ^= (q == p ? 0xffffull : c[q]) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+      h *= 1099511628211ull;
+    }
+    return h;
   }
 
   // Configurations equal in every parameter but `p` (and different in it).
