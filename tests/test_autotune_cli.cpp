@@ -218,3 +218,28 @@ TEST(AutotuneCli, BadInputNamesTheValue) {
 
 }  // namespace
 }  // namespace rpl::test
+
+namespace rpl::test {
+namespace {
+
+// --objective kernel-time through the profiler; the test-double rocprofv3 reports the kernels it is told to.
+TEST(AutotuneCli, KernelTimeSumsTheMatchingKernelsUnderTheProfiler) {
+  TempDir dir;
+  std::ofstream(dir.file("space.json")) << R"({"parameters": {"A": [1, 2]}})";
+  const char* path = std::getenv("PATH");
+  const std::vector<std::pair<std::string, std::string>> env = {
+      {"PATH", std::string(RPL_TEST_DOUBLES_DIR) + ":" + (path ? path : "/usr/bin:/bin")},
+      {"FAKE_ROCPROFV3_KERNELS", "gemm_tile:2:1000;copy:1:5000"}};
+  CliResult r = run_cli({"autotune", "--space", dir.file("space.json"), "--cmd-template", "/bin/sh -c 'exit 0' {A}",
+                         "--kernel", "gemm", "--runs", "2", "--strategy", "exhaustive", "-o", dir.file("out"), "--json"},
+                        env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json d = nlohmann::json::parse(r.out);
+  EXPECT_EQ(d["objective"]["kind"], "kernel-time");
+  EXPECT_EQ(d["measurements"].size(), 2u);
+  EXPECT_DOUBLE_EQ(d["best"]["objective"].get<double>(), 0.002);  // 2 x 1000 ns of gemm_tile, copy not counted
+  EXPECT_EQ(validate_against_schema("autotune", dir.file("out/autotune.json")), "");
+}
+
+}  // namespace
+}  // namespace rpl::test
