@@ -22,5 +22,6 @@ Action register_capture(CLI::App& app);
 Action register_replay(CLI::App& app);
 Action register_ceilings(CLI::App& app);
 Action register_optimize(CLI::App& app);
+Action register_autotune(CLI::App& app);
 
 }  // namespace rpl::cli

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   actions.push_back(rpl::cli::register_replay(app));
   actions.push_back(rpl::cli::register_ceilings(app));
   actions.push_back(rpl::cli::register_optimize(app));
+  actions.push_back(rpl::cli::register_autotune(app));
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,44 @@
+#include "autotune/features.hpp"
+
+#include <cmath>
+
+namespace rpl::autotune {
+namespace {
+
+// log2 that keeps zero and negative values ordered and finite (parameters like PAD or UNROLL are 0/1).
+double signed_log2(double v) { return v >= 0 ? std::log2(1.0 + v) : -std::log2(1.0 - v); }
+
+}  // namespace
+
+FeatureMap::FeatureMap(const SearchSpace& space) : space_(space) {
+  const auto& ps = space.parameters();
+  for (const auto& p : ps) {
+    names_.push_back(p.name);
+    names_.push_back("log2(" + p.name + ")");
+  }
+  for (std::size_t a = 0; a < ps.size(); ++a)
+    for (std::size_t b = a + 1; b < ps.size(); ++b) {
+      names_.push_back("log2(" + ps[a].name + "*" + ps[b].name + ")");
+      names_.push_back("log2(" + ps[a].name + "/" + ps[b].name + ")");
+    }
+}
+
+void FeatureMap::append(std::size_t index, std::vector<float>& out) const {
+  ConfigView c = space_.config(index);
+  const std::size_t n = c.size();
+  double logs[64];
+  for (std::size_t p = 0; p < n && p < 64; ++p) {
+    const double v = space_.value(c, p);
+    logs[p] = signed_log2(v);
+    out.push_back(static_cast<float>(v));
+    out.push_back(static_cast<float>(logs[p]));
+  }
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t b = a + 1; b < n; ++b) {
+      const double la = a < 64 ? logs[a] : 0, lb = b < 64 ? logs[b] : 0;
+      out.push_back(static_cast<float>(la + lb));
+      out.push_back(static_cast<float>(la - lb));
+    }
+}
+
+}  // namespace rpl::autotune

@@ -1,0 +1,25 @@
+#pragma once
+// Static features of a configuration for the surrogate model: only the parameter values, never a
+// measurement. Per parameter its value and log2; per pair of parameters the log2 of their product (tile
+// area, threads per block) and of their ratio (tile per thread, work per vector).
+#include <string>
+#include <vector>
+
+#include "autotune/space.hpp"
+
+namespace rpl::autotune {
+
+class FeatureMap {
+ public:
+  explicit FeatureMap(const SearchSpace& space);
+  std::size_t size() const { return names_.size(); }
+  const std::vector<std::string>& names() const { return names_; }
+  // Appends the features of configuration `index` to `out`.
+  void append(std::size_t index, std::vector<float>& out) const;
+
+ private:
+  const SearchSpace& space_;
+  std::vector<std::string> names_;
+};
+
+}  // namespace rpl::autotune

@@ -1,0 +1,202 @@
+#include "autotune/space.hpp"
+
+#include <fmt/core.h>
+
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "autotune/restriction.hpp"
+#include "support/errors.hpp"
+
+namespace rpl::autotune {
+namespace {
+
+std::string value_text(const nlohmann::ordered_json& v) {
+  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
+  // Floats: shortest text that reads back to the same double.
+  return v.dump();
+}
+
+Parameter parse_parameter(const std::string& name, const nlohmann::ordered_json& values, const std::string& origin) {
+  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
+    throw Error(ExitCode::Usage, fmt::format("space {}: parameter name \"{}\" must start with a letter or _", origin, name));
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+      throw Error(ExitCode::Usage,
+                  fmt::format("space {}: parameter name \"{}\" may hold only letters, digits and _", origin, name));
+  if (!values.is_array())
+    throw Error(ExitCode::Usage, fmt::format("space {}: parameter \"{}\" must be a list of values", origin, name));
+  if (values.empty())
+    throw Error(ExitCode::Usage, fmt::format("space {}: parameter \"{}\" has no values", origin, name));
+  if (values.size() > 65535)
+    throw Error(ExitCode::Usage, fmt::format("space {}: parameter \"{}\" has {} values (at most 65,535)", origin,
+                                             name, values.size()));
+  Parameter p{name, {}, {}};
+  std::set<double> seen;
+  for (const auto& v : values) {
+    if (!v.is_number())
+      throw Error(ExitCode::Usage, fmt::format("space {}: parameter \"{}\": value {} is not a number", origin, name,
+                                               v.dump()));
+    const double d = v.get<double>();
+    if (!std::isfinite(d))
+      throw Error(ExitCode::Usage, fmt::format("space {}: parameter \"{}\": value {} is not finite", origin, name, v.dump()));
+    if (!seen.insert(d).second)
+      throw Error(ExitCode::Usage, fmt::format("space {}: parameter \"{}\": value {} is listed twice", origin, name, v.dump()));
+    p.values.push_back(d);
+    p.text.push_back(value_text(v));
+  }
+  return p;
+}
+
+}  // namespace
+
+SearchSpace SearchSpace::from_json(const nlohmann::ordered_json& doc, const std::string& origin) {
+  if (!doc.is_object() || !doc.contains("parameters") || !doc["parameters"].is_object())
+    throw Error(ExitCode::Usage,
+                fmt::format("space {}: expected {{\"parameters\": {{\"NAME\": [values...]}}, \"restrictions\": [...]}}", origin));
+  for (const auto& [key, _] : doc.items())
+    if (key != "parameters" && key != "restrictions")
+      throw Error(ExitCode::Usage, fmt::format("space {}: unknown key \"{}\" (expected parameters, restrictions)", origin, key));
+  SearchSpace s;
+  for (const auto& [name, values] : doc["parameters"].items()) s.parameters_.push_back(parse_parameter(name, values, origin));
+  if (s.parameters_.empty()) throw Error(ExitCode::Usage, fmt::format("space {}: the space is empty (no parameters)", origin));
+  if (doc.contains("restrictions")) {
+    const auto& r = doc["restrictions"];
+    if (!r.is_array()) throw Error(ExitCode::Usage, fmt::format("space {}: \"restrictions\" must be a list of strings", origin));
+    for (const auto& e : r) {
+      if (!e.is_string())
+        throw Error(ExitCode::Usage, fmt::format("space {}: restriction {} is not a string", origin, e.dump()));
+      s.restrictions_.push_back(e.get<std::string>());
+    }
+  }
+  s.enumerate(origin);
+  return s;
+}
+
+SearchSpace SearchSpace::load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(ExitCode::InputMissing, fmt::format("space {}: cannot be read", path));
+  nlohmann::ordered_json doc;
+  try {
+    doc = nlohmann::ordered_json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ExitCode::InputCorrupt, fmt::format("space {}: not valid JSON ({})", path, e.what()));
+  }
+  return from_json(doc, path);
+}
+
+void SearchSpace::enumerate(const std::string& origin) {
+  const std::size_t n = parameters_.size();
+  std::vector<std::string> names;
+  for (const auto& p : parameters_) names.push_back(p.name);
+  std::vector<double> values(n, 0.0);
+  std::vector<Restriction> restrictions;
+  for (const auto& r : restrictions_) {
+    try {
+      restrictions.emplace_back(r, names, values.data());
+    } catch (const Error& e) {
+      throw Error(e.code(), fmt::format("space {}: {}", origin, e.what()));
+    }
+  }
+  // checks[d]: restrictions whose last parameter read is d (constant ones go at depth 0).
+  std::vector<std::vector<const Restriction*>> checks(n);
+  for (const auto& r : restrictions) checks[r.used().empty() ? 0 : r.used().back()].push_back(&r);
+  std::vector<std::uint16_t> current(n, 0);
+  std::size_t depth = 0;
+  // Iterative depth-first walk over the product: advance the digit at `depth`, check, go deeper or back.
+  std::vector<int> next(n, 0);
+  while (true) {
+    if (next[depth] == static_cast<int>(parameters_[depth].values.size())) {
+      if (depth == 0) break;
+      next[depth] = 0;
+      --depth;
+      continue;
+    }
+    current[depth] = static_cast<std::uint16_t>(next[depth]);
+    values[depth] = parameters_[depth].values[next[depth]];
+    ++next[depth];
+    bool ok = true;
+    for (const Restriction* r : checks[depth])
+      if (!r->holds()) { ok = false; break; }
+    if (!ok) continue;
+    if (depth + 1 < n) {
+      ++depth;
+      continue;
+    }
+    indices_.insert(indices_.end(), current.begin(), current.end());
+    if (++count_ > kMaxConfigurations)
+      throw Error(ExitCode::Usage, fmt::format("space {}: more than {} valid configurations; add restrictions or "
+                                               "fewer values", origin, kMaxConfigurations));
+  }
+  if (count_ == 0) {
+    std::string list;
+    for (const auto& r : restrictions_) list += fmt::format("\n  {}", r);
+    throw Error(ExitCode::Usage, fmt::format("space {}: the restrictions exclude every one of the {:.0f} configurations:{}",
+                                             origin, cartesian_size(), list));
+  }
+}
+
+double SearchSpace::cartesian_size() const {
+  double product = 1;
+  for (const auto& p : parameters_) product *= static_cast<double>(p.values.size());
+  return product;
+}
+
+std::string SearchSpace::key(ConfigView c) const {
+  std::string k;
+  for (std::size_t p = 0; p < parameters_.size(); ++p) {
+    if (p) k += ',';
+    k += parameters_[p].name;
+    k += '=';
+    k += parameters_[p].text[c[p]];
+  }
+  return k;
+}
+
+nlohmann::ordered_json SearchSpace::to_json(ConfigView c) const {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (std::size_t p = 0; p < parameters_.size(); ++p) j[parameters_[p].name] = nlohmann::ordered_json::parse(parameters_[p].text[c[p]]);
+  return j;
+}
+
+std::size_t SearchSpace::find(const std::vector<double>& values) const {
+  if (values.size() != parameters_.size()) return npos;
+  std::vector<std::uint16_t> want(values.size());
+  for (std::size_t p = 0; p < values.size(); ++p) {
+    const auto& vs = parameters_[p].values;
+    std::size_t i = 0;
+    while (i < vs.size() && vs[i] != values[p]) ++i;
+    if (i == vs.size()) return npos;
+    want[p] = static_cast<std::uint16_t>(i);
+  }
+  // Configurations are in lexicographic order of their indices: binary search.
+  std::size_t lo = 0, hi = count_;
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    ConfigView c = config(mid);
+    if (std::lexicographical_compare(c.begin(), c.end(), want.begin(), want.end())) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo < count_) {
+    ConfigView c = config(lo);
+    if (std::equal(c.begin(), c.end(), want.begin())) return lo;
+  }
+  return npos;
+}
+
+nlohmann::ordered_json SearchSpace::definition() const {
+  nlohmann::ordered_json params = nlohmann::ordered_json::object();
+  for (const auto& p : parameters_) {
+    nlohmann::ordered_json vs = nlohmann::ordered_json::array();
+    for (const auto& t : p.text) vs.push_back(nlohmann::ordered_json::parse(t));
+    params[p.name] = vs;
+  }
+  return {{"parameters", params}, {"restrictions", restrictions_}};
+}
+
+std::string SearchSpace::fingerprint() const { return definition().dump(); }
+
+}  // namespace rpl::autotune

@@ -1,0 +1,59 @@
+#pragma once
+// A search space: named numeric parameters, each with a list of values, and restrictions over them. The
+// valid configurations (those every restriction accepts) are enumerated once, depth first, each restriction
+// checked as soon as the parameters it reads are set, so large products with tight restrictions stay cheap.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace rpl::autotune {
+
+struct Parameter {
+  std::string name;
+  std::vector<double> values;
+  std::vector<std::string> text;  // each value as it is substituted into commands ("64", "0.5")
+};
+
+// One configuration: the index of its value in each parameter, in parameter order.
+using ConfigView = std::span<const std::uint16_t>;
+
+class SearchSpace {
+ public:
+  // Throws rpl::Error(Usage) naming `origin` and the offending parameter, value or restriction.
+  static SearchSpace from_json(const nlohmann::ordered_json& document, const std::string& origin);
+  static SearchSpace load(const std::string& path);  // InputMissing / InputCorrupt / Usage
+
+  const std::vector<Parameter>& parameters() const { return parameters_; }
+  const std::vector<std::string>& restrictions() const { return restrictions_; }
+  std::size_t size() const { return count_; }  // valid configurations
+  double cartesian_size() const;
+  ConfigView config(std::size_t i) const {
+    return {indices_.data() + i * parameters_.size(), parameters_.size()};
+  }
+  double value(ConfigView c, std::size_t p) const { return parameters_[p].values[c[p]]; }
+  const std::string& text(ConfigView c, std::size_t p) const { return parameters_[p].text[c[p]]; }
+  // "BM=64,BN=32": stable, used as the cache key.
+  std::string key(ConfigView c) const;
+  nlohmann::ordered_json to_json(ConfigView c) const;  // {"BM": 64, ...}
+  // The configuration with these parameter values, or npos.
+  std::size_t find(const std::vector<double>& values) const;
+  // Canonical text of parameters and restrictions: two spaces with the same fingerprint are the same.
+  std::string fingerprint() const;
+  nlohmann::ordered_json definition() const;  // {"parameters": ..., "restrictions": ...}
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+ private:
+  void enumerate(const std::string& origin);
+  std::vector<Parameter> parameters_;
+  std::vector<std::string> restrictions_;
+  std::vector<std::uint16_t> indices_;  // size() x parameters, row major
+  std::size_t count_ = 0;
+};
+
+// The most valid configurations a space may have (enumeration memory and model time grow with it).
+constexpr std::size_t kMaxConfigurations = 5'000'000;
+
+}  // namespace rpl::autotune

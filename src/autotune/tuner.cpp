@@ -1,0 +1,418 @@
+#include "autotune/tuner.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <unordered_map>
+
+#include "autotune/features.hpp"
+#include "autotune/surrogate.hpp"
+#include "support/errors.hpp"
+#include "support/progress.hpp"
+
+namespace rpl::autotune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Candidates the model ranks in one round; larger spaces are subsampled afresh each round.
+constexpr std::size_t kMaxCandidates = 40'000;
+// Runs that must all fail, from the start, before the template is declared broken.
+constexpr std::size_t kFailuresBeforeGivingUp = 10;
+
+class Search {
+ public:
+  Search(const SearchSpace& space, Evaluator& evaluator, Cache* cache,
+         const std::unordered_map<std::string, CachedMeasurement>* imported, const TuneOptions& options)
+      : space_(space), evaluator_(evaluator), cache_(cache), imported_(imported), options_(options),
+        rng_(options.seed), measured_(space.size(), false), progress_(options.show_progress) {
+    budget_ = std::min(options.budget.configurations, space.size());
+    max_invalid_ = options.max_invalid.value_or(std::max<std::size_t>(20, budget_));
+  }
+
+  TuneResult run() {
+    const auto start = Clock::now();
+    switch (options_.strategy) {
+      case Strategy::Exhaustive: exhaustive(); break;
+      case Strategy::Random: random_search(); break;
+      case Strategy::Model: model_search(); break;
+    }
+    progress_.done();
+    if (result_.valid == 0) throw_all_failed();
+    result_.wall_seconds = seconds_since(start);
+    if (result_.stop_reason.empty()) result_.stop_reason = result_.valid >= budget_ ? "budget" : "space exhausted";
+    return std::move(result_);
+  }
+
+ private:
+  bool done() const { return result_.valid >= budget_ || stopped_; }
+
+  void begin_phase(const std::string& name) {
+    phase_start_ = Clock::now();
+    result_.phases.push_back({name});
+  }
+  void end_phase() { result_.phases.back().seconds = seconds_since(phase_start_); }
+
+  // Measures configuration `index` (or takes it from a cache). Returns whether it was valid.
+  bool measure(std::size_t index) {
+    measured_[index] = true;
+    MeasurementRecord rec;
+    rec.sequence = result_.measurements.size();
+    rec.config = index;
+    rec.phase = result_.phases.back().name;
+    const std::string key = space_.key(space_.config(index));
+    const CachedMeasurement* hit = cache_ ? cache_->find(key) : nullptr;
+    if (!hit && imported_) {
+      auto it = imported_->find(key);
+      if (it != imported_->end()) {
+        hit = &it->second;
+        if (cache_) cache_->append(key, space_.to_json(space_.config(index)), *hit);
+      }
+    }
+    if (hit) {
+      rec.outcome = hit->outcome;
+      rec.source = hit->source == "measured" ? "cache" : hit->source;
+      ++result_.from_cache;
+      ++result_.phases.back().from_cache;
+    } else {
+      const auto t = Clock::now();
+      rec.outcome = evaluator_.evaluate(space_, space_.config(index), rec.sequence);
+      rec.seconds = seconds_since(t);
+      result_.evaluation_seconds += rec.seconds;
+      rec.source = "measured";
+      if (cache_) cache_->append(key, space_.to_json(space_.config(index)), {rec.outcome, "measured"});
+    }
+    if (rec.outcome.valid) {
+      ++result_.valid;
+      ++result_.phases.back().valid;
+      if (!result_.best || rec.outcome.objective < result_.measurements[*result_.best].outcome.objective)
+        result_.best = result_.measurements.size();
+    } else {
+      ++result_.invalid;
+      ++result_.phases.back().invalid;
+      last_failure_ = rec.outcome.reason;
+      if (result_.valid == 0 && result_.invalid >= std::min(kFailuresBeforeGivingUp, space_.size())) throw_all_failed();
+      if (result_.invalid >= max_invalid_) {
+        stopped_ = true;
+        result_.stop_reason = "too many invalid configurations";
+      }
+    }
+    result_.measurements.push_back(std::move(rec));
+    show_progress();
+    return result_.measurements.back().outcome.valid;
+  }
+
+  void show_progress() {
+    if (!options_.show_progress) return;
+    std::string best = result_.best ? fmt::format("{:.6g}", result_.measurements[*result_.best].outcome.objective) : "-";
+    progress_.update(fmt::format("autotune {}: {}/{} measured, {} invalid, best {}", result_.phases.back().name,
+                                 result_.valid, budget_, result_.invalid, best));
+  }
+
+  [[noreturn]] void throw_all_failed() {
+    throw Error(ExitCode::ApplicationFailed,
+                fmt::format("every one of the {} configurations tried failed; the last: {}", result_.invalid, last_failure_));
+  }
+
+  void exhaustive() {
+    begin_phase("exhaustive");
+    budget_ = space_.size();
+    for (std::size_t i = 0; i < space_.size() && !stopped_; ++i) measure(i);
+    end_phase();
+  }
+
+  void random_search() {
+    begin_phase("random");
+    std::vector<std::size_t> order(space_.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng_);
+    for (std::size_t i = 0; i < order.size() && !done(); ++i) measure(order[i]);
+    end_phase();
+  }
+
+  // Space-filling seed: of many uniform random samples of the valid configurations, the one whose closest
+  // pair is farthest apart (over the parameters' value ranks scaled to [0, 1]). Unlike a greedy maximin
+  // design it does not crowd the corners, and unlike one random sample it does not clump.
+  std::vector<std::size_t> space_filling_order(std::size_t want) {
+    const auto& ps = space_.parameters();
+    auto coord = [&](std::size_t cfg, std::size_t p) {
+      const std::size_t n = ps[p].values.size();
+      return n > 1 ? static_cast<double>(space_.config(cfg)[p]) / static_cast<double>(n - 1) : 0.0;
+    };
+    want = std::min(want, space_.size());
+    std::vector<std::size_t> best;
+    double best_score = -1;
+    constexpr int kSamples = 64;
+    for (int s = 0; s < kSamples; ++s) {
+      std::vector<std::size_t> sample;
+      std::uniform_int_distribution<std::size_t> pick(0, space_.size() - 1);
+      std::vector<bool> used;
+      if (want * 4 > space_.size()) {
+        std::vector<std::size_t> all(space_.size());
+        std::iota(all.begin(), all.end(), 0);
+        std::shuffle(all.begin(), all.end(), rng_);
+        sample.assign(all.begin(), all.begin() + want);
+      } else {
+        std::unordered_map<std::size_t, bool> seen;
+        while (sample.size() < want) {
+          const std::size_t c = pick(rng_);
+          if (seen.emplace(c, true).second) sample.push_back(c);
+        }
+      }
+      double closest = std::numeric_limits<double>::infinity();
+      for (std::size_t i = 0; i < sample.size(); ++i)
+        for (std::size_t j = i + 1; j < sample.size(); ++j) {
+          double d = 0;
+          for (std::size_t p = 0; p < ps.size(); ++p) {
+            const double diff = coord(sample[i], p) - coord(sample[j], p);
+            d += diff * diff;
+          }
+          closest = std::min(closest, d);
+        }
+      if (closest > best_score) {
+        best_score = closest;
+        best = std::move(sample);
+      }
+    }
+    return best;
+  }
+
+  void model_search() {
+    // Seed: 20% of the budget (at least 10 where the budget allows), the rest model-guided.
+    constexpr double fraction = 0.2;
+    const std::size_t seed_valid = std::min(
+        budget_, std::max<std::size_t>(std::min<std::size_t>(10, budget_),
+                                       static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(budget_)))));
+    begin_phase("seed");
+    // Invalid seed points are replaced by further random ones until the seed has its valid measurements.
+    std::vector<std::size_t> seed = space_filling_order(seed_valid);
+    std::vector<std::size_t> rest(space_.size());
+    std::iota(rest.begin(), rest.end(), 0);
+    std::shuffle(rest.begin(), rest.end(), rng_);
+    seed.insert(seed.end(), rest.begin(), rest.end());
+    for (std::size_t i = 0; i < seed.size() && result_.valid < seed_valid && !stopped_; ++i)
+      if (!measured_[seed[i]]) measure(seed[i]);
+    end_phase();
+    begin_phase("predict-confirm");
+    FeatureMap features(space_);
+    result_.features = features.names();
+    ModelOptions mo;
+    mo.seed = options_.seed;
+    while (!done()) {
+      std::vector<std::size_t> candidates;
+      for (std::size_t i = 0; i < space_.size(); ++i)
+        if (!measured_[i]) candidates.push_back(i);
+      if (candidates.empty()) break;
+      if (candidates.size() > kMaxCandidates) {
+        std::shuffle(candidates.begin(), candidates.end(), rng_);
+        candidates.resize(kMaxCandidates);
+      }
+      ++result_.phases.back().rounds;
+      const std::vector<std::size_t> batch = rank(features, candidates, mo);
+      for (std::size_t index : batch) {
+        if (done()) break;
+        measure(index);
+      }
+    }
+    end_phase();
+    // Confidence: cross-validated R² of the log objective over every valid measurement.
+    Matrix x;
+    x.cols = features.size();
+    std::vector<float> y;
+    for (const auto& m : result_.measurements)
+      if (m.outcome.valid && m.outcome.objective > 0) {
+        features.append(m.config, x.data);
+        y.push_back(static_cast<float>(std::log(m.outcome.objective)));
+      }
+    const double r2 = cross_validated_r2(x, y, 5, mo);
+    if (std::isfinite(r2)) result_.cv_r2 = r2;
+  }
+
+  // One predict round: the next configurations to measure, best first.
+  std::vector<std::size_t> rank(const FeatureMap& features, const std::vector<std::size_t>& candidates,
+                                const ModelOptions& mo) {
+    Matrix valid_x, all_x;
+    valid_x.cols = all_x.cols = features.size();
+    std::vector<float> y, ok;
+    for (const auto& m : result_.measurements) {
+      features.append(m.config, all_x.data);
+      ok.push_back(m.outcome.valid ? 1.0f : 0.0f);
+      if (m.outcome.valid && m.outcome.objective > 0) {
+        features.append(m.config, valid_x.data);
+        y.push_back(static_cast<float>(std::log(m.outcome.objective)));
+      }
+    }
+    Matrix cx;
+    cx.cols = features.size();
+    cx.data.reserve(candidates.size() * cx.cols);
+    for (std::size_t c : candidates) features.append(c, cx.data);
+    std::vector<float> mean, spread, p_valid;
+    if (y.size() >= 2) {
+      TreeEnsemble regression;
+      regression.fit(valid_x, y, mo);
+      regression.predict(cx, mean, &spread);
+    } else {
+      mean.assign(candidates.size(), 0.0f);
+      spread.assign(candidates.size(), 1.0f);
+    }
+    const bool both = std::find(ok.begin(), ok.end(), 0.0f) != ok.end() && std::find(ok.begin(), ok.end(), 1.0f) != ok.end();
+    if (both) {
+      TreeEnsemble classifier;
+      ModelOptions co = mo;
+      co.members = 1;
+      classifier.fit(all_x, ok, co, true);
+      classifier.predict(cx, p_valid);
+    }
+    // Expected improvement over the best measured (log objective; the ensemble's spread as the
+    // uncertainty), times the probability the configuration runs at all (constrained EI). Unlike a plain
+    // lowest-prediction pick, it does not spend measurements on configurations the model already knows
+    // to be as good as a measured one (a parameter with no effect).
+    const double best_y = y.empty() ? 0.0 : *std::min_element(y.begin(), y.end());
+    std::vector<double> score(candidates.size());
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const double sigma = std::max(1e-9, static_cast<double>(spread[i]));
+      const double gain = best_y - mean[i];
+      const double z = gain / sigma;
+      const double ei = gain * 0.5 * std::erfc(-z / std::sqrt(2.0)) + sigma * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
+      score[i] = -ei * (both ? p_valid[i] : 1.0);
+    }
+    // A candidate that differs from a measured configuration in one parameter, with a prediction within
+    // 0.5% of that measurement, would only confirm that the parameter does not matter there (a padding
+    // flag, say): it goes after every other candidate.
+    {
+      std::unordered_map<std::uint64_t, std::vector<float>> masked;  // measured y by (config with p masked)
+      for (const auto& m : result_.measurements)
+        if (m.outcome.valid && m.outcome.objective > 0)
+          for (std::size_t p = 0; p < space_.parameters().size(); ++p)
+            masked[masked_hash(m.config, p)].push_back(static_cast<float>(std::log(m.outcome.objective)));
+      for (std::size_t i = 0; i < candidates.size(); ++i)
+        for (std::size_t p = 0; p < space_.parameters().size(); ++p) {
+          auto it = masked.find(masked_hash(candidates[i], p));
+          if (it == masked.end()) continue;
+          if (std::any_of(it->second.begin(), it->second.end(), [&](float v) { return std::fabs(v - mean[i]) < 0.005; })) {
+            score[i] += 1e6;
+            break;
+          }
+        }
+    }
+    // Every other round is a coordinate step around the best configuration measured so far: the candidates
+    // are those that change only one parameter, the parameter cycling from round to round, and the model
+    // picks among them. The model's global ranking finds the right region; these steps make sure every
+    // parameter is varied around its best point, where a model trained on few points often extrapolates
+    // a parameter's effect from another region.
+    const std::size_t round = result_.phases.back().rounds;
+    if (round % 2 == 0) {
+      const std::size_t incumbent = best_measured(1).front();
+      const std::size_t nparams = space_.parameters().size();
+      for (std::size_t attempt = 0; attempt < nparams; ++attempt) {
+        const std::size_t p = (round / 2 + attempt) % nparams;
+        std::vector<bool> near(candidates.size());
+        bool any = false;
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+          near[i] = differs_only_in(candidates[i], incumbent, p);
+          any = any || near[i];
+        }
+        if (!any) continue;
+        for (std::size_t i = 0; i < candidates.size(); ++i)
+          if (!near[i]) score[i] += 1e7;  // EI scores are <= 0
+        break;
+      }
+    }
+    const std::size_t batch = std::min(candidates.size(), 1 + result_.valid / 40);
+    std::vector<std::size_t> order(candidates.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::partial_sort(order.begin(), order.begin() + batch, order.end(),
+                      [&](std::size_t a, std::size_t b) { return score[a] < score[b] || (score[a] == score[b] && a < b); });
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < batch; ++i) out.push_back(candidates[order[i]]);
+    return out;
+  }
+
+  // The `n` best valid configurations measured so far.
+  std::vector<std::size_t> best_measured(std::size_t n) const {
+    std::vector<const MeasurementRecord*> valid;
+    for (const auto& m : result_.measurements)
+      if (m.outcome.valid) valid.push_back(&m);
+    std::sort(valid.begin(), valid.end(), [](auto* a, auto* b) { return a->outcome.objective < b->outcome.objective; });
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < valid.size() && i < n; ++i) out.push_back(valid[i]->config);
+    return out;
+  }
+
+  // A hash of the configuration with parameter `p` left out.
+  std::uint64_t masked_hash(std::size_t config, std::size_t p) const {
+    ConfigView c = space_.config(config);
+    std::uint64_t h = 1469598103934665603ull ^ p;
+    for (std::size_t q = 0; q < c.size(); ++q) {
+      h ^= (q == p ? 0xffffull : c[q]) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+      h *= 1099511628211ull;
+    }
+    return h;
+  }
+
+  // Configurations equal in every parameter but `p` (and different in it).
+  bool differs_only_in(std::size_t a, std::size_t b, std::size_t p) const {
+    ConfigView x = space_.config(a), y = space_.config(b);
+    for (std::size_t q = 0; q < x.size(); ++q)
+      if ((q == p) == (x[q] == y[q])) return false;
+    return true;
+  }
+
+  const SearchSpace& space_;
+  Evaluator& evaluator_;
+  Cache* cache_;
+  const std::unordered_map<std::string, CachedMeasurement>* imported_;
+  TuneOptions options_;
+  std::mt19937_64 rng_;
+  std::vector<bool> measured_;
+  Progress progress_;
+  std::size_t budget_ = 0, max_invalid_ = 0;
+  bool stopped_ = false;
+  std::string last_failure_;
+  TuneResult result_;
+  Clock::time_point phase_start_;
+};
+
+}  // namespace
+
+Strategy parse_strategy(const std::string& text) {
+  if (text == "model") return Strategy::Model;
+  if (text == "random") return Strategy::Random;
+  if (text == "exhaustive") return Strategy::Exhaustive;
+  throw Error(ExitCode::Usage, fmt::format("--strategy \"{}\": expected model, random or exhaustive", text));
+}
+
+const char* strategy_name(Strategy s) {
+  switch (s) {
+    case Strategy::Model: return "model";
+    case Strategy::Random: return "random";
+    case Strategy::Exhaustive: return "exhaustive";
+  }
+  return "?";
+}
+
+Budget parse_budget(const std::string& text, std::size_t valid_configurations) {
+  Budget b{text, 0};
+  const bool percent = !text.empty() && text.back() == '%';
+  const std::string number = percent ? text.substr(0, text.size() - 1) : text;
+  char* end = nullptr;
+  const double v = std::strtod(number.c_str(), &end);
+  if (number.empty() || *end != '\0' || !(v > 0) || (!percent && v != std::floor(v)) || (percent && v > 100))
+    throw Error(ExitCode::Usage, fmt::format("--budget \"{}\": expected a positive whole number of configurations "
+                                             "or a percentage such as 2%", text));
+  const double n = percent ? std::ceil(v / 100.0 * static_cast<double>(valid_configurations)) : v;
+  b.configurations = std::min<std::size_t>(valid_configurations, std::max<std::size_t>(1, static_cast<std::size_t>(n)));
+  return b;
+}
+
+TuneResult tune(const SearchSpace& space, Evaluator& evaluator, Cache* cache,
+                const std::unordered_map<std::string, CachedMeasurement>* imported, const TuneOptions& options) {
+  return Search(space, evaluator, cache, imported, options).run();
+}
+
+}  // namespace rpl::autotune

@@ -1,0 +1,170 @@
+// rocm-perf autotune --space FILE --cmd-template TEMPLATE [options]: find the best configuration of a
+// kernel's tuning parameters while measuring only a budget of them (src/autotune).
+#include <fmt/core.h>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "autotune/cache.hpp"
+#include "autotune/evaluator.hpp"
+#include "autotune/replay_evaluator.hpp"
+#include "autotune/space.hpp"
+#include "autotune/tuner.hpp"
+#include "cli/commands.hpp"
+#include "support/atomic_file.hpp"
+#include "support/errors.hpp"
+#include "support/log.hpp"
+#include "support/progress.hpp"
+
+namespace rpl::cli {
+namespace {
+
+struct AutotuneArgs {
+  std::string space_file;
+  std::string cmd_template;
+  std::string objective = "kernel-time";
+  std::optional<std::string> objective_regex;
+  std::optional<std::string> kernel_regex;
+  unsigned runs = 1;
+  std::string budget = "10%";
+  std::string strategy = "model";
+  std::uint64_t seed = 0;
+  std::optional<std::string> cache_file;
+  std::optional<std::string> import_cache;
+  std::optional<std::string> export_cache;
+  std::string output_dir = "rocm-perf-autotune";
+  double timeout_s = 600;
+  // Capture-dir mode.
+  std::optional<std::string> capture_dir;
+  std::optional<std::string> kernel_source;
+  std::optional<std::string> compile_template;
+  unsigned replay_iterations = 20;
+  double tolerance = 1e-3;
+  CommonOptions common;
+};
+
+std::unique_ptr<autotune::Evaluator> make_evaluator(const AutotuneArgs& a, const autotune::SearchSpace& space) {
+  autotune::CommandOptions co{a.output_dir, a.timeout_s};
+  if (a.capture_dir) {
+    if (!a.cmd_template.empty()) throw Error(ExitCode::Usage, "--capture-dir replaces --cmd-template; give one of them");
+    if (!a.kernel_source || !a.compile_template)
+      throw Error(ExitCode::Usage, "--capture-dir needs --kernel-source FILE and --compile-template TEMPLATE");
+    autotune::ReplayEvaluatorOptions ro{*a.capture_dir, *a.kernel_source, a.output_dir, a.replay_iterations,
+                                        a.tolerance, a.timeout_s};
+    return std::make_unique<autotune::ReplayEvaluator>(*a.compile_template, space, ro);
+  }
+  if (a.cmd_template.empty()) throw Error(ExitCode::Usage, "--cmd-template TEMPLATE (or --capture-dir) is required");
+  autotune::CommandTemplate command(a.cmd_template, space, "--cmd-template");
+  for (const auto& name : command.unused(space))
+    log::warn("parameter {} does not appear in --cmd-template; its values will not change the command", name);
+  if (a.objective == "stdout") {
+    if (!a.objective_regex) throw Error(ExitCode::Usage, "--objective stdout needs --objective-regex REGEX");
+    return std::make_unique<autotune::StdoutEvaluator>(std::move(command), *a.objective_regex, co);
+  }
+  if (a.objective == "kernel-time") {
+    if (a.objective_regex) throw Error(ExitCode::Usage, "--objective-regex applies only to --objective stdout");
+    return std::make_unique<autotune::KernelTimeEvaluator>(std::move(command), a.kernel_regex, a.runs, co);
+  }
+  throw Error(ExitCode::Usage, fmt::format("--objective \"{}\": expected kernel-time or stdout", a.objective));
+}
+
+int run(const AutotuneArgs& a) {
+  log::set_level(a.common.debug ? log::Level::Debug
+                 : (a.common.json || a.common.quiet) ? log::Level::Warn
+                                                     : log::Level::Info);
+  const autotune::SearchSpace space = autotune::SearchSpace::load(a.space_file);
+  autotune::TuneOptions options;
+  options.strategy = autotune::parse_strategy(a.strategy);
+  options.budget = autotune::parse_budget(a.budget, space.size());
+  options.seed = a.seed;
+  options.show_progress = !a.common.json && !a.common.quiet && stderr_is_terminal();
+  std::unique_ptr<autotune::Evaluator> evaluator = make_evaluator(a, space);
+
+  std::filesystem::create_directories(a.output_dir);
+  std::unordered_map<std::string, autotune::CachedMeasurement> imported;
+  if (a.import_cache) {
+    std::size_t skipped = 0;
+    imported = autotune::import_kernel_tuner_cache(*a.import_cache, space, &skipped);
+    log::info("imported {} measurements from {}{}", imported.size(), *a.import_cache,
+              skipped ? fmt::format(" ({} outside the space skipped)", skipped) : std::string());
+  }
+  std::optional<autotune::Cache> cache;
+  if (a.cache_file) cache.emplace(*a.cache_file, space, evaluator->describe());
+  if (cache && cache->size()) log::info("cache {}: {} measurements already there", cache->path(), cache->size());
+
+  log::info("autotune: {} valid configurations (of {:.0f}), strategy {}, budget {} ({} configurations)", space.size(),
+            space.cartesian_size(), a.strategy, a.budget, options.budget.configurations);
+  const autotune::TuneResult result =
+      autotune::tune(space, *evaluator, cache ? &*cache : nullptr, a.import_cache ? &imported : nullptr, options);
+  const nlohmann::ordered_json doc = autotune::result_document(space, a.space_file, *evaluator, options, result);
+  const std::string path = (std::filesystem::path(a.output_dir) / "autotune.json").string();
+  const std::string text = doc.dump(1) + "\n";
+  write_file_atomically(path, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
+  if (a.export_cache) {
+    std::vector<autotune::ExportRow> rows;
+    for (const auto& m : result.measurements) rows.push_back({m.config, m.outcome});
+    autotune::export_kernel_tuner_cache(*a.export_cache, space, rows, a.cmd_template);
+  }
+  if (a.common.json) fmt::print("{}", text);
+  else if (!a.common.quiet) fmt::print("{}", autotune::result_summary(doc));
+  if (doc.contains("warning")) log::warn("{}: cross-validated R^2 below {}", doc["warning"].get<std::string>(),
+                                         autotune::kLowConfidenceR2);
+  log::info("wrote {}", path);
+  if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
+  return 0;
+}
+
+}  // namespace
+
+Action register_autotune(CLI::App& app) {
+  auto args = std::make_shared<AutotuneArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "autotune", "Find the best configuration of a kernel's tuning parameters, measuring only a budget of them "
+                  "(seed sample, then a surrogate model predicts and the predicted best are confirmed)");
+  cmd->add_option("--space", args->space_file, "search space JSON: {\"parameters\": {NAME: [values]}, "
+                                               "\"restrictions\": [EXPR]} (schemas/autotune-space.schema.json)")
+      ->required();
+  cmd->add_option("--cmd-template", args->cmd_template, "command with {NAME} placeholders, run once per "
+                                                        "configuration (no shell)");
+  cmd->add_option("--objective", args->objective, "kernel-time (sum of kernel durations under the profiler) or "
+                                                  "stdout (a number the program prints)")
+      ->capture_default_str();
+  cmd->add_option("--objective-regex", args->objective_regex, "--objective stdout: regex whose first group is the "
+                                                              "objective (smaller is better)");
+  cmd->add_option("--kernel", args->kernel_regex, "--objective kernel-time: count only kernels matching this regex");
+  cmd->add_option("--runs", args->runs, "--objective kernel-time: runs per configuration (median)")
+      ->capture_default_str()->check(CLI::Range(1u, 1000u));
+  cmd->add_option("--budget", args->budget, "configurations to measure successfully: N, or P% of the valid ones")
+      ->capture_default_str();
+  cmd->add_option("--strategy", args->strategy, "model, random or exhaustive")->capture_default_str();
+  cmd->add_option("--seed", args->seed, "random seed; the same seed gives the same search")->capture_default_str();
+  cmd->add_option("--cache", args->cache_file, "append every measurement to this file at once; a rerun with it "
+                                               "measures nothing twice");
+  cmd->add_option("--import-cache", args->import_cache, "take measurements from a Kernel Tuner cache file");
+  cmd->add_option("--export-cache", args->export_cache, "write the measurements as a Kernel Tuner cache file");
+  cmd->add_option("--capture-dir", args->capture_dir, "tune the kernel captured there (rocm-perf capture): each "
+                                                      "configuration compiled and timed by replay on the real inputs");
+  cmd->add_option("--kernel-source", args->kernel_source, "capture-dir mode: the kernel's source ({SOURCE})");
+  cmd->add_option("--compile-template", args->compile_template,
+                  "capture-dir mode: compiler command with {NAME} placeholders, {OUT} (code object) and {SOURCE}");
+  cmd->add_option("--replay-iterations", args->replay_iterations, "capture-dir mode: replayed launches per "
+                                                                  "configuration (median)")
+      ->capture_default_str()->check(CLI::Range(1u, 100000u));
+  cmd->add_option("--tolerance", args->tolerance, "capture-dir mode: relative tolerance of the result check "
+                                                  "against the original kernel (0: bit-exact)")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--timeout", args->timeout_s, "seconds before one configuration's run is killed (0: none)")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("-o,--output-dir", args->output_dir, "where autotune.json and failed runs' output go")
+      ->capture_default_str();
+  cmd->add_flag("--json", args->common.json, "print autotune.json on stdout, nothing else");
+  cmd->add_flag("--quiet", args->common.quiet, "no summary, no progress");
+  cmd->add_flag("--debug", args->common.debug, "verbose logs on stderr");
+  return [cmd, args]() -> int {
+    if (!cmd->parsed()) return -1;
+    return run(*args);
+  };
+}
+
+}  // namespace rpl::cli

@@ -1,0 +1,83 @@
+// Search spaces: restrictions through muparser with C integer semantics, enumeration, and bad input.
+#include <gtest/gtest.h>
+
+#include "autotune/space.hpp"
+#include "support/errors.hpp"
+
+namespace rpl::autotune {
+namespace {
+
+SearchSpace make(const std::string& text) { return SearchSpace::from_json(nlohmann::ordered_json::parse(text), "test.json"); }
+
+std::string error_of(const std::string& text) {
+  try {
+    make(text);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::Usage);
+    return e.what();
+  }
+  return "";
+}
+
+TEST(AutotuneSpace, EnumeratesTheProductInOrder) {
+  SearchSpace s = make(R"({"parameters": {"A": [1, 2], "B": [10, 20, 30]}})");
+  ASSERT_EQ(s.size(), 6u);
+  EXPECT_EQ(s.key(s.config(0)), "A=1,B=10");
+  EXPECT_EQ(s.key(s.config(5)), "A=2,B=30");
+  EXPECT_EQ(s.find({2, 20}), 4u);
+  EXPECT_EQ(s.find({3, 20}), SearchSpace::npos);
+  EXPECT_EQ(s.cartesian_size(), 6.0);
+}
+
+TEST(AutotuneSpace, IntegerDivisionAndRemainderAreC) {
+  // 7/3 == 2 and 8/3 == 2 only with truncating division; 9/3 == 3.
+  SearchSpace s = make(R"({"parameters": {"X": [6, 7, 8, 9]}, "restrictions": ["X / 3 == 2"]})");
+  EXPECT_EQ(s.size(), 3u);
+  SearchSpace r = make(R"({"parameters": {"X": [5, 6, 7, 8]}, "restrictions": ["(X % 3) == 2"]})");
+  ASSERT_EQ(r.size(), 2u);  // 5 and 8
+  EXPECT_EQ(r.value(r.config(0), 0), 5);
+  EXPECT_EQ(r.value(r.config(1), 0), 8);
+  // C truncates toward zero: -7 / 2 == -3 and -7 % 3 == -1.
+  EXPECT_EQ(make(R"({"parameters": {"X": [1]}, "restrictions": ["-7 / 2 == -3 && -7 % 3 == -1"]})").size(), 1u);
+  // Non-integers divide as floating point.
+  EXPECT_EQ(make(R"({"parameters": {"X": [0.5, 1.5]}, "restrictions": ["X / 2 == 0.25"]})").size(), 1u);
+  // Division by zero makes the restriction false instead of failing the run.
+  EXPECT_EQ(make(R"({"parameters": {"X": [0, 2]}, "restrictions": ["4 / X == 2"]})").size(), 1u);
+}
+
+TEST(AutotuneSpace, LogicalOperatorsAndPrecedence) {
+  SearchSpace s = make(R"({"parameters": {"M": [16, 32, 64], "N": [16, 32, 64]},
+      "restrictions": ["M*N <= 2048 && !(M == N) || M + N == 128"]})");
+  // M*N <= 2048 and M != N: the 6 pairs of different values; or M+N == 128: (64,64).
+  EXPECT_EQ(s.size(), 7u);
+  EXPECT_EQ(make(R"({"parameters": {"A": [2, 3]}, "restrictions": ["2 + 3 * A == 11"]})").size(), 1u);
+  EXPECT_EQ(make(R"({"parameters": {"A": [2, 3]}, "restrictions": ["2 ^ A == 8"]})").size(), 1u);
+}
+
+TEST(AutotuneSpace, BadInputNamesTheValue) {
+  EXPECT_NE(error_of(R"({"parameters": {}})").find("empty"), std::string::npos);
+  EXPECT_NE(error_of(R"({"parameters": {"BM": []}})").find("\"BM\" has no values"), std::string::npos);
+  EXPECT_NE(error_of(R"({"parameters": {"BM": [1, "x"]}})").find("\"x\" is not a number"), std::string::npos);
+  EXPECT_NE(error_of(R"({"parameters": {"BM": [1, 1]}})").find("listed twice"), std::string::npos);
+  const std::string parse = error_of(R"({"parameters": {"BM": [1]}, "restrictions": ["BM <= (4"]})");
+  EXPECT_NE(parse.find("\"BM <= (4\" does not parse"), std::string::npos) << parse;
+  const std::string unknown = error_of(R"({"parameters": {"BM": [1]}, "restrictions": ["BN < 4"]})");
+  EXPECT_NE(unknown.find("unknown name \"BN\""), std::string::npos) << unknown;
+  const std::string none = error_of(R"({"parameters": {"BM": [1, 2]}, "restrictions": ["BM > 4"]})");
+  EXPECT_NE(none.find("exclude every one of the 2 configurations"), std::string::npos) << none;
+  EXPECT_NE(none.find("BM > 4"), std::string::npos);
+  EXPECT_NE(error_of(R"({"parameters": {"BM": [1]}, "restrict": []})").find("unknown key \"restrict\""), std::string::npos);
+}
+
+TEST(AutotuneSpace, RestrictionsPruneEarly) {
+  // 40^5 = 102 million combinations; the restriction on the first two parameters prunes almost all of them
+  // before the rest are enumerated.
+  std::string values = "[";
+  for (int i = 1; i <= 40; ++i) values += std::to_string(i) + (i < 40 ? "," : "]");
+  SearchSpace s = make(R"({"parameters": {"A": )" + values + R"(, "B": )" + values + R"(, "C": )" + values +
+                       R"(, "D": [1, 2], "E": [1, 2]}, "restrictions": ["A == 1 && B == 2"]})");
+  EXPECT_EQ(s.size(), 40u * 4u);
+}
+
+}  // namespace
+}  // namespace rpl::autotune
