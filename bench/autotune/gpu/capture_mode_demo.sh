@@ -14,13 +14,17 @@ mkdir -p "$OUT"
 exec > >(tee -a "$OUT/demo.log") 2>&1
 T0=$(date +%s)
 echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
-if [ ! -x build-gpu/src/cli/rocm-perf ]; then
-  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$OUT/cmake.log" 2>&1 || { tail -20 "$OUT/cmake.log"; exit 1; }
+if [ -n "${RPL_BIN_DIR:-}" ]; then  # prebuilt (scripts/gpu/stage_all.sh): the GPU machine has no dev packages
+  RP="$RPL_BIN_DIR/rocm-perf"
+else
+  if [ ! -x build-gpu/src/cli/rocm-perf ]; then
+    cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$OUT/cmake.log" 2>&1 || { tail -20 "$OUT/cmake.log"; exit 1; }
+  fi
+  cmake --build build-gpu -j16 --target rocm-perf rpl_cuda_capture rpl_replay_cuda > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
+  rm -f "$OUT/build.log" "$OUT/cmake.log"
+  echo "== built in $(( $(date +%s) - T0 )) s"
+  RP="$ROOT/build-gpu/src/cli/rocm-perf"
 fi
-cmake --build build-gpu -j16 --target rocm-perf rpl_cuda_capture rpl_replay_cuda > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; exit 1; }
-rm -f "$OUT/build.log" "$OUT/cmake.log"
-echo "== built in $(( $(date +%s) - T0 )) s"
-RP="$ROOT/build-gpu/src/cli/rocm-perf"
 WORK="$(mktemp -d /tmp/autotune_capture.XXXXXX)"
 SRC="$ROOT/bench/autotune/gpu/capture_testbed/matmul.cu"
 "$NVCC" -O3 -arch=sm_90 -o "$WORK/matmul" "$SRC" || exit 1
