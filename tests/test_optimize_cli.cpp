@@ -42,5 +42,30 @@ TEST(OptimizeCli, BadOptionValuesAreUsageErrors) {
   EXPECT_EQ(n.exit_code, 2) << n.err;
 }
 
+TEST(OptimizeCli, LlmProposerOptionsAreCheckedBeforeAnythingRuns) {
+  test::TempDir tmp;
+  const std::string kernel = "__global__ void k(float* x) { x[0] = 1; }\n";
+  std::ofstream(tmp.file("k.cu")) << kernel;
+  auto no_model = test::run_cli({"optimize", "--source", tmp.file("k.cu"), "--proposer", "llm", "-o", tmp.file("out"), "--", "/bin/true"});
+  EXPECT_EQ(no_model.exit_code, 2) << no_model.err;
+  EXPECT_NE(no_model.err.find("--llm-model"), std::string::npos) << no_model.err;
+  auto both = test::run_cli({"optimize", "--source", tmp.file("k.cu"), "--proposer", "llm", "--llm-model", "m", "--candidate",
+                             tmp.file("k.cu"), "-o", tmp.file("out"), "--", "/bin/true"});
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+  auto unknown = test::run_cli({"optimize", "--source", tmp.file("k.cu"), "--proposer", "oracle", "--", "/bin/true"});
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.err;
+  EXPECT_EQ(test::read_file(tmp.file("k.cu")), kernel);
+}
+
+TEST(OptimizeCli, LlmProposerSendsNothingWhenTheSourceDoesNotParse) {
+  test::TempDir tmp;
+  std::ofstream(tmp.file("bad.cu")) << "this is {{{ not a kernel\n";
+  // Port 1 on the loopback refuses connections: a request would be exit 15, not the parse error's 7.
+  auto r = test::run_cli({"optimize", "--source", tmp.file("bad.cu"), "--proposer", "llm", "--llm-model", "m", "--llm-url",
+                          "http://127.0.0.1:1/v1", "-o", tmp.file("out"), "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 7) << r.err;
+  EXPECT_EQ(test::read_file(tmp.file("bad.cu")), "this is {{{ not a kernel\n");
+}
+
 }  // namespace
 }  // namespace rpl
