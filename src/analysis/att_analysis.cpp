@@ -14,6 +14,7 @@
 #include "analysis/deep_analysis.hpp"
 #include "support/csv.hpp"
 #include "support/errors.hpp"
+#include "support/input_file.hpp"
 
 namespace rpl::analysis {
 namespace {
@@ -60,10 +61,9 @@ void add_line(AttCodeSummary& s, std::string_view isa, double hits, double laten
 }
 
 nlohmann::json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(ExitCode::InputMissing, path.string() + ": cannot read");
+  const std::string text = read_input_file(path.string(), "ATT output file");
   try {
-    return nlohmann::json::parse(in);
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw Error(ExitCode::InputInvalid, path.string() + ": not valid JSON (" + e.what() + ")");
   }
@@ -103,11 +103,7 @@ bool is_wave_file(std::string_view name) {
 }
 
 std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ExitCode::InputMissing, path.string() + ": cannot read");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return read_input_file(path.string(), "ATT output file");
 }
 
 }  // namespace

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <numeric>
-#include <regex>
 #include <unordered_map>
 
 #include "support/errors.hpp"
 #include "support/log.hpp"
+#include "support/user_regex.hpp"
 #include "support/progress.hpp"
 
 namespace rpl::app {
@@ -69,8 +69,8 @@ void run_traced(const ProfileOptions& o, ProfileResults& out, Progress& progress
   out.platform = platform::to_string(kind);
   auto collector = platform::make_collector(kind);
   out.collector = collector->name();
-  std::optional<std::regex> filter;
-  if (o.kernel_filter) filter.emplace(*o.kernel_filter);
+  // Checked before the application runs: a bad pattern fails at once with exit 2.
+  if (o.kernel_filter) UserRegex check(*o.kernel_filter, "--kernel");
 
   std::unordered_map<std::string, std::vector<double>> kernel_totals;  // per kernel, one entry per run
   for (unsigned i = 1; i <= o.runs; ++i) {

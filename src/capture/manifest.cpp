@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include "support/atomic_file.hpp"
+#include "support/checked_math.hpp"
 #include "support/errors.hpp"
+#include "support/input_file.hpp"
 
 namespace rpl::capture {
 namespace fs = std::filesystem;
@@ -184,7 +186,8 @@ Manifest manifest_from_json(const json& j, const std::string& what) {
   for (std::size_t i = 0; i < params.size(); ++i) {
     std::string p = fmt::format("$.arguments.parameters[{}]", i);
     Parameter prm{r.u64(params[i], p, "offset"), r.u64(params[i], p, "size")};
-    if (prm.offset + prm.size > m.arguments.size) r.fail(p, "lies outside the argument buffer");
+    // Overflow-safe: offset 2^64-1 with size 2 must not wrap around into range.
+    if (!range_within(prm.offset, prm.size, m.arguments.size)) r.fail(p, "lies outside the argument buffer");
     m.parameters.push_back(prm);
   }
   const json& g = r.field(j, "$", "geometry");
@@ -242,16 +245,14 @@ Manifest read_manifest(const fs::path& dir) {
   if (!fs::is_directory(dir, ec))
     throw Error(ExitCode::InputMissing, fmt::format("capture directory {} does not exist", dir.string()));
   fs::path path = dir / kManifestName;
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  if (!fs::exists(path, ec))
     throw Error(ExitCode::InputMissing,
                 fmt::format("{} is missing: {} is not a capture directory (made by rocm-perf capture)", path.string(),
                             dir.string()));
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = read_input_file(path.string(), "capture manifest", 64 << 20);
   json j;
   try {
-    j = json::parse(text.str());
+    j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw Error(ExitCode::InputCorrupt,
                 fmt::format("capture manifest {} is not valid JSON (truncated or damaged?): {}", path.string(), e.what()));

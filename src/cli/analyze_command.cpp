@@ -10,6 +10,7 @@
 #include "report/analyze_report.hpp"
 #include "support/log.hpp"
 #include "support/errors.hpp"
+#include "support/terminal_text.hpp"
 #include "support/progress.hpp"
 
 namespace rpl::cli {
@@ -58,7 +59,7 @@ int run(const AnalyzeArgs& a) {
   } else if (a.common.quiet) {
     fmt::print("{:.6f}\n", results.stats.timing.runtime_ns / 1e6);
   } else {
-    fmt::print("{}", report::terminal_summary(results, ro));
+    fmt::print("{}", terminal_safe(report::terminal_summary(results, ro)));
     log::info("wrote profile.json, dag.json, analysis.json, roofline.json{} to {}", ro.html ? ", report.html" : "",
               a.output_dir);
   }
@@ -79,7 +80,7 @@ Action register_analyze(CLI::App& app) {
   auto* json = cmd->add_flag("--json", args->common.json, "print the combined JSON document on stdout, nothing else");
   cmd->add_flag("--quiet", args->common.quiet, "print only the runtime in ms")->excludes(json);
   cmd->add_flag("--debug", args->common.debug, "verbose logs on stderr");
-  cmd->add_option("--top", args->top, "kernels to list")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--top", args->top, "kernels to list")->capture_default_str()->check(positive_count());
   cmd->add_option("--what-if", args->what_if,
                   "REGEX=FACTOR: scale matching kernels' durations (0.5 = twice as fast) and predict the end "
                   "to end change; repeatable");
@@ -88,7 +89,8 @@ Action register_analyze(CLI::App& app) {
                 "opt in: add cross-stream edges inferred from timing (labelled as inferred)");
   cmd->add_option("--ceilings", args->ceilings,
                   "measured ceilings (the JSON `rocm-perf ceilings` writes), preferred over the built-in tables");
-  cmd->add_option("--memory-bandwidth-gbps", args->bandwidth, "override the device-memory bandwidth ceiling (GB/s)");
+  cmd->add_option("--memory-bandwidth-gbps", args->bandwidth, "override the device-memory bandwidth ceiling (GB/s)")
+      ->check(positive_value());
   cmd->add_flag("--no-html", args->no_html, "do not write report.html");
   cmd->add_flag("--per-dispatch", args->per_dispatch, "also a roofline point per profiled dispatch in roofline.json");
   return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };

@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "report/analyze_report.hpp"
 #include "support/errors.hpp"
+#include "support/terminal_text.hpp"
 #include "support/log.hpp"
 #include "support/progress.hpp"
 
@@ -73,7 +74,7 @@ int run(const ProfileArgs& a) {
   } else if (a.common.quiet) {
     fmt::print("{:.6f}\n", p.runtime_across_runs.mean_ns / 1e6);
   } else {
-    fmt::print("{}", report::profile_terminal_summary(p, ro));
+    fmt::print("{}", terminal_safe(report::profile_terminal_summary(p, ro)));
     log::info("wrote outputs and per-run traces to {}", a.output_dir);
   }
   if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
@@ -86,7 +87,7 @@ Action register_profile(CLI::App& app) {
   auto args = std::make_shared<ProfileArgs>();
   CLI::App* cmd = app.add_subcommand("profile", "Run an application under the GPU collector (N runs) and analyse it");
   cmd->add_option("command", args->command, "the application and its arguments (put -- before it)")->required();
-  cmd->add_option("--runs", args->runs, "runs, each a separate process")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--runs", args->runs, "runs, each a separate process")->capture_default_str()->check(positive_count());
   cmd->add_option("-o,--output-dir", args->output_dir, "outputs and per-run traces")->capture_default_str();
   auto* json = cmd->add_flag("--json", args->common.json, "print the combined JSON document on stdout, nothing else");
   cmd->add_flag("--quiet", args->common.quiet, "print only the runtime in ms (mean over runs)")->excludes(json);
@@ -94,7 +95,7 @@ Action register_profile(CLI::App& app) {
   cmd->add_flag("--no-rocprof", args->no_rocprof, "timing only: whole-process wall time over N runs, no profiler");
   cmd->add_option("--platform", args->platform, "auto, rocm or cuda")->capture_default_str();
   cmd->add_option("--kernel", args->kernel, "REGEX: report only matching kernels");
-  cmd->add_option("--top", args->top, "kernels to list")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--top", args->top, "kernels to list")->capture_default_str()->check(positive_count());
   cmd->add_option("--what-if", args->what_if, "REGEX=FACTOR, as in analyze; repeatable");
   cmd->add_flag("--infer-dependencies", args->infer, "opt in: cross-stream edges inferred from timing (labelled)");
   cmd->add_flag("--roofline", args->roofline,
@@ -111,11 +112,11 @@ Action register_profile(CLI::App& app) {
   cmd->add_option("--counter-launches", args->counter_launches,
                   "N: the CUPTI counter pass profiles only the first N launches of each kernel (the rest run "
                   "unprofiled; the roofline and labels come from those N)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   cmd->add_option("--ceilings", args->ceilings, "measured ceilings (rocm-perf ceilings), as in analyze");
   cmd->add_option("--memory-bandwidth-gbps", args->memory_bandwidth_gbps,
                   "override the device-memory bandwidth ceiling (GB/s), as in analyze")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_value());
   cmd->add_option("--timeout", args->timeout_s, "seconds per run before the application is killed (0: none)");
   cmd->positionals_at_end();
   return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };

@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "rpl/version.hpp"
 #include "support/errors.hpp"
+#include "support/terminal_text.hpp"
 
 namespace rpl::cli {
 namespace {
@@ -60,7 +61,7 @@ int run(const ResourcesArgs& a) {
              "sgpr", "lds", "scratch", "wave", "block", "occ", "limiter");
   for (const auto& r : reports) {
     const auto& k = r.kernel;
-    std::string name = k.name.size() > 44 ? k.name.substr(0, 41) + "..." : k.name;
+    std::string name = terminal_safe(k.name.size() > 44 ? k.name.substr(0, 41) + "..." : k.name);
     fmt::print("{:<44} {:<8} {:>5} {:>5} {:>5} {:>7} {:>7} {:>5} {:>6} {:>6}  {}\n", name, k.arch, k.arch_vgprs,
                k.accum_vgprs, k.sgprs, k.lds_bytes, k.scratch_bytes, k.wave_size, r.block_size,
                r.occupancy ? fmt::format("{:.0f}%", r.occupancy->theoretical * 100) : "-",
