@@ -15,6 +15,7 @@
 
 #include "capture/blob.hpp"
 #include "capture/manifest.hpp"
+#include "collectors/nvidia/cubin_resources.hpp"
 #include "support/errors.hpp"
 #include "support/temp_file.hpp"
 #include "support/terminal_text.hpp"
@@ -501,4 +502,31 @@ TEST(Robustness, CppSchemaCheckerAgreesWithPythonJsonschema) {
   auto roofline = nlohmann::json::parse(read_file(dir.file("out/roofline.json")));
   roofline.erase("status");
   EXPECT_NE(schemas.validate("roofline", roofline), "");
+}
+
+// Found by fuzz/fuzz_capture: the reader accepted values its own schema forbids.
+TEST(Robustness, ManifestReaderAcceptsOnlyWhatItsSchemaAllows) {
+  rpl::capture::Manifest m;
+  m.platform = "cuda";
+  m.kernel.mangled_name = "_Z1kv";
+  m.code_object_format = "cubin";
+  nlohmann::json j = rpl::capture::to_json(m);
+  EXPECT_NO_THROW(rpl::capture::manifest_from_json(j, "m.json"));
+  j["code_object"]["format"] = "icubn";
+  EXPECT_THROW(rpl::capture::manifest_from_json(j, "m.json"), rpl::Error);
+  j["code_object"]["format"] = "hsaco";
+  j["platform"] = "opencl";
+  EXPECT_THROW(rpl::capture::manifest_from_json(j, "m.json"), rpl::Error);
+}
+
+// Found by fuzz/fuzz_code_object (UBSan: a pointer formed past a token without a colon): such a token is
+// reported as unreadable, naming the line.
+TEST(Robustness, CuobjdumpTokenWithoutColonIsReported) {
+  const std::string text = "Resource usage:\n Function _Z1kv:\n  REG:8 STACK SHARED:0\n";
+  try {
+    rpl::collectors::nvidia::parse_resource_usage(text, "sm_90", "app");
+    ADD_FAILURE() << "no error";
+  } catch (const rpl::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot read \"STACK\""), std::string::npos) << e.what();
+  }
 }

@@ -159,6 +159,7 @@ Manifest manifest_from_json(const json& j, const std::string& what) {
                                            kSchemaVersion));
   if (r.str(j, "$", "format") != "rocm-perf-capture") r.fail("$.format", "not a rocm-perf capture");
   m.platform = r.str(j, "$", "platform");
+  if (m.platform != "cuda" && m.platform != "rocm") r.fail("$.platform", "expected \"cuda\" or \"rocm\"");
   m.producer = r.str(j, "$", "producer");
   m.created_utc = r.str(j, "$", "created_utc");
   const json& dev = r.field(j, "$", "device");
@@ -179,6 +180,9 @@ Manifest manifest_from_json(const json& j, const std::string& what) {
   m.kernel.dispatch_index = r.u64(k, "$.kernel", "dispatch_index");
   const json& co = r.field(j, "$", "code_object");
   m.code_object_format = r.str(co, "$.code_object", "format");
+  // What the schema allows is what a reader accepts (found by fuzz/fuzz_capture).
+  if (m.code_object_format != "cubin" && m.code_object_format != "hsaco")
+    r.fail("$.code_object.format", "expected \"cubin\" or \"hsaco\"");
   m.code_object = r.blob(co, "$.code_object", "blob");
   const json& args = r.field(j, "$", "arguments");
   m.arguments = r.blob(args, "$.arguments", "blob");
