@@ -517,6 +517,13 @@ TEST(Robustness, ManifestReaderAcceptsOnlyWhatItsSchemaAllows) {
   j["code_object"]["format"] = "hsaco";
   j["platform"] = "opencl";
   EXPECT_THROW(rpl::capture::manifest_from_json(j, "m.json"), rpl::Error);
+  j["platform"] = "rocm";
+  EXPECT_NO_THROW(rpl::capture::manifest_from_json(j, "m.json"));
+  j["kernel"]["dispatch_index"] = 0u;
+  EXPECT_THROW(rpl::capture::manifest_from_json(j, "m.json"), rpl::Error);
+  j["kernel"]["dispatch_index"] = 1u;
+  j["device"]["ordinal"] = -1;
+  EXPECT_THROW(rpl::capture::manifest_from_json(j, "m.json"), rpl::Error);
 }
 
 // Found by fuzz/fuzz_code_object (UBSan: a pointer formed past a token without a colon): such a token is

@@ -165,7 +165,9 @@ Manifest manifest_from_json(const json& j, const std::string& what) {
   const json& dev = r.field(j, "$", "device");
   m.device_name = r.str(dev, "$.device", "name");
   m.device_arch = r.str(dev, "$.device", "arch");
-  m.device_ordinal = int(r.i64(dev, "$.device", "ordinal"));
+  const int64_t ordinal = r.i64(dev, "$.device", "ordinal");
+  if (ordinal < 0 || ordinal > INT32_MAX) r.fail("$.device.ordinal", "expected a device index (0 or more)");
+  m.device_ordinal = int(ordinal);
   const json& app = r.field(j, "$", "application");
   for (const json& c : r.array(app, "$.application", "command")) {
     if (!c.is_string()) r.fail("$.application.command", "expected strings");
@@ -178,6 +180,7 @@ Manifest manifest_from_json(const json& j, const std::string& what) {
   m.kernel.demangled_name = r.str(k, "$.kernel", "demangled_name");
   m.kernel.match_regex = r.str(k, "$.kernel", "match_regex");
   m.kernel.dispatch_index = r.u64(k, "$.kernel", "dispatch_index");
+  if (m.kernel.dispatch_index == 0) r.fail("$.kernel.dispatch_index", "launches are counted from 1");
   const json& co = r.field(j, "$", "code_object");
   m.code_object_format = r.str(co, "$.code_object", "format");
   // What the schema allows is what a reader accepts (found by fuzz/fuzz_capture).
