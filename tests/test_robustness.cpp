@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "capture/blob.hpp"
+#include "analysis/deep_analysis.hpp"
 #include "capture/manifest.hpp"
 #include "collectors/nvidia/cubin_resources.hpp"
 #include "support/errors.hpp"
@@ -536,4 +537,14 @@ TEST(Robustness, CuobjdumpTokenWithoutColonIsReported) {
   } catch (const rpl::Error& e) {
     EXPECT_NE(std::string(e.what()).find("cannot read \"STACK\""), std::string::npos) << e.what();
   }
+}
+
+// Found by fuzz/fuzz_att (UBSan: 1e108 converted to an integer CU index): such events are skipped.
+TEST(Robustness, AttOccupancyIgnoresImplausibleCuIndices) {
+  std::vector<std::string> notes;
+  auto doc = nlohmann::json::parse(R"json({"0": [[50, 1e108, 0, 0, 1, 0], [60, -3, 0, 0, 1, 0],
+                                                [100, 0, 0, 1, 1, 0], [300, 0, 0, 1, 0, 0]]})json");
+  auto occupancy = rpl::analysis::att_occupancy(doc, notes);
+  ASSERT_TRUE(occupancy.has_value());
+  EXPECT_EQ(occupancy->cus, 1u);
 }
