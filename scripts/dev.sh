@@ -2,7 +2,8 @@
 # One entry point for a fresh Debian 12 machine:
 #   scripts/dev.sh example   install what is missing, build, analyse the embedded example trace
 #   scripts/dev.sh test      install what is missing, build, run the whole test suite
-# Environment: BUILD_DIR (default build), RPL_SANITIZE=1 for an ASan/UBSan build.
+# Environment: BUILD_DIR (default build), RPL_SANITIZE=1 for an ASan/UBSan build, RPL_FUZZ_SECONDS (default
+# 20; 0 skips): `test` also builds the libFuzzer targets with clang 15 in build-fuzz and runs each that long.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
@@ -42,5 +43,13 @@ case "$mode" in
     ;;
   test)
     ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)"
+    fuzz_seconds=${RPL_FUZZ_SECONDS:-20}
+    if ((fuzz_seconds > 0)); then
+      # Only the fuzz targets and the library sources they link are built (fuzz/CMakeLists.txt).
+      CC=clang-15 CXX=clang++-15 cmake -S . -B build-fuzz -G Ninja -DRPL_FUZZ=ON -DCMAKE_BUILD_TYPE=Fuzz \
+        -DCMAKE_CXX_FLAGS_FUZZ="-O1 -gline-tables-only" >/dev/null
+      cmake --build build-fuzz -j "$(nproc)" --target fuzz_all
+      fuzz/run_all.sh "$fuzz_seconds"
+    fi
     ;;
 esac

@@ -11,6 +11,7 @@
 #include "analysis/deep_analysis.hpp"
 #include "support/csv.hpp"
 #include "support/errors.hpp"
+#include "support/input_file.hpp"
 
 namespace rpl::analysis {
 namespace {
@@ -146,7 +147,11 @@ std::optional<AttOccupancy> att_occupancy(const nlohmann::json& doc, std::vector
     if (key == "dispatches" || key == "version" || !events.is_array()) continue;
     for (const auto& e : events) {
       if (!e.is_array() || e.size() < 5) continue;
-      per_cu[{key, static_cast<int64_t>(number(e[1]))}].push_back({number(e[0]), number(e[4]) != 0 ? +1 : -1});
+      // A CU index or time that is not a plausible number is a damaged event (found by fuzz/fuzz_att: 1e108
+      // does not convert to an integer).
+      const double cu = number(e[1]), time = number(e[0]);
+      if (!std::isfinite(time) || !(cu >= 0 && cu < 1e6)) continue;
+      per_cu[{key, static_cast<int64_t>(cu)}].push_back({time, number(e[4]) != 0 ? +1 : -1});
     }
   }
   if (per_cu.empty()) {

@@ -1,5 +1,6 @@
 // The critical-path analysis: schedule the DAG with measured durations and report the path, slack and
 // per-kernel contributions.
+#include "support/checked_math.hpp"
 #include "analysis/critical_path.hpp"
 
 #include <algorithm>
@@ -100,12 +101,13 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
   const dag::NodeId first = path.front(), last = path.back();
   const TimeNs path_ns = finish[last] - (finish[first] - g.duration[first]);
   TimeNs busy = 0;
-  for (dag::NodeId v : path) busy += g.duration[v];
+  // Saturating: durations are checked to be below 2^62 each, but their sum over many nodes is not.
+  for (dag::NodeId v : path) busy = saturating_add(busy, g.duration[v]);
   TimeNs serial = 0;
-  for (TimeNs d : g.duration) serial += d;
+  for (TimeNs d : g.duration) serial = saturating_add(serial, d);
   result.critical_path_ns = static_cast<double>(path_ns);
   result.critical_path_busy_ns = static_cast<double>(busy);
-  result.critical_path_idle_ns = static_cast<double>(path_ns - busy);
+  result.critical_path_idle_ns = std::max(0.0, static_cast<double>(path_ns) - static_cast<double>(busy));
   result.serial_ns = static_cast<double>(serial);
   // Overlapping timestamps can make the path busier than the wall span; no overlap can save below 0.
   result.overlap_potential_ns = std::max(0.0, result.wall_span_ns - result.critical_path_busy_ns);

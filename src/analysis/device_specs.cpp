@@ -19,6 +19,7 @@
 
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
+#include "support/input_file.hpp"
 
 namespace rpl::analysis {
 namespace {
@@ -412,11 +413,10 @@ EmpiricalCeilings parse_empirical_ceilings(const nlohmann::json& doc, const std:
 }
 
 EmpiricalCeilings read_empirical_ceilings(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(ExitCode::InputMissing, path + ": cannot read the empirical ceilings file");
+  const std::string text = read_input_file(path, "empirical ceilings file", 16 << 20);
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(in);
+    doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw Error(ExitCode::InputInvalid, path + ": not valid JSON (" + e.what() + ")");
   }

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "support/checked_math.hpp"
 #include "analysis/kernel_occupancy.hpp"
 #include "support/errors.hpp"
 
@@ -149,7 +150,7 @@ std::vector<KernelOccupancy> compute(const Trace& trace, const std::vector<uint3
       last_key = key;
       last_totals = &it->second;
     }
-    last_totals->time += d.end - d.start;
+    last_totals->time = saturating_add(last_totals->time, d.end - d.start);
     ++last_totals->dispatches;
   }
 

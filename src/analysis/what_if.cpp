@@ -7,6 +7,7 @@
 #include "analysis/critical_path.hpp"
 #include "analysis/dag.hpp"
 #include "support/errors.hpp"
+#include "support/user_regex.hpp"
 
 #include <fmt/core.h>
 
@@ -17,11 +18,11 @@ Error bad_spec(const std::string& spec, const std::string& why) {
   return Error(ExitCode::Usage, "what-if '" + spec + "': " + why + " (expected REGEX=FACTOR, e.g. 'gemm=0.5')");
 }
 
-std::regex compile(const std::string& spec, const std::string& pattern) {
+UserRegex compile(const std::string& spec, const std::string& pattern) {
   try {
-    return std::regex(pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    throw bad_spec(spec, "invalid regular expression '" + pattern + "': " + e.what());
+    return UserRegex(pattern, "--what-if");
+  } catch (const Error& e) {
+    throw bad_spec(spec, e.what());
   }
 }
 
@@ -29,10 +30,10 @@ std::string spec_text(const WhatIf& w) { return w.pattern + "=" + fmt::format("{
 
 // Which kernel symbols each scenario's pattern matches (display name, searched).
 std::vector<uint8_t> match_symbols(const Trace& trace, const WhatIf& w) {
-  const std::regex re = compile(spec_text(w), w.pattern);
+  const UserRegex re = compile(spec_text(w), w.pattern);
   std::vector<uint8_t> matched(trace.symbols.size(), 0);
   for (std::size_t s = 0; s < trace.symbols.size(); ++s)
-    matched[s] = std::regex_search(trace.strings.at(trace.symbols[s].display_name), re) ? 1 : 0;
+    matched[s] = re.search(trace.strings.at(trace.symbols[s].display_name)) ? 1 : 0;
   return matched;
 }
 

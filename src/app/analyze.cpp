@@ -1,9 +1,9 @@
+#include "support/user_regex.hpp"
 #include "app/analyze.hpp"
 
 #include <fmt/core.h>
 
 #include <cmath>
-#include <regex>
 
 #include "support/errors.hpp"
 
@@ -16,14 +16,9 @@ namespace rpl::app {
 namespace {
 // Keeps the kernels whose display name matches `pattern`; the runtime becomes their total.
 void keep_matching_kernels(analysis::KernelStatsResult& stats, const std::string& pattern) {
-  std::regex re;
-  try {
-    re = std::regex(pattern);
-  } catch (const std::regex_error& e) {
-    throw Error(ExitCode::Usage, fmt::format("--kernel '{}' is not a valid regular expression: {}", pattern, e.what()));
-  }
+  const UserRegex re(pattern, "--kernel");
   std::string dominant = stats.dominant >= 0 ? stats.kernels[static_cast<std::size_t>(stats.dominant)].name : "";
-  std::erase_if(stats.kernels, [&](const analysis::KernelStats& k) { return !std::regex_search(k.name, re); });
+  std::erase_if(stats.kernels, [&](const analysis::KernelStats& k) { return !re.search(k.name); });
   if (stats.kernels.empty())
     throw Error(ExitCode::InputEmpty, fmt::format("no kernel in the trace matches --kernel '{}'", pattern));
   stats.timing.runtime_ns = 0;

@@ -1,3 +1,4 @@
+#include "support/user_regex.hpp"
 #include "app/capture.hpp"
 
 #include <fmt/core.h>
@@ -6,7 +7,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "support/errors.hpp"
@@ -49,11 +49,7 @@ std::string runner_for(const std::string& platform) {
 }  // namespace
 
 CaptureResults run_capture(const CaptureOptions& o) {
-  try {
-    std::regex check(o.kernel_regex, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    throw Error(ExitCode::Usage, fmt::format("--kernel {}: not a valid regular expression ({})", o.kernel_regex, e.what()));
-  }
+  UserRegex check(o.kernel_regex, "--kernel");  // fails before the application starts
   if (o.argv.empty()) throw Error(ExitCode::Usage, "no application given");
   if (!find_executable(o.argv[0]))
     throw Error(ExitCode::ApplicationFailed, fmt::format("application {}: not found or not executable", o.argv[0]));
@@ -109,7 +105,10 @@ CaptureResults run_capture(const CaptureOptions& o) {
 }
 
 ReplayOutcome run_replay(const ReplayOptions& o) {
-  capture::Manifest m = capture::read_manifest(o.capture_dir);  // fails fast, with no GPU needed
+  // Every file of the capture is checked (paths inside the directory, zstd, sizes, checksums) before the
+  // runner starts and touches the GPU.
+  capture::Manifest m = capture::read_manifest(o.capture_dir);
+  capture::verify_capture(o.capture_dir, m);
   if (!o.code_object.empty() && access(o.code_object.c_str(), R_OK) != 0)
     throw Error(ExitCode::InputMissing, fmt::format("--code-object {}: no such readable file", o.code_object));
   std::string runner_name = runner_for(m.platform);

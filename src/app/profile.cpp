@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <numeric>
-#include <regex>
 #include <unordered_map>
 
 #include "collectors/collector_factory.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
+#include "support/user_regex.hpp"
 #include "support/progress.hpp"
 
 namespace rpl::app {
@@ -70,8 +70,8 @@ void run_traced(const ProfileOptions& o, ProfileResults& out, Progress& progress
   out.platform = platform::to_string(kind);
   auto collector = collectors::make_collector(kind);
   out.collector = collector->name();
-  std::optional<std::regex> filter;
-  if (o.analysis.kernel_filter) filter.emplace(*o.analysis.kernel_filter);
+  // Checked before the application runs: a bad pattern fails at once with exit 2.
+  if (o.analysis.kernel_filter) UserRegex check(*o.analysis.kernel_filter, "--kernel");
 
   std::unordered_map<std::string, std::vector<double>> kernel_totals;  // per kernel, one entry per run
   for (unsigned i = 1; i <= o.runs; ++i) {

@@ -1,8 +1,8 @@
+#include "support/user_regex.hpp"
 #include "app/resources.hpp"
 
 #include <fmt/core.h>
 
-#include <regex>
 
 #include "support/errors.hpp"
 
@@ -26,18 +26,12 @@ analysis::KernelResources occupancy_inputs(const collectors::BinaryKernelResourc
 }  // namespace
 
 std::vector<KernelResourcesReport> run_resources(const ResourcesOptions& o) {
-  std::optional<std::regex> filter;
-  if (!o.kernel_filter.empty()) {
-    try {
-      filter.emplace(o.kernel_filter);
-    } catch (const std::regex_error& e) {
-      throw Error(ExitCode::Usage, fmt::format("--kernel '{}' is not a valid regular expression: {}", o.kernel_filter, e.what()));
-    }
-  }
+  std::optional<UserRegex> filter;
+  if (!o.kernel_filter.empty()) filter.emplace(o.kernel_filter, "--kernel");
   std::vector<KernelResourcesReport> out;
   for (const auto& file : o.binaries) {
     for (auto& k : collectors::read_kernel_resources(file)) {
-      if (filter && !std::regex_search(k.name, *filter)) continue;
+      if (filter && !filter->search(k.name)) continue;
       KernelResourcesReport r;
       r.file = file;
       r.block_size = o.block_size ? o.block_size : (k.max_threads_per_block ? k.max_threads_per_block : 256);

@@ -7,7 +7,9 @@
 #include <sstream>
 
 #include "support/atomic_file.hpp"
+#include "support/checked_math.hpp"
 #include "support/errors.hpp"
+#include "support/input_file.hpp"
 
 namespace rpl::capture {
 namespace fs = std::filesystem;
@@ -157,12 +159,15 @@ Manifest manifest_from_json(const json& j, const std::string& what) {
                                            kSchemaVersion));
   if (r.str(j, "$", "format") != "rocm-perf-capture") r.fail("$.format", "not a rocm-perf capture");
   m.platform = r.str(j, "$", "platform");
+  if (m.platform != "cuda" && m.platform != "rocm") r.fail("$.platform", "expected \"cuda\" or \"rocm\"");
   m.producer = r.str(j, "$", "producer");
   m.created_utc = r.str(j, "$", "created_utc");
   const json& dev = r.field(j, "$", "device");
   m.device_name = r.str(dev, "$.device", "name");
   m.device_arch = r.str(dev, "$.device", "arch");
-  m.device_ordinal = int(r.i64(dev, "$.device", "ordinal"));
+  const int64_t ordinal = r.i64(dev, "$.device", "ordinal");
+  if (ordinal < 0 || ordinal > INT32_MAX) r.fail("$.device.ordinal", "expected a device index (0 or more)");
+  m.device_ordinal = int(ordinal);
   const json& app = r.field(j, "$", "application");
   for (const json& c : r.array(app, "$.application", "command")) {
     if (!c.is_string()) r.fail("$.application.command", "expected strings");
@@ -175,8 +180,12 @@ Manifest manifest_from_json(const json& j, const std::string& what) {
   m.kernel.demangled_name = r.str(k, "$.kernel", "demangled_name");
   m.kernel.match_regex = r.str(k, "$.kernel", "match_regex");
   m.kernel.dispatch_index = r.u64(k, "$.kernel", "dispatch_index");
+  if (m.kernel.dispatch_index == 0) r.fail("$.kernel.dispatch_index", "launches are counted from 1");
   const json& co = r.field(j, "$", "code_object");
   m.code_object_format = r.str(co, "$.code_object", "format");
+  // What the schema allows is what a reader accepts (found by fuzz/fuzz_capture).
+  if (m.code_object_format != "cubin" && m.code_object_format != "hsaco")
+    r.fail("$.code_object.format", "expected \"cubin\" or \"hsaco\"");
   m.code_object = r.blob(co, "$.code_object", "blob");
   const json& args = r.field(j, "$", "arguments");
   m.arguments = r.blob(args, "$.arguments", "blob");
@@ -184,7 +193,8 @@ Manifest manifest_from_json(const json& j, const std::string& what) {
   for (std::size_t i = 0; i < params.size(); ++i) {
     std::string p = fmt::format("$.arguments.parameters[{}]", i);
     Parameter prm{r.u64(params[i], p, "offset"), r.u64(params[i], p, "size")};
-    if (prm.offset + prm.size > m.arguments.size) r.fail(p, "lies outside the argument buffer");
+    // Overflow-safe: offset 2^64-1 with size 2 must not wrap around into range.
+    if (!range_within(prm.offset, prm.size, m.arguments.size)) r.fail(p, "lies outside the argument buffer");
     m.parameters.push_back(prm);
   }
   const json& g = r.field(j, "$", "geometry");
@@ -242,16 +252,14 @@ Manifest read_manifest(const fs::path& dir) {
   if (!fs::is_directory(dir, ec))
     throw Error(ExitCode::InputMissing, fmt::format("capture directory {} does not exist", dir.string()));
   fs::path path = dir / kManifestName;
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  if (!fs::exists(path, ec))
     throw Error(ExitCode::InputMissing,
                 fmt::format("{} is missing: {} is not a capture directory (made by rocm-perf capture)", path.string(),
                             dir.string()));
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = read_input_file(path.string(), "capture manifest", 64 << 20);
   json j;
   try {
-    j = json::parse(text.str());
+    j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw Error(ExitCode::InputCorrupt,
                 fmt::format("capture manifest {} is not valid JSON (truncated or damaged?): {}", path.string(), e.what()));

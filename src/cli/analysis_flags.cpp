@@ -1,4 +1,5 @@
 #include "cli/analysis_flags.hpp"
+#include "cli/commands.hpp"
 
 #include "support/log.hpp"
 
@@ -10,7 +11,7 @@ void add_analysis_flags(CLI::App* cmd, AnalysisFlags& f, const AnalysisFlagsHelp
   auto* json = cmd->add_flag("--json", f.common.json, "print the combined JSON document on stdout, nothing else");
   cmd->add_flag("--quiet", f.common.quiet, help.quiet)->excludes(json);
   cmd->add_flag("--debug", f.common.debug, help.debug);
-  cmd->add_option("--top", f.top, "kernels to list")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--top", f.top, "kernels to list")->capture_default_str()->check(positive_count());
   cmd->add_option("--what-if", f.what_if,
                   "REGEX=FACTOR: scale matching kernels' durations (0.5 = twice as fast) and predict the end "
                   "to end change; repeatable");
@@ -21,7 +22,8 @@ void add_analysis_flags(CLI::App* cmd, AnalysisFlags& f, const AnalysisFlagsHelp
   cmd->add_option("--ceilings", a.ceilings_file,
                   "measured ceilings (the JSON `rocm-perf ceilings` writes), preferred over the built-in tables");
   cmd->add_option("--memory-bandwidth-gbps", a.memory_bandwidth_gbps,
-                  "override the device-memory bandwidth ceiling (GB/s)");
+                  "override the device-memory bandwidth ceiling (GB/s)")
+      ->check(positive_value());
   cmd->add_flag("--no-html", f.no_html, "do not write report.html");
   cmd->add_flag("--per-dispatch", a.per_dispatch_roofline, "also a roofline point per profiled dispatch in roofline.json");
 }

@@ -10,6 +10,7 @@
 #include "report/analyze_report.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
+#include "support/terminal_text.hpp"
 #include "support/progress.hpp"
 
 namespace rpl::cli {
@@ -40,7 +41,7 @@ int run(const AnalyzeArgs& a) {
   } else if (a.flags.common.quiet) {
     fmt::print("{:.6f}\n", results.stats.timing.runtime_ns / 1e6);
   } else {
-    fmt::print("{}", report::terminal_summary(results, ro));
+    fmt::print("{}", terminal_safe(report::terminal_summary(results, ro)));
     log::info("wrote profile.json, dag.json, analysis.json, roofline.json{} to {}", ro.html ? ", report.html" : "",
               a.flags.output_dir);
   }

@@ -8,6 +8,7 @@
 #include "app/capture.hpp"
 #include "cli/commands.hpp"
 #include "support/errors.hpp"
+#include "support/terminal_text.hpp"
 #include "support/log.hpp"
 
 namespace rpl::cli {
@@ -40,7 +41,8 @@ int run(const CaptureArgs& a) {
   const auto& m = r.manifest;
   uint64_t stored = 0;
   for (const auto& g : m.regions) stored += (g.before ? g.before->stored_size : 0) + (g.after ? g.after->stored_size : 0);
-  fmt::print("captured {} (launch {} of {})\n", m.kernel.demangled_name, m.kernel.dispatch_index, m.kernel.mangled_name);
+  fmt::print("captured {} (launch {} of {})\n", terminal_safe(m.kernel.demangled_name), m.kernel.dispatch_index,
+             terminal_safe(m.kernel.mangled_name));
   fmt::print("  grid ({},{},{}) block ({},{},{}) dynamic shared {} B, {} parameter bytes\n", m.geometry.grid[0],
              m.geometry.grid[1], m.geometry.grid[2], m.geometry.block[0], m.geometry.block[1], m.geometry.block[2],
              m.geometry.dynamic_shared_bytes, m.arguments.size);
@@ -59,7 +61,7 @@ Action register_capture(CLI::App& app) {
   cmd->add_option("command", args->command, "the application and its arguments (put -- before it)")->required();
   cmd->add_option("--kernel", args->kernel, "REGEX over mangled and demangled kernel names; the first kernel launched "
                                             "that matches is the one captured")->capture_default_str();
-  cmd->add_option("--dispatch", args->dispatch, "K: capture that kernel's K-th launch")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--dispatch", args->dispatch, "K: capture that kernel's K-th launch")->capture_default_str()->check(positive_count());
   cmd->add_option("-o,--output-dir", args->output_dir, "the capture directory (new or empty)")->capture_default_str();
   cmd->add_option("--platform", args->platform, "auto, cuda or rocm")->capture_default_str();
   cmd->add_flag("--exit-after-capture", args->exit_after, "end the application (status 0) once the capture is written");

@@ -50,7 +50,7 @@ Action register_ceilings(CLI::App& app) {
   cmd->add_option("--device", args->options.device, "CUDA device index")->capture_default_str();
   cmd->add_option("--reps", args->options.reps, "timed repetitions per ceiling; the best counts")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   cmd->add_option("--bench", args->options.bench, "the benchmark program (default: rpl_ceilings_bench next to rocm-perf)");
   return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };
 }

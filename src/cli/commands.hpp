@@ -7,6 +7,40 @@ namespace rpl::cli {
 
 using Action = std::function<int()>;
 
+// Validators whose messages name the value (CLI::PositiveNumber spells its range out in 309 digits).
+// A whole number of 1 or more.
+inline CLI::Validator positive_count() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::size_t used = 0;
+        long long v = 0;
+        try {
+          v = std::stoll(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != text.size() || v < 1) return "'" + text + "' is not a whole number of 1 or more";
+        return {};
+      },
+      "COUNT>=1");
+}
+// A finite number greater than 0.
+inline CLI::Validator positive_value() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::size_t used = 0;
+        double v = 0;
+        try {
+          v = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != text.size() || !(v > 0) || v > 1e300) return "'" + text + "' is not a number greater than 0";
+        return {};
+      },
+      "NUMBER>0");
+}
+
 // Options every command shares.
 struct CommonOptions {
   bool json = false;

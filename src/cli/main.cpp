@@ -3,13 +3,16 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
 #include "support/errors.hpp"
+#include "support/terminal_text.hpp"
 #include "rpl/version.hpp"
 
 int main(int argc, char** argv) {
+  rpl::make_stderr_terminal_safe();  // nothing from an input reaches the terminal as a control character
   CLI::App app{"rocm-perf: GPU performance analysis on rocpd traces (AMD ROCm and NVIDIA CUDA)", "rocm-perf"};
   app.set_version_flag("--version", std::string(rpl::kVersion));
   app.require_subcommand(1);
@@ -30,6 +33,21 @@ int main(int argc, char** argv) {
   actions.push_back(rpl::cli::register_ceilings(app));
   actions.push_back(rpl::cli::register_optimize(app));
   actions.push_back(rpl::cli::register_autotune(app));
+
+  // CLI11 would answer an unknown command with "A subcommand is required", not naming it.
+  if (argc >= 2 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      known = known || sub->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::fprintf(stderr, "rocm-perf: error: unknown command '%s' (commands: %s; see rocm-perf --help)\n",
+                   argv[1], names.c_str());
+      return rpl::to_int(rpl::ExitCode::Usage);
+    }
+  }
 
   try {
     app.parse(argc, argv);

@@ -9,6 +9,7 @@
 #include "cli/analysis_flags.hpp"
 #include "report/analyze_report.hpp"
 #include "support/errors.hpp"
+#include "support/terminal_text.hpp"
 #include "support/log.hpp"
 #include "support/progress.hpp"
 
@@ -59,7 +60,7 @@ int run(const ProfileArgs& a) {
   } else if (a.flags.common.quiet) {
     fmt::print("{:.6f}\n", p.runtime_across_runs.mean_ns / 1e6);
   } else {
-    fmt::print("{}", report::profile_terminal_summary(p, ro));
+    fmt::print("{}", terminal_safe(report::profile_terminal_summary(p, ro)));
     log::info("wrote outputs and per-run traces to {}", a.flags.output_dir);
   }
   if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
@@ -72,7 +73,7 @@ Action register_profile(CLI::App& app) {
   auto args = std::make_shared<ProfileArgs>();
   CLI::App* cmd = app.add_subcommand("profile", "Run an application under the GPU collector (N runs) and analyse it");
   cmd->add_option("command", args->command, "the application and its arguments (put -- before it)")->required();
-  cmd->add_option("--runs", args->runs, "runs, each a separate process")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--runs", args->runs, "runs, each a separate process")->capture_default_str()->check(positive_count());
   add_analysis_flags(cmd, args->flags,
                      {"outputs and per-run traces", "print only the runtime in ms (mean over runs)",
                       "show the profiler's own logs and verbose logs on stderr"});
@@ -91,7 +92,7 @@ Action register_profile(CLI::App& app) {
   cmd->add_option("--counter-launches", args->counter_launches,
                   "N: the CUPTI counter pass profiles only the first N launches of each kernel (the rest run "
                   "unprofiled; the roofline and labels come from those N)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   cmd->add_option("--timeout", args->timeout_s, "seconds per run before the application is killed (0: none)");
   cmd->positionals_at_end();
   return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };

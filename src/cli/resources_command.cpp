@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "report/resources_report.hpp"
 #include "support/errors.hpp"
+#include "support/terminal_text.hpp"
 
 namespace rpl::cli {
 namespace {
@@ -23,7 +24,7 @@ int run(const ResourcesArgs& a) {
   if (a.json)
     fmt::print("{}\n", report::resources_document(reports).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
   else
-    fmt::print("{}", report::resources_table(reports));
+    fmt::print("{}", terminal_safe(report::resources_table(reports)));
   return 0;
 }
 

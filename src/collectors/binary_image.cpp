@@ -125,18 +125,31 @@ std::optional<Bytes> ElfImage::section(std::string_view name) const {
 
 namespace {
 
-void visit_notes(Elf_Data* data, const std::function<void(std::string_view, uint32_t, Bytes)>& visit) {
+void visit_notes(Elf_Data* data, const std::function<void(std::string_view, uint32_t, Bytes)>& visit,
+                 const std::string& what) {
   if (data == nullptr || data->d_buf == nullptr) return;
   const auto* base = static_cast<const std::byte*>(data->d_buf);
-  std::size_t offset = 0;
+  std::size_t offset = 0, next = 0;
   GElf_Nhdr note{};
   std::size_t name_offset = 0;
   std::size_t desc_offset = 0;
-  // gelf_getnote returns 0 at the end of the data and when a note header does not fit.
-  while ((offset = gelf_getnote(data, offset, &note, &name_offset, &desc_offset)) > 0) {
+  // gelf_getnote returns 0 at the end of the data and when a note does not fit: tell the two apart, so a
+  // damaged note is reported as such rather than as a missing one.
+  while ((next = gelf_getnote(data, offset, &note, &name_offset, &desc_offset)) > 0) {
     std::string_view owner(reinterpret_cast<const char*>(base + name_offset), note.n_namesz);
     while (!owner.empty() && owner.back() == '\0') owner.remove_suffix(1);
     visit(owner, note.n_type, Bytes(base + desc_offset, note.n_descsz));
+    offset = next;
+  }
+  // A header whose name fits but whose descriptor runs past the data is a damaged note (a huge descsz);
+  // bytes that do not even look like a header are padding or foreign data, ignored as before.
+  uint32_t header[3] = {};
+  if (offset + sizeof header <= data->d_size) std::memcpy(header, base + offset, sizeof header);
+  if (offset + sizeof header <= data->d_size && header[0] > 0 && header[0] <= data->d_size - offset - sizeof header) {
+    throw Error(ExitCode::InputCorrupt,
+                fmt::format("{}: ELF note at offset {} of its note data (namesz {}, descsz {}, type {}) does not fit "
+                            "in the {} bytes there",
+                            what, offset, header[0], header[1], header[2], data->d_size - offset));
   }
 }
 
@@ -152,7 +165,7 @@ void ElfImage::for_each_note(const std::function<void(std::string_view, uint32_t
       if (!file_range(shdr.sh_offset, shdr.sh_size)) {
         throw Error(ExitCode::InputCorrupt, fmt::format("{}: note section lies outside the file", what_));
       }
-      visit_notes(elf_getdata(scn, nullptr), visit);
+      visit_notes(elf_getdata(scn, nullptr), visit, what_);
     }
     return;
   }
@@ -165,7 +178,7 @@ void ElfImage::for_each_note(const std::function<void(std::string_view, uint32_t
       throw Error(ExitCode::InputCorrupt, fmt::format("{}: note segment lies outside the file", what_));
     }
     Elf_Type type = phdr.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR;
-    visit_notes(elf_getdata_rawchunk(elf_, static_cast<int64_t>(phdr.p_offset), phdr.p_filesz, type), visit);
+    visit_notes(elf_getdata_rawchunk(elf_, static_cast<int64_t>(phdr.p_offset), phdr.p_filesz, type), visit, what_);
   }
 }
 

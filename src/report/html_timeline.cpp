@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "support/checked_math.hpp"
 #include "report/html_util.hpp"
 #include "report/work_lanes.hpp"
 
@@ -30,7 +31,9 @@ constexpr std::size_t kPaletteSize = 10;
 struct Scale {
   TimeNs t0 = 0;
   double px_per_ns = 0;
-  double x(TimeNs t) const { return kLabelWidth + static_cast<double>(t - t0) * px_per_ns; }
+  double x(TimeNs t) const {
+    return kLabelWidth + (static_cast<double>(t) - static_cast<double>(t0)) * px_per_ns;
+  }
 };
 
 // Colour classes: the top kernels by GPU time get the palette (k0..k9), other kernels grey, copies slate.
@@ -83,15 +86,19 @@ class LaneDrawer {
         if (g.count > 0) emit(g, y, path_only);
         g = Group{s, e};
       }
-      g.busy_ns += static_cast<double>(e - s);
+      // span_ns never overflows or goes negative, so the first member always becomes the longest.
+      const TimeNs length = span_ns(s, e);
+      g.busy_ns += static_cast<double>(length);
       ++g.count;
-      if (e - s > g.longest_ns) g.longest_ns = e - s, g.longest = n;
+      if (length > g.longest_ns) g.longest_ns = length, g.longest = n;
     }
     if (g.count > 0) emit(g, y, path_only);
   }
 
  private:
-  double width(TimeNs a, TimeNs b) const { return static_cast<double>(b - a) * scale_.px_per_ns; }
+  double width(TimeNs a, TimeNs b) const {
+    return (static_cast<double>(b) - static_cast<double>(a)) * scale_.px_per_ns;
+  }
 
   // Work joins the group when it starts in the group's first column. Groups thus start at least a column
   // apart: at most width / column + 1 per lane, and dense work becomes one rectangle per column whose
@@ -112,17 +119,17 @@ class LaneDrawer {
       put(out_, "<rect class=\"{}{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"", colours_.of(g.longest),
           g.count > 1 ? " m" : "", x0, y, w, kLaneHeight);
       if (g.count > 1) {
-        double busy = g.end > g.start ? g.busy_ns / static_cast<double>(g.end - g.start) : 1.0;
+        double busy = g.end > g.start ? g.busy_ns / static_cast<double>(span_ns(g.start, g.end)) : 1.0;
         put(out_, " fill-opacity=\"{:.2f}\"", std::clamp(busy, 0.35, 1.0));
       }
       out_ += "><title>";
     }
     if (g.count == 1) {
-      put(out_, "{}{}\n{} at +{}", path_only ? ": " : "", escape(name), duration(static_cast<double>(g.end - g.start)),
-          duration(static_cast<double>(g.start - scale_.t0)));
+      put(out_, "{}{}\n{} at +{}", path_only ? ": " : "", escape(name), duration(static_cast<double>(span_ns(g.start, g.end))),
+          duration(static_cast<double>(g.start) - static_cast<double>(scale_.t0)));
     } else {
       put(out_, "{}{} items merged, busy {} of {}\nlongest {}: {}", path_only ? ": " : "", g.count,
-          duration(g.busy_ns), duration(static_cast<double>(g.end - g.start)), what, escape(name));
+          duration(g.busy_ns), duration(static_cast<double>(span_ns(g.start, g.end))), what, escape(name));
     }
     out_ += "</title></rect>\n";
   }
@@ -172,7 +179,7 @@ std::string timeline_section(const app::AnalyzeResults& r, const HtmlOptions& op
   for (const WorkLane& lane : lanes)
     for (NodeRef n : lane.nodes) t0 = std::min(t0, node_start(t, n)), t1 = std::max(t1, node_end(t, n));
   const double plot_width = std::max(options.timeline_width_px, 100);
-  Scale scale{t0, plot_width / static_cast<double>(std::max<TimeNs>(t1 - t0, 1))};
+  Scale scale{t0, plot_width / static_cast<double>(std::max<TimeNs>(span_ns(t0, t1), 1))};
   // Many lanes share the rectangle budget: their columns get wider than a pixel.
   const double column_px = std::max(
       1.0, static_cast<double>(lanes.size()) * plot_width / static_cast<double>(std::max<std::size_t>(options.max_timeline_rects, 1)));

@@ -2,6 +2,10 @@
 
 #include <cmath>
 
+#include <cerrno>
+#include <cstring>
+#include <fmt/core.h>
+
 #include "support/errors.hpp"
 
 namespace rpl::report {
@@ -104,7 +108,8 @@ void JsonStream::append_string(std::string_view s) {
 void JsonStream::flush() {
   if (buf_.size() == 0) return;
   if (std::fwrite(buf_.data(), 1, buf_.size(), out_) != buf_.size())
-    throw Error(ExitCode::OutputFailed, "could not write JSON output (disk full?)");
+    throw Error(ExitCode::OutputFailed, fmt::format("could not write JSON output: {}",
+                                                    errno ? std::strerror(errno) : "write error"));
   buf_.clear();
 }
 

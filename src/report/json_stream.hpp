@@ -17,7 +17,14 @@ namespace rpl::report {
 class JsonStream {
  public:
   explicit JsonStream(std::FILE* out) : out_(out) {}
-  ~JsonStream() { flush(); }
+  // Never throws: on an exception the output is abandoned anyway. Callers flush() before the end, which
+  // reports a write error.
+  ~JsonStream() {
+    try {
+      flush();
+    } catch (...) {
+    }
+  }
   JsonStream(const JsonStream&) = delete;
   JsonStream& operator=(const JsonStream&) = delete;
 

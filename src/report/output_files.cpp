@@ -35,23 +35,30 @@ void write_output_files(const std::string& dir, const nlohmann::json& profile, c
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(ExitCode::OutputFailed, fmt::format("cannot create output directory {}: {}", dir, ec.message()));
+  // A report.html of an earlier run must not stay beside this run's JSON if this run fails before
+  // writing its own (or writes none).
+  std::filesystem::remove(std::filesystem::path(dir) / "report.html", ec);
   auto path = [&](const char* name) { return (std::filesystem::path(dir) / name).string(); };
   write_file_atomically(path("profile.json"), [&](std::FILE* f) {
     JsonStream out(f);
     out.value(profile);
+    out.flush();
   });
   if (!r) return;
   write_file_atomically(path("dag.json"), [&](std::FILE* f) {
     JsonStream out(f);
     write_dag_document(out, *r);
+    out.flush();
   });
   write_file_atomically(path("analysis.json"), [&](std::FILE* f) {
     JsonStream out(f);
     out.value(analysis_document(*r, options));
+    out.flush();
   });
   write_file_atomically(path("roofline.json"), [&](std::FILE* f) {
     JsonStream out(f);
     out.value(roofline_json(*r));
+    out.flush();
   });
   if (options.html) {
     RooflineView view = roofline_view(*r);

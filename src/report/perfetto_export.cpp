@@ -279,6 +279,7 @@ void write_perfetto_file(const std::string& path, const app::AnalyzeResults& r, 
   write_file_atomically(path, [&](std::FILE* f) {
     JsonStream out(f);
     write_perfetto_trace(out, r, options);
+    out.flush();
   });
 }
 

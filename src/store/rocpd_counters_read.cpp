@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <cmath>
 #include <unordered_map>
 
 #include "support/errors.hpp"
@@ -31,7 +32,7 @@ std::size_t read_counters(Trace& trace, sqlite::Db& db, const CounterReadScope& 
   std::string where = pe.has("sample_id") ? " WHERE P.sample_id IS NULL" : " WHERE 1";
   if (by_guid && pe.has("guid")) where += " AND P.guid = :guid";
   std::string sql = fmt::format(
-      "SELECT K.dispatch_id, I.name, SUM(P.value) FROM \"{}\" P JOIN \"{}\" I ON I.id = P.pmc_id{} "
+      "SELECT K.dispatch_id, I.name, SUM(P.value), SUM(typeof(P.value) NOT IN ('integer', 'real')), MIN(P.value) FROM \"{}\" P JOIN \"{}\" I ON I.id = P.pmc_id{} "
       "JOIN \"{}\" K ON K.event_id = P.event_id{}{} GROUP BY K.dispatch_id, I.name",
       pe.table(), pi.table(), guid_eq(pi, "I", pe, "P"), kd.table(), guid_eq(kd, "K", pe, "P"), where);
   sqlite::Stmt s(db, sql);
@@ -53,7 +54,20 @@ std::size_t read_counters(Trace& trace, sqlite::Db& db, const CounterReadScope& 
     std::string name(s.text(1));
     auto n = names.find(name);
     if (n == names.end()) n = names.emplace(name, trace.strings.intern(name)).first;
-    trace.counters.push_back(CounterSample{it->second, n->second, s.f64(2)});
+    // Hardware counters are 64-bit counts: a value that is not a number, not finite, negative or beyond
+    // 2^64 is damaged data, which would otherwise become an infinite or null metric downstream.
+    const double value = s.f64(2);
+    // Checked per row (MIN) as well as summed: -5 beside 8192 would otherwise pass as 8187.
+    if (s.i64(3) != 0 || !std::isfinite(value) || value < 0 || value > 0x1p64 || s.f64(4) < 0) {
+      std::string message =
+          fmt::format("{}: counter {} of dispatch {} has value {}, not a count in 0..2^64", db.path(), name,
+                      s.i64(0), s.i64(3) != 0 ? std::string("that is not a number")
+                                             : fmt::format("{}", s.f64(4) < 0 ? s.f64(4) : value));
+      if (!scope.lenient) throw Error(ExitCode::InputInvalid, message + " (--lenient drops such values)");
+      log::warn("{}; dropped", message);
+      continue;
+    }
+    trace.counters.push_back(CounterSample{it->second, n->second, value});
     ++added;
   }
   if (unmatched)

@@ -16,6 +16,8 @@ struct CounterReadScope {
   std::string guid;
   // The process's dispatches are trace.dispatches[first_dispatch, end): ids are looked up there.
   std::size_t first_dispatch = 0;
+  // Drop invalid counter values with a warning instead of failing.
+  bool lenient = false;
 };
 
 // Returns the number of counter samples added. A set without the pmc tables, or with empty ones, adds

@@ -42,6 +42,8 @@ std::string file_uri(const std::string& path, std::string_view query) {
 }
 
 const std::string kEmpty;
+// How long a reader waits for a writer's lock before it gives up with a message.
+constexpr int kBusyTimeoutMs = 2000;
 
 }  // namespace
 
@@ -88,12 +90,24 @@ void check_input_file(const std::string& path) {
 }
 
 std::unique_ptr<sqlite::Db> open_readonly(const std::string& path) {
-  // immutable=1 skips locking and change detection; only safe when no write-ahead log holds pages.
+  // Read-only and with locking, so that a live writer's uncommitted pages and a hot journal are never
+  // read: SQLite takes a shared lock (or a WAL read mark), waits up to the busy timeout, then fails.
+  // A read-only connection never creates a rollback journal. In WAL mode it would create "-shm" (and
+  // "-wal") beside the input; where no "-wal" exists, no writer is connected (a WAL writer keeps the file
+  // while it is connected), every committed page is in the main file, and immutable=1 reads it
+  // without creating files.
   std::error_code ec;
-  bool has_wal = fs::exists(path + "-wal", ec);
-  std::string uri = file_uri(path, has_wal ? "mode=ro" : "immutable=1");
+  bool has_wal_file = fs::exists(path + "-wal", ec);
+  bool wal_mode = false;
+  if (std::ifstream in(path, std::ios::binary); in) {
+    unsigned char header[20] = {};
+    in.read(reinterpret_cast<char*>(header), sizeof header);
+    wal_mode = in.gcount() == sizeof header && header[18] == 2 && header[19] == 2;
+  }
+  std::string uri = file_uri(path, wal_mode && !has_wal_file ? "immutable=1" : "mode=ro");
   auto db = std::make_unique<sqlite::Db>(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, path,
                                          sqlite::kReading);
+  sqlite3_busy_timeout(db->handle(), kBusyTimeoutMs);
   return db;
 }
 

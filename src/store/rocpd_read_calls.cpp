@@ -74,7 +74,8 @@ void SetReader::read_regions() {
     // rocprofv3 uses the internal correlation id as the region id, and as the event's stack_id.
     int64_t correlation = s.is_null(7) ? s.i64(0) : s.i64(7);
     uint32_t thread = s.is_null(1) ? 0 : thread_for(s.i64(1));
-    TimeNs start = s.i64(2), end = s.i64(3);
+    TimeNs start = 0, end = 0;
+    if (!read_interval("API call", s.i64(0), s, 2, start, end)) continue;
     if (options_.load_api_calls) {
       ApiCall call;
       call.start = start;
@@ -130,8 +131,7 @@ void SetReader::read_event_operations() {
     op.thread = s.is_null(0) ? 0 : thread_for(s.i64(0));
     op.event = static_cast<uint64_t>(s.i64(1));
     op.stream = s.is_null(2) ? kNoIndex : lookup(streams_, s.i64(2));
-    op.start = s.i64(3);
-    op.end = s.i64(4);
+    if (!read_interval("event operation", s.i64(1), s, 3, op.start, op.end)) continue;
     op.correlation_id = s.i64(6);
     trace_.sync_ops.push_back(op);
   }

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "store/rocpd_counters_read.hpp"
@@ -11,6 +12,7 @@
 #include "store/sqlite_db.hpp"
 #include "store/sync_calls.hpp"
 #include "store/uuid.hpp"
+#include "support/checked_math.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
 
@@ -66,8 +68,12 @@ std::vector<ProcessRowInfo> SetReader::read_processes() {
       if (std::any_of(out.begin(), out.end(), [&](const auto& o) { return o.guid == info.guid; })) continue;
       info.pid = s.i64(1);
       info.ppid = s.i64(2);
-      info.start = s.i64(3);
-      info.end = s.i64(4);
+      // Process times are informational: anything but an in-range integer reads as "not known" (0).
+      auto time_or_zero = [&](int col) {
+        return s.type(col) == SQLITE_INTEGER && s.i64(col) >= 0 && s.i64(col) <= kMaxTimeNs ? s.i64(col) : 0;
+      };
+      info.start = time_or_zero(3);
+      info.end = time_or_zero(4);
       info.command = s.text(5);
       info.hostname = s.text(6);
       out.push_back(std::move(info));
@@ -106,7 +112,7 @@ void SetReader::read_process(const ProcessRowInfo& info) {
   read_symbols();
   std::size_t first_dispatch = trace_.dispatches.size();
   read_dispatches();
-  read_counters(trace_, db_, CounterReadScope{&set_, filter_ ? guid_ : std::string(), first_dispatch});
+  read_counters(trace_, db_, CounterReadScope{&set_, filter_ ? guid_ : std::string(), first_dispatch, options_.lenient});
   read_copies();
   read_regions();
   read_event_operations();
@@ -252,13 +258,51 @@ Index SetReader::symbol_for(int64_t kernel_id) {
   return index;
 }
 
-bool SetReader::invalid_interval(std::string_view what, int64_t id, TimeNs start, TimeNs end) {
-  if (end >= start) return false;
-  std::string message = fmt::format("{}: {} {} of process {} ends before it starts (start {} ns, end {} ns)",
-                                    db_.path(), what, id, guid_, start, end);
-  if (!options_.lenient) throw Error(ExitCode::InputInvalid, message);
+namespace {
+
+const char* sqlite_type_name(int type) {
+  switch (type) {
+    case SQLITE_INTEGER: return "INTEGER";
+    case SQLITE_FLOAT: return "REAL";
+    case SQLITE_TEXT: return "TEXT";
+    case SQLITE_BLOB: return "BLOB";
+    default: return "NULL";
+  }
+}
+
+// What a non-integer value is, for the message: its type and, for REAL, the number.
+std::string describe_value(const Stmt& s, int col) {
+  int type = s.type(col);
+  if (type == SQLITE_FLOAT) return fmt::format("REAL {}", s.f64(col));
+  return sqlite_type_name(type);
+}
+
+}  // namespace
+
+bool SetReader::reject_record(std::string_view what, int64_t id, const std::string& problem) {
+  std::string message = fmt::format("{}: {} {} of process {} {}", db_.path(), what, id, guid_, problem);
+  if (!options_.lenient) throw Error(ExitCode::InputInvalid, message + " (--lenient drops such records)");
   if (dropped_++ < 10) log::warn("{}; dropped", message);
+  return false;
+}
+
+bool SetReader::read_integer(std::string_view what, int64_t id, std::string_view column, const Stmt& s, int col,
+                             int64_t min, int64_t max, int64_t& out) {
+  if (s.type(col) != SQLITE_INTEGER)
+    return reject_record(what, id, fmt::format("has a {} that is not an integer ({})", column, describe_value(s, col)));
+  out = s.i64(col);
+  if (out < min || out > max)
+    return reject_record(what, id, fmt::format("has {} {}, outside {}..{}", column, out, min, max));
   return true;
+}
+
+bool SetReader::read_interval(std::string_view what, int64_t id, const Stmt& s, int start_col, TimeNs& start,
+                              TimeNs& end) {
+  if (!read_integer(what, id, "start", s, start_col, 0, kMaxTimeNs, start) ||
+      !read_integer(what, id, "end", s, start_col + 1, 0, kMaxTimeNs, end))
+    return false;
+  if (end >= start) return true;
+  return reject_record(what, id, fmt::format("ends before it starts (start {} ns, end {} ns)", start, end));
 }
 
 void SetReader::read_dispatches() {
@@ -285,9 +329,16 @@ void SetReader::read_dispatches() {
     progress_.tick();
     Dispatch d;
     d.dispatch_id = s.i64(0);
-    d.start = s.i64(6);
-    d.end = s.i64(7);
-    if (invalid_interval("dispatch", d.dispatch_id, d.start, d.end)) continue;
+    if (!read_interval("dispatch", d.dispatch_id, s, 6, d.start, d.end)) continue;
+    // Sizes and dimensions as the model holds them (32-bit); a dimension of 0 launches nothing.
+    int64_t sizes[2], dims[6];
+    bool valid = read_integer("dispatch", d.dispatch_id, "private_segment_size", s, 8, 0, 0xffffffffLL, sizes[0]) &&
+                 read_integer("dispatch", d.dispatch_id, "group_segment_size", s, 9, 0, 0xffffffffLL, sizes[1]);
+    static constexpr const char* kDims[6] = {"workgroup_size_x", "workgroup_size_y", "workgroup_size_z",
+                                             "grid_size_x",      "grid_size_y",      "grid_size_z"};
+    for (int i = 0; i < 6 && valid; ++i)
+      valid = read_integer("dispatch", d.dispatch_id, kDims[i], s, 10 + i, 1, 0xffffffffLL, dims[i]);
+    if (!valid) continue;
     if (trace_.dispatches.size() > first && d.dispatch_id <= previous) increasing = false;
     previous = d.dispatch_id;
     d.process = process_;
@@ -296,11 +347,11 @@ void SetReader::read_dispatches() {
     d.symbol = symbol_for(s.i64(3));
     d.queue = s.is_null(4) ? kNoIndex : lookup(queues_, s.i64(4));
     d.stream = s.is_null(5) ? kNoIndex : lookup(streams_, s.i64(5));
-    d.scratch_bytes = to_u32(s.i64(8));
-    d.lds_bytes = to_u32(s.i64(9));
+    d.scratch_bytes = static_cast<uint32_t>(sizes[0]);
+    d.lds_bytes = static_cast<uint32_t>(sizes[1]);
     for (int i = 0; i < 3; ++i) {
-      d.block[i] = to_u32(s.i64(10 + i));
-      d.grid[i] = to_u32(s.i64(13 + i));
+      d.block[i] = static_cast<uint32_t>(dims[i]);
+      d.grid[i] = static_cast<uint32_t>(dims[3 + i]);
     }
     d.correlation_id = s.i64(16);
     trace_.dispatches.push_back(d);
@@ -322,7 +373,7 @@ void SetReader::read_copies() {
   if (!m.exists()) return;
   m.require(db_, {"id", "start", "end"});
   std::string sql = fmt::format(
-      "SELECT M.id, {}, M.start, M.\"end\", {}, {}, {}, {}, {}, {}, {} FROM \"{}\" M{} WHERE 1{}", m("M", "tid"),
+      "SELECT M.id, {}, M.start, M.\"end\", {}, {}, {}, IFNULL({}, 0), {}, {}, {} FROM \"{}\" M{} WHERE 1{}", m("M", "tid"),
       m("M", "name_id"), m("M", "dst_agent_id"), m("M", "src_agent_id"), m("M", "size", "0"), m("M", "queue_id"),
       m("M", "stream_id"), event_column(m, "stack_id"), m.table(), event_join(m, "M"), guid_and(m, "M"));
   Stmt s(db_, sql);
@@ -332,16 +383,17 @@ void SetReader::read_copies() {
     progress_.tick();
     MemoryCopy c;
     c.copy_id = s.i64(0);
-    c.start = s.i64(2);
-    c.end = s.i64(3);
-    if (invalid_interval("memory copy", c.copy_id, c.start, c.end)) continue;
+    int64_t bytes = 0;
+    if (!read_interval("memory copy", c.copy_id, s, 2, c.start, c.end) ||
+        !read_integer("memory copy", c.copy_id, "size", s, 7, 0, std::numeric_limits<int64_t>::max(), bytes))
+      continue;
     c.process = process_;
     c.thread = s.is_null(1) ? 0 : thread_for(s.i64(1));
     const Index* kind = s.is_null(4) ? nullptr : strings_.find(s.i64(4));
     c.kind = kind ? *kind : 0;
     c.dst_agent = s.is_null(5) ? kNoIndex : lookup(agents_, s.i64(5));
     c.src_agent = s.is_null(6) ? kNoIndex : lookup(agents_, s.i64(6));
-    c.bytes = static_cast<uint64_t>(s.i64(7));
+    c.bytes = static_cast<uint64_t>(bytes);
     c.queue = s.is_null(8) ? kNoIndex : lookup(queues_, s.i64(8));
     c.stream = s.is_null(9) ? kNoIndex : lookup(streams_, s.i64(9));
     c.correlation_id = s.i64(10);

@@ -113,12 +113,26 @@ class SetReader {
   std::string event_column(const Columns& x, std::string_view column) const {
     return event_.exists() && x.has("event_id") ? event_("E", column) : "NULL";
   }
-  bool invalid_interval(std::string_view what, int64_t id, TimeNs start, TimeNs end);
+  // Reads the [start, end] pair of columns `start_col`, `start_col + 1` of a record into start/end. False
+  // (after throwing, or under --lenient warning and dropping the record) when either is not an INTEGER,
+  // lies outside [0, kMaxTime], or end < start: every difference and sum of two valid times fits in int64.
+  bool read_interval(std::string_view what, int64_t id, const Stmt& s, int start_col, TimeNs& start, TimeNs& end);
+  // Reads column `col` as an INTEGER in [min, max] into `out`; false as for read_interval. NULL reads as
+  // `null_value` when that is given.
+  bool read_integer(std::string_view what, int64_t id, std::string_view column, const Stmt& s, int col, int64_t min,
+                    int64_t max, int64_t& out);
+  // Throws InputInvalid with `problem`, or under --lenient warns (the first ten times) and returns true.
+  bool reject_record(std::string_view what, int64_t id, const std::string& problem);
   // Reserves for a table's rows; MAX(rowid) - MIN(rowid) is two b-tree seeks, unlike COUNT(*). Only for
-  // suffixed sets: those are tables (un-suffixed ones may be views, which have no rowid).
+  // suffixed sets: those are tables (un-suffixed ones may be views, which have no rowid). Row ids are the
+  // input's to choose (one row with id 2^30): the estimate is capped by what the file can hold, a row
+  // taking at least kMinRowBytes of its pages.
   void reserve_for(const Columns& c, auto& vector) {
     if (set_.suffix.empty()) return;
+    constexpr int64_t kMinRowBytes = 16;
     int64_t n = sqlite::query_int(db_, fmt::format("SELECT MAX(rowid) - MIN(rowid) + 1 FROM \"{}\"", c.table()));
+    int64_t file_bytes = sqlite::query_int(db_, "PRAGMA page_count") * sqlite::query_int(db_, "PRAGMA page_size");
+    n = std::min(n, file_bytes / kMinRowBytes);
     if (n <= 0 || n >= (int64_t{1} << 31)) return;
     std::size_t wanted = vector.size() + static_cast<std::size_t>(n);
     // Grow geometrically when merging many files, so that each file does not copy all before it.

@@ -134,7 +134,8 @@ struct Writer::Impl {
 void Writer::Impl::open() {
   std::error_code ec;
   std::filesystem::remove(partial_path, ec);  // a stale partial file of an earlier, interrupted run
-  db = std::make_unique<sqlite::Db>(partial_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+  // NOFOLLOW: a symlink planted at the partial name after the remove above is refused, never written through.
+  db = std::make_unique<sqlite::Db>(partial_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
                                     partial_path, sqlite::kWriting);
   // The partial file is private until finish() renames it: no journal, no fsync, no locking. Foreign keys
   // stay unenforced (SQLite's default) for speed; finish() adds the entity rows that rows refer to.

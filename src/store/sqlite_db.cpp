@@ -49,6 +49,28 @@ void Db::fail(int rc, std::string_view what) const {
     const char* hint = codes_.damaged == ExitCode::InputCorrupt ? " (truncated or damaged database?)" : "";
     throw Error(codes_.damaged, fmt::format("{}: {}: {}{}", path_, what, detail, hint));
   }
+  // Reading: a file that another process holds locked, or that needs a rollback a read-only reader
+  // cannot do, is an input that cannot be read now (exit 3), with the reason.
+  if (codes_.damaged == ExitCode::InputCorrupt) {
+    switch (rc & 0xff) {
+      case SQLITE_BUSY:
+      case SQLITE_LOCKED:
+        throw Error(ExitCode::InputMissing,
+                    fmt::format("{}: cannot be read: another process holds it locked (a profiler still writing?); "
+                                "gave up after waiting: {}",
+                                path_, detail));
+      case SQLITE_READONLY:
+      case SQLITE_CANTOPEN:
+        throw Error(ExitCode::InputMissing,
+                    fmt::format("{}: cannot be read: {}{}", path_, detail,
+                                rc == SQLITE_READONLY_ROLLBACK
+                                    ? " (a hot journal: a writer died mid-transaction; open the file once with "
+                                      "write access, e.g. `sqlite3 FILE 'PRAGMA quick_check'`, to roll it back)"
+                                    : ""));
+      default:
+        break;
+    }
+  }
   throw Error(codes_.other, fmt::format("{}: {}: {}", path_, what, detail));
 }
 

@@ -68,6 +68,8 @@ class Stmt {
   void bind_static(int index, std::string_view text);
 
   bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL.
+  int type(int col) const { return sqlite3_column_type(stmt_, col); }
   int64_t i64(int col) const { return sqlite3_column_int64(stmt_, col); }
   double f64(int col) const { return sqlite3_column_double(stmt_, col); }
   // Valid until the next step/reset.

@@ -5,32 +5,40 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 
 #include "support/errors.hpp"
+#include "support/temp_file.hpp"
 
 namespace rpl {
 
 void write_file_atomically(const std::string& path, const std::function<void(std::FILE*)>& write) {
-  std::string tmp = fmt::format("{}.partial.{}", path, getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw Error(ExitCode::OutputFailed, fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
+  TempFile tmp(path);  // removed on every path below but commit()
+  std::FILE* f = fdopen(tmp.fd(), "wb");
+  if (!f) throw Error(ExitCode::OutputFailed, fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  tmp.release_fd();
   try {
     write(f);
+  } catch (const Error& e) {
+    std::fclose(f);
+    if (e.code() == ExitCode::OutputFailed)
+      throw Error(ExitCode::OutputFailed, fmt::format("cannot write {}: {}", path, e.what()));
+    throw;
   } catch (...) {
     std::fclose(f);
-    std::remove(tmp.c_str());
     throw;
   }
   // No fsync: atomicity against a killed process needs only the rename; fsync would cost seconds on
   // the large dag.json of a 10M-dispatch trace.
-  bool ok = std::fflush(f) == 0;
+  errno = 0;
+  bool ok = std::fflush(f) == 0 && !std::ferror(f);
+  int err = errno;
   ok = std::fclose(f) == 0 && ok;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    throw Error(ExitCode::OutputFailed, fmt::format("cannot write {}: {}", path, std::strerror(err)));
+  if (!ok) {
+    if (err == 0) err = errno;
+    throw Error(ExitCode::OutputFailed,
+                fmt::format("cannot write {}: {}", path, err ? std::strerror(err) : "write error"));
   }
+  tmp.commit();
 }
 
 }  // namespace rpl

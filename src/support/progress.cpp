@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include "support/terminal_text.hpp"
+
 namespace rpl {
 
 Progress::Progress(bool enabled) : enabled_(enabled) {}
@@ -13,15 +15,15 @@ void Progress::update(const std::string& message) {
   auto now = std::chrono::steady_clock::now();
   if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
   last_ = now;
-  std::fprintf(stderr, "\r\033[K%s", message.c_str());
-  std::fflush(stderr);
+  std::fprintf(raw_stderr(), "\r\033[K%s", terminal_safe(message).c_str());
+  std::fflush(raw_stderr());
   drawn_ = true;
 }
 
 void Progress::done() {
   if (!enabled_ || !drawn_) return;
-  std::fprintf(stderr, "\r\033[K");
-  std::fflush(stderr);
+  std::fprintf(raw_stderr(), "\r\033[K");
+  std::fflush(raw_stderr());
   drawn_ = false;
 }
 

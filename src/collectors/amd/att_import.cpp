@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "support/errors.hpp"
+#include "support/input_file.hpp"
 
 namespace rpl::collectors {
 namespace {
@@ -18,10 +19,9 @@ namespace fs = std::filesystem;
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 nlohmann::json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(ExitCode::InputMissing, path.string() + ": cannot read");
+  const std::string text = read_input_file(path.string(), "ATT output file");
   try {
-    return nlohmann::json::parse(in);
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw Error(ExitCode::InputInvalid, path.string() + ": not valid JSON (" + e.what() + ")");
   }
@@ -61,11 +61,7 @@ bool is_wave_file(std::string_view name) {
 }
 
 std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ExitCode::InputMissing, path.string() + ": cannot read");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return read_input_file(path.string(), "ATT output file");
 }
 
 }  // namespace

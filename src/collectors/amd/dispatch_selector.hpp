@@ -5,15 +5,16 @@
 // Pure logic, free of HSA headers; not thread-safe (the capture tool calls it under its lock).
 #include <cstdint>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
+
+#include "support/user_regex.hpp"
 
 namespace rpl::collectors::amd {
 
 class DispatchSelector {
  public:
-  // Throws rpl::Error(Usage) naming the pattern when it is not a valid ECMAScript regex or k is 0.
+  // Throws rpl::Error(Usage) naming the pattern when it is not a valid (RE2) regex or k is 0.
   DispatchSelector(const std::string& pattern, uint64_t k);
 
   // Called for every kernel launch in submission order. True exactly once: for the launch to capture.
@@ -25,7 +26,7 @@ class DispatchSelector {
   uint64_t k() const { return k_; }
 
  private:
-  std::regex regex_;
+  UserRegex regex_;
   uint64_t k_;
   std::optional<std::string> target_;
   uint64_t count_ = 0;

@@ -175,10 +175,11 @@ std::vector<CubinFunction> parse_resource_usage(const std::string& output, const
         if (pos == std::string_view::npos) pos = line.size();
         const std::size_t colon = token.rfind(':');
         uint64_t value = 0;
-        const char* first = token.data() + colon + 1;
+        // No pointer past the token is formed when there is no colon (found by fuzz/fuzz_code_object).
         const char* last = token.data() + token.size();
-        auto parsed = colon == std::string_view::npos ? std::from_chars_result{first, std::errc::invalid_argument}
-                                                      : std::from_chars(first, last, value);
+        auto parsed = colon == std::string_view::npos
+                          ? std::from_chars_result{last, std::errc::invalid_argument}
+                          : std::from_chars(token.data() + colon + 1, last, value);
         if (colon == 0 || parsed.ec != std::errc{} || parsed.ptr != last) {
           throw Error(ExitCode::ProfilerFailed,
                       fmt::format("{}: cuobjdump resource usage, line {}: cannot read \"{}\" in \"{}\"", what,

@@ -18,6 +18,7 @@
 
 #include "support/csv.hpp"
 #include "support/errors.hpp"
+#include "support/input_file.hpp"
 
 namespace rpl::collectors {
 namespace {
@@ -311,11 +312,7 @@ NcuReport parse_ncu_csv(std::string_view text, const std::string& source) {
 }
 
 NcuReport read_ncu_csv(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ExitCode::InputMissing, path + ": cannot read the ncu CSV file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_ncu_csv(text.str(), path);
+  return parse_ncu_csv(read_input_file(path, "ncu CSV file"), path);
 }
 
 std::string kernel_base_name(std::string_view name) {

@@ -1,7 +1,7 @@
 // librpl_cuda_capture.so: the CUDA capture injection library, loaded by the CUDA driver through
 // CUDA_INJECTION64_PATH (nothing is recompiled, relinked or preloaded). `rocm-perf capture` sets:
 //   RPL_CAPTURE_DIR       the capture directory to write
-//   RPL_CAPTURE_KERNEL    regex (ECMAScript) over mangled and demangled kernel names; default: any kernel
+//   RPL_CAPTURE_KERNEL    regex (RE2 syntax) over mangled and demangled kernel names; default: any kernel
 //   RPL_CAPTURE_DISPATCH  K: capture the K-th launch of the first kernel that matches (default 1)
 //   RPL_CAPTURE_COMMAND   the application's command line, as a JSON array (recorded in the manifest)
 //   RPL_CAPTURE_EXIT      1: end the process (status 0) right after the capture is written
@@ -25,7 +25,6 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <string>
 #include <unordered_map>
 
@@ -39,7 +38,7 @@ namespace {
 
 struct State {
   CaptureConfig config;
-  std::regex pattern;
+  std::optional<UserRegex> pattern;
   bool exit_after = false;
   capture::LiveRegions live;
   std::unique_ptr<ModuleRegistry> modules;
@@ -92,7 +91,7 @@ State::Seen& identify(void* handle) {
   s.function = fn;
   const char* name = nullptr;
   if (cuFuncGetName(&name, fn) == CUDA_SUCCESS && name) s.mangled = name;
-  s.matches = !s.mangled.empty() && kernel_name_matches(g_state->pattern, s.mangled);
+  s.matches = !s.mangled.empty() && kernel_name_matches(*g_state->pattern, s.mangled);
   return g_state->handles.emplace(handle, std::move(s)).first->second;
 }
 
@@ -330,8 +329,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   s->config.dir = dir;
   s->config.kernel_regex = env("RPL_CAPTURE_KERNEL") ? env("RPL_CAPTURE_KERNEL") : ".*";
   try {
-    s->pattern = std::regex(s->config.kernel_regex, std::regex::ECMAScript | std::regex::optimize);
-  } catch (const std::regex_error& e) {
+    s->pattern.emplace(s->config.kernel_regex, "RPL_CAPTURE_KERNEL");
+  } catch (const std::exception& e) {
     std::fprintf(stderr, "rpl-capture: RPL_CAPTURE_KERNEL=%s is not a valid regex: %s\n", s->config.kernel_regex.c_str(), e.what());
     return 1;
   }
@@ -344,7 +343,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   }
   s->exit_after = env("RPL_CAPTURE_EXIT") && std::string(env("RPL_CAPTURE_EXIT")) == "1";
   s->config.verbose = env("RPL_CAPTURE_VERBOSE") && std::string(env("RPL_CAPTURE_VERBOSE")) == "1";
-  s->modules = std::make_unique<ModuleRegistry>(&s->pattern);
+  s->modules = std::make_unique<ModuleRegistry>(&*s->pattern);
 
   if (cuptiSubscribe(&s->subscriber, on_callback, nullptr) != CUPTI_SUCCESS) {
     std::fprintf(stderr, "rpl-capture: cuptiSubscribe failed (another CUPTI tool attached?); capture disabled\n");

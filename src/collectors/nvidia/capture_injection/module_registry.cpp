@@ -7,8 +7,8 @@
 
 namespace rpl::cuda_capture {
 
-bool kernel_name_matches(const std::regex& pattern, const std::string& mangled) {
-  return std::regex_search(mangled, pattern) || std::regex_search(demangle(mangled), pattern);
+bool kernel_name_matches(const UserRegex& pattern, const std::string& mangled) {
+  return pattern.search(mangled) || pattern.search(demangle(mangled));
 }
 
 void ModuleRegistry::on_module_loaded(uint32_t module_id, const void* cubin, std::size_t size, bool verbose) {

@@ -10,12 +10,12 @@
 #include <deque>
 #include <mutex>
 #include <optional>
-#include <regex>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
 #include "capture/elf_symbols.hpp"
+#include "support/user_regex.hpp"
 
 namespace rpl::cuda_capture {
 
@@ -27,11 +27,11 @@ struct KeptModule {
 };
 
 // True when `mangled` or its demangled form matches.
-bool kernel_name_matches(const std::regex& pattern, const std::string& mangled);
+bool kernel_name_matches(const UserRegex& pattern, const std::string& mangled);
 
 class ModuleRegistry {
  public:
-  explicit ModuleRegistry(const std::regex* pattern) : pattern_(pattern) {}
+  explicit ModuleRegistry(const UserRegex* pattern) : pattern_(pattern) {}
 
   // From the module-loaded callback. Keeps a copy only when some kernel in it matches the pattern.
   void on_module_loaded(uint32_t module_id, const void* cubin, std::size_t size, bool verbose);
@@ -44,7 +44,7 @@ class ModuleRegistry {
   std::size_t kept() const { return modules_.size(); }
 
  private:
-  const std::regex* pattern_;
+  const UserRegex* pattern_;
   mutable std::mutex mutex_;
   std::deque<KeptModule> modules_;  // in load order; a deque, so kept references stay valid as modules load
   std::size_t seen_ = 0;

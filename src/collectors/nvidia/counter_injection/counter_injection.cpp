@@ -14,7 +14,7 @@
 // Environment (set by `rocm-perf profile --roofline`; collectors/counter_pass.cpp):
 //   RPL_COUNTERS_METRICS  comma-separated metric names (ncu's names: the same metrics library)
 //   RPL_COUNTERS_OUT      folder; this process writes counters-<pid>.csv there at exit
-//   RPL_COUNTERS_KERNEL   optional ECMAScript regex on the demangled kernel name (else the mangled one)
+//   RPL_COUNTERS_KERNEL   optional RE2 regex on the demangled kernel name (else the mangled one)
 //   RPL_COUNTERS_PER_KERNEL  profile at most this many launches of each kernel (0 or unset: all)
 //   RPL_COUNTERS_BATCH    kernel ranges per counter-data image before it is decoded (default 1: measured no
 //                         cheaper with 64, and a kernel's tensor screen is known before its next launch)
@@ -42,12 +42,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "collectors/nvidia/cuda_driver/driver_launch.hpp"
 #include "collectors/nvidia/counter_csv.hpp"
+#include "support/user_regex.hpp"
 
 namespace {
 
@@ -118,7 +118,7 @@ struct ContextState {
 struct State {
   std::mutex mutex;
   std::vector<std::string> metrics;
-  std::unique_ptr<std::regex> kernel;
+  std::unique_ptr<rpl::UserRegex> kernel;
   std::string out_dir;
   size_t batch = 1;
   bool verbose = false;
@@ -468,8 +468,8 @@ const std::pair<std::string, bool>& identify(void* handle) {
   if (cuKernelGetFunction(&fn, static_cast<CUkernel>(handle)) != CUDA_SUCCESS || !fn) fn = static_cast<CUfunction>(handle);
   const char* name = nullptr;
   std::string mangled = cuFuncGetName(&name, fn) == CUDA_SUCCESS && name ? name : "";
-  const bool matches = !g->kernel || std::regex_search(demangle(mangled), *g->kernel) ||
-                       std::regex_search(mangled, *g->kernel);
+  const bool matches = !g->kernel || g->kernel->search(demangle(mangled)) ||
+                       g->kernel->search(mangled);
   return g->functions.emplace(handle, std::make_pair(mangled, matches)).first->second;
 }
 
@@ -583,8 +583,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   s->out_dir = out;
   if (const char* k = env("RPL_COUNTERS_KERNEL")) {
     try {
-      s->kernel = std::make_unique<std::regex>(k, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
+      s->kernel = std::make_unique<rpl::UserRegex>(k, "RPL_COUNTERS_KERNEL");
+    } catch (const std::exception& e) {
       std::fprintf(stderr, "rpl-counters: RPL_COUNTERS_KERNEL=%s: %s; counters disabled\n", k, e.what());
       return 1;
     }

@@ -1,0 +1,15 @@
+// The ncu CSV parser (raw and details pages) and attaching its metrics to a trace.
+#include <string_view>
+
+#include "collectors/nvidia/ncu_csv.hpp"
+#include "harness.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  rpl::fuzz::expect_only_rpl_errors([&] {
+    rpl::collectors::NcuReport report = rpl::collectors::parse_ncu_csv(text, "fuzz.csv");
+    rpl::Trace trace;
+    (void)rpl::collectors::attach_ncu_metrics(trace, report);
+  });
+  return 0;
+}
