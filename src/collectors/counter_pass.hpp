@@ -41,7 +41,7 @@ struct CounterPassRequest {
 };
 
 struct CounterPassRun {
-  std::string tool;                  // "ncu" or "rocprofv3"
+  std::string tool;                  // "ncu", "cupti" or "rocprofv3"
   std::vector<std::string> command;  // argv as run
   ProcessResult process;
   std::string stdout_file;           // the application's stdout
