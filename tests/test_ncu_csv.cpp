@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "analysis/counter_pairing.hpp"
 #include "analysis/deep_analysis.hpp"
 #include "analysis/roofline.hpp"
 #include "collectors/nvidia/ncu_csv.hpp"
@@ -207,20 +208,20 @@ TEST(NcuCsv, ReadFromFile) {
 }
 
 TEST(KernelBaseName, StripsReturnTypeAndParameters) {
-  EXPECT_EQ(kernel_base_name("void k_fma<float>(T1 *, T1, T1)"), "k_fma<float>");
-  EXPECT_EQ(kernel_base_name("void k_fma<float>(float*, float, float)"), "k_fma<float>");
-  EXPECT_EQ(kernel_base_name("k_mma(__half *, float *)"), "k_mma");
-  EXPECT_EQ(kernel_base_name("void ns::f<std::pair<int, int> >(int)"), "ns::f<std::pair<int, int> >");
-  EXPECT_EQ(kernel_base_name("void (anonymous namespace)::k(int)"), "(anonymous namespace)::k");
-  EXPECT_EQ(kernel_base_name("_Z5k_fmaIfEvPT_S0_S0_"), "_Z5k_fmaIfEvPT_S0_S0_");
-  EXPECT_EQ(kernel_base_name("plain"), "plain");
+  EXPECT_EQ(analysis::kernel_base_name("void k_fma<float>(T1 *, T1, T1)"), "k_fma<float>");
+  EXPECT_EQ(analysis::kernel_base_name("void k_fma<float>(float*, float, float)"), "k_fma<float>");
+  EXPECT_EQ(analysis::kernel_base_name("k_mma(__half *, float *)"), "k_mma");
+  EXPECT_EQ(analysis::kernel_base_name("void ns::f<std::pair<int, int> >(int)"), "ns::f<std::pair<int, int> >");
+  EXPECT_EQ(analysis::kernel_base_name("void (anonymous namespace)::k(int)"), "(anonymous namespace)::k");
+  EXPECT_EQ(analysis::kernel_base_name("_Z5k_fmaIfEvPT_S0_S0_"), "_Z5k_fmaIfEvPT_S0_S0_");
+  EXPECT_EQ(analysis::kernel_base_name("plain"), "plain");
 }
 
 // ---- Attaching to a trace
 
 TEST(NcuAttach, MangledNamesInLaunchOrderPerKernel) {
   FmaTrace t;  // k_fma<float> x 3, k_fma<double> x 1
-  NcuAttachResult r = attach_ncu_metrics(t.b.trace(), parse_ncu_csv(kRaw, "raw.csv"));
+  auto r = analysis::attach_counter_samples(t.b.trace(), ncu_counter_samples(parse_ncu_csv(kRaw, "raw.csv")));
   EXPECT_EQ(r.matched_instances, 3u);
   EXPECT_EQ(r.unmatched_instances, 0u);
   // ID 0 -> 1st float dispatch, ID 2 -> 2nd float dispatch, ID 1 -> the double dispatch.
@@ -231,13 +232,13 @@ TEST(NcuAttach, MangledNamesInLaunchOrderPerKernel) {
   EXPECT_FALSE(t.value(t.f[1], "dram__bytes_read.sum"));             // "n/a" is not attached
   EXPECT_FALSE(t.value(t.f[0], "device__attribute_display_name"));  // static attributes are not
   // 3 instances x 5 numeric metrics, minus the one n/a = 14 samples.
-  EXPECT_EQ(r.samples_added, 14u);
+  EXPECT_EQ(r.values.size(), 14u);
   EXPECT_TRUE(has_warning(r.warnings, "ncu profiled 2 of the 3 dispatch(es) of 'void k_fma<float>"));
 }
 
 TEST(NcuAttach, DemangledNamesMatchByBaseName) {
   FmaTrace t;
-  NcuAttachResult r = attach_ncu_metrics(t.b.trace(), parse_ncu_csv(kDetails, "details.csv"));
+  auto r = analysis::attach_counter_samples(t.b.trace(), ncu_counter_samples(parse_ncu_csv(kDetails, "details.csv")));
   EXPECT_EQ(r.matched_instances, 2u);
   EXPECT_DOUBLE_EQ(*t.value(t.f[0], "gpu__time_duration.sum"), 54880);
   EXPECT_DOUBLE_EQ(*t.value(t.d[0], "gpu__time_duration.sum"), 88260);
@@ -245,7 +246,7 @@ TEST(NcuAttach, DemangledNamesMatchByBaseName) {
 
 TEST(NcuAttach, MoreInstancesThanDispatchesAreSkippedWithAWarning) {
   FmaTrace t(1);  // one k_fma<float> dispatch, ncu has two instances of it
-  NcuAttachResult r = attach_ncu_metrics(t.b.trace(), parse_ncu_csv(kRaw, "raw.csv"));
+  auto r = analysis::attach_counter_samples(t.b.trace(), ncu_counter_samples(parse_ncu_csv(kRaw, "raw.csv")));
   EXPECT_EQ(r.matched_instances, 2u);
   EXPECT_EQ(r.unmatched_instances, 1u);
   EXPECT_TRUE(has_warning(r.warnings, "ncu profiled 2 instance(s) of 'void k_fma<float>(float*, float, float)' but the "
@@ -258,7 +259,7 @@ TEST(NcuAttach, UnknownKernelsAndSizeMismatchesAreReported) {
   t.b.trace().dispatches[t.f[0]].block[0] = 128;  // pairing looks wrong for this one
   std::string raw = kRaw;
   raw += "\"3\",\"674\",\"k\",\"127.0.0.1\",\"_Z5otherv\",\"1\",\"7\",\"(1, 1, 1)\",\"(1, 1, 1)\",\"0\",\"9.0\",\"x\",\"1\",\"1\",\"1\",\"1\",\"1\"\n";
-  NcuAttachResult r = attach_ncu_metrics(t.b.trace(), parse_ncu_csv(raw, "raw.csv"));
+  auto r = analysis::attach_counter_samples(t.b.trace(), ncu_counter_samples(parse_ncu_csv(raw, "raw.csv")));
   EXPECT_EQ(r.unmatched_instances, 1u);
   EXPECT_TRUE(has_warning(r.warnings, "'_Z5otherv' matches no kernel"));
   EXPECT_TRUE(has_warning(r.warnings, "1 matched instance(s) have a grid or block size different"));
@@ -267,9 +268,8 @@ TEST(NcuAttach, UnknownKernelsAndSizeMismatchesAreReported) {
 TEST(NcuAttach, ChosenMetricsOnlyAndExistingSamplesKept) {
   FmaTrace t;
   t.b.counter(t.f[0], "gpu__time_duration.sum", 1.0);  // already there: not replaced, not doubled
-  NcuAttachOptions o;
-  o.metrics = {"gpu__time_duration.sum", "dram__bytes_read.sum", "sm__not_collected.sum"};
-  NcuAttachResult r = attach_ncu_metrics(t.b.trace(), parse_ncu_csv(kRaw, "raw.csv"), o);
+  const std::vector<std::string> metrics = {"gpu__time_duration.sum", "dram__bytes_read.sum", "sm__not_collected.sum"};
+  auto r = analysis::attach_counter_samples(t.b.trace(), ncu_counter_samples(parse_ncu_csv(kRaw, "raw.csv"), metrics));
   EXPECT_EQ(t.value(t.f[0], "gpu__time_duration.sum"), 1.0);
   EXPECT_FALSE(t.value(t.f[0], "lts__t_sector_hit_rate.pct"));
   EXPECT_EQ(t.value(t.d[0], "dram__bytes_read.sum"), 134229760.0);
@@ -296,7 +296,7 @@ TEST(NcuAttach, RooflineFromAttachedMetricsUsesNcuDuration) {
     row += ",\"" + v + "\"";
   }
   FmaTrace t;
-  attach_ncu_metrics(t.b.trace(), parse_ncu_csv(header + "\n" + units + "\n" + row + "\n", "full.csv"));
+  analysis::attach_counter_samples(t.b.trace(), ncu_counter_samples(parse_ncu_csv(header + "\n" + units + "\n" + row + "\n", "full.csv")));
   analysis::RooflineResult r = analysis::compute_roofline(t.b.trace());
   ASSERT_EQ(r.kernels.size(), 1u);
   const analysis::RooflinePoint& p = r.kernels[0].point;
@@ -410,7 +410,7 @@ TEST(NcuRealCapture, ParsesAttachesAndGivesPlausiblePoints) {
       b.trace().dispatches[d].block[0] = k.block;
       t += 200'000;
     }
-  NcuAttachResult a = attach_ncu_metrics(b.trace(), report);
+  auto a = analysis::attach_counter_samples(b.trace(), ncu_counter_samples(report));
   EXPECT_EQ(a.matched_instances, 10u);
   EXPECT_TRUE(a.warnings.empty()) << a.warnings[0];
 

@@ -13,6 +13,7 @@
 #include "analysis/deep_analysis.hpp"
 #include "analysis/roofline_counters.hpp"
 #include "app/profile_counters.hpp"
+#include "collectors/amd/pmc_import.hpp"
 #include "collectors/counter_pass.hpp"
 #include "support/errors.hpp"
 #include "testing/cli.hpp"
@@ -78,7 +79,7 @@ TEST(NcuPairing, EveryInstanceGetsItsDispatchInLaunchOrder) {
   const auto report = rpl::collectors::read_ncu_csv(kFmaCsv);
   ASSERT_EQ(report.kernels.size(), 10u);
   const auto metrics = h100_metrics();
-  auto m = rpl::app::match_ncu_report(fma_trace(10).trace, report, metrics);
+  auto m = rpl::app::match_counter_samples(fma_trace(10).trace, rpl::collectors::ncu_counter_samples(report, metrics));
   EXPECT_EQ(m.instances, 10u);
   EXPECT_EQ(m.matched, 10u);
   ASSERT_EQ(m.databases.size(), 1u);
@@ -98,7 +99,7 @@ TEST(NcuPairing, EveryInstanceGetsItsDispatchInLaunchOrder) {
 
 TEST(NcuPairing, MoreInstancesThanDispatchesAreCountedAndSaid) {
   const auto report = rpl::collectors::read_ncu_csv(kFmaCsv);
-  auto m = rpl::app::match_ncu_report(fma_trace(8).trace, report, h100_metrics());
+  auto m = rpl::app::match_counter_samples(fma_trace(8).trace, rpl::collectors::ncu_counter_samples(report, h100_metrics()));
   EXPECT_EQ(m.instances, 10u);
   EXPECT_EQ(m.matched, 8u);
   EXPECT_TRUE(any_contains(m.warnings, "2 extra instance(s) were skipped")) << ::testing::PrintToString(m.warnings);
@@ -106,7 +107,7 @@ TEST(NcuPairing, MoreInstancesThanDispatchesAreCountedAndSaid) {
 
 TEST(NcuPairing, ADifferentGridOrAnUnknownKernelIsSaid) {
   const auto report = rpl::collectors::read_ncu_csv(kFmaCsv);
-  auto m = rpl::app::match_ncu_report(fma_trace(10, 100).trace, report, h100_metrics());
+  auto m = rpl::app::match_counter_samples(fma_trace(10, 100).trace, rpl::collectors::ncu_counter_samples(report, h100_metrics()));
   EXPECT_EQ(m.matched, 10u);
   EXPECT_TRUE(any_contains(m.warnings, "grid or block size")) << ::testing::PrintToString(m.warnings);
 
@@ -114,7 +115,7 @@ TEST(NcuPairing, ADifferentGridOrAnUnknownKernelIsSaid) {
   other.add_process(1);
   other.add_symbol("other_kernel(int)", "_Z12other_kerneli");
   other.add_dispatch(0, 0, 10);
-  m = rpl::app::match_ncu_report(other.trace, report, h100_metrics());
+  m = rpl::app::match_counter_samples(other.trace, rpl::collectors::ncu_counter_samples(report, h100_metrics()));
   EXPECT_EQ(m.matched, 0u);
   EXPECT_EQ(m.values, 0u);
   EXPECT_TRUE(any_contains(m.warnings, "matches no kernel of the trace")) << ::testing::PrintToString(m.warnings);
@@ -151,7 +152,7 @@ InMemoryTrace amd_trace(const std::vector<int>& counts, bool counters, int proce
 TEST(PassPairing, CountersGoToTheSameOccurrenceOfTheSameKernel) {
   auto trace = amd_trace({3, 2}, false, 2);
   auto pass = amd_trace({3, 2}, true, 2);
-  auto m = rpl::app::match_counter_trace(trace.trace, pass.trace);
+  auto m = rpl::app::match_counter_samples(trace.trace, rpl::collectors::pmc_counter_samples(pass.trace));
   EXPECT_EQ(m.instances, 10u);
   EXPECT_EQ(m.matched, 10u);
   EXPECT_TRUE(m.warnings.empty()) << ::testing::PrintToString(m.warnings);
@@ -171,14 +172,14 @@ TEST(PassPairing, CountersGoToTheSameOccurrenceOfTheSameKernel) {
 TEST(PassPairing, ExtraLaunchesAndUnknownKernelsAreNotStoredButSaid) {
   auto trace = amd_trace({2}, false);
   auto pass = amd_trace({3, 1}, true);
-  auto m = rpl::app::match_counter_trace(trace.trace, pass.trace);
+  auto m = rpl::app::match_counter_samples(trace.trace, rpl::collectors::pmc_counter_samples(pass.trace));
   EXPECT_EQ(m.instances, 4u);
   EXPECT_EQ(m.matched, 2u);
   EXPECT_EQ(m.values, 2u);
   EXPECT_TRUE(any_contains(m.warnings, "1 more time(s)")) << ::testing::PrintToString(m.warnings);
   EXPECT_TRUE(any_contains(m.warnings, "no such kernel")) << ::testing::PrintToString(m.warnings);
   // Different process counts: paired across processes, and said.
-  m = rpl::app::match_counter_trace(amd_trace({2}, false, 2).trace, amd_trace({2}, true, 1).trace);
+  m = rpl::app::match_counter_samples(amd_trace({2}, false, 2).trace, rpl::collectors::pmc_counter_samples(amd_trace({2}, true, 1).trace));
   EXPECT_TRUE(any_contains(m.warnings, "across all processes")) << ::testing::PrintToString(m.warnings);
 }
 
@@ -304,7 +305,7 @@ TEST(CuptiPass, RunsTheAppWithTheInjectionLibraryAndMergesEveryProcessCsv) {
   unsetenv("RPL_CUPTI_COUNTERS");
   EXPECT_NE(read_file(dir.file("app.env")).find("RPL_COUNTERS_PER_KERNEL=3"), std::string::npos);
   // The pairing is ncu's: the merged report attaches to the trace like an ncu CSV.
-  auto m = rpl::app::match_ncu_report(fma_trace(6).trace, pass.report, {"gpu__time_duration.sum"}, "cupti");
+  auto m = rpl::app::match_counter_samples(fma_trace(6).trace, rpl::collectors::ncu_counter_samples(pass.report, {"gpu__time_duration.sum"}, "cupti"));
   EXPECT_EQ(m.matched, 4u);
   // Fewer instances than dispatches (as with --counter-launches): said, naming the tool that measured.
   EXPECT_TRUE(any_contains(m.warnings, "cupti profiled 4 of the 6 dispatch(es)")) << m.warnings.size();

@@ -4,11 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
-#include <numeric>
 #include <nlohmann/json.hpp>
 
+#include "analysis/counter_pairing.hpp"
 #include "analysis/roofline_counters.hpp"
 #include "collectors/counter_pass.hpp"
 #include "store/rocpd_reader.hpp"
@@ -16,7 +15,6 @@
 #include "support/log.hpp"
 
 namespace rpl::app {
-namespace fs = std::filesystem;
 namespace {
 
 // Adds one value for trace dispatch `d` to the entry of the database that holds it.
@@ -28,38 +26,6 @@ void add_value(CounterMatch& m, std::map<std::string, std::size_t>& slot, const 
   if (fresh) m.databases.push_back({p.source_file, p.guid, {}});
   m.databases[it->second].values.push_back({trace.dispatches[d].dispatch_id, counter, value});
   ++m.values;
-}
-
-// Dispatches grouped by (process rank, display name), each group in launch order. Ranks order processes
-// by start time, then pid: the same command's processes start in the same order in every run.
-using Groups = std::map<std::pair<std::size_t, std::string>, std::vector<Index>>;
-Groups occurrence_groups(const Trace& t, bool per_process) {
-  std::vector<Index> order(t.processes.size());
-  std::iota(order.begin(), order.end(), Index{0});
-  std::sort(order.begin(), order.end(), [&](Index a, Index b) {
-    const Process &x = t.processes[a], &y = t.processes[b];
-    return x.start != y.start ? x.start < y.start : x.pid < y.pid;
-  });
-  std::vector<std::size_t> rank(t.processes.size());
-  for (std::size_t i = 0; i < order.size(); ++i) rank[order[i]] = i;
-  Groups groups;
-  for (Index d = 0; d < t.dispatches.size(); ++d) {
-    const Dispatch& disp = t.dispatches[d];
-    if (disp.symbol >= t.symbols.size()) continue;
-    groups[{per_process && disp.process < rank.size() ? rank[disp.process] : 0, t.kernel_name(disp)}].push_back(d);
-  }
-  for (auto& [key, list] : groups)
-    std::stable_sort(list.begin(), list.end(), [&](Index a, Index b) {
-      const Dispatch &x = t.dispatches[a], &y = t.dispatches[b];
-      return x.start != y.start ? x.start < y.start : x.dispatch_id < y.dispatch_id;
-    });
-  return groups;
-}
-
-bool same_shape(const Dispatch& a, const Dispatch& b) {
-  for (int i = 0; i < 3; ++i)
-    if (a.grid[i] != b.grid[i] || a.block[i] != b.block[i]) return false;
-  return true;
 }
 
 const Agent* profiled_agent(const Trace& trace, std::vector<std::string>& warnings) {
@@ -104,8 +70,29 @@ bool ncu_available() {
   }
 }
 
-void collect_nvidia(const CounterCollectionOptions& o, const collectors::CounterPassRequest& req, Trace trace,
-                    CounterCollection& c, CounterMatch& m) {
+// What a counter source ran, added to the collection's account.
+void record_run(CounterCollection& c, const collectors::CounterPassRun& run) {
+  c.commands.push_back(fmt::format("{}", fmt::join(run.command, " ")));
+  c.wall_ns += run.process.wall_ns;
+  c.application_runs += run.application_runs;
+}
+
+// Every sample set of a counter source's run paired with the trace. An instance is one kernel launch,
+// whichever of the run's passes measured it.
+void match_run(const Trace& trace, const collectors::CounterPassRun& run, CounterMatch& m) {
+  bool first = true;
+  for (const CounterSamples& samples : run.samples) {
+    CounterMatch sm = match_counter_samples(trace, samples);
+    if (!samples.run.empty())
+      for (auto& w : sm.warnings) w = fmt::format("{}: {}", samples.run, w);
+    m.instances = std::max(m.instances, sm.instances);
+    m.matched = first ? sm.matched : std::min(m.matched, sm.matched);
+    first = false;
+    merge(m, std::move(sm));
+  }
+}
+
+collectors::CounterTool resolve_nvidia_tool(const CounterCollectionOptions& o) {
   using collectors::CounterTool;
   CounterTool tool = o.counter_tool;
   // auto: ncu where it is installed (its replay flushes the caches before every pass, so DRAM bytes are
@@ -118,148 +105,85 @@ void collect_nvidia(const CounterCollectionOptions& o, const collectors::Counter
   if (tool == CounterTool::Ncu && o.launches_per_kernel > 0)
     throw Error(ExitCode::Usage, "--counter-launches needs the CUPTI counter pass (librpl_cupti_counters.so, "
                                  "--counter-tool cupti): ncu's launch limits are not per kernel");
+  return tool;
+}
+
+void collect_nvidia(const CounterCollectionOptions& o, const collectors::CounterPassRequest& req, const Trace& trace,
+                    CounterCollection& c, CounterMatch& m) {
+  using collectors::CounterTool;
+  const CounterTool tool = resolve_nvidia_tool(o);
   c.tool = collectors::to_string(tool);
-  std::vector<std::string> metrics;
   // The classifier reads the deep metrics too, so --roofline collects both (one run; the tool groups them
   // into replay passes itself).
   const auto deep = tool == CounterTool::Cupti ? analysis::cupti_deep_metrics(c.arch) : analysis::ncu_deep_metrics(c.arch);
-  metrics = o.roofline ? unique_metrics(analysis::ncu_roofline_metrics(c.arch), deep) : deep;
+  const auto metrics = o.roofline ? unique_metrics(analysis::ncu_roofline_metrics(c.arch), deep) : deep;
   c.passes.push_back(metrics);
-  auto pass = tool == CounterTool::Cupti ? collectors::run_cupti_counter_pass(req, metrics) : collectors::run_ncu_pass(req, metrics);
-  c.commands.push_back(fmt::format("{}", fmt::join(pass.command, " ")));
-  c.wall_ns += pass.process.wall_ns;
-  c.application_runs += 1;
-  for (const auto& w : pass.report.warnings) m.warnings.push_back(w);
-  CounterMatch nm = match_ncu_report(std::move(trace), pass.report, metrics, c.tool);
-  m.instances = nm.instances;
-  m.matched = nm.matched;
-  merge(m, std::move(nm));
+  const auto run = tool == CounterTool::Cupti ? collectors::run_cupti_counter_pass(req, metrics)
+                                              : collectors::run_ncu_pass(req, metrics);
+  record_run(c, run);
+  match_run(trace, run, m);
 }
 
-void collect_amd(const CounterCollectionOptions& o, const collectors::CounterPassRequest& req, const Trace& trace,
-                 const Agent& agent, CounterCollection& c, CounterMatch& m) {
-  c.tool = "rocprofv3";
-  if (o.roofline) {
-    const auto set = analysis::roofline_counter_set(c.arch);
-    if (set.quantities.empty()) {
-      m.warnings.push_back("no roofline counter pass: " + set.unavailable_reason);
-    } else {
-      c.passes = analysis::split_amd_passes(set);
-      auto pass = collectors::run_rocprof_pmc_pass(req, analysis::rocprofv3_pmc_input(c.arch));
-      c.commands.push_back(fmt::format("{}", fmt::join(pass.command, " ")));
-      c.wall_ns += pass.process.wall_ns;
-      c.application_runs += pass.pass_databases.size();
-      bool first = true;
-      for (std::size_t p = 0; p < pass.pass_databases.size(); ++p) {
-        rocpd::ReadOptions ro;
-        ro.load_api_calls = false;
-        ro.lenient = o.lenient;
-        Trace pass_trace = rocpd::read_databases(pass.pass_databases[p], ro);
-        CounterMatch pm = match_counter_trace(trace, pass_trace);
-        for (auto& w : pm.warnings) w = fmt::format("pmc pass {}: {}", p + 1, w);
-        // An instance is one kernel launch, whichever passes measured it.
-        m.instances = std::max(m.instances, pm.instances);
-        m.matched = first ? pm.matched : std::min(m.matched, pm.matched);
-        first = false;
-        merge(m, std::move(pm));
-      }
-    }
+void collect_amd_roofline(const collectors::CounterPassRequest& req, const Trace& trace, CounterCollection& c,
+                          CounterMatch& m) {
+  const auto set = analysis::roofline_counter_set(c.arch);
+  if (set.quantities.empty()) {
+    m.warnings.push_back("no roofline counter pass: " + set.unavailable_reason);
+    return;
   }
-  if (o.deep) {
-    auto att = collectors::run_rocprof_att_pass(req);
-    c.commands.push_back(fmt::format("{}", fmt::join(att.command, " ")));
-    c.wall_ns += att.process.wall_ns;
-    c.application_runs += 1;
-    c.att_diagnosis = att.diagnosis;
-    std::map<int64_t, std::string> names;  // the ATT run's own dispatch ids -> kernel names
-    if (!att.databases.empty()) {
-      rocpd::ReadOptions ro;
-      ro.load_api_calls = false;
-      try {
-        Trace t = rocpd::read_databases(att.databases, ro);
-        for (const Dispatch& d : t.dispatches) names[d.dispatch_id] = t.kernel_name(d);
-      } catch (const Error& e) {
-        m.warnings.push_back(std::string("the ATT run's trace could not be read, kernels are unnamed: ") + e.what());
-      }
-    }
-    const uint32_t max_waves = agent.simd_per_cu * agent.max_waves_per_simd;
-    for (const auto& out : att.outputs) {
-      auto it = names.find(out.dispatch_id);
-      c.att.push_back({out.dispatch_id, it == names.end() ? std::string() : it->second,
-                       analysis::analyze_att_dispatch(collectors::read_att_dispatch(out), max_waves)});
-    }
-    if (att.outputs.empty()) m.warnings.push_back("the ATT run decoded nothing: " + att.diagnosis);
+  c.passes = analysis::split_amd_passes(set);
+  const auto run = collectors::run_rocprof_pmc_pass(req, analysis::rocprofv3_pmc_input(c.arch));
+  record_run(c, run);
+  match_run(trace, run, m);
+}
+
+// The thread trace of the first dispatch of each kernel, analysed one dispatch at a time.
+void collect_amd_deep(const collectors::CounterPassRequest& req, const Agent& agent, CounterCollection& c,
+                      CounterMatch& m) {
+  const auto att = collectors::run_rocprof_att_pass(req);
+  record_run(c, att);
+  c.att_diagnosis = att.diagnosis;
+  m.warnings.insert(m.warnings.end(), att.warnings.begin(), att.warnings.end());
+  const uint32_t max_waves = agent.simd_per_cu * agent.max_waves_per_simd;
+  for (const auto& out : att.outputs)
+    c.att.push_back({out.dispatch_id, out.kernel, analysis::analyze_att_dispatch(collectors::read_att_dispatch(out), max_waves)});
+}
+
+// The paired values into the trace run's databases, each beside its dispatches.
+void store_values(const CounterMatch& m, CounterCollection& c) {
+  for (const auto& db : m.databases) {
+    if (db.values.empty()) continue;
+    const auto r = rocpd::append_counters(db.database, db.values, db.guid);
+    c.values_stored += r.values_written;
+    if (std::find(c.databases.begin(), c.databases.end(), db.database) == c.databases.end())
+      c.databases.push_back(db.database);
   }
+}
+
+// Nothing measured, or how many instances went unpaired (first; the pairing's reasons follow).
+void say_what_was_not_paired(const CounterCollectionOptions& o, CounterCollection& c) {
+  if (!c.passes.empty() && c.instances == 0)
+    c.warnings.push_back(o.kernel_filter ? fmt::format("the counter pass profiled no kernel instance: --kernel '{}' "
+                                                       "matched no kernel's demangled name?",
+                                                       *o.kernel_filter)
+                                         : std::string("the counter pass profiled no kernel instance"));
+  else if (c.matched < c.instances)
+    c.warnings.insert(c.warnings.begin(),
+                      fmt::format("{} of {} kernel instance(s) measured by {} could not be paired with a dispatch of "
+                                  "the trace run: their counters are not stored (reasons below)",
+                                  c.instances - c.matched, c.instances, c.tool));
 }
 
 }  // namespace
 
-CounterMatch match_ncu_report(Trace trace, const collectors::NcuReport& report, const std::vector<std::string>& metrics,
-                              const std::string& tool) {
+CounterMatch match_counter_samples(const Trace& trace, const CounterSamples& samples) {
+  const analysis::CounterPairing pairing = analysis::pair_counter_samples(trace, samples);
   CounterMatch m;
-  const std::size_t before = trace.counters.size();
-  collectors::NcuAttachOptions options;
-  options.metrics = metrics;
-  options.tool = tool;
-  const auto r = collectors::attach_ncu_metrics(trace, report, options);
-  m.instances = report.kernels.size();
-  m.matched = r.matched_instances;
-  m.warnings = r.warnings;
+  m.instances = pairing.instances();
+  m.matched = pairing.matched_instances;
+  m.warnings = pairing.warnings;
   std::map<std::string, std::size_t> slot;
-  for (std::size_t i = before; i < trace.counters.size(); ++i) {
-    const CounterSample& s = trace.counters[i];
-    add_value(m, slot, trace, s.dispatch, trace.strings.at(s.counter), s.value);
-  }
-  return m;
-}
-
-CounterMatch match_counter_trace(const Trace& trace, const Trace& pass) {
-  CounterMatch m;
-  const bool per_process = trace.processes.size() == pass.processes.size();
-  if (!per_process)
-    m.warnings.push_back(fmt::format("the counter run had {} process(es), the trace run {}: launches are paired "
-                                     "across all processes",
-                                     pass.processes.size(), trace.processes.size()));
-  const Groups target = occurrence_groups(trace, per_process), source = occurrence_groups(pass, per_process);
-  std::vector<std::vector<std::size_t>> samples_of(pass.dispatches.size());
-  for (std::size_t i = 0; i < pass.counters.size(); ++i)
-    if (pass.counters[i].dispatch < samples_of.size()) samples_of[pass.counters[i].dispatch].push_back(i);
-
-  std::map<std::string, std::size_t> slot, unpaired, missing_kernel;
-  std::size_t shape_mismatches = 0;
-  for (const auto& [key, list] : source) {
-    auto it = target.find(key);
-    for (std::size_t k = 0; k < list.size(); ++k) {
-      const auto& samples = samples_of[list[k]];
-      if (samples.empty()) continue;
-      ++m.instances;
-      if (it == target.end()) {
-        ++missing_kernel[key.second];
-        continue;
-      }
-      if (k >= it->second.size()) {
-        ++unpaired[key.second];
-        continue;
-      }
-      const Index d = it->second[k];
-      if (!same_shape(trace.dispatches[d], pass.dispatches[list[k]])) ++shape_mismatches;
-      ++m.matched;
-      for (std::size_t s : samples)
-        add_value(m, slot, trace, d, pass.strings.at(pass.counters[s].counter), pass.counters[s].value);
-    }
-  }
-  for (const auto& [name, n] : missing_kernel)
-    m.warnings.push_back(fmt::format("{} instance(s) of '{}' have counters but the trace run has no such kernel: "
-                                     "not stored",
-                                     n, name));
-  for (const auto& [name, n] : unpaired)
-    m.warnings.push_back(fmt::format("'{}' ran {} more time(s) in the counter run than in the trace run: the extra "
-                                     "instances were not stored (does the program launch the same kernels each run?)",
-                                     name, n));
-  if (shape_mismatches)
-    m.warnings.push_back(fmt::format("{} paired instance(s) have a grid or block size different from their trace "
-                                     "dispatch: the launch-order pairing is probably off",
-                                     shape_mismatches));
+  for (const auto& v : pairing.values) add_value(m, slot, trace, v.dispatch, samples.counters[v.counter], v.value);
   return m;
 }
 
@@ -294,39 +218,26 @@ CounterCollection collect_counters(const CounterCollectionOptions& o, const std:
   const auto family = analysis::counter_family(c.arch);
   collectors::CounterPassRequest req{o.argv, o.run_dir, o.kernel_filter.value_or(""), o.timeout_s, o.debug};
   req.launches_per_kernel = o.launches_per_kernel;
+  req.lenient = o.lenient;
   c.launches_per_kernel = o.launches_per_kernel;
   if (family != analysis::CounterFamily::Nvidia && o.launches_per_kernel > 0)
     throw Error(ExitCode::Usage, "--counter-launches is for NVIDIA's CUPTI counter pass; rocprofv3 measures every launch");
   if (family == analysis::CounterFamily::Nvidia) {
     c.vendor = "nvidia";
-    collect_nvidia(o, req, std::move(trace), c, m);
+    collect_nvidia(o, req, trace, c, m);
   } else if (c.arch.rfind("gfx", 0) == 0) {
     c.vendor = "amd";
-    const Agent agent_copy = *agent;
-    collect_amd(o, req, trace, agent_copy, c, m);
+    c.tool = "rocprofv3";
+    if (o.roofline) collect_amd_roofline(req, trace, c, m);
+    if (o.deep) collect_amd_deep(req, *agent, c, m);
   } else {
     throw Error(ExitCode::Usage, fmt::format("no counter collection for architecture '{}' (neither sm_XX nor gfxNNN)", c.arch));
   }
   c.instances = m.instances;
   c.matched = m.matched;
   c.warnings = std::move(m.warnings);
-  for (const auto& db : m.databases) {
-    if (db.values.empty()) continue;
-    const auto r = rocpd::append_counters(db.database, db.values, db.guid);
-    c.values_stored += r.values_written;
-    if (std::find(c.databases.begin(), c.databases.end(), db.database) == c.databases.end())
-      c.databases.push_back(db.database);
-  }
-  if (!c.passes.empty() && c.instances == 0)
-    c.warnings.push_back(o.kernel_filter ? fmt::format("the counter pass profiled no kernel instance: --kernel '{}' "
-                                                       "matched no kernel's demangled name?",
-                                                       *o.kernel_filter)
-                                         : std::string("the counter pass profiled no kernel instance"));
-  else if (c.matched < c.instances)
-    c.warnings.insert(c.warnings.begin(),
-                      fmt::format("{} of {} kernel instance(s) measured by {} could not be paired with a dispatch of "
-                                  "the trace run: their counters are not stored (reasons below)",
-                                  c.instances - c.matched, c.instances, c.tool));
+  store_values(m, c);
+  say_what_was_not_paired(o, c);
   for (const auto& w : c.warnings) log::warn("counters: {}", w);
   return c;
 }

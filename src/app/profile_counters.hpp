@@ -1,16 +1,10 @@
 #pragma once
-// `profile --roofline` / `--deep`: after the trace runs, one counter pass with the vendor's profiler
-// (collectors/counter_pass), its values matched to the representative trace run's dispatches, and stored
-// in that run's rocpd databases as pmc rows (rocpd_info_pmc / rocpd_pmc_event), where `analyze` reads them
-// to compute the roofline, the deep analysis and the bottleneck labels. This file never writes an
-// analysis output itself.
-//
-// Matching rule (both vendors): a counter run's kernel instance is paired with the trace run's dispatch of
-// the same kernel and the same occurrence (the i-th launch of kernel K in the counter run gets the i-th
-// launch of K in the trace: launch order, per process where both runs have the same number of processes).
-// The runs are separate processes running the same command, so this holds for programs whose launch
-// sequence does not depend on timing; every instance that cannot be paired (a kernel the trace does not
-// have, more launches than the trace, a grid or block size that differs) is counted and reported.
+// `profile --roofline` / `--deep`: after the trace runs, one counter pass with the vendor's profiler (a
+// driver in collectors/counter_pass, which returns vendor-neutral counter samples), its samples paired with
+// the representative trace run's dispatches (analysis/counter_pairing: one rule for every source), and
+// stored in that run's rocpd databases as pmc rows (rocpd_info_pmc / rocpd_pmc_event), where `analyze` reads
+// them to compute the roofline, the deep analysis and the bottleneck labels. Orchestration only: which
+// source, which counters, where the values go. This file never writes an analysis output itself.
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,7 +13,7 @@
 
 #include "analysis/deep_analysis.hpp"
 #include "collectors/counter_pass.hpp"
-#include "collectors/nvidia/ncu_csv.hpp"
+#include "model/counter_samples.hpp"
 #include "model/trace.hpp"
 #include "store/rocpd_counters_append.hpp"
 
@@ -53,14 +47,9 @@ struct CounterMatch {
   std::vector<std::string> warnings;    // every reason an instance was not paired, or paired doubtfully
 };
 
-// NVIDIA: the ncu report's instances paired with `trace`'s dispatches (collectors::attach_ncu_metrics's
-// rule: mangled name, then display name, then base name; per-kernel launch order).
-// `tool` names the counter tool in the warnings ("ncu" or "cupti").
-CounterMatch match_ncu_report(Trace trace, const collectors::NcuReport& report, const std::vector<std::string>& metrics,
-                              const std::string& tool = "ncu");
-// AMD: the counter samples of `pass` (a rocprofv3 pmc pass, read from its databases) paired with `trace`'s
-// dispatches by display name and per-kernel launch order.
-CounterMatch match_counter_trace(const Trace& trace, const Trace& pass);
+// One counter run's samples paired with `trace`'s dispatches (analysis::pair_counter_samples), the values
+// grouped by the database (the trace run's process) that stores them.
+CounterMatch match_counter_samples(const Trace& trace, const CounterSamples& samples);
 
 struct AttDispatchDeep {
   int64_t dispatch_id = 0;

@@ -7,9 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
+#include "collectors/amd/pmc_import.hpp"
 #include "collectors/amd/rocprofv3_collector.hpp"
+#include "store/rocpd_reader.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
 #include "support/libexec.hpp"
@@ -88,6 +91,22 @@ void run_rocprofv3(CounterPassRun& run, const CounterPassRequest& request) {
   run_tool(run, request, run.log_file);
 }
 
+// Each output's kernel, from the ATT run's own trace (its dispatch ids are the folders').
+void name_att_kernels(RocprofAttPass& run) {
+  if (run.databases.empty()) return;
+  std::map<int64_t, std::string> names;
+  rocpd::ReadOptions ro;
+  ro.load_api_calls = false;
+  try {
+    Trace t = rocpd::read_databases(run.databases, ro);
+    for (const Dispatch& d : t.dispatches) names[d.dispatch_id] = t.kernel_name(d);
+  } catch (const Error& e) {
+    run.warnings.push_back(std::string("the ATT run's trace could not be read, kernels are unnamed: ") + e.what());
+  }
+  for (auto& out : run.outputs)
+    if (auto it = names.find(out.dispatch_id); it != names.end()) out.kernel = it->second;
+}
+
 }  // namespace
 
 std::string find_ncu() {
@@ -132,6 +151,7 @@ NcuPass run_ncu_pass(const CounterPassRequest& request, const std::vector<std::s
   } catch (const Error& e) {
     pass_failed(run, std::string("no usable CSV: ") + e.what());
   }
+  run.samples = {ncu_counter_samples(run.report, metrics, run.tool)};
   return run;
 }
 
@@ -208,6 +228,7 @@ NcuPass run_cupti_counter_pass(const CounterPassRequest& request, const std::vec
         why += "\n  " + w;
     if (!why.empty()) pass_failed(run, "librpl_cupti_counters.so measured nothing:" + why);
   }
+  run.samples = {ncu_counter_samples(run.report, metrics, run.tool)};
   return run;
 }
 
@@ -238,6 +259,12 @@ RocprofPmcPass run_rocprof_pmc_pass(const CounterPassRequest& request, const std
     if (dbs.empty()) pass_failed(run, fmt::format("pass {} of {} wrote no database under {}", n, passes, dir));
     run.pass_databases.push_back(std::move(dbs));
   }
+  run.application_runs = passes;
+  rocpd::ReadOptions ro;
+  ro.load_api_calls = false;
+  ro.lenient = request.lenient;
+  for (std::size_t p = 0; p < run.pass_databases.size(); ++p)
+    run.samples.push_back(pmc_counter_samples(rocpd::read_databases(run.pass_databases[p], ro), fmt::format("pmc pass {}", p + 1)));
   return run;
 }
 
@@ -255,11 +282,16 @@ RocprofAttPass run_rocprof_att_pass(const CounterPassRequest& request) {
   if (!run.process.ok()) pass_failed(run, "thread trace");
   if (!fs::is_directory(run.output_dir, ec)) {
     run.diagnosis = "rocprofv3 --att wrote nothing under " + run.output_dir;
+    run.warnings.push_back("the ATT run decoded nothing: " + run.diagnosis);
     return run;
   }
   run.databases = find_rocpd_databases(run.output_dir);
   run.outputs = find_att_outputs(run.output_dir);
-  if (run.outputs.empty()) run.diagnosis = diagnose_att_root(run.output_dir);
+  name_att_kernels(run);
+  if (run.outputs.empty()) {
+    run.diagnosis = diagnose_att_root(run.output_dir);
+    run.warnings.push_back("the ATT run decoded nothing: " + run.diagnosis);
+  }
   return run;
 }
 

@@ -1,11 +1,15 @@
 #pragma once
 // Counter passes: after the trace runs, the vendor's profiler runs the application once more to collect the
-// hardware counters the roofline and the deep analysis need. This file only drives the tools and collects
-// what they write; matching the values to the trace's dispatches is app/profile_counters.
+// hardware counters the roofline and the deep analysis need. One driver per counter source; each runs its
+// tool, imports what the tool wrote and hands back a CounterPassRun: what it ran and the vendor-neutral
+// counter samples it measured (model/counter_samples.hpp), which analysis::pair_counter_samples pairs with
+// the trace's dispatches for every source alike.
 // - NVIDIA: one ncu run with the metric list (ncu itself replays each profiled kernel once per metric pass),
-//   the CSV parsed by ncu_csv.
+//   the CSV parsed by ncu_csv; or the CUPTI range profiler in the application's own process, writing the same
+//   CSV layout.
 // - AMD: one rocprofv3 run with an -i input file of "pmc:" lines (one application run per line, databases
-//   under pmc_<N>/), and a separate rocprofv3 --att run for the deep analysis.
+//   under pmc_<N>/, imported by amd/pmc_import), and a separate rocprofv3 --att run for the deep analysis,
+//   whose per-dispatch folders amd/att_import reads (thread traces, not counter samples).
 // Neither tool's own output is mixed into ours: each run's stdout and log are files under the run folder.
 #include <cstddef>
 #include <optional>
@@ -14,6 +18,7 @@
 
 #include "collectors/amd/att_import.hpp"
 #include "collectors/nvidia/ncu_csv.hpp"
+#include "model/counter_samples.hpp"
 #include "support/process.hpp"
 
 namespace rpl::collectors {
@@ -32,14 +37,19 @@ struct CounterPassRequest {
   double timeout_s = 0;           // for the whole pass; 0: none
   bool debug = false;             // the tool's own log goes to our stderr
   std::size_t launches_per_kernel = 0;  // the CUPTI pass only: profile the first N launches of each kernel; 0: all
+  bool lenient = false;           // rocprofv3 passes: read their databases dropping invalid records
 };
 
 struct CounterPassRun {
-  std::string tool;                  // "ncu" or "rocprofv3"
+  std::string tool;                  // "ncu", "cupti" or "rocprofv3"
   std::vector<std::string> command;  // argv as run
   ProcessResult process;
   std::string stdout_file;           // the application's stdout
   std::string log_file;              // the tool's log (ncu: also its CSV)
+  std::size_t application_runs = 1;  // how many times the tool ran the application
+  // What it measured: one set per application run that counted (rocprofv3: one per pmc pass); empty for
+  // the ATT run.
+  std::vector<CounterSamples> samples;
 };
 
 // ---- NVIDIA ----
@@ -49,7 +59,7 @@ struct CounterPassRun {
 std::string find_ncu();
 
 struct NcuPass : CounterPassRun {
-  NcuReport report;
+  NcuReport report;  // as read; `samples` holds the requested metrics of it (ncu_counter_samples)
 };
 // The counter pass in the application's own process (librpl_cupti_counters.so through
 // CUDA_INJECTION64_PATH: CUPTI's range profiler, one range per launch, kernel replay). It writes one
@@ -74,18 +84,20 @@ struct RocprofPmcPass : CounterPassRun {
 // Writes `pmc_input` (analysis::rocprofv3_pmc_input: comment lines and one "pmc:" line per pass) to
 // run_dir/counters.txt and runs `rocprofv3 -i counters.txt --kernel-trace --output-format rocpd -d DIR
 // [--kernel-include-regex RE] -- APP`. Throws rpl::Error(ProfilerFailed) when rocprofv3 is missing, fails, or
-// a pass wrote no database; (ApplicationFailed) when the application failed.
+// a pass wrote no database; (ApplicationFailed) when the application failed. `samples`: each pass's
+// databases read and imported (pmc_counter_samples, named "pmc pass <N>").
 RocprofPmcPass run_rocprof_pmc_pass(const CounterPassRequest& request, const std::string& pmc_input);
 
 struct RocprofAttPass : CounterPassRun {
   std::string output_dir;
   std::vector<std::string> databases;                   // the run's own trace (dispatch ids -> kernel names)
-  std::vector<AttDispatchOutput> outputs;               // decoded per-dispatch folders
+  std::vector<AttDispatchOutput> outputs;               // decoded per-dispatch folders, `kernel` named from `databases`
   std::string diagnosis;                                // why `outputs` is empty (diagnose_att_root)
+  std::vector<std::string> warnings;                    // the run's trace unreadable, nothing decoded
 };
 // `rocprofv3 --att --kernel-trace --output-format rocpd -d DIR [--kernel-include-regex RE] -- APP`: thread
 // trace of the first dispatch of each matching kernel. An empty result is not an error (the diagnosis says
-// why); a failing tool or application is.
+// why); a failing tool or application is. Each output's documents are read with read_att_dispatch.
 RocprofAttPass run_rocprof_att_pass(const CounterPassRequest& request);
 
 }  // namespace rpl::collectors

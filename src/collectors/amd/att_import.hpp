@@ -14,6 +14,7 @@ struct AttDispatchOutput {
   std::string agent;         // the agent handle as written in the name
   int64_t dispatch_id = 0;
   std::string stats_csv;     // the matching stats_*.csv beside it, if present
+  std::string kernel;        // the dispatch's kernel, when the run's trace names it (run_rocprof_att_pass)
 };
 // Every decoded per-dispatch output under `root`, recursively, sorted by dispatch id. Ties each result to
 // its dispatch id (never "the newest folder").

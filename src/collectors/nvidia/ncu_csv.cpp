@@ -1,4 +1,4 @@
-// ncu CSV parsing, attachment to a Trace, and the ncu command line. See ncu_csv.hpp.
+// ncu CSV parsing, its import as counter samples, and the ncu command line. See ncu_csv.hpp.
 #include "collectors/nvidia/ncu_csv.hpp"
 
 #include <algorithm>
@@ -315,218 +315,42 @@ NcuReport read_ncu_csv(const std::string& path) {
   return parse_ncu_csv(read_input_file(path, "ncu CSV file"), path);
 }
 
-std::string kernel_base_name(std::string_view name) {
-  // Parameter list: the last top-level '(' ... ')' at the end.
-  std::string_view s = name;
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  if (!s.empty() && s.back() == ')') {
-    int depth = 0;
-    for (std::size_t i = s.size(); i-- > 0;) {
-      if (s[i] == ')') ++depth;
-      else if (s[i] == '(' && --depth == 0) {
-        s = s.substr(0, i);
-        break;
-      }
+CounterSamples ncu_counter_samples(const NcuReport& report, const std::vector<std::string>& metrics,
+                                   const std::string& tool) {
+  CounterSamples samples;
+  samples.tool = tool;
+  samples.kernel_names = CounterKernelNames::MangledOrDemangled;
+  samples.processes = CounterProcesses::ById;
+  samples.warnings = report.warnings;
+  std::vector<std::size_t> columns;  // report metric index per samples counter
+  for (std::size_t m = 0; m < report.metric_names.size(); ++m) {
+    const std::string& name = report.metric_names[m];
+    const bool wanted = metrics.empty() ? !excluded_by_default(name)
+                                        : std::find(metrics.begin(), metrics.end(), name) != metrics.end();
+    if (!wanted) continue;
+    columns.push_back(m);
+    samples.counters.push_back(name);
+  }
+  for (const auto& wanted : metrics)
+    if (report.metric_index(wanted) < 0) samples.warnings.push_back("ncu reported no metric '" + wanted + "'");
+
+  std::vector<const NcuKernel*> in_id_order;
+  for (const auto& k : report.kernels) in_id_order.push_back(&k);
+  std::stable_sort(in_id_order.begin(), in_id_order.end(), [](const NcuKernel* a, const NcuKernel* b) { return a->id < b->id; });
+  for (const NcuKernel* k : in_id_order) {
+    CounterInstance& i = samples.instances.emplace_back();
+    i.kernel = k->kernel_name;
+    i.process = k->process_id;
+    auto block = parse_dim3(k->block_size);
+    auto grid = parse_dim3(k->grid_size);
+    if (block && grid) {
+      i.block = *block;
+      i.grid = std::array<uint64_t, 3>{(*grid)[0] * (*block)[0], (*grid)[1] * (*block)[1], (*grid)[2] * (*block)[2]};
     }
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      if (columns[c] < k->values.size() && !std::isnan(k->values[columns[c]])) i.values.emplace_back(c, k->values[columns[c]]);
   }
-  // Return type: everything up to the last space outside template brackets and parentheses
-  // ("void (anonymous namespace)::k" keeps "(anonymous namespace)::k").
-  int depth = 0;
-  std::size_t cut = std::string_view::npos;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '<' || s[i] == '(') ++depth;
-    else if (s[i] == '>' || s[i] == ')') --depth;
-    else if (s[i] == ' ' && depth == 0 && i + 1 < s.size() && s[i + 1] != '>') cut = i;
-  }
-  if (cut != std::string_view::npos) s = s.substr(cut + 1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
-
-namespace {
-
-// attach_ncu_metrics's steps. Each profiled instance is paired with the trace's dispatch of the same kernel
-// (mangled name, then display name, then base name) and the same occurrence in launch order, per process
-// when every profiled process is in the trace.
-class NcuMatcher {
- public:
-  NcuMatcher(Trace& trace, const NcuReport& report, const NcuAttachOptions& options)
-      : trace_(trace), report_(report), options_(options) {}
-
-  NcuAttachResult attach() {
-    index_trace_kernels();
-    decide_per_process();
-    group_dispatches();
-    select_metrics();
-    for (const auto& c : trace_.counters) existing_.insert(sample_key(c.dispatch, c.counter));
-    for (const NcuKernel* k : instances_in_id_order()) match_instance(*k);
-    warn_about_counts();
-    return std::move(result_);
-  }
-
- private:
-  static uint64_t group_key(Index name, Index process) { return (static_cast<uint64_t>(name) << 32) | process; }
-  static uint64_t sample_key(Index dispatch, Index counter) { return (static_cast<uint64_t>(dispatch) << 32) | counter; }
-
-  // The trace's kernel names (display-name string ids) by mangled, display and base name.
-  void index_trace_kernels() {
-    for (const KernelSymbol& s : trace_.symbols) {
-      const std::string& display = trace_.strings.at(s.display_name);
-      by_mangled_.try_emplace(trace_.strings.at(s.mangled_name), s.display_name);
-      by_display_.try_emplace(display, s.display_name);
-      auto& v = by_base_[kernel_base_name(display)];
-      if (std::find(v.begin(), v.end(), s.display_name) == v.end()) v.push_back(s.display_name);
-    }
-  }
-
-  // Per process when every profiled process id is in the trace; else across all processes (said once).
-  void decide_per_process() {
-    std::set<int64_t> ncu_pids;
-    for (const auto& k : report_.kernels) ncu_pids.insert(k.process_id);
-    for (Index p = 0; p < trace_.processes.size(); ++p) process_of_pid_.try_emplace(trace_.processes[p].pid, p);
-    per_process_ =
-        std::all_of(ncu_pids.begin(), ncu_pids.end(), [&](int64_t pid) { return process_of_pid_.count(pid) > 0; });
-    if (!per_process_ && ncu_pids.size() > 1)
-      result_.warnings.push_back(fmt::format("{} profiled {} processes whose ids are not in the trace: dispatches are "
-                                             "matched by launch order across all processes",
-                                             options_.tool, ncu_pids.size()));
-  }
-
-  // Dispatch lists per (display name, process or all), in launch order.
-  void group_dispatches() {
-    for (Index d = 0; d < trace_.dispatches.size(); ++d) {
-      const Dispatch& disp = trace_.dispatches[d];
-      if (disp.symbol >= trace_.symbols.size()) continue;
-      const Index process = per_process_ ? disp.process : kNoIndex;
-      dispatches_of_[group_key(trace_.symbols[disp.symbol].display_name, process)].push_back(d);
-    }
-    for (auto& [key, list] : dispatches_of_)
-      std::stable_sort(list.begin(), list.end(), [&](Index a, Index b) {
-        const Dispatch &x = trace_.dispatches[a], &y = trace_.dispatches[b];
-        if (x.start != y.start) return x.start < y.start;
-        return x.dispatch_id < y.dispatch_id;
-      });
-  }
-
-  // Which metrics, as trace string ids.
-  void select_metrics() {
-    for (std::size_t m = 0; m < report_.metric_names.size(); ++m) {
-      const std::string& name = report_.metric_names[m];
-      const bool wanted = options_.metrics.empty()
-                              ? !excluded_by_default(name)
-                              : std::find(options_.metrics.begin(), options_.metrics.end(), name) != options_.metrics.end();
-      if (wanted) metric_ids_.emplace_back(m, trace_.strings.intern(name));
-    }
-    for (const auto& wanted : options_.metrics)
-      if (report_.metric_index(wanted) < 0) result_.warnings.push_back("ncu reported no metric '" + wanted + "'");
-  }
-
-  std::vector<const NcuKernel*> instances_in_id_order() const {
-    std::vector<const NcuKernel*> ordered;
-    for (const auto& k : report_.kernels) ordered.push_back(&k);
-    std::stable_sort(ordered.begin(), ordered.end(), [](const NcuKernel* a, const NcuKernel* b) { return a->id < b->id; });
-    return ordered;
-  }
-
-  // The trace's kernel (display-name id) an ncu kernel name means; kNoIndex when none or ambiguous.
-  Index trace_kernel_of(const std::string& ncu_name) {
-    if (auto it = by_mangled_.find(ncu_name); it != by_mangled_.end()) return it->second;
-    if (auto it = by_display_.find(ncu_name); it != by_display_.end()) return it->second;
-    if (auto it = by_base_.find(kernel_base_name(ncu_name)); it != by_base_.end()) {
-      if (it->second.size() == 1) return it->second.front();
-      ambiguous_names_.insert(ncu_name);
-    }
-    return kNoIndex;
-  }
-
-  void match_instance(const NcuKernel& k) {
-    const Index name = trace_kernel_of(k.kernel_name);
-    if (name == kNoIndex) {
-      if (!ambiguous_names_.count(k.kernel_name)) unknown_names_.insert(k.kernel_name);
-      ++result_.unmatched_instances;
-      return;
-    }
-    const Index process = per_process_ ? process_of_pid_.at(k.process_id) : kNoIndex;
-    const uint64_t key = group_key(name, process);
-    ++instances_of_group_[key];
-    const std::size_t i = next_of_group_[key]++;
-    auto it = dispatches_of_.find(key);
-    if (it == dispatches_of_.end() || i >= it->second.size()) {
-      ++result_.unmatched_instances;
-      return;
-    }
-    const Index d = it->second[i];
-    if (!same_geometry(k, trace_.dispatches[d])) ++size_mismatches_;
-    ++result_.matched_instances;
-    add_samples(k, d);
-  }
-
-  static bool same_geometry(const NcuKernel& k, const Dispatch& disp) {
-    auto block = parse_dim3(k.block_size);
-    auto grid = parse_dim3(k.grid_size);
-    if (!block || !grid) return true;  // nothing to compare
-    bool same = true;
-    for (int j = 0; j < 3; ++j) same = same && disp.block[j] == (*block)[j] && disp.grid[j] == (*grid)[j] * (*block)[j];
-    return same;
-  }
-
-  // Existing samples are kept; a value for a (dispatch, metric) that already has one is not added.
-  void add_samples(const NcuKernel& k, Index d) {
-    for (const auto& [m, id] : metric_ids_) {
-      if (m >= k.values.size() || std::isnan(k.values[m])) continue;
-      if (!existing_.insert(sample_key(d, id)).second) continue;
-      trace_.counters.push_back({d, id, k.values[m]});
-      ++result_.samples_added;
-    }
-  }
-
-  void warn_about_counts() {
-    for (const auto& [key, count] : instances_of_group_) {
-      auto it = dispatches_of_.find(key);
-      const std::size_t available = it == dispatches_of_.end() ? 0 : it->second.size();
-      const std::string& name = trace_.strings.at(static_cast<Index>(key >> 32));
-      if (count > available)
-        result_.warnings.push_back(fmt::format("{} profiled {} instance(s) of '{}' but the trace has {} dispatch(es) of it: "
-                                               "the {} extra instance(s) were skipped (is the trace from the same program "
-                                               "and inputs?)",
-                                               options_.tool, count, name, available, count - available));
-      else if (count < available)
-        result_.warnings.push_back(fmt::format("{} profiled {} of the {} dispatch(es) of '{}': only the first {} have "
-                                               "counters",
-                                               options_.tool, count, available, name, count));
-    }
-    for (const auto& n : unknown_names_)
-      result_.warnings.push_back("ncu kernel '" + n + "' matches no kernel of the trace; its instances were skipped");
-    for (const auto& n : ambiguous_names_)
-      result_.warnings.push_back("ncu kernel '" + n + "' matches several kernels of the trace by base name; run ncu with "
-                                                      "--print-kernel-base mangled");
-    if (size_mismatches_)
-      result_.warnings.push_back(fmt::format("{} matched instance(s) have a grid or block size different from their "
-                                             "dispatch: the launch-order pairing is probably off",
-                                             size_mismatches_));
-  }
-
-  Trace& trace_;
-  const NcuReport& report_;
-  const NcuAttachOptions& options_;
-  NcuAttachResult result_;
-  std::unordered_map<std::string, Index> by_mangled_, by_display_;
-  std::unordered_map<std::string, std::vector<Index>> by_base_;  // base name -> display names
-  std::unordered_map<int64_t, Index> process_of_pid_;
-  bool per_process_ = false;
-  std::unordered_map<uint64_t, std::vector<Index>> dispatches_of_;
-  std::vector<std::pair<std::size_t, Index>> metric_ids_;
-  std::unordered_set<uint64_t> existing_;
-  std::unordered_map<uint64_t, std::size_t> next_of_group_, instances_of_group_;
-  std::set<std::string> unknown_names_, ambiguous_names_;
-  std::size_t size_mismatches_ = 0;
-};
-
-}  // namespace
-
-NcuAttachResult attach_ncu_metrics(Trace& trace, const NcuReport& report, const NcuAttachOptions& options) {
-  return NcuMatcher(trace, report, options).attach();
+  return samples;
 }
 
 std::vector<std::string> ncu_command_line(const NcuCommandOptions& o) {

@@ -1,6 +1,6 @@
 #pragma once
-// Nsight Compute (ncu) results as CSV: the parser, the attachment of its metrics to a Trace's dispatches,
-// and the ncu command line that produces them. No NVIDIA SDK is needed; ncu is an ordinary program.
+// Nsight Compute (ncu) results as CSV: the parser, the import of its metrics as counter samples, and the ncu
+// command line that produces them. No NVIDIA SDK is needed; ncu is an ordinary program.
 //
 // Formats (both as written by ncu 2025.3.1, checked on an H100):
 // - `--csv --page raw`: a header row ("ID","Process ID","Process Name","Host Name","Kernel Name",
@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/trace.hpp"
+#include "model/counter_samples.hpp"
 
 namespace rpl::collectors {
 
@@ -59,33 +59,15 @@ std::optional<UnitScale> normalize_ncu_unit(std::string_view unit);
 NcuReport parse_ncu_csv(std::string_view text, const std::string& source);
 NcuReport read_ncu_csv(const std::string& path);  // + Error(InputMissing) when unreadable
 
-// Attaching ncu results to a trace (recorded by our CUPTI collector in another run of the same program).
-//
-// Matching rule: an ncu instance's kernel is the trace kernel whose mangled name equals ncu's name, else
-// whose display name equals it, else whose base name (display name without return type and parameter
-// list) equals ncu's base name; an ambiguous base name matches nothing. Then, per kernel, the i-th ncu
-// instance (ncu ID order) gets the i-th dispatch of that kernel (trace order: start time, then dispatch
-// id), counting from the start of the run: ncu must not have skipped launches (no --launch-skip).
-// When every ncu process id is a process of the trace, the order is counted per process. Instances past
-// the trace's dispatches are skipped. Warnings: more instances than dispatches, fewer (only the first
-// dispatches get counters), grid/block sizes that differ (the pairing is probably off), ambiguous names.
-struct NcuAttachOptions {
-  // Metrics to attach; empty = every numeric metric except static device/link attributes
-  // (device__attribute_*, nvlink__*, numa__*, c2clink__*, profiler__*).
-  std::vector<std::string> metrics;
-  // The tool named in the warnings: "ncu", or "cupti" for the in-process pass's CSV in ncu's layout.
-  std::string tool = "ncu";
-};
-struct NcuAttachResult {
-  std::size_t matched_instances = 0;
-  std::size_t unmatched_instances = 0;
-  std::size_t samples_added = 0;
-  std::vector<std::string> warnings;
-};
-NcuAttachResult attach_ncu_metrics(Trace& trace, const NcuReport& report, const NcuAttachOptions& options = {});
-
-// "void k<float>(T1 *, T1)" -> "k<float>": return type and parameter list removed, spaces trimmed.
-std::string kernel_base_name(std::string_view name);
+// The report as vendor-neutral counter samples (model/counter_samples.hpp), for
+// analysis::pair_counter_samples: instances in ncu ID order (launch order), kernel names as ncu printed them
+// (CounterKernelNames::MangledOrDemangled), processes by pid, grid and block in work-items (ncu's grid is in
+// blocks; unparseable sizes are not compared). `metrics`: the metrics to take; empty = every numeric metric
+// except static device/link attributes (device__attribute_*, nvlink__*, numa__*, c2clink__*, profiler__*).
+// A wanted metric the report lacks is a warning; "n/a" values are left out. `tool` is named in the
+// warnings: "ncu", or "cupti" for the in-process pass's CSV in ncu's layout.
+CounterSamples ncu_counter_samples(const NcuReport& report, const std::vector<std::string>& metrics = {},
+                                   const std::string& tool = "ncu");
 
 // The ncu command line (argv, no shell). Choices, each overridable:
 // - --csv --page raw --print-units base: one row per kernel instance, unscaled values.

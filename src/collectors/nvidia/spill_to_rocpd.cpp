@@ -12,11 +12,12 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
-#include <unordered_set>
 
+#include "collectors/nvidia/spill_correlation.hpp"
 #include "collectors/nvidia/spill_file.hpp"
 #include "store/rocpd_writer.hpp"
 #include "support/errors.hpp"
@@ -152,344 +153,295 @@ struct SymbolKeyHash {
   }
 };
 
-// What the spill's records share through CUPTI correlation ids: the API call (and its thread) behind a kernel,
-// copy or synchronisation, and the stream/event arguments a synchronisation call carries in rocpd.
-class CorrelationIndex {
- public:
-  explicit CorrelationIndex(const SpillContents& s) : s_(s) {
-    index_api_calls();
-    choose_event_identity();
+// The machine the process ran on: /etc/machine-id, uname, and the hostname the process recorded.
+rocpd::NodeRow host_node_row(const SpillContents& s) {
+  rocpd::NodeRow n;
+  std::string machine = read_first_line("/etc/machine-id");
+  if (!machine.empty()) n.machine_id = machine;
+  if (s.process) n.hostname = s.string(s.process->hostname_id);
+  utsname u{};
+  if (uname(&u) == 0) {
+    if (n.hostname.empty()) n.hostname = u.nodename;
+    n.system_name = u.sysname;
+    n.release = u.release;
+    n.version = u.version;
+    n.hardware_name = u.machine;
   }
+  return n;
+}
 
-  // The thread of the call with this correlation id; the main thread when it was not traced.
-  uint32_t thread_of(uint32_t corr) const {
-    auto it = api_by_corr_.find(corr);
-    return it != api_by_corr_.end() ? s_.api_calls[it->second].thread_id : static_cast<uint32_t>(s_.header.pid);
+// The last timestamp in the spill: the process end when no footer was written (crash).
+int64_t last_timestamp(const SpillContents& s) {
+  int64_t last = s.header.init_ns;
+  for (const auto& k : s.kernels) last = std::max(last, k.end);
+  for (const auto& c : s.copies) last = std::max(last, c.end);
+  for (const auto& a : s.api_calls) last = std::max(last, a.end);
+  for (const auto& y : s.syncs) last = std::max(last, y.end);
+  return last;
+}
+
+std::string spill_name(const SpillContents& s) { return fmt::format("spill of pid {}", s.header.pid); }
+
+rocpd::AgentRow cpu_agent_row() {
+  auto [model, vendor] = cpu_model_and_vendor();
+  rocpd::AgentRow cpu;
+  cpu.id = kCpuAgentId;
+  cpu.is_gpu = false;
+  cpu.name = cpu.model_name = cpu.product_name = model;
+  cpu.vendor_name = vendor;
+  return cpu;
+}
+
+// Every CUDA device a record names, ascending.
+std::vector<uint32_t> devices_named(const SpillContents& s) {
+  std::vector<uint32_t> devices;
+  auto note = [&](uint32_t d) {
+    if (d != spill::kInvalidId32 && std::find(devices.begin(), devices.end(), d) == devices.end()) devices.push_back(d);
+  };
+  for (const auto& d : s.devices) note(d.device_id);
+  for (const auto& k : s.kernels) note(k.device_id);
+  for (const auto& c : s.copies) {
+    note(c.device_id);
+    note(c.src_device_id);
+    note(c.dst_device_id);
   }
+  std::sort(devices.begin(), devices.end());
+  return devices;
+}
 
-  // The correlation id under which a copy's API call was recorded: the runtime's if that call was traced.
-  uint32_t copy_correlation(const spill::CopyRecord& c) const {
-    if (c.runtime_correlation_id != 0 && api_by_corr_.count(c.runtime_correlation_id)) return c.runtime_correlation_id;
-    return c.correlation_id;
+// The agent of CUDA device `d`, with the properties its device record gives (none, said, without one).
+rocpd::AgentRow gpu_agent_row(const SpillContents& s, uint32_t d) {
+  rocpd::AgentRow a;
+  a.id = gpu_agent_id(d);
+  a.is_gpu = true;
+  a.absolute_index = gpu_agent_id(d);
+  a.logical_index = a.type_index = d;
+  a.vendor_name = "NVIDIA";
+  auto rec = std::find_if(s.devices.begin(), s.devices.end(), [d](const auto& r) { return r.device_id == d; });
+  if (rec != s.devices.end()) {
+    std::string product = s.string(rec->name_id);
+    a.name = fmt::format("sm_{}{}", rec->compute_major, rec->compute_minor);
+    a.model_name = a.product_name = product;
+    a.extdata_json = gpu_extdata(*rec, product);
+  } else {
+    a.name = "sm_unknown";
+    a.product_name = a.model_name = fmt::format("CUDA device {}", d);
+    log::warn("{}: no device record for CUDA device {}; its agent has no properties", spill_name(s), d);
   }
+  return a;
+}
 
-  bool has_api_call(uint32_t corr) const { return api_by_corr_.count(corr) > 0; }
-  // Whether api_calls[i] is the outer call of its correlation id (the runtime call around a driver call).
-  bool is_outer_call(uint32_t corr, uint32_t i) const { return api_by_corr_.at(corr) == i; }
-
-  // Args of the synchronisation call with this correlation id (empty for other calls).
-  std::vector<rocpd::ArgRow> sync_args(uint32_t corr) const {
-    std::vector<rocpd::ArgRow> args;
-    if (auto e = event_by_corr_.find(corr); e != event_by_corr_.end()) {
-      const auto& r = s_.event_records[e->second];
-      args.push_back(stream_arg(r.stream_id));
-      args.push_back(event_arg(r.event_id, r.event_sync_id));
-      return args;
-    }
-    auto y = sync_by_corr_.find(corr);
-    if (y == sync_by_corr_.end()) return args;
-    const auto& r = s_.syncs[y->second];
-    switch (static_cast<spill::SyncType>(r.type)) {
-      case spill::SyncType::StreamWaitEvent:
-        args.push_back(stream_arg(r.stream_id));
-        args.push_back(event_arg(r.event_id, r.event_sync_id));
-        break;
-      case spill::SyncType::StreamSynchronize: args.push_back(stream_arg(r.stream_id)); break;
-      case spill::SyncType::EventSynchronize: args.push_back(event_arg(r.event_id, r.event_sync_id)); break;
-      default: break;
-    }
-    return args;
+// Every stream's name by id, ascending: the recorded streams, each context's NULL stream, and every stream
+// a record names.
+std::map<uint32_t, std::string> stream_names(const SpillContents& s) {
+  std::map<uint32_t, std::string> names;
+  for (const auto& st : s.streams) {
+    auto flag = static_cast<spill::StreamFlag>(st.flag);
+    names[st.stream_id] = flag == spill::StreamFlag::NonBlocking ? fmt::format("Stream {} (non-blocking)", st.stream_id)
+                          : flag == spill::StreamFlag::Null     ? "Default Stream"
+                                                                : fmt::format("Stream {}", st.stream_id);
   }
+  // The NULL (legacy default) stream of each context is named so; CUPTI gives it an id like any other.
+  for (const auto& c : s.contexts) names[c.null_stream_id] = "Default Stream";
+  auto note = [&](uint32_t id) {
+    if (id != spill::kInvalidId32) names.try_emplace(id, fmt::format("Stream {}", id));
+  };
+  for (const auto& k : s.kernels) note(k.stream_id);
+  for (const auto& c : s.copies) note(c.stream_id);
+  for (const auto& y : s.syncs) note(y.stream_id);
+  for (const auto& e : s.event_records) note(e.stream_id);
+  return names;
+}
 
- private:
-  void index_api_calls() {
-    api_by_corr_.reserve(s_.api_calls.size());
-    for (uint32_t i = 0; i < s_.api_calls.size(); ++i) {
-      const auto& a = s_.api_calls[i];
-      auto [it, inserted] = api_by_corr_.emplace(a.correlation_id, i);
-      // The runtime call is the outer one when a driver call shares its correlation id.
-      if (!inserted && a.domain == uint8_t(spill::ApiDomain::Runtime) &&
-          s_.api_calls[it->second].domain != uint8_t(spill::ApiDomain::Runtime))
-        it->second = i;
-    }
-    sync_by_corr_.reserve(s_.syncs.size());
-    for (uint32_t i = 0; i < s_.syncs.size(); ++i) sync_by_corr_.emplace(s_.syncs[i].correlation_id, i);
-    event_by_corr_.reserve(s_.event_records.size());
-    for (uint32_t i = 0; i < s_.event_records.size(); ++i)
-      event_by_corr_.emplace(s_.event_records[i].correlation_id, i);
+rocpd::KernelSymbolRow kernel_symbol_row(const SpillContents& s, const spill::KernelRecord& k, int64_t id) {
+  rocpd::KernelSymbolRow sym;
+  sym.id = id;
+  sym.kernel_name = s.string(k.name_id);
+  sym.display_name = demangle(sym.kernel_name);
+  sym.group_segment_size = static_cast<uint32_t>(std::max(k.static_shared_bytes, 0));
+  sym.private_segment_size = k.local_bytes_per_thread;
+  sym.arch_vgpr_count = k.registers_per_thread;
+  return sym;
+}
+
+const char* sync_api_name(uint32_t type) {
+  switch (static_cast<spill::SyncType>(type)) {
+    case spill::SyncType::EventSynchronize: return "cudaEventSynchronize";
+    case spill::SyncType::StreamWaitEvent: return "cudaStreamWaitEvent";
+    case spill::SyncType::StreamSynchronize: return "cudaStreamSynchronize";
+    case spill::SyncType::ContextSynchronize: return "cudaDeviceSynchronize";
+    default: return "cudaSynchronize";
   }
+}
 
-  // Events are matched record -> wait by CUPTI's cudaEventSyncId, unique per cudaEventRecord, so a reused
-  // event handle cannot pair a wait with an older record. Where CUPTI gave no sync ids, its event ids
-  // (unique per event object) are the fallback; the reader then pairs a wait with the latest record.
-  void choose_event_identity() {
-    use_sync_ids_ = std::all_of(s_.event_records.begin(), s_.event_records.end(),
-                                [](const auto& e) { return e.event_sync_id != spill::kInvalidId64; });
-  }
-
-  rocpd::ArgRow stream_arg(uint32_t stream_id) const {
-    return rocpd::ArgRow{"cudaStream_t", "stream", fmt::format("{}", stream_id),
-                         fmt::format(R"({{"stream_id": {}}})", stream_id)};
-  }
-
-  rocpd::ArgRow event_arg(uint32_t event_id, uint64_t sync_id) const {
-    uint64_t identity = use_sync_ids_ ? sync_id : uint64_t{event_id};
-    return rocpd::ArgRow{"cudaEvent_t", "event", fmt::format("0x{:x}", identity),
-                         fmt::format(R"({{"cuda_event_id": {}, "cuda_event_sync_id": {}, "identity": "{}"}})",
-                                     event_id == spill::kInvalidId32 ? -1 : int64_t{event_id},
-                                     sync_id == spill::kInvalidId64 ? -1 : int64_t(sync_id),
-                                     use_sync_ids_ ? "sync_id" : "event_id")};
-  }
-
-  const SpillContents& s_;
-  bool use_sync_ids_ = true;
-  std::unordered_map<uint32_t, uint32_t> api_by_corr_, sync_by_corr_, event_by_corr_;
+// What the conversion left out or made up, said once at the end.
+struct LeftOut {
+  std::size_t untimed_kernels = 0;  // no timestamps, or end before start
+  std::size_t untimed_copies = 0;
+  std::size_t orphan_event_records = 0;  // cudaEventRecord records without a traced API call
+  std::size_t graph_kernels = 0;         // (not left out: counted for the debug summary)
+  std::size_t synthesized_regions = 0;   // sync records without a traced API call, given a region
 };
 
+void warn_about_what_was_left_out(const SpillContents& s, const LeftOut& n) {
+  if (n.untimed_kernels || n.untimed_copies)
+    log::warn("{}: dropped {} kernels and {} copies without valid timestamps (still running at exit?)", spill_name(s),
+              n.untimed_kernels, n.untimed_copies);
+  if (n.orphan_event_records)
+    log::warn("{}: {} cudaEventRecord records had no traced API call and were left out", spill_name(s),
+              n.orphan_event_records);
+  if (s.footer && s.footer->dropped_records) log::warn("{}: CUPTI dropped {} records", spill_name(s), s.footer->dropped_records);
+  log::debug("{}: {} kernels ({} from graphs), {} copies, {} API calls, {} synthesized sync regions", spill_name(s),
+             s.kernels.size(), n.graph_kernels, s.copies.size(), s.api_calls.size(), n.synthesized_regions);
+}
+
+// One spill into one rocpd database, table by table; timestamps shifted onto the trace clock.
 class Converter {
  public:
   Converter(const SpillContents& s, std::string db_path) : s_(s), db_path_(std::move(db_path)), index_(s) {}
 
   void run() {
-    offset_ = s_.header.clock_offset_ns;
-    rocpd::Writer w(db_path_, node_row(), process_row());
+    rocpd::Writer w(db_path_, host_node_row(s_), process_row());
     write_threads(w);
     write_agents(w);
     write_streams(w);
     write_kernels(w);
     write_copies(w);
-    write_regions(w);
+    write_api_call_regions(w);
+    write_untraced_sync_regions(w);
+    count_orphan_event_records();
     w.finish();
-    report();
+    warn_about_what_was_left_out(s_, left_out_);
   }
 
  private:
-  TimeNs t(int64_t ns) const { return ns + offset_; }
-
-  rocpd::NodeRow node_row() const {
-    rocpd::NodeRow n;
-    std::string machine = read_first_line("/etc/machine-id");
-    if (!machine.empty()) n.machine_id = machine;
-    if (s_.process) n.hostname = s_.string(s_.process->hostname_id);
-    utsname u{};
-    if (uname(&u) == 0) {
-      if (n.hostname.empty()) n.hostname = u.nodename;
-      n.system_name = u.sysname;
-      n.release = u.release;
-      n.version = u.version;
-      n.hardware_name = u.machine;
-    }
-    return n;
-  }
-
-  // The last timestamp in the spill: the process end when no footer was written (crash).
-  int64_t last_timestamp() const {
-    int64_t last = s_.header.init_ns;
-    for (const auto& k : s_.kernels) last = std::max(last, k.end);
-    for (const auto& c : s_.copies) last = std::max(last, c.end);
-    for (const auto& a : s_.api_calls) last = std::max(last, a.end);
-    for (const auto& y : s_.syncs) last = std::max(last, y.end);
-    return last;
-  }
+  TimeNs t(int64_t ns) const { return ns + s_.header.clock_offset_ns; }
 
   rocpd::ProcessRow process_row() const {
     rocpd::ProcessRow p;
     p.pid = s_.header.pid;
     p.ppid = s_.header.ppid;
     p.init = p.start = t(s_.process ? s_.process->start_ns : s_.header.init_ns);
-    p.end = p.fini = t(s_.footer ? s_.footer->end_ns : last_timestamp());
+    p.end = p.fini = t(s_.footer ? s_.footer->end_ns : last_timestamp(s_));
     if (s_.process) p.command = s_.string(s_.process->command_id);
     return p;
   }
 
+  // Threads span their API calls; the main thread is always there.
   void write_threads(rocpd::Writer& w) const {
-    struct Span { TimeNs start, end; };
-    std::unordered_map<uint32_t, Span> threads;
-    auto main_tid = static_cast<uint32_t>(s_.header.pid);
-    threads[main_tid] = Span{t(s_.header.init_ns), t(s_.header.init_ns)};
+    struct Span {
+      TimeNs start, end;
+    };
+    std::map<uint32_t, Span> threads;
+    threads[static_cast<uint32_t>(s_.header.pid)] = Span{t(s_.header.init_ns), t(s_.header.init_ns)};
     for (const auto& a : s_.api_calls) {
       auto [it, inserted] = threads.try_emplace(a.thread_id, Span{t(a.start), t(a.end)});
       it->second.start = std::min(it->second.start, t(a.start));
       it->second.end = std::max(it->second.end, t(a.end));
     }
-    std::vector<uint32_t> tids;
-    for (const auto& [tid, span] : threads) tids.push_back(tid);
-    std::sort(tids.begin(), tids.end());
-    for (uint32_t tid : tids) {
+    for (const auto& [tid, span] : threads) {
       rocpd::ThreadRow row;
       row.tid = tid;
-      row.start = threads[tid].start;
-      row.end = threads[tid].end;
+      row.start = span.start;
+      row.end = span.end;
       w.add_thread(row);
     }
   }
 
-  void write_agents(rocpd::Writer& w) {
-    auto [model, vendor] = cpu_model_and_vendor();
-    rocpd::AgentRow cpu;
-    cpu.id = kCpuAgentId;
-    cpu.is_gpu = false;
-    cpu.name = cpu.model_name = cpu.product_name = model;
-    cpu.vendor_name = vendor;
-    w.add_agent(cpu);
-
-    std::vector<uint32_t> devices;
-    auto note = [&](uint32_t d) {
-      if (d != spill::kInvalidId32 && std::find(devices.begin(), devices.end(), d) == devices.end())
-        devices.push_back(d);
-    };
-    for (const auto& d : s_.devices) note(d.device_id);
-    for (const auto& k : s_.kernels) note(k.device_id);
-    for (const auto& c : s_.copies) {
-      note(c.device_id);
-      note(c.src_device_id);
-      note(c.dst_device_id);
-    }
-    std::sort(devices.begin(), devices.end());
-    for (uint32_t d : devices) {
-      rocpd::AgentRow a;
-      a.id = gpu_agent_id(d);
-      a.is_gpu = true;
-      a.absolute_index = gpu_agent_id(d);
-      a.logical_index = a.type_index = d;
-      a.vendor_name = "NVIDIA";
-      auto rec = std::find_if(s_.devices.begin(), s_.devices.end(), [d](const auto& r) { return r.device_id == d; });
-      if (rec != s_.devices.end()) {
-        std::string product = s_.string(rec->name_id);
-        a.name = fmt::format("sm_{}{}", rec->compute_major, rec->compute_minor);
-        a.model_name = a.product_name = product;
-        a.extdata_json = gpu_extdata(*rec, product);
-      } else {
-        a.name = "sm_unknown";
-        a.product_name = a.model_name = fmt::format("CUDA device {}", d);
-        log::warn("{}: no device record for CUDA device {}; its agent has no properties", spill_name(), d);
-      }
-      w.add_agent(a);
-    }
+  void write_agents(rocpd::Writer& w) const {
+    w.add_agent(cpu_agent_row());
+    for (uint32_t d : devices_named(s_)) w.add_agent(gpu_agent_row(s_, d));
   }
 
   void write_streams(rocpd::Writer& w) const {
-    std::unordered_map<uint32_t, std::string> names;
-    for (const auto& st : s_.streams) {
-      auto flag = static_cast<spill::StreamFlag>(st.flag);
-      names[st.stream_id] = flag == spill::StreamFlag::NonBlocking ? fmt::format("Stream {} (non-blocking)", st.stream_id)
-                            : flag == spill::StreamFlag::Null     ? "Default Stream"
-                                                                  : fmt::format("Stream {}", st.stream_id);
-    }
-    // The NULL (legacy default) stream of each context is named so; CUPTI gives it an id like any other.
-    for (const auto& c : s_.contexts) names[c.null_stream_id] = "Default Stream";
-    auto note = [&](uint32_t id) {
-      if (id != spill::kInvalidId32) names.try_emplace(id, fmt::format("Stream {}", id));
-    };
-    for (const auto& k : s_.kernels) note(k.stream_id);
-    for (const auto& c : s_.copies) note(c.stream_id);
-    for (const auto& y : s_.syncs) note(y.stream_id);
-    for (const auto& e : s_.event_records) note(e.stream_id);
-    std::vector<uint32_t> ids;
-    for (const auto& [id, name] : names) ids.push_back(id);
-    std::sort(ids.begin(), ids.end());
-    for (uint32_t id : ids) {
-      w.add_stream(id, names[id]);
-      w.add_queue(id, names[id]);
+    for (const auto& [id, name] : stream_names(s_)) {
+      w.add_stream(id, name);
+      w.add_queue(id, name);
     }
   }
 
-  void write_kernels(rocpd::Writer& w) {
-    std::unordered_map<SymbolKey, int64_t, SymbolKeyHash> symbols;
+  // Kernels with valid timestamps, by start (then correlation id); the others are counted.
+  std::vector<uint32_t> timed_kernels_in_start_order() {
     std::vector<uint32_t> order;
     order.reserve(s_.kernels.size());
     for (uint32_t i = 0; i < s_.kernels.size(); ++i) {
       const auto& k = s_.kernels[i];
-      if (k.start == 0 && k.end == 0) {
-        ++untimed_kernels_;
-        continue;
-      }
-      if (k.end < k.start) {
-        ++inverted_;
-        continue;
-      }
-      order.push_back(i);
+      if ((k.start == 0 && k.end == 0) || k.end < k.start) ++left_out_.untimed_kernels;
+      else order.push_back(i);
     }
     std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
       const auto& x = s_.kernels[a];
       const auto& y = s_.kernels[b];
       return x.start != y.start ? x.start < y.start : x.correlation_id < y.correlation_id;
     });
+    return order;
+  }
+
+  rocpd::DispatchRow dispatch_row(const spill::KernelRecord& k, int64_t dispatch_id, int64_t symbol_id,
+                                  bool& saturated) const {
+    rocpd::DispatchRow d;
+    d.dispatch_id = dispatch_id;
+    d.tid = index_.thread_of(k.correlation_id);
+    d.agent_id = gpu_agent_id(k.device_id);
+    d.kernel_id = symbol_id;
+    d.queue_id = d.stream_id = k.stream_id;
+    d.start = t(k.start);
+    d.end = t(k.end);
+    d.private_segment_size = k.local_bytes_per_thread;
+    d.group_segment_size = static_cast<uint32_t>(std::max(k.static_shared_bytes, 0) + std::max(k.dynamic_shared_bytes, 0));
+    for (int a = 0; a < 3; ++a) {
+      d.workgroup[a] = static_cast<uint32_t>(std::max(k.block[a], 0));
+      d.grid[a] = work_items(k.grid[a], k.block[a], saturated);
+    }
+    d.correlation_id = k.correlation_id;
+    return d;
+  }
+
+  // One kernel symbol per (name, registers, static shared, local memory), written before its first dispatch.
+  void write_kernels(rocpd::Writer& w) {
+    std::unordered_map<SymbolKey, int64_t, SymbolKeyHash> symbols;
     int64_t dispatch_id = 0;
     bool saturated = false;
-    for (uint32_t i : order) {
+    for (uint32_t i : timed_kernels_in_start_order()) {
       const auto& k = s_.kernels[i];
       SymbolKey key{k.name_id, k.registers_per_thread, k.static_shared_bytes, k.local_bytes_per_thread};
       auto [it, inserted] = symbols.try_emplace(key, static_cast<int64_t>(symbols.size() + 1));
-      if (inserted) {
-        rocpd::KernelSymbolRow sym;
-        sym.id = it->second;
-        sym.kernel_name = s_.string(k.name_id);
-        sym.display_name = demangle(sym.kernel_name);
-        sym.group_segment_size = static_cast<uint32_t>(std::max(k.static_shared_bytes, 0));
-        sym.private_segment_size = k.local_bytes_per_thread;
-        sym.arch_vgpr_count = k.registers_per_thread;
-        w.add_kernel_symbol(sym);
-      }
-      rocpd::DispatchRow d;
-      d.dispatch_id = ++dispatch_id;
-      d.tid = index_.thread_of(k.correlation_id);
-      d.agent_id = gpu_agent_id(k.device_id);
-      d.kernel_id = it->second;
-      d.queue_id = d.stream_id = k.stream_id;
-      d.start = t(k.start);
-      d.end = t(k.end);
-      d.private_segment_size = k.local_bytes_per_thread;
-      d.group_segment_size =
-          static_cast<uint32_t>(std::max(k.static_shared_bytes, 0) + std::max(k.dynamic_shared_bytes, 0));
-      for (int a = 0; a < 3; ++a) {
-        d.workgroup[a] = static_cast<uint32_t>(std::max(k.block[a], 0));
-        d.grid[a] = work_items(k.grid[a], k.block[a], saturated);
-      }
-      d.correlation_id = k.correlation_id;
-      w.add_dispatch(d);
-      if (k.graph_node_id != 0) ++graph_kernels_;
+      if (inserted) w.add_kernel_symbol(kernel_symbol_row(s_, k, it->second));
+      w.add_dispatch(dispatch_row(k, ++dispatch_id, it->second, saturated));
+      if (k.graph_node_id != 0) ++left_out_.graph_kernels;
     }
-    if (saturated) log::warn("{}: a grid exceeded 2^32 work-items in one dimension; stored saturated", spill_name());
+    if (saturated) log::warn("{}: a grid exceeded 2^32 work-items in one dimension; stored saturated", spill_name(s_));
+  }
+
+  rocpd::MemoryCopyRow copy_row(const spill::CopyRecord& c, int64_t id) const {
+    rocpd::MemoryCopyRow row;
+    row.id = id;
+    uint32_t corr = index_.copy_correlation(c);
+    row.tid = index_.thread_of(corr);
+    row.start = t(c.start);
+    row.end = t(c.end);
+    row.kind = copy_kind_name(c);
+    auto [src, dst] = copy_agents(c);
+    row.src_agent_id = src;
+    row.dst_agent_id = dst;
+    row.size = c.bytes;
+    row.stream_id = c.stream_id;
+    row.correlation_id = corr;
+    return row;
   }
 
   void write_copies(rocpd::Writer& w) {
     int64_t id = 0;
     for (const auto& c : s_.copies) {
-      if ((c.start == 0 && c.end == 0) || c.end < c.start) {
-        ++untimed_copies_;
-        continue;
-      }
-      rocpd::MemoryCopyRow row;
-      row.id = ++id;
-      uint32_t corr = index_.copy_correlation(c);
-      row.tid = index_.thread_of(corr);
-      row.start = t(c.start);
-      row.end = t(c.end);
-      row.kind = copy_kind_name(c);
-      auto [src, dst] = copy_agents(c);
-      row.src_agent_id = src;
-      row.dst_agent_id = dst;
-      row.size = c.bytes;
-      row.stream_id = c.stream_id;
-      row.correlation_id = corr;
-      w.add_memory_copy(row);
+      if ((c.start == 0 && c.end == 0) || c.end < c.start) ++left_out_.untimed_copies;
+      else w.add_memory_copy(copy_row(c, ++id));
     }
   }
 
-  static const char* sync_api_name(uint32_t type) {
-    switch (static_cast<spill::SyncType>(type)) {
-      case spill::SyncType::EventSynchronize: return "cudaEventSynchronize";
-      case spill::SyncType::StreamWaitEvent: return "cudaStreamWaitEvent";
-      case spill::SyncType::StreamSynchronize: return "cudaStreamSynchronize";
-      case spill::SyncType::ContextSynchronize: return "cudaDeviceSynchronize";
-      default: return "cudaSynchronize";
-    }
-  }
-
-  void write_regions(rocpd::Writer& w) {
+  // Every traced runtime and driver API call. Sync args go to the outer call only, so a runtime call and
+  // the driver call inside it make one sync op.
+  void write_api_call_regions(rocpd::Writer& w) const {
     std::unordered_map<uint32_t, std::string> names;  // name_id -> normalized
-    std::unordered_set<uint32_t> args_given;          // correlation ids whose sync args went to a region
     for (uint32_t i = 0; i < s_.api_calls.size(); ++i) {
       const auto& a = s_.api_calls[i];
       auto n = names.find(a.name_id);
@@ -501,14 +453,14 @@ class Converter {
       r.name = n->second;
       r.category = a.domain == uint8_t(spill::ApiDomain::Driver) ? "CUDA_DRIVER_API" : "CUDA_RUNTIME_API";
       r.correlation_id = a.correlation_id;
-      // Args go to the outer call only, so a runtime call and the driver call inside it make one sync op.
-      if (index_.is_outer_call(a.correlation_id, i)) {
-        r.args = index_.sync_args(a.correlation_id);
-        if (!r.args.empty()) args_given.insert(a.correlation_id);
-      }
+      if (index_.is_outer_call(a.correlation_id, i)) r.args = index_.sync_args(a.correlation_id);
       w.add_region(r);
     }
-    // Synchronisation records whose API call was not traced still create dependencies.
+  }
+
+  // Synchronisation records whose API call was not traced still create dependencies: each gets a region
+  // on the main thread.
+  void write_untraced_sync_regions(rocpd::Writer& w) {
     for (const auto& y : s_.syncs) {
       if (index_.has_api_call(y.correlation_id)) continue;
       rocpd::RegionRow r;
@@ -520,33 +472,19 @@ class Converter {
       r.correlation_id = y.correlation_id;
       r.args = index_.sync_args(y.correlation_id);
       w.add_region(r);
-      ++synthesized_regions_;
+      ++left_out_.synthesized_regions;
     }
-    for (const auto& e : s_.event_records)
-      if (!index_.has_api_call(e.correlation_id)) ++orphan_event_records_;
   }
 
-  std::string spill_name() const { return fmt::format("spill of pid {}", s_.header.pid); }
-
-  void report() const {
-    if (untimed_kernels_ || inverted_ || untimed_copies_)
-      log::warn("{}: dropped {} kernels and {} copies without valid timestamps (still running at exit?)",
-                spill_name(), untimed_kernels_ + inverted_, untimed_copies_);
-    if (orphan_event_records_)
-      log::warn("{}: {} cudaEventRecord records had no traced API call and were left out", spill_name(),
-                orphan_event_records_);
-    if (s_.footer && s_.footer->dropped_records)
-      log::warn("{}: CUPTI dropped {} records", spill_name(), s_.footer->dropped_records);
-    log::debug("{}: {} kernels ({} from graphs), {} copies, {} API calls, {} synthesized sync regions", spill_name(),
-               s_.kernels.size(), graph_kernels_, s_.copies.size(), s_.api_calls.size(), synthesized_regions_);
+  void count_orphan_event_records() {
+    for (const auto& e : s_.event_records)
+      if (!index_.has_api_call(e.correlation_id)) ++left_out_.orphan_event_records;
   }
 
   const SpillContents& s_;
   std::string db_path_;
-  int64_t offset_ = 0;
-  const CorrelationIndex index_;
-  std::size_t untimed_kernels_ = 0, inverted_ = 0, untimed_copies_ = 0, graph_kernels_ = 0;
-  std::size_t synthesized_regions_ = 0, orphan_event_records_ = 0;
+  const SpillCorrelationIndex index_;
+  LeftOut left_out_;
 };
 
 bool process_alive(int64_t pid) {
