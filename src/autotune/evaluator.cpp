@@ -191,7 +191,7 @@ Outcome KernelTimeEvaluator::evaluate(const SearchSpace& space, ConfigView confi
   po.argv = command_.expand(space, config);
   po.runs = runs_;
   po.output_dir = (fs::path(options_.output_dir) / "runs" / std::to_string(sequence)).string();
-  po.kernel_filter = kernel_regex_;
+  po.analysis.kernel_filter = kernel_regex_;
   po.timeout_s = options_.timeout_s;
   Outcome o;
   try {
