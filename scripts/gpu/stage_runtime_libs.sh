@@ -5,10 +5,10 @@
 #   scripts/gpu/stage_runtime_libs.sh DEST
 set -euo pipefail
 DEST=$1
-skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|librt\.so|libpthread\.so|libstdc\+\+\.so|libgcc_s\.so|libcuda\.so|libnvidia-)'
+skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|librt\.so|libpthread\.so|libutil\.so|libresolv\.so|libstdc\+\+\.so|libgcc_s\.so|libcuda\.so|libnvidia-)'
 for f in "$DEST"/lib/* "$DEST"/bin/*; do
   file -L "$f" | grep -q ELF || continue
-  ldd "$f" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
+  { ldd "$f" 2>/dev/null || true; } | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do
   [[ "$name" =~ $skip ]] && continue
   [ -e "$DEST/lib/$name" ] || cp -L "$path" "$DEST/lib/$name"
