@@ -135,9 +135,11 @@ class Search {
     end_phase();
   }
 
-  // Space-filling seed: of many uniform random samples of the valid configurations, the one whose closest
-  // pair is farthest apart (over the parameters' value ranks scaled to [0, 1]). Unlike a greedy maximin
-  // design it does not crowd the corners, and unlike one random sample it does not clump.
+  // Space-filling seed over the discrete levels: built greedily, each point the one among a pool of
+  // random unmeasured configurations whose parameter values have been used least so far (every value of
+  // every parameter is tried early, like a Latin design, as far as the restrictions allow), ties broken by
+  // the distance to the points already chosen (maximin over value ranks scaled to [0, 1]). A plain random
+  // sample of the valid configurations clumps on the levels the restrictions favour.
   std::vector<std::size_t> space_filling_order(std::size_t want) {
     const auto& ps = space_.parameters();
     auto coord = [&](std::size_t cfg, std::size_t p) {
@@ -145,41 +147,39 @@ class Search {
       return n > 1 ? static_cast<double>(space_.config(cfg)[p]) / static_cast<double>(n - 1) : 0.0;
     };
     want = std::min(want, space_.size());
-    std::vector<std::size_t> best;
-    double best_score = -1;
-    constexpr int kSamples = 64;
-    for (int s = 0; s < kSamples; ++s) {
-      std::vector<std::size_t> sample;
-      std::uniform_int_distribution<std::size_t> pick(0, space_.size() - 1);
-      std::vector<bool> used;
-      if (want * 4 > space_.size()) {
-        std::vector<std::size_t> all(space_.size());
-        std::iota(all.begin(), all.end(), 0);
-        std::shuffle(all.begin(), all.end(), rng_);
-        sample.assign(all.begin(), all.begin() + want);
-      } else {
-        std::unordered_map<std::size_t, bool> seen;
-        while (sample.size() < want) {
-          const std::size_t c = pick(rng_);
-          if (seen.emplace(c, true).second) sample.push_back(c);
-        }
-      }
-      double closest = std::numeric_limits<double>::infinity();
-      for (std::size_t i = 0; i < sample.size(); ++i)
-        for (std::size_t j = i + 1; j < sample.size(); ++j) {
+    std::vector<std::vector<std::size_t>> used(ps.size());
+    for (std::size_t p = 0; p < ps.size(); ++p) used[p].assign(ps[p].values.size(), 0);
+    std::vector<bool> chosen(space_.size(), false);
+    std::vector<std::size_t> out;
+    std::uniform_int_distribution<std::size_t> pick(0, space_.size() - 1);
+    constexpr int kPool = 64;
+    while (out.size() < want) {
+      std::size_t best = SearchSpace::npos;
+      double best_balance = 0, best_distance = 0;
+      for (int k = 0; k < kPool; ++k) {
+        const std::size_t c = pick(rng_);
+        if (chosen[c]) continue;
+        double balance = 0;  // how often this configuration's values were used, relative to a level's share
+        for (std::size_t p = 0; p < ps.size(); ++p)
+          balance += static_cast<double>(used[p][space_.config(c)[p]]) * static_cast<double>(ps[p].values.size());
+        double distance = std::numeric_limits<double>::infinity();
+        for (std::size_t o : out) {
           double d = 0;
-          for (std::size_t p = 0; p < ps.size(); ++p) {
-            const double diff = coord(sample[i], p) - coord(sample[j], p);
-            d += diff * diff;
-          }
-          closest = std::min(closest, d);
+          for (std::size_t p = 0; p < ps.size(); ++p) d += (coord(c, p) - coord(o, p)) * (coord(c, p) - coord(o, p));
+          distance = std::min(distance, d);
         }
-      if (closest > best_score) {
-        best_score = closest;
-        best = std::move(sample);
+        if (best == SearchSpace::npos || balance < best_balance || (balance == best_balance && distance > best_distance)) {
+          best = c;
+          best_balance = balance;
+          best_distance = distance;
+        }
       }
+      if (best == SearchSpace::npos) continue;
+      chosen[best] = true;
+      out.push_back(best);
+      for (std::size_t p = 0; p < ps.size(); ++p) ++used[p][space_.config(best)[p]];
     }
-    return best;
+    return out;
   }
 
   void model_search() {
@@ -281,30 +281,46 @@ class Search {
       const double ei = gain * 0.5 * std::erfc(-z / std::sqrt(2.0)) + sigma * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
       score[i] = -ei * (both ? p_valid[i] : 1.0);
     }
-    // A candidate that differs from a measured configuration in one parameter, with a prediction within
-    // 0.5% of that measurement, would only confirm that the parameter does not matter there (a padding
-    // flag, say): it goes after every other candidate.
+    // A candidate that differs from a measured configuration in one parameter would only confirm that the
+    // parameter does not matter there (a padding flag, say) when the model predicts it within 0.5% of that
+    // measurement, or when the parameter is inert so far: every pair of measurements that differ only in
+    // it came out within 1%. Such a candidate goes after every other one.
     {
       std::unordered_map<std::uint64_t, std::vector<float>> masked;  // measured y by (config with p masked)
+      const std::size_t nparams = space_.parameters().size();
       for (const auto& m : result_.measurements)
         if (m.outcome.valid && m.outcome.objective > 0)
-          for (std::size_t p = 0; p < space_.parameters().size(); ++p)
+          for (std::size_t p = 0; p < nparams; ++p)
             masked[masked_hash(m.config, p)].push_back(static_cast<float>(std::log(m.outcome.objective)));
+      std::vector<int> inert(nparams, -1);  // -1: no pair measured yet, 0: matters, 1: inert
+      for (const auto& m : result_.measurements)
+        if (m.outcome.valid && m.outcome.objective > 0)
+          for (std::size_t p = 0; p < nparams; ++p) {
+            const float self = static_cast<float>(std::log(m.outcome.objective));
+            for (float v : masked[masked_hash(m.config, p)]) {
+              if (v == self) continue;
+              const int verdict = std::fabs(v - self) < 0.01 ? 1 : 0;
+              inert[p] = inert[p] == -1 ? verdict : std::min(inert[p], verdict);
+            }
+          }
       for (std::size_t i = 0; i < candidates.size(); ++i)
-        for (std::size_t p = 0; p < space_.parameters().size(); ++p) {
+        for (std::size_t p = 0; p < nparams; ++p) {
           auto it = masked.find(masked_hash(candidates[i], p));
           if (it == masked.end()) continue;
-          if (std::any_of(it->second.begin(), it->second.end(), [&](float v) { return std::fabs(v - mean[i]) < 0.005; })) {
+          if (inert[p] == 1 ||
+              std::any_of(it->second.begin(), it->second.end(), [&](float v) { return std::fabs(v - mean[i]) < 0.005; })) {
             score[i] += 1e6;
             break;
           }
         }
     }
-    // Every other round is a coordinate step around the best configuration measured so far: the candidates
-    // are those that change only one parameter, the parameter cycling from round to round, and the model
-    // picks among them. The model's global ranking finds the right region; these steps make sure every
-    // parameter is varied around its best point, where a model trained on few points often extrapolates
-    // a parameter's effect from another region.
+    // Every other round is a local step around the best configuration measured so far: the candidates are
+    // those that change one parameter, the parameter cycling from round to round, and optionally one other
+    // parameter with it, and the model picks among them. The model's global ranking finds the right region;
+    // these steps make sure every parameter is varied around its best point, where a model trained on few
+    // points often extrapolates a parameter's effect from another region. Changing a second parameter too
+    // lets the step leave a configuration that no single change improves (restrictions and interactions
+    // make such local minima common: on the measured convolution space, 9 of them).
     const std::size_t round = result_.phases.back().rounds;
     if (round % 2 == 0) {
       const std::size_t incumbent = best_measured(1).front();
@@ -314,7 +330,7 @@ class Search {
         std::vector<bool> near(candidates.size());
         bool any = false;
         for (std::size_t i = 0; i < candidates.size(); ++i) {
-          near[i] = differs_only_in(candidates[i], incumbent, p);
+          near[i] = space_.config(candidates[i])[p] != space_.config(incumbent)[p] && hamming(candidates[i], incumbent) <= 2;
           any = any || near[i];
         }
         if (!any) continue;
@@ -355,12 +371,12 @@ class Search {
     return h;
   }
 
-  // Configurations equal in every parameter but `p` (and different in it).
-  bool differs_only_in(std::size_t a, std::size_t b, std::size_t p) const {
+  // The number of parameters in which two configurations differ.
+  std::size_t hamming(std::size_t a, std::size_t b) const {
     ConfigView x = space_.config(a), y = space_.config(b);
-    for (std::size_t q = 0; q < x.size(); ++q)
-      if ((q == p) == (x[q] == y[q])) return false;
-    return true;
+    std::size_t d = 0;
+    for (std::size_t q = 0; q < x.size(); ++q) d += x[q] != y[q];
+    return d;
   }
 
   const SearchSpace& space_;
