@@ -178,6 +178,7 @@ class Converter {
     api_by_corr_.reserve(s_.api_calls.size());
     for (uint32_t i = 0; i < s_.api_calls.size(); ++i) {
       const auto& a = s_.api_calls[i];
+      if (a.domain == uint8_t(spill::ApiDomain::Marker)) continue;  // NVTX ranges correlate with no work
       auto [it, inserted] = api_by_corr_.emplace(a.correlation_id, i);
       // The runtime call is the outer one when a driver call shares its correlation id.
       if (!inserted && a.domain == uint8_t(spill::ApiDomain::Runtime) &&
@@ -246,6 +247,7 @@ class Converter {
     auto main_tid = static_cast<uint32_t>(s_.header.pid);
     threads[main_tid] = Span{t(s_.header.init_ns), t(s_.header.init_ns)};
     for (const auto& a : s_.api_calls) {
+      if (a.thread_id == 0) continue;  // a marker whose thread CUPTI did not name: written on the main thread
       auto [it, inserted] = threads.try_emplace(a.thread_id, Span{t(a.start), t(a.end)});
       it->second.start = std::min(it->second.start, t(a.start));
       it->second.end = std::max(it->second.end, t(a.end));
@@ -469,11 +471,27 @@ class Converter {
     }
   }
 
+  // An NVTX range as rocprofv3 stores a ROCTx range: a region in the MARKER_CORE_API category named by the
+  // range's message.
+  rocpd::RegionRow marker_region(const spill::ApiRecord& a) const {
+    rocpd::RegionRow r;
+    r.tid = a.thread_id ? a.thread_id : static_cast<int64_t>(s_.header.pid);
+    r.start = t(a.start);
+    r.end = t(a.end);
+    r.name = s_.string(a.name_id);
+    r.category = "MARKER_CORE_API";
+    return r;
+  }
+
   void write_regions(rocpd::Writer& w) {
     std::unordered_map<uint32_t, std::string> names;  // name_id -> normalized
     std::unordered_set<uint32_t> args_given;          // correlation ids whose sync args went to a region
     for (uint32_t i = 0; i < s_.api_calls.size(); ++i) {
       const auto& a = s_.api_calls[i];
+      if (a.domain == uint8_t(spill::ApiDomain::Marker)) {
+        w.add_region(marker_region(a));
+        continue;
+      }
       auto n = names.find(a.name_id);
       if (n == names.end()) n = names.emplace(a.name_id, normalize_cuda_api_name(s_.string(a.name_id))).first;
       rocpd::RegionRow r;
