@@ -135,7 +135,6 @@ TEST(CriticalPath, EmptyTraceGivesEmptyResult) {
 // gaps: A 0 (source, at trace start), B 1015-1010 = 5, C 1030-1025 = 5.
 // EF (relative): A 10, B 10+5+10 = 25, C 25+5+20 = 50 -> makespan 50.
 // path A,B,C: cp 50, busy 10+10+20 = 40, idle 10, serial 40, parallelism 40/50 = 0.8,
-// overlap potential = wall 50 - busy 40 = 10.
 TEST(CriticalPath, SingleStreamChainWithGaps) {
   TraceBuilder b;
   Index p = b.process();
@@ -158,7 +157,6 @@ TEST(CriticalPath, SingleStreamChainWithGaps) {
   EXPECT_DOUBLE_EQ(r.critical_path_idle_ns, 10);
   EXPECT_DOUBLE_EQ(r.serial_ns, 40);
   EXPECT_DOUBLE_EQ(r.parallelism, 0.8);
-  EXPECT_DOUBLE_EQ(r.overlap_potential_ns, 10);
   EXPECT_EQ(r.earliest_start, (std::vector<TimeNs>{1000, 1015, 1030}));
   EXPECT_EQ(r.slack, (std::vector<TimeNs>{0, 0, 0}));
   EXPECT_EQ(r.on_path, (std::vector<uint8_t>{1, 1, 1}));
@@ -169,7 +167,7 @@ TEST(CriticalPath, SingleStreamChainWithGaps) {
 //   s1: B[0,30) . C[40,60)
 // No edge between them. EF: A 100, B 30, C 30+10+20 = 60; makespan 100; path = [A].
 // Backward: LF(C) = 100 -> slack 100-60 = 40; LF(B) = LS(C) - g(C) = 80 - 10 = 70 -> slack 40.
-// cp 100, busy 100, serial 150, parallelism 1.5, overlap potential 100 - 100 = 0.
+// cp 100, busy 100, serial 150, parallelism 1.5.
 TEST(CriticalPath, TwoIndependentStreamsLongerOneIsCritical) {
   TraceBuilder b;
   Index p = b.process();
@@ -186,7 +184,6 @@ TEST(CriticalPath, TwoIndependentStreamsLongerOneIsCritical) {
   EXPECT_DOUBLE_EQ(r.critical_path_ns, 100);
   EXPECT_DOUBLE_EQ(r.serial_ns, 150);
   EXPECT_DOUBLE_EQ(r.parallelism, 1.5);
-  EXPECT_DOUBLE_EQ(r.overlap_potential_ns, 0);
   EXPECT_EQ(r.slack, (std::vector<TimeNs>{0, 40, 40}));
   EXPECT_EQ(r.on_path, (std::vector<uint8_t>{1, 0, 0}));
 }
@@ -663,14 +660,11 @@ TEST(CriticalPath, OverlappingTimestampsOnOneStream) {
   EXPECT_DOUBLE_EQ(r.modeled_span_ns, 250);
   EXPECT_DOUBLE_EQ(r.critical_path_busy_ns, 170);
   EXPECT_DOUBLE_EQ(r.critical_path_ns, 250);
-  EXPECT_DOUBLE_EQ(r.overlap_potential_ns, 30);  // 200 - 170
   EXPECT_EQ(r.path.size(), 3u);
 
-  // Without `broken`: wall 120, busy 170 -> overlap potential max(0, 120 - 170) = 0.
   b.trace.dispatches.pop_back();
   r = analyze_critical_path(b.trace);
   EXPECT_DOUBLE_EQ(r.modeled_span_ns, 170);
-  EXPECT_DOUBLE_EQ(r.overlap_potential_ns, 0);
 }
 
 // Contradictory records close a cycle:

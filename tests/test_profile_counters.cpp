@@ -450,8 +450,13 @@ TEST(ProfileCounters, BadCombinationsAndFailingPassesAreClearErrors) {
   EXPECT_NE(r.err.find("--no-rocprof"), std::string::npos) << r.err;
   r = run_cli({"profile", "--roofline", "--runs", "1", "-o", dir.file("b"), "--", "/bin/true"},
               {path_with_double(), {"FAKE_ROCPROFV3_MODE", "fail-counters"}});
-  EXPECT_EQ(r.exit_code, 8);
+  // Fail-safe: the trace's outputs are all written, roofline.json says why there is no roofline, exit 15.
+  EXPECT_EQ(r.exit_code, 15) << r.err;
   EXPECT_NE(r.err.find("counter pass"), std::string::npos) << r.err;
+  for (const char* f : {"profile.json", "dag.json", "analysis.json", "roofline.json", "report.html"})
+    EXPECT_TRUE(std::filesystem::exists(dir.file(std::string("b/") + f))) << f;
+  EXPECT_EQ(load(dir.file("b/roofline.json"))["status"], "counter_pass_failed");
+  EXPECT_EQ(load(dir.file("b/profile.json"))["roofline"]["status"], "counter_pass_failed");
   r = run_cli({"profile", "--counter-launches", "2", "-o", dir.file("d"), "--", "/bin/true"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("needs --roofline or --deep"), std::string::npos) << r.err;

@@ -89,6 +89,7 @@ void run_traced(const ProfileOptions& o, ProfileResults& out, Progress& progress
     AnalyzeOptions ao;
     ao.databases = run.databases;
     ao.kernel_filter = o.kernel_filter;
+    ao.range = o.range;
     AnalyzeResults per_run = run_analyze(ao);
     run.runtime_ns = per_run.stats.timing.runtime_ns;
     for (const auto& k : per_run.stats.kernels) {
@@ -147,7 +148,16 @@ ProfileResults run_profile(const ProfileOptions& o) {
     co.kernel_filter = o.kernel_filter;
     co.timeout_s = o.timeout_s;
     co.debug = o.debug;
-    out.counters = collect_counters(co, rep.databases, rep.process.wall_ns);
+    try {
+      out.counters = collect_counters(co, rep.databases, rep.process.wall_ns);
+    } catch (const Error& e) {
+      // Fail-safe: the trace stands on its own. Usage errors are the user's to fix and still stop here.
+      if (e.code() == ExitCode::Usage) throw;
+      out.counter_failure = e.what();
+      log::warn("the counter pass failed, so there is no roofline and no counter-based label: {}; every other "
+                "output is written (exit status {})",
+                e.what(), static_cast<int>(ExitCode::CounterPassFailed));
+    }
   }
   if (!o.timing_only) {
     progress.update("analysing the representative run");
@@ -158,6 +168,8 @@ ProfileResults run_profile(const ProfileOptions& o) {
     ao.infer_dependencies = o.infer_dependencies;
     ao.ceilings_file = o.ceilings_file;
     ao.memory_bandwidth_gbps = o.memory_bandwidth_gbps;
+    ao.range = o.range;
+    ao.counter_failure = out.counter_failure;
     out.analysis = run_analyze(ao);
   }
   progress.done();

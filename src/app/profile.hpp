@@ -31,6 +31,7 @@ struct ProfileOptions {
   std::size_t counter_launches = 0;  // --counter-launches N: the CUPTI pass profiles the first N launches per kernel
   std::optional<std::string> ceilings_file;     // --ceilings, passed to analyze
   std::optional<double> memory_bandwidth_gbps;  // --memory-bandwidth-gbps, passed to analyze
+  std::optional<std::string> range;  // --range NAME, passed to analyze (also for the per-run statistics)
   bool debug = false;
   bool show_progress = false;
   double timeout_s = 0;
@@ -61,6 +62,9 @@ struct ProfileResults {
   std::size_t representative_run = 0;                 // index into runs: the median runtime
   std::optional<CounterCollection> counters;          // --roofline / --deep
   std::optional<AnalyzeResults> analysis;             // of the representative run (trace mode)
+  // The counter pass failed (not a usage error): every output the trace supports is still written, and
+  // `profile` exits with ExitCode::CounterPassFailed.
+  std::optional<std::string> counter_failure;
 };
 
 ProfileResults run_profile(const ProfileOptions& options);

@@ -27,6 +27,7 @@ struct AnalyzeArgs {
   std::optional<double> bandwidth;
   bool no_html = false;
   bool per_dispatch = false;
+  std::optional<std::string> range;
 };
 
 int run(const AnalyzeArgs& a) {
@@ -41,6 +42,7 @@ int run(const AnalyzeArgs& a) {
   options.ceilings_file = a.ceilings;
   options.memory_bandwidth_gbps = a.bandwidth;
   options.per_dispatch_roofline = a.per_dispatch;
+  options.range = a.range;
   options.show_progress = !a.common.quiet && !a.common.json && stderr_is_terminal();
 
   app::AnalyzeResults results = app::run_analyze(options);
@@ -90,6 +92,9 @@ Action register_analyze(CLI::App& app) {
                   "measured ceilings (the JSON `rocm-perf ceilings` writes), preferred over the built-in tables");
   cmd->add_option("--memory-bandwidth-gbps", args->bandwidth, "override the device-memory bandwidth ceiling (GB/s)");
   cmd->add_flag("--no-html", args->no_html, "do not write report.html");
+  cmd->add_option("--range", args->range,
+                  "NAME: analyse the work launched inside the NVTX / ROCTx ranges of that name (default: first to last "
+                  "kernel)");
   cmd->add_flag("--per-dispatch", args->per_dispatch, "also a roofline point per profiled dispatch in roofline.json");
   return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };
 }

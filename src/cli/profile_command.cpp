@@ -15,6 +15,25 @@
 namespace rpl::cli {
 namespace {
 
+bool g_double_dash = false;  // `--` appeared on the command line
+
+// The seeds' form `rocm-perf profile ./app --json` hands --json to the application (the application may
+// take such a flag itself). Without `--`, say so loudly, once per flag.
+void warn_about_trailing_flags(const std::vector<std::string>& command) {
+  static const char* const kOwnFlags[] = {"--json", "--quiet", "--runs", "-o", "--output-dir", "--roofline", "--deep",
+                                          "--kernel", "--range", "--top", "--what-if", "--debug", "--no-rocprof",
+                                          "--platform", "--counter-tool", "--counter-launches", "--timeout"};
+  if (g_double_dash) return;
+  for (std::size_t i = 1; i < command.size(); ++i)
+    for (const char* flag : kOwnFlags) {
+      const std::string& arg = command[i];
+      if (arg == flag || arg.rfind(std::string(flag) + "=", 0) == 0)
+        log::warn("'{}' follows the application, so it is passed to the application, not to rocm-perf; put rocm-perf "
+                  "options before the application (rocm-perf profile {} -- {} ...)",
+                  arg, flag, command[0]);
+    }
+}
+
 struct ProfileArgs {
   std::vector<std::string> command;
   std::string output_dir = "rocm-perf-out";
@@ -23,6 +42,7 @@ struct ProfileArgs {
   bool no_rocprof = false;
   std::string platform = "auto";
   std::string kernel;
+  std::string range;
   std::size_t top = 10;
   std::vector<std::string> what_if;
   bool infer = false;
@@ -39,6 +59,7 @@ int run(const ProfileArgs& a) {
   log::set_level(a.common.debug ? log::Level::Debug
                  : (a.common.quiet || a.common.json) ? log::Level::Warn
                                                      : log::Level::Info);
+  warn_about_trailing_flags(a.command);
   app::ProfileOptions o;
   o.argv = a.command;
   o.runs = a.runs;
@@ -46,6 +67,7 @@ int run(const ProfileArgs& a) {
   o.timing_only = a.no_rocprof;
   o.platform = platform::parse_kind(a.platform);
   if (!a.kernel.empty()) o.kernel_filter = a.kernel;
+  if (!a.range.empty()) o.range = a.range;
   for (const auto& spec : a.what_if) o.what_if.push_back(analysis::parse_what_if(spec));
   o.infer_dependencies = a.infer;
   o.roofline = a.roofline;
@@ -77,10 +99,15 @@ int run(const ProfileArgs& a) {
     log::info("wrote outputs and per-run traces to {}", a.output_dir);
   }
   if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
-  return 0;
+  return p.counter_failure ? static_cast<int>(ExitCode::CounterPassFailed) : 0;
 }
 
 }  // namespace
+
+void note_command_line(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--") g_double_dash = true;
+}
 
 Action register_profile(CLI::App& app) {
   auto args = std::make_shared<ProfileArgs>();
@@ -94,6 +121,9 @@ Action register_profile(CLI::App& app) {
   cmd->add_flag("--no-rocprof", args->no_rocprof, "timing only: whole-process wall time over N runs, no profiler");
   cmd->add_option("--platform", args->platform, "auto, rocm or cuda")->capture_default_str();
   cmd->add_option("--kernel", args->kernel, "REGEX: report only matching kernels");
+  cmd->add_option("--range", args->range,
+                  "NAME: analyse the work launched inside the application's NVTX / ROCTx ranges of that name (default: "
+                  "first to last kernel)");
   cmd->add_option("--top", args->top, "kernels to list")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--what-if", args->what_if, "REGEX=FACTOR, as in analyze; repeatable");
   cmd->add_flag("--infer-dependencies", args->infer, "opt in: cross-stream edges inferred from timing (labelled)");

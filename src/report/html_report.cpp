@@ -1,6 +1,7 @@
 // report.html: the page, its tables, and the shared escaping and formatting. The roofline and the
 // timeline are drawn in html_roofline.cpp and html_timeline.cpp.
 #include "report/html_report.hpp"
+#include "report/idle_report.hpp"
 
 #include <cmath>
 #include <unordered_map>
@@ -157,8 +158,9 @@ void summary_cards(std::string& out, const app::AnalyzeResults& r) {
   card(fmt::format("{} + {}", html::duration(dag.critical_path_busy_ns), html::duration(dag.critical_path_idle_ns)),
        "path busy + idle");
   card(fmt::format("{:.2f}x", dag.parallelism), "parallelism");
-  card(html::duration(dag.overlap_potential_ns), "overlap potential");
   out += "</div>\n";
+  put(out, "<p class=\"sub\">Window: {}. Idle on the path: {}.</p>\n", escape(r.window.description),
+      escape(idle_breakdown_text(r.idle)));
   put(out, "<p class=\"sub\">DAG ordering: {}; edges: {} stream order, {} event wait, {} host sync, {} barrier{}.</p>\n",
       escape(dag.ordering), dag.edges.stream_order, dag.edges.event_wait, dag.edges.host_sync, dag.edges.barrier,
       dag.edges.inferred ? fmt::format(", {} inferred", dag.edges.inferred) : std::string());

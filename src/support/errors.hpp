@@ -22,6 +22,7 @@ enum class ExitCode : int {
   AddressRelocation = 12,  // rocm-perf replay: a captured address range cannot be reserved at its address
   VerificationMismatch = 13,  // rocm-perf replay: the replayed result differs from the captured one
   NoDevice = 14,         // rocm-perf ceilings: no usable GPU to measure
+  CounterPassFailed = 15,  // profile --roofline/--deep: trace and analysis written, the counter pass failed
 };
 
 // An error the user can act on: message names the file or value and what is wrong.
