@@ -8,6 +8,7 @@
 #include "analysis/kernel_shapes.hpp"
 #include "app/analyze.hpp"
 #include "report/idle_report.hpp"
+#include "report/vendor_terms.hpp"
 #include "testing/in_memory_trace.hpp"
 
 namespace rpl {
@@ -231,3 +232,31 @@ TEST(KernelShapes, RealNoiseStaysUnstableAndALoneOutlierJoinsItsNeighbour) {
 
 }  // namespace
 }  // namespace rpl
+
+namespace rpl::report {
+namespace {
+
+// Issue 13 item 4: each vendor's own words in the terminal and HTML (the JSON keys stay neutral).
+TEST(VendorTerms, NvidiaAndAmdWords) {
+  EXPECT_EQ(limiter_text("waves", "sm_90"), "warp slots");
+  EXPECT_EQ(limiter_text("shared_memory", "sm_90"), "shared memory");
+  EXPECT_EQ(limiter_text("blocks", "sm_80"), "blocks per SM");
+  EXPECT_EQ(limiter_text("registers", "sm_90"), "registers");
+  EXPECT_EQ(limiter_text("waves", "gfx942"), "wave slots");
+  EXPECT_EQ(limiter_text("vgpr", "gfx942"), "VGPRs");
+  EXPECT_EQ(limiter_text("lds", "gfx90a"), "LDS");
+  analysis::Occupancy o;
+  o.waves_per_simd = 24;
+  o.max_waves_per_simd = 64;
+  o.blocks_per_cu = 3;
+  EXPECT_EQ(occupancy_text(o, "sm_90"), "24 warps per SM of 64, 3 blocks per SM");
+  EXPECT_EQ(occupancy_text(o, "gfx942"), "24 waves per SIMD of 64, 3 workgroups per CU");
+  EXPECT_EQ(resources_text(168, 0, 0, 49152, "sm_90"), "registers per thread 168, shared memory 48.0 KiB");
+  EXPECT_EQ(resources_text(128, 4, 96, 512, "gfx942"), "arch VGPRs 128, AGPRs 4, SGPRs 96, LDS 512 B");
+  const std::string terms = resources_text(168, 0, 0, 0, "sm_90") + occupancy_text(o, "sm_90");
+  for (const char* amd : {"SIMD", "VGPR", "SGPR", "LDS", "wave", "CU"})
+    EXPECT_EQ(terms.find(amd), std::string::npos) << amd;
+}
+
+}  // namespace
+}  // namespace rpl::report

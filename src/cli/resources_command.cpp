@@ -7,6 +7,7 @@
 
 #include "app/resources.hpp"
 #include "cli/commands.hpp"
+#include "report/vendor_terms.hpp"
 #include "rpl/version.hpp"
 #include "support/errors.hpp"
 
@@ -56,15 +57,18 @@ int run(const ResourcesArgs& a) {
     fmt::print("{}\n", doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     return 0;
   }
-  fmt::print("{:<44} {:<8} {:>5} {:>5} {:>5} {:>7} {:>7} {:>5} {:>6} {:>6}  {}\n", "kernel", "arch", "vgpr", "agpr",
-             "sgpr", "lds", "scratch", "wave", "block", "occ", "limiter");
+  // Each vendor's words (docs/vendor-terms.md); the JSON keys above stay neutral.
+  const bool nvidia = !reports.empty() && report::is_nvidia_arch(reports.front().kernel.arch);
+  fmt::print("{:<44} {:<8} {:>5} {:>5} {:>5} {:>7} {:>7} {:>5} {:>6} {:>6}  {}\n", "kernel", "arch",
+             nvidia ? "regs" : "vgpr", nvidia ? "-" : "agpr", nvidia ? "-" : "sgpr", nvidia ? "smem" : "lds",
+             nvidia ? "local" : "scratch", nvidia ? "warp" : "wave", "block", "occ", "limiter");
   for (const auto& r : reports) {
     const auto& k = r.kernel;
     std::string name = k.name.size() > 44 ? k.name.substr(0, 41) + "..." : k.name;
     fmt::print("{:<44} {:<8} {:>5} {:>5} {:>5} {:>7} {:>7} {:>5} {:>6} {:>6}  {}\n", name, k.arch, k.arch_vgprs,
                k.accum_vgprs, k.sgprs, k.lds_bytes, k.scratch_bytes, k.wave_size, r.block_size,
                r.occupancy ? fmt::format("{:.0f}%", r.occupancy->theoretical * 100) : "-",
-               r.occupancy ? r.occupancy->limiter : r.occupancy_unavailable);
+               r.occupancy ? report::limiter_text(r.occupancy->limiter, k.arch) : r.occupancy_unavailable);
   }
   if (reports.empty()) fmt::print("(no kernels)\n");
   return 0;
