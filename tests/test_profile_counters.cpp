@@ -430,6 +430,17 @@ TEST(ProfileDeepAmd, AttRunIsAnalysedPerDispatchWithItsKernelName) {
   EXPECT_TRUE(deep["available"].get<bool>());
   EXPECT_GT(deep["instruction_mix"]["BRANCH"].get<double>(), 0.0);  // a real category
   EXPECT_TRUE(c["att_diagnosis"].is_null());
+  // Issue 13 item 6: the ATT results reach analysis.json's deep_analysis and the classifier's inputs.
+  const auto analysis = load(out + "/analysis.json");
+  const nlohmann::json* gemm = nullptr;
+  for (const auto& k : analysis["ranking"]["kernels"])
+    if (k["name"] == "gemm(float*)") gemm = &k;
+  ASSERT_NE(gemm, nullptr) << analysis["ranking"].dump(1);
+  ASSERT_FALSE((*gemm)["deep_analysis"].is_null());
+  EXPECT_EQ((*gemm)["deep_analysis"]["source"], "att");
+  const auto& inputs = (*gemm)["bottleneck"]["inputs"];
+  EXPECT_FALSE(inputs["stall_fraction"].is_null()) << inputs.dump();
+  EXPECT_EQ(inputs["stall_fraction"], (*gemm)["deep_analysis"]["stall_fraction"]);
 }
 
 TEST(ProfileDeepAmd, UndecodedAttIsDiagnosed) {

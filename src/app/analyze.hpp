@@ -38,6 +38,9 @@ struct AnalyzeOptions {
   std::optional<std::string> range;
   // profile: the counter pass failed with this message; roofline.json says so instead of "no counter data".
   std::optional<std::string> counter_failure;
+  // Deep analyses measured outside the trace's counters, by kernel display name: AMD's ATT run of
+  // `profile --deep` (one dispatch per kernel). They reach the classifier and analysis.json like NVIDIA's.
+  std::vector<std::pair<std::string, analysis::DeepAnalysis>> external_deep;
 };
 
 // What the counters say about one kernel (parallel to KernelStatsResult::kernels).

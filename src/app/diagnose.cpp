@@ -69,6 +69,12 @@ void diagnose_kernels(AnalyzeResults& r, const AnalyzeOptions& options) {
       analysis::DeepAnalysis deep = analysis::ncu_deep_analysis(r.trace, it->second);
       if (deep.available) dx.deep = std::move(deep);
     }
+    if (!dx.deep)  // AMD: the ATT run's results (profile --deep)
+      for (const auto& [name, deep] : options.external_deep)
+        if (name == kernel.name && deep.available) {
+          dx.deep = deep;
+          break;
+        }
     const analysis::RooflinePoint* point =
         dx.roofline >= 0 ? &r.roofline.kernels[static_cast<std::size_t>(dx.roofline)].point : nullptr;
     std::optional<double> theoretical;

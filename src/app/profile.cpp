@@ -170,6 +170,8 @@ ProfileResults run_profile(const ProfileOptions& o) {
     ao.memory_bandwidth_gbps = o.memory_bandwidth_gbps;
     ao.range = o.range;
     ao.counter_failure = out.counter_failure;
+    if (out.counters)
+      for (const auto& att : out.counters->att) ao.external_deep.emplace_back(att.kernel, att.deep);
     out.analysis = run_analyze(ao);
   }
   progress.done();
