@@ -18,6 +18,10 @@ const char* to_string(WindowSource s) {
   return "unknown";
 }
 
+uint64_t launch_key(Index process, int64_t correlation) {
+  return (static_cast<uint64_t>(process) << 40) ^ static_cast<uint64_t>(correlation);
+}
+
 bool is_marker_range(const Trace& trace, const ApiCall& call) {
   return call.category < trace.strings.size() && trace.strings.at(call.category).find("MARKER") != std::string::npos;
 }
@@ -27,10 +31,6 @@ namespace {
 struct Interval {
   TimeNs start, end;
 };
-
-uint64_t launch_key(Index process, int64_t correlation) {
-  return (static_cast<uint64_t>(process) << 40) ^ static_cast<uint64_t>(correlation);
-}
 
 // Start of the launching API call of each (process, correlation id): the earliest call with that id (a
 // runtime call encloses the driver call it makes).
@@ -47,10 +47,9 @@ std::unordered_map<uint64_t, TimeNs> launch_starts(const Trace& trace) {
 bool inside_any(const std::vector<Interval>& ranges, TimeNs t) {
   // ranges sorted by start; instances of one name rarely nest, so a scan back from the last start <= t.
   auto it = std::upper_bound(ranges.begin(), ranges.end(), t, [](TimeNs v, const Interval& r) { return v < r.start; });
-  while (it != ranges.begin()) {
+  for (int back = 0; it != ranges.begin() && back < 64; ++back) {  // ranges of one name do not nest 64 deep
     --it;
     if (t <= it->end) return true;
-    if (ranges.end() - it > 64) break;  // far enough back: ranges of one name do not nest that deep
   }
   return false;
 }

@@ -26,6 +26,8 @@ struct AnalysisWindow {
 
 // True for an API call that is a marker range (its category names a MARKER domain).
 bool is_marker_range(const Trace& trace, const ApiCall& call);
+// The key under which a dispatch or copy finds its launching API call: (process, correlation id).
+uint64_t launch_key(Index process, int64_t correlation);
 
 // Restricts `trace` in place to the window: dispatches and copies outside it are removed (counter samples
 // are re-indexed, those of removed dispatches dropped); host API calls and synchronisation records stay

@@ -13,10 +13,6 @@ struct Span {
   TimeNs start, end;
 };
 
-uint64_t call_key(Index process, int64_t correlation) {
-  return (static_cast<uint64_t>(process) << 40) ^ static_cast<uint64_t>(correlation);
-}
-
 double median(std::vector<double>& v) {
   if (v.empty()) return 0;
   const std::size_t mid = v.size() / 2;
@@ -37,7 +33,7 @@ IdleBreakdown attribute_idle(const Trace& trace, const CriticalPathResult& cp) {
   std::unordered_map<uint64_t, Span> launch;
   for (const ApiCall& a : trace.api_calls) {
     if (a.correlation_id == 0 || is_marker_range(trace, a)) continue;
-    auto [it, inserted] = launch.try_emplace(call_key(a.process, a.correlation_id), Span{a.start, a.end});
+    auto [it, inserted] = launch.try_emplace(launch_key(a.process, a.correlation_id), Span{a.start, a.end});
     if (!inserted && a.start < it->second.start) it->second = Span{a.start, a.end};
   }
   // Host synchronisation calls per process, by end.
@@ -87,7 +83,7 @@ IdleBreakdown attribute_idle(const Trace& trace, const CriticalPathResult& cp) {
     if (gap == 0) continue;
     ++out.gaps;
     out.idle_ns += static_cast<double>(gap);
-    auto l = next.correlation != 0 ? launch.find(call_key(next.process, next.correlation)) : launch.end();
+    auto l = next.correlation != 0 ? launch.find(launch_key(next.process, next.correlation)) : launch.end();
     if (l == launch.end()) {
       out.unattributed_ns += static_cast<double>(gap);
       continue;
