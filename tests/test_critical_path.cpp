@@ -475,10 +475,12 @@ TEST(CriticalPath, CopiesAreNodes) {
   EXPECT_DOUBLE_EQ(r.contributions[1].fraction_of_path, 40.0 / 130.0);
 }
 
-// In queue order (one stream), a copy without a queue chains on its stream, apart from the kernels' queue.
+// One stream whose copies have no queue (as rocprofv3 and the CUDA collector write them): queue order would
+// split it into a kernel chain and a copy chain with no order between them, and the critical path of a
+// single-stream PyTorch step then ran through the copies alone (issue 13). Such a process orders by stream.
 //   s0/q0: K1[0,10) . K2[30,40)     s0/(no queue): H2D[10,20) . D2H[40,50)
-// Lanes: {K1, K2} and {H2D, D2H}: 2 stream-order edges, none between kernels and copies.
-TEST(CriticalPath, QueueOrderPutsQueuelessCopiesOnTheirStream) {
+// One lane K1 -> H2D -> K2 -> D2H: 3 stream-order edges.
+TEST(CriticalPath, QueuelessCopiesKeepTheirStreamInOneLane) {
   TraceBuilder b;
   Index p = b.process();
   Index s0 = b.stream(p);
@@ -487,10 +489,9 @@ TEST(CriticalPath, QueueOrderPutsQueuelessCopiesOnTheirStream) {
   b.copy("MEMORY_COPY_HOST_TO_DEVICE", s0, 10, 20);
   b.copy("MEMORY_COPY_DEVICE_TO_HOST", s0, 40, 50);
   CriticalPathResult r = analyze_critical_path(b.trace);
-  EXPECT_EQ(r.ordering, "queue");
-  EXPECT_EQ(r.edges.stream_order, 2u);
-  // Copy chain: H2D EF 20 (gap 10 from trace start), D2H 20 + 20 + 10 = 50; kernel chain K2 EF 40.
-  EXPECT_EQ(path_of(r), (std::vector<NodeRef>{C(0), C(1)}));
+  EXPECT_EQ(r.ordering, "stream");
+  EXPECT_EQ(r.edges.stream_order, 3u);
+  EXPECT_EQ(path_of(r), (std::vector<NodeRef>{D(0), C(0), D(1), C(1)}));
 }
 
 // Processes are separate: correlation ids repeat across them and a device sync in one process orders
