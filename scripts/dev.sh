@@ -10,7 +10,7 @@ mode=${1:-}
 case "$mode" in example|test) ;; *) echo "usage: $0 example|test" >&2; exit 2 ;; esac
 
 build_dir=${BUILD_DIR:-build}
-example_trace=examples/traces/multistream-h100.db
+example_trace=examples/traces/multistream-h100-roofline.db  # a --roofline run on an H100: counters included
 
 install_missing() {
   local missing=()

@@ -119,7 +119,7 @@ TEST(AnalyzeRoofline, CountersGiveRooflinePointsLabelsAndAChart) {
   EXPECT_EQ(find_kernel(roofline["kernels"], "_Z7consumePf.kd"), nullptr);  // no counters, no point
 
   auto analysis = read_json(dir.file("out/analysis.json"));
-  EXPECT_EQ(analysis["schema_version"], "1.2");
+  EXPECT_EQ(analysis["schema_version"], "1.3");
   const nlohmann::json* ranked = find_kernel(analysis["ranking"]["kernels"], "compute(float*, int)");
   ASSERT_NE(ranked, nullptr);
   EXPECT_EQ((*ranked)["bottleneck"]["primary"]["label"], "memory-bandwidth bound");
@@ -135,18 +135,21 @@ TEST(AnalyzeRoofline, CountersGiveRooflinePointsLabelsAndAChart) {
   EXPECT_NE(html.find("data-kernel=\"reduce(float*)\""), std::string::npos);
 }
 
-TEST(AnalyzeRoofline, BelowTheSaturationThresholdTheLabelIsTheFallback) {
+TEST(AnalyzeRoofline, BelowTheSaturationThresholdNoLabelIsGiven) {
   TempDir dir;
   std::string db = make_counter_db(dir);
-  // 4240 of 10000 GB/s = 42 %: MB1 needs 60 %, so only the roofline side decides.
+  // 4240 of 10000 GB/s = 42 %: MB1 needs 60 %, so no label: the evidence supports none.
   auto r = run_cli({"analyze", db, "-o", dir.file("out"), "--memory-bandwidth-gbps", "10000", "--no-html"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(dir.file("out/report.html")));
   auto roofline = read_json(dir.file("out/roofline.json"));
   const nlohmann::json* compute = find_kernel(roofline["kernels"], "compute(float*, int)");
   ASSERT_NE(compute, nullptr);
-  EXPECT_EQ((*compute)["bottleneck"]["primary"]["label"], "memory-bandwidth bound");
-  EXPECT_EQ((*compute)["bottleneck"]["primary"]["rule"], "fallback");
+  EXPECT_TRUE((*compute)["bottleneck"]["primary"].is_null()) << (*compute)["bottleneck"].dump(1);
+  const std::string note = (*compute)["bottleneck"]["notes"].dump();
+  EXPECT_NE(note.find("no rule fired"), std::string::npos) << note;
+  EXPECT_NE(note.find("memory side"), std::string::npos) << note;
+  EXPECT_NE(note.find("42%"), std::string::npos) << note;
 }
 
 TEST(AnalyzeRoofline, MeasuredCeilingsFileIsPreferredOverTheTable) {

@@ -22,14 +22,16 @@ using rpl::test::validate_against_schema;
 
 namespace {
 
-// What the real benchmark printed on an H100 SXM (rounded), in its line protocol.
+// The benchmark's line protocol with the ceilings an H100 measured (the values of
+// bench/cuda/results/2026-11-24/h100_ceilings.json; that file does not keep the benchmark's raw lines, so the
+// best_ms and reps fields here are illustrative, not measured).
 const char* kH100Output =
     "RPL_DEVICE index=0 arch=sm_90 sms=132 clock_mhz=1980 name=NVIDIA H100 80GB HBM3\n"
-    "RPL_CEILING key=hbm value=3020.5 best_ms=0.7110 reps=10\n"
-    "RPL_CEILING key=vector_f64 value=33000.0 best_ms=2.1000 reps=10\n"
-    "RPL_CEILING key=vector_f32 value=60100.0 best_ms=2.3000 reps=10\n"
-    "RPL_CEILING key=vector_f16 value=118000.0 best_ms=2.4000 reps=10\n"
-    "RPL_CEILING key=matrix_f16 value=420000.0 best_ms=3.9000 reps=10\n";
+    "RPL_CEILING key=hbm value=3006.4 best_ms=0.7110 reps=10\n"
+    "RPL_CEILING key=vector_f64 value=30700.8 best_ms=2.1000 reps=10\n"
+    "RPL_CEILING key=vector_f32 value=56250.3 best_ms=2.3000 reps=10\n"
+    "RPL_CEILING key=vector_f16 value=64498.5 best_ms=2.4000 reps=10\n"
+    "RPL_CEILING key=matrix_f16 value=645783.2 best_ms=3.9000 reps=10\n";
 
 // A stand-in benchmark: a shell script that prints `out` and exits with `status`.
 std::string fake_bench(const TempDir& dir, const std::string& out, int status) {
@@ -58,12 +60,12 @@ TEST(CeilingsParse, ReadsEveryMeasurementIntoTheCeilings) {
   EXPECT_EQ(r.clock_mhz, 1980);
   ASSERT_EQ(r.measurements.size(), 5u);
   using rpl::analysis::ComputeClass, rpl::analysis::Pipe, rpl::analysis::DataType;
-  EXPECT_DOUBLE_EQ(r.ceilings.bandwidth_gbps[0], 3020.5);
+  EXPECT_DOUBLE_EQ(r.ceilings.bandwidth_gbps[0], 3006.4);
   const auto f32 = ComputeClass{Pipe::Vector, DataType::F32}.index();
   const auto mf16 = ComputeClass{Pipe::Matrix, DataType::F16}.index();
   const auto bf16 = ComputeClass{Pipe::Vector, DataType::BF16}.index();
-  EXPECT_DOUBLE_EQ(r.ceilings.gflops[f32], 60100.0);
-  EXPECT_DOUBLE_EQ(r.ceilings.gflops[mf16], 420000.0);
+  EXPECT_DOUBLE_EQ(r.ceilings.gflops[f32], 56250.3);
+  EXPECT_DOUBLE_EQ(r.ceilings.gflops[mf16], 645783.2);
   EXPECT_DOUBLE_EQ(r.ceilings.gflops[bf16], 0.0);  // not measured
 }
 
@@ -103,7 +105,7 @@ TEST(CeilingsCli, WritesAValidDocumentThatTheRooflineReadsBack) {
   EXPECT_EQ(validate_against_schema("ceilings", out), "");
   auto back = rpl::analysis::read_empirical_ceilings(out);  // what analyze --ceilings reads
   EXPECT_EQ(back.arch, "sm_90");
-  EXPECT_DOUBLE_EQ(back.bandwidth_gbps[0], 3020.5);
+  EXPECT_DOUBLE_EQ(back.bandwidth_gbps[0], 3006.4);
   EXPECT_NE(r.out.find("vector_f32"), std::string::npos);  // the summary table
   EXPECT_NE(r.err.find("matrix_f16"), std::string::npos);  // the low-matrix note, on stderr
 }

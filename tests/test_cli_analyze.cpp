@@ -49,13 +49,17 @@ TEST(AnalyzeCli, WritesThreeSchemaValidOutputsAndASummary) {
   auto profile = nlohmann::json::parse(read_file(dir.file("out/profile.json")));
   EXPECT_NEAR(profile["runtime_ms"].get<double>(), kFixtureRuntimeMs, 1e-12);
   EXPECT_EQ(profile["timing"]["dispatch_count"], 7);
-  EXPECT_EQ(profile["timing"]["copy_count"], 2);
+  // The default window is the first to the last kernel: the fixture's copy before the first kernel and its
+  // copy after the last are outside it.
+  EXPECT_EQ(profile["timing"]["copy_count"], 0);
   EXPECT_EQ(profile["gpu"]["architecture"], "gfx942");
   auto dag = nlohmann::json::parse(read_file(dir.file("out/dag.json")));
-  EXPECT_EQ(dag["node_count"], 9);
+  EXPECT_EQ(dag["node_count"], 7);
+  EXPECT_EQ(dag["window"]["source"], "first_to_last_kernel");
+  EXPECT_EQ(dag["window"]["dropped_copies"], 2);
   EXPECT_GE(dag["edge_counts"]["event_wait"].get<int>(), 1);  // the recorded hipStreamWaitEvent
   EXPECT_EQ(dag["edge_counts"]["inferred"], 0);               // nothing inferred by default
-  EXPECT_EQ(dag["nodes"]["rows"].size(), 9u);
+  EXPECT_EQ(dag["nodes"]["rows"].size(), 7u);
 }
 
 TEST(AnalyzeCli, QuietPrintsOnlyTheRuntime) {

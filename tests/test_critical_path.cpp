@@ -135,7 +135,6 @@ TEST(CriticalPath, EmptyTraceGivesEmptyResult) {
 // gaps: A 0 (source, at trace start), B 1015-1010 = 5, C 1030-1025 = 5.
 // EF (relative): A 10, B 10+5+10 = 25, C 25+5+20 = 50 -> makespan 50.
 // path A,B,C: cp 50, busy 10+10+20 = 40, idle 10, serial 40, parallelism 40/50 = 0.8,
-// overlap potential = wall 50 - busy 40 = 10.
 TEST(CriticalPath, SingleStreamChainWithGaps) {
   TraceBuilder b;
   Index p = b.process();
@@ -158,7 +157,6 @@ TEST(CriticalPath, SingleStreamChainWithGaps) {
   EXPECT_DOUBLE_EQ(r.critical_path_idle_ns, 10);
   EXPECT_DOUBLE_EQ(r.serial_ns, 40);
   EXPECT_DOUBLE_EQ(r.parallelism, 0.8);
-  EXPECT_DOUBLE_EQ(r.overlap_potential_ns, 10);
   EXPECT_EQ(r.earliest_start, (std::vector<TimeNs>{1000, 1015, 1030}));
   EXPECT_EQ(r.slack, (std::vector<TimeNs>{0, 0, 0}));
   EXPECT_EQ(r.on_path, (std::vector<uint8_t>{1, 1, 1}));
@@ -169,7 +167,7 @@ TEST(CriticalPath, SingleStreamChainWithGaps) {
 //   s1: B[0,30) . C[40,60)
 // No edge between them. EF: A 100, B 30, C 30+10+20 = 60; makespan 100; path = [A].
 // Backward: LF(C) = 100 -> slack 100-60 = 40; LF(B) = LS(C) - g(C) = 80 - 10 = 70 -> slack 40.
-// cp 100, busy 100, serial 150, parallelism 1.5, overlap potential 100 - 100 = 0.
+// cp 100, busy 100, serial 150, parallelism 1.5.
 TEST(CriticalPath, TwoIndependentStreamsLongerOneIsCritical) {
   TraceBuilder b;
   Index p = b.process();
@@ -186,7 +184,6 @@ TEST(CriticalPath, TwoIndependentStreamsLongerOneIsCritical) {
   EXPECT_DOUBLE_EQ(r.critical_path_ns, 100);
   EXPECT_DOUBLE_EQ(r.serial_ns, 150);
   EXPECT_DOUBLE_EQ(r.parallelism, 1.5);
-  EXPECT_DOUBLE_EQ(r.overlap_potential_ns, 0);
   EXPECT_EQ(r.slack, (std::vector<TimeNs>{0, 40, 40}));
   EXPECT_EQ(r.on_path, (std::vector<uint8_t>{1, 0, 0}));
 }
@@ -478,10 +475,12 @@ TEST(CriticalPath, CopiesAreNodes) {
   EXPECT_DOUBLE_EQ(r.contributions[1].fraction_of_path, 40.0 / 130.0);
 }
 
-// In queue order (one stream), a copy without a queue chains on its stream, apart from the kernels' queue.
+// One stream whose copies have no queue (as rocprofv3 and the CUDA collector write them): queue order would
+// split it into a kernel chain and a copy chain with no order between them, and the critical path of a
+// single-stream PyTorch step then ran through the copies alone (issue 13). Such a process orders by stream.
 //   s0/q0: K1[0,10) . K2[30,40)     s0/(no queue): H2D[10,20) . D2H[40,50)
-// Lanes: {K1, K2} and {H2D, D2H}: 2 stream-order edges, none between kernels and copies.
-TEST(CriticalPath, QueueOrderPutsQueuelessCopiesOnTheirStream) {
+// One lane K1 -> H2D -> K2 -> D2H: 3 stream-order edges.
+TEST(CriticalPath, QueuelessCopiesKeepTheirStreamInOneLane) {
   TraceBuilder b;
   Index p = b.process();
   Index s0 = b.stream(p);
@@ -490,10 +489,9 @@ TEST(CriticalPath, QueueOrderPutsQueuelessCopiesOnTheirStream) {
   b.copy("MEMORY_COPY_HOST_TO_DEVICE", s0, 10, 20);
   b.copy("MEMORY_COPY_DEVICE_TO_HOST", s0, 40, 50);
   CriticalPathResult r = analyze_critical_path(b.trace);
-  EXPECT_EQ(r.ordering, "queue");
-  EXPECT_EQ(r.edges.stream_order, 2u);
-  // Copy chain: H2D EF 20 (gap 10 from trace start), D2H 20 + 20 + 10 = 50; kernel chain K2 EF 40.
-  EXPECT_EQ(path_of(r), (std::vector<NodeRef>{C(0), C(1)}));
+  EXPECT_EQ(r.ordering, "stream");
+  EXPECT_EQ(r.edges.stream_order, 3u);
+  EXPECT_EQ(path_of(r), (std::vector<NodeRef>{D(0), C(0), D(1), C(1)}));
 }
 
 // Processes are separate: correlation ids repeat across them and a device sync in one process orders
@@ -663,14 +661,11 @@ TEST(CriticalPath, OverlappingTimestampsOnOneStream) {
   EXPECT_DOUBLE_EQ(r.modeled_span_ns, 250);
   EXPECT_DOUBLE_EQ(r.critical_path_busy_ns, 170);
   EXPECT_DOUBLE_EQ(r.critical_path_ns, 250);
-  EXPECT_DOUBLE_EQ(r.overlap_potential_ns, 30);  // 200 - 170
   EXPECT_EQ(r.path.size(), 3u);
 
-  // Without `broken`: wall 120, busy 170 -> overlap potential max(0, 120 - 170) = 0.
   b.trace.dispatches.pop_back();
   r = analyze_critical_path(b.trace);
   EXPECT_DOUBLE_EQ(r.modeled_span_ns, 170);
-  EXPECT_DOUBLE_EQ(r.overlap_potential_ns, 0);
 }
 
 // Contradictory records close a cycle:

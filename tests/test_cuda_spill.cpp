@@ -633,3 +633,44 @@ TEST(CudaLeftoverSpills, ConvertsSpillsOfEndedProcessesOnly) {
 
 }  // namespace
 }  // namespace rpl
+
+namespace rpl {
+namespace {
+
+// NVTX ranges (issue 13): a Marker-domain API record becomes a rocpd region in the MARKER_CORE_API category
+// named by the range's message, as rocprofv3 stores ROCTx ranges; it takes no part in correlation.
+TEST(CudaSpillMarkers, NvtxRangesBecomeMarkerRegions) {
+  test::TempDir dir;
+  const std::string path = dir.file("4343.rplspill");
+  SpillBuilder b = sample_process(4343);
+  constexpr uint32_t kStep = 90;
+  b.strings.add(kStep, "train_step");
+  for (int i = 0; i < 2; ++i) {
+    ApiRecord m;
+    m.domain = uint8_t(ApiDomain::Marker);
+    m.name_id = kStep;
+    m.start = 1'800 + 3'000 * i;
+    m.end = 2'650 + 3'000 * i;
+    m.thread_id = 4343;
+    b.api.push_back(m);
+  }
+  b.write(path);
+  const std::string db = collectors::convert_spill(path);
+  Trace trace;
+  rocpd::read_database(trace, db);
+  std::size_t markers = 0;
+  for (const ApiCall& a : trace.api_calls) {
+    if (trace.strings.at(a.category) != "MARKER_CORE_API") continue;
+    ++markers;
+    EXPECT_EQ(trace.strings.at(a.name), "train_step");
+    EXPECT_EQ(a.end - a.start, 850);
+    EXPECT_EQ(a.thread, 4343u);
+  }
+  EXPECT_EQ(markers, 2u);
+  // The launches still pair with their kernels (markers carry correlation id 0 and are left out of it).
+  EXPECT_EQ(trace.dispatches.size(), 4u);
+  EXPECT_EQ(trace.dispatches[0].correlation_id, 10);
+}
+
+}  // namespace
+}  // namespace rpl

@@ -130,7 +130,7 @@ TEST(HtmlReport, HasEverySectionWithTheExpectedElements) {
   // Tables.
   for (const char* id : {"top-kernels", "critical-path", "what-if", "findings"})
     EXPECT_EQ(count(html, std::string("<table id=\"") + id + "\""), 1u) << id;
-  EXPECT_NE(html.find("<td>37.5%</td><td>vgpr</td>"), std::string::npos);  // gemm's occupancy
+  EXPECT_NE(html.find(">37.5%</td><td>VGPRs</td>"), std::string::npos);  // gemm's occupancy
   // Critical-path fraction of gemm: 200 / 450 = 44.4%.
   EXPECT_NE(html.find("<td>44.4%</td><td>2</td></tr>"), std::string::npos);
   // Findings: reduce is unstable (CV 0.58 > 0.10, 34% of GPU time), gemm's occupancy is low, scale is

@@ -431,6 +431,17 @@ TEST(ProfileDeepAmd, AttRunIsAnalysedPerDispatchWithItsKernelName) {
   EXPECT_TRUE(deep["available"].get<bool>());
   EXPECT_GT(deep["instruction_mix"]["BRANCH"].get<double>(), 0.0);  // a real category
   EXPECT_TRUE(c["att_diagnosis"].is_null());
+  // Issue 13 item 6: the ATT results reach analysis.json's deep_analysis and the classifier's inputs.
+  const auto analysis = load(out + "/analysis.json");
+  const nlohmann::json* gemm = nullptr;
+  for (const auto& k : analysis["ranking"]["kernels"])
+    if (k["name"] == "gemm(float*)") gemm = &k;
+  ASSERT_NE(gemm, nullptr) << analysis["ranking"].dump(1);
+  ASSERT_FALSE((*gemm)["deep_analysis"].is_null());
+  EXPECT_EQ((*gemm)["deep_analysis"]["source"], "att");
+  const auto& inputs = (*gemm)["bottleneck"]["inputs"];
+  EXPECT_FALSE(inputs["stall_fraction"].is_null()) << inputs.dump();
+  EXPECT_EQ(inputs["stall_fraction"], (*gemm)["deep_analysis"]["stall_fraction"]);
 }
 
 TEST(ProfileDeepAmd, UndecodedAttIsDiagnosed) {
@@ -451,8 +462,13 @@ TEST(ProfileCounters, BadCombinationsAndFailingPassesAreClearErrors) {
   EXPECT_NE(r.err.find("--no-rocprof"), std::string::npos) << r.err;
   r = run_cli({"profile", "--roofline", "--runs", "1", "-o", dir.file("b"), "--", "/bin/true"},
               {path_with_double(), {"FAKE_ROCPROFV3_MODE", "fail-counters"}});
-  EXPECT_EQ(r.exit_code, 8);
+  // Fail-safe: the trace's outputs are all written, roofline.json says why there is no roofline, exit 16.
+  EXPECT_EQ(r.exit_code, 16) << r.err;
   EXPECT_NE(r.err.find("counter pass"), std::string::npos) << r.err;
+  for (const char* f : {"profile.json", "dag.json", "analysis.json", "roofline.json", "report.html"})
+    EXPECT_TRUE(std::filesystem::exists(dir.file(std::string("b/") + f))) << f;
+  EXPECT_EQ(load(dir.file("b/roofline.json"))["status"], "counter_pass_failed");
+  EXPECT_EQ(load(dir.file("b/profile.json"))["roofline"]["status"], "counter_pass_failed");
   r = run_cli({"profile", "--counter-launches", "2", "-o", dir.file("d"), "--", "/bin/true"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("needs --roofline or --deep"), std::string::npos) << r.err;

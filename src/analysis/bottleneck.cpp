@@ -1,6 +1,8 @@
 // The bottleneck classifier over kBottleneckRules. See bottleneck.hpp and docs/bottleneck-rules.md.
 #include "analysis/bottleneck.hpp"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
@@ -40,7 +42,8 @@ const char* to_string(BottleneckMetric m) {
   static constexpr const char* kNames[kBottleneckMetricCount] = {
       "memory_roof_fraction", "compute_roof_fraction", "roof_fraction",      "hbm_bandwidth_fraction",
       "issue_utilization",    "achieved_occupancy",    "theoretical_occupancy", "stall_fraction",
-      "memory_stall_share",   "branch_efficiency",     "thread_utilization"};
+      "memory_stall_share",   "branch_efficiency",     "thread_utilization",    "duration_us",
+      "device_waves"};
   return kNames[static_cast<std::size_t>(m)];
 }
 
@@ -103,17 +106,14 @@ BottleneckResult classify_bottleneck(const BottleneckInputs& inputs) {
   }
   if (!r.primary) {
     if (inputs.bound != Bound::Unknown) {
-      // Nothing is saturated and no other rule fired: the roofline side is the best available reading.
-      BottleneckLabel l;
-      l.label = std::string(inputs.bound == Bound::Memory ? kMemoryBandwidthBound : kComputeThroughputLimited);
-      l.rule = "fallback";
-      l.fallback = true;
-      l.evidence.push_back({"roof_fraction", inputs.value(BottleneckMetric::RoofFraction), "<", kSaturatedFraction, true,
-                            true});
-      r.primary = std::move(l);
-      r.notes.push_back(std::string("no rule fired; the label is the side of the ridge point (bound ") +
-                        to_string(inputs.bound) + ") and the kernel is below " +
-                        std::to_string(static_cast<int>(kSaturatedFraction * 100)) + "% of that roof");
+      // A label must rest on evidence: below 60% of its roof, a kernel is not bound by it.
+      const auto fraction = inputs.value(BottleneckMetric::RoofFraction);
+      r.notes.push_back(fmt::format("no rule fired: no bottleneck label is supported by the evidence. The kernel is on "
+                                    "the {} side of the ridge point at {} of that roof (a label needs {:.0f}% or "
+                                    "another rule's evidence)",
+                                    to_string(inputs.bound),
+                                    fraction ? fmt::format("{:.0f}%", *fraction * 100) : std::string("an unknown share"),
+                                    kSaturatedFraction * 100));
     } else {
       r.notes.push_back("no rule fired and there is no usable roofline point: no label");
     }

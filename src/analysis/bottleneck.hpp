@@ -21,6 +21,7 @@ inline constexpr std::string_view kComputeThroughputLimited = "compute throughpu
 inline constexpr std::string_view kDivergenceLimited = "divergence limited";
 inline constexpr std::string_view kUnderOccupied = "under-occupied";
 inline constexpr std::string_view kLatencyBound = "latency bound";
+inline constexpr std::string_view kLaunchTailDominated = "launch and tail dominated";
 
 // What the rules look at. All fractions are 0..1.
 enum class BottleneckMetric : uint8_t {
@@ -35,8 +36,10 @@ enum class BottleneckMetric : uint8_t {
   MemoryStallShare,
   BranchEfficiency,
   ThreadUtilization,
+  DurationUs,   // mean duration of the kernel's dispatches, microseconds (from the trace)
+  DeviceWaves,  // blocks (workgroups) of its main launch shape / (SMs (CUs) x resident blocks per SM (CU))
 };
-inline constexpr std::size_t kBottleneckMetricCount = 11;
+inline constexpr std::size_t kBottleneckMetricCount = 13;
 const char* to_string(BottleneckMetric m);  // "memory_roof_fraction", ...
 
 enum class Comparison : uint8_t { AtLeast, Below };  // value >= threshold; value < threshold
@@ -64,15 +67,21 @@ inline constexpr double kHighStallFraction = 0.50;
 inline constexpr double kMemoryStallMajority = 0.50;
 inline constexpr double kLowBranchEfficiency = 0.80;
 inline constexpr double kLowThreadUtilization = 0.70;
+inline constexpr double kShortKernelUs = 10.0;   // launch (~2-5 us) and the last wave's tail are a large share
+inline constexpr double kFewDeviceWaves = 2.0;   // one or two waves of blocks: the tail is up to half the time
 
 // In priority order: the first label whose rule fires is primary, the next different one secondary.
-inline constexpr std::array<BottleneckCondition, 12> kBottleneckRules = {{
+inline constexpr std::array<BottleneckCondition, 14> kBottleneckRules = {{
     {kMemoryBandwidthBound, "MB1", BottleneckMetric::MemoryRoofFraction, Comparison::AtLeast, kSaturatedFraction,
      Requirement::Required, "memory side of the ridge, device-memory bandwidth near its ceiling"},
     {kComputeThroughputLimited, "CT1", BottleneckMetric::ComputeRoofFraction, Comparison::AtLeast, kSaturatedFraction,
      Requirement::Required, "compute side of the ridge, FLOP rate near the peak of its precision"},
     {kComputeThroughputLimited, "CT2", BottleneckMetric::IssueUtilization, Comparison::AtLeast, kHighIssueUtilization,
      Requirement::Required, "instruction issue slots nearly all used"},
+    {kLaunchTailDominated, "LT1", BottleneckMetric::DurationUs, Comparison::Below, kShortKernelUs, Requirement::Required,
+     "a short kernel: launch overhead is a large share of its time"},
+    {kLaunchTailDominated, "LT1", BottleneckMetric::DeviceWaves, Comparison::Below, kFewDeviceWaves,
+     Requirement::Required, "few waves of blocks over the device: the last wave's tail is a large share"},
     {kDivergenceLimited, "DV1", BottleneckMetric::BranchEfficiency, Comparison::Below, kLowBranchEfficiency,
      Requirement::Required, "many branches diverge within a warp"},
     {kDivergenceLimited, "DV2", BottleneckMetric::ThreadUtilization, Comparison::Below, kLowThreadUtilization,
@@ -131,9 +140,9 @@ struct BottleneckResult {
   BottleneckInputs inputs;
 };
 
-// Deterministic: the same inputs give the same labels. When no rule fires but an ok roofline point has a
-// bound, the primary label is that side's label ("memory" -> memory-bandwidth bound, "compute" -> compute
-// throughput limited) with rule "fallback".
+// Deterministic: the same inputs give the same labels. When no rule fires there is no label: the notes say
+// so plainly, with the roofline side and fraction where there is a point (a kernel below 60% of every
+// roof is not "bound" by either).
 BottleneckResult classify_bottleneck(const BottleneckInputs& inputs);
 
 nlohmann::json to_json(const BottleneckResult& r);

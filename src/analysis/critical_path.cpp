@@ -109,8 +109,6 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
   result.critical_path_busy_ns = static_cast<double>(busy);
   result.critical_path_idle_ns = std::max(0.0, static_cast<double>(path_ns) - static_cast<double>(busy));
   result.serial_ns = static_cast<double>(serial);
-  // Overlapping timestamps can make the path busier than the wall span; no overlap can save below 0.
-  result.overlap_potential_ns = std::max(0.0, result.wall_span_ns - result.critical_path_busy_ns);
   result.parallelism = path_ns > 0 ? result.serial_ns / result.critical_path_ns : 0;
   result.inferred_links_on_path =
       static_cast<std::size_t>(std::count(result.path_links.begin(), result.path_links.end(), EdgeKind::Inferred));

@@ -69,7 +69,6 @@ struct CriticalPathResult {
   double critical_path_busy_ns = 0;     // sum of durations on the path
   double critical_path_idle_ns = 0;     // gaps on the path
   double serial_ns = 0;                 // sum of all node durations
-  double overlap_potential_ns = 0;      // max(0, wall_span - critical_path_busy): the most overlap could save
   double parallelism = 0;               // serial / critical_path
   std::vector<NodeRef> path;            // in time order
   std::vector<EdgeKind> path_links;     // path_links[i]: the edge path[i] -> path[i+1] (size path - 1)

@@ -75,7 +75,9 @@ void fill_nodes(NodeTable& nodes) {
 std::string assign_lanes(NodeTable& nodes) {
   const Trace& trace = nodes.trace;
   const std::size_t n = nodes.size();
-  // A process orders by stream when its work uses more than one distinct stream.
+  // A process orders by stream when its work uses more than one distinct stream, or when some of its work
+  // has a stream but no queue (copies, as rocprofv3 and our CUDA collector write them): queue lanes would
+  // then split one stream into a kernel chain and a copy chain with no order between them.
   std::vector<Index> first_stream(nodes.process_count, kNoIndex);
   std::vector<uint8_t> by_stream(nodes.process_count, 0);
   for (NodeId v = 0; v < n; ++v) {
@@ -84,6 +86,7 @@ std::string assign_lanes(NodeTable& nodes) {
     uint32_t p = nodes.process[v];
     if (first_stream[p] == kNoIndex) first_stream[p] = s;
     else if (first_stream[p] != s) by_stream[p] = 1;
+    if (v >= nodes.dispatch_count && trace.copies[v - nodes.dispatch_count].queue == kNoIndex) by_stream[p] = 1;
   }
   std::size_t stream_processes = 0;
   for (uint8_t b : by_stream) stream_processes += b;

@@ -22,6 +22,29 @@ struct DurationStats {
 // Computes the statistics of `values` (reordered in place to find the median).
 DurationStats compute_duration_stats(std::vector<double>& values);
 
+// One launch shape of a kernel: dispatches with the same grid, block and LDS / shared memory bytes
+// (analysis/kernel_shapes.hpp fills these).
+struct LaunchShape {
+  uint32_t grid[3] = {1, 1, 1};   // work-items (HSA convention; NVIDIA grid x block)
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t lds_bytes = 0;         // static + dynamic LDS / shared memory of the dispatch
+  DurationStats durations;        // the dispatches of this shape only
+  // Duration classes: one grid can carry several problem sizes (a GEMM's K does not change its grid), so
+  // a shape's dispatches may fall into distinct, repeating durations. Sorted durations are split where
+  // one is more than kDurationClassJump above the previous; classes too small to stand alone are merged
+  // into their neighbour. class_medians_ns: each class's median, ascending; within_class_cv: the
+  // time-weighted CV inside the classes (equals durations.cv with one class).
+  std::vector<double> class_medians_ns;
+  double within_class_cv = 0;
+};
+
+// What a kernel's stability figure measured. Dispatches of one shape: its variation is timing noise.
+// Between shapes: the kernel ran with several shapes and its spread is (mostly) their different sizes.
+// Within a duration class of one shape: timing noise. Between classes: problem sizes the shape does not show.
+enum class VariationScope { WithinShape, WithinDurationClass, BetweenShapes };
+// "between dispatches of one shape", "between dispatches of one shape and duration class", "between shapes"
+const char* to_string(VariationScope s);
+
 struct KernelStats {
   std::string name;          // display (demangled) name
   std::string mangled_name;  // of the first symbol seen with this name
@@ -29,6 +52,16 @@ struct KernelStats {
   DurationStats durations;
   double share_of_gpu_time = 0;  // total / sum over all kernels
   std::vector<Index> symbols;    // every KernelSymbol with this name (several processes)
+  // Filled by compute_kernel_shapes; empty before. Sorted by total time, descending.
+  std::vector<LaunchShape> shapes;
+  // The dispatch-to-dispatch variation within shapes: the time-weighted mean CV of the shapes with at
+  // least 2 dispatches (0 when none has 2), and its class. `durations.cv` mixes shapes.
+  double within_shape_cv = 0;
+  Stability within_shape_stability = Stability::Stable;
+  // The same within each shape's duration classes: the timing noise the kernel's stability is classed by.
+  double within_class_cv = 0;
+  Stability stability = Stability::Stable;
+  bool has_duration_classes = false;  // some shape has more than one class
 };
 
 // Whole-trace timing. The unions (kernel_busy_ns, gpu_busy_ns) are taken over every dispatch / copy

@@ -7,6 +7,7 @@
 
 #include "support/errors.hpp"
 
+#include "analysis/kernel_shapes.hpp"
 #include "app/diagnose.hpp"
 #include "store/rocpd_reader.hpp"
 #include "support/log.hpp"
@@ -40,6 +41,7 @@ void check_analysis_options(const AnalysisOptions& options) {
 AnalyzeResults run_analyze(const AnalyzeOptions& options) {
   AnalyzeResults r;
   r.inputs = options.databases;
+  r.counter_failure = options.counter_failure;
   // Options that can be wrong are checked before a possibly long read.
   check_analysis_options(options);
   if (options.ceilings_file) r.empirical_ceilings = analysis::read_empirical_ceilings(*options.ceilings_file);
@@ -54,8 +56,11 @@ AnalyzeResults run_analyze(const AnalyzeOptions& options) {
   r.trace = rocpd::read_databases(options.databases, read);
   progress.update("analysing");
 
+  r.window = analysis::restrict_to_window(r.trace, options.range);
+  if (options.range && r.window.source != analysis::WindowSource::Range) log::warn("--range: {}", r.window.description);
   r.stats = analysis::compute_kernel_stats(r.trace);
   if (options.kernel_filter) keep_matching_kernels(r.stats, *options.kernel_filter);
+  analysis::compute_kernel_shapes(r.trace, r.stats);
   r.occupancy = analysis::kernel_occupancies(r.trace, r.stats);
   diagnose_kernels(r, options);
 
@@ -63,6 +68,7 @@ AnalyzeResults run_analyze(const AnalyzeOptions& options) {
   dag.infer_cross_stream = options.infer_dependencies;
   r.inferred_edges = options.infer_dependencies;
   r.dag = analysis::analyze_critical_path(r.trace, dag);
+  r.idle = analysis::attribute_idle(r.trace, r.dag);
   if (!options.what_if.empty()) r.what_if = analysis::run_what_if(r.trace, options.what_if, dag);
   progress.done();
   return r;

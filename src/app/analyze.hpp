@@ -8,7 +8,9 @@
 #include "analysis/bottleneck.hpp"
 #include "analysis/critical_path.hpp"
 #include "analysis/deep_analysis.hpp"
+#include "analysis/analysis_window.hpp"
 #include "analysis/device_specs.hpp"
+#include "analysis/idle_attribution.hpp"
 #include "analysis/kernel_occupancy.hpp"
 #include "analysis/kernel_stats.hpp"
 #include "analysis/occupancy.hpp"
@@ -31,6 +33,14 @@ struct AnalysisOptions {
   std::optional<std::string> ceilings_file;
   std::optional<double> memory_bandwidth_gbps;
   bool per_dispatch_roofline = false;  // also a roofline point per profiled dispatch
+  // --range NAME: analyse the work launched inside the NVTX / ROCTx ranges of that name; without it (or
+  // when the trace has no such range) the first to the last kernel (analysis/analysis_window.hpp).
+  std::optional<std::string> range;
+  // profile: the counter pass failed with this message; roofline.json says so instead of "no counter data".
+  std::optional<std::string> counter_failure;
+  // Deep analyses measured outside the trace's counters, by kernel display name: AMD's ATT run of
+  // `profile --deep` (one dispatch per kernel). They reach the classifier and analysis.json like NVIDIA's.
+  std::vector<std::pair<std::string, analysis::DeepAnalysis>> external_deep;
 };
 
 struct AnalyzeOptions : AnalysisOptions {
@@ -48,9 +58,12 @@ struct KernelDiagnosis {
 struct AnalyzeResults {
   std::vector<std::string> inputs;
   Trace trace;
+  analysis::AnalysisWindow window;  // what the analyses below measured (the trace is restricted to it)
   analysis::KernelStatsResult stats;
   std::vector<analysis::KernelOccupancy> occupancy;  // parallel to stats.kernels
   analysis::CriticalPathResult dag;
+  analysis::IdleBreakdown idle;  // why the GPU waits on the critical path
+  std::optional<std::string> counter_failure;  // AnalyzeOptions::counter_failure
   bool inferred_edges = false;
   std::vector<analysis::WhatIfResult> what_if;
 

@@ -1,6 +1,9 @@
 #include "app/diagnose.hpp"
 
+#include <cmath>
 #include <unordered_map>
+
+#include "analysis/occupancy.hpp"
 
 namespace rpl::app {
 namespace {
@@ -17,11 +20,29 @@ std::unordered_map<std::string, std::vector<Index>> counted_dispatches_by_kernel
   return by_kernel;
 }
 
+std::string canonical_arch_of(const Agent& a) { return analysis::canonical_arch(a.name); }
+
 bool on_nvidia(const Trace& trace, const std::vector<Index>& dispatches) {
   if (dispatches.empty()) return false;
   Index agent = trace.dispatches[dispatches.front()].agent;
   return agent < trace.agents.size() &&
          analysis::counter_family(trace.agents[agent].name) == analysis::CounterFamily::Nvidia;
+}
+
+// Duration and device waves, from the trace: what the short-kernel rule (LT1) needs.
+void set_launch_shape_inputs(const AnalyzeResults& r, std::size_t kernel, analysis::BottleneckInputs& in) {
+  const auto& k = r.stats.kernels[kernel];
+  if (k.durations.count > 0) in.set(analysis::BottleneckMetric::DurationUs, k.durations.mean_ns / 1e3);
+  if (kernel >= r.occupancy.size() || !r.occupancy[kernel].top || k.shapes.empty() || k.symbols.empty()) return;
+  const auto& occ = r.occupancy[kernel].top->occupancy;
+  uint32_t units = 0;
+  for (const Agent& a : r.trace.agents)
+    if (a.is_gpu && a.cu_count > 0 && canonical_arch_of(a) == r.occupancy[kernel].top->arch) units = a.cu_count;
+  if (units == 0 || occ.blocks_per_cu == 0) return;
+  const auto& s = k.shapes.front();
+  double blocks = 1;
+  for (int d = 0; d < 3; ++d) blocks *= s.block[d] ? std::ceil(double(s.grid[d]) / s.block[d]) : s.grid[d];
+  in.set(analysis::BottleneckMetric::DeviceWaves, blocks / (double(units) * occ.blocks_per_cu));
 }
 
 }  // namespace
@@ -48,12 +69,19 @@ void diagnose_kernels(AnalyzeResults& r, const AnalyzeOptions& options) {
       analysis::DeepAnalysis deep = analysis::ncu_deep_analysis(r.trace, it->second);
       if (deep.available) dx.deep = std::move(deep);
     }
+    if (!dx.deep)  // AMD: the ATT run's results (profile --deep)
+      for (const auto& [name, deep] : options.external_deep)
+        if (name == kernel.name && deep.available) {
+          dx.deep = deep;
+          break;
+        }
     const analysis::RooflinePoint* point =
         dx.roofline >= 0 ? &r.roofline.kernels[static_cast<std::size_t>(dx.roofline)].point : nullptr;
     std::optional<double> theoretical;
     if (i < r.occupancy.size() && r.occupancy[i].top) theoretical = r.occupancy[i].top->occupancy.theoretical;
-    dx.bottleneck = analysis::classify_bottleneck(
-        analysis::bottleneck_inputs(point, dx.deep ? &*dx.deep : nullptr, theoretical));
+    analysis::BottleneckInputs inputs = analysis::bottleneck_inputs(point, dx.deep ? &*dx.deep : nullptr, theoretical);
+    set_launch_shape_inputs(r, i, inputs);
+    dx.bottleneck = analysis::classify_bottleneck(inputs);
   }
 }
 

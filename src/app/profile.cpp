@@ -93,6 +93,7 @@ void run_traced(const ProfileOptions& o, ProfileResults& out, Progress& progress
     ao.databases = run.databases;
     ao.kernel_filter = o.analysis.kernel_filter;
     ao.lenient = o.analysis.lenient;
+    ao.range = o.analysis.range;
     AnalyzeResults per_run = run_analyze(ao);
     run.runtime_ns = per_run.stats.timing.runtime_ns;
     for (const auto& k : per_run.stats.kernels) {
@@ -153,13 +154,25 @@ ProfileResults run_profile(const ProfileOptions& o) {
     co.timeout_s = o.timeout_s;
     co.debug = o.debug;
     co.lenient = o.analysis.lenient;
-    out.counters = collect_counters(co, rep.databases, rep.process.wall_ns);
+    try {
+      out.counters = collect_counters(co, rep.databases, rep.process.wall_ns);
+    } catch (const Error& e) {
+      // Fail-safe: the trace stands on its own. Usage errors are the user's to fix and still stop here.
+      if (e.code() == ExitCode::Usage) throw;
+      out.counter_failure = e.what();
+      log::warn("the counter pass failed, so there is no roofline and no counter-based label: {}; every other "
+                "output is written (exit status {})",
+                e.what(), static_cast<int>(ExitCode::CounterPassFailed));
+    }
   }
   if (!o.timing_only) {
     progress.update("analysing the representative run");
     AnalyzeOptions ao;
     static_cast<AnalysisOptions&>(ao) = o.analysis;
     ao.databases = out.runs[out.representative_run].databases;
+    ao.counter_failure = out.counter_failure;
+    if (out.counters)
+      for (const auto& att : out.counters->att) ao.external_deep.emplace_back(att.kernel, att.deep);
     out.analysis = run_analyze(ao);
   }
   progress.done();

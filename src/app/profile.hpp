@@ -55,6 +55,9 @@ struct ProfileResults {
   std::size_t representative_run = 0;                 // index into runs: the median runtime
   std::optional<CounterCollection> counters;          // --roofline / --deep
   std::optional<AnalyzeResults> analysis;             // of the representative run (trace mode)
+  // The counter pass failed (not a usage error): every output the trace supports is still written, and
+  // `profile` exits with ExitCode::CounterPassFailed.
+  std::optional<std::string> counter_failure;
 };
 
 ProfileResults run_profile(const ProfileOptions& options);

@@ -25,6 +25,9 @@ void add_analysis_flags(CLI::App* cmd, AnalysisFlags& f, const AnalysisFlagsHelp
                   "override the device-memory bandwidth ceiling (GB/s)")
       ->check(positive_value());
   cmd->add_flag("--no-html", f.no_html, "do not write report.html");
+  cmd->add_option("--range", a.range,
+                  "NAME: analyse the work launched inside the NVTX / ROCTx ranges of that name (default: first to last "
+                  "kernel)");
   cmd->add_flag("--per-dispatch", a.per_dispatch_roofline, "also a roofline point per profiled dispatch in roofline.json");
 }
 

@@ -50,6 +50,8 @@ struct CommonOptions {
 
 Action register_analyze(CLI::App& app);
 Action register_profile(CLI::App& app);
+// The raw command line, so `profile` can tell whether `--` separated the application (see profile_command.cpp).
+void note_command_line(int argc, char** argv);
 Action register_resources(CLI::App& app);
 Action register_export(CLI::App& app);
 Action register_capture(CLI::App& app);

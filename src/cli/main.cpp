@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
       "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 input missing, 4 input corrupt,\n"
       "  5 not a rocpd trace, 6 empty trace, 7 invalid trace data, 8 profiler failed, 9 application failed,\n"
       "  10 output failed, 11 capture failed, 12 address relocation (replay), 13 verification mismatch (replay),\n"
-      "  14 no usable GPU (ceilings).");
+      "  14 no usable GPU (ceilings), 15 model endpoint failed (optimize --proposer llm), 16 counter pass failed (profile; every other output written).");
 
   // Each action returns -1 unless its subcommand was chosen.
   std::vector<rpl::cli::Action> actions;
@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
     }
   }
 
+  rpl::cli::note_command_line(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -16,6 +16,25 @@
 namespace rpl::cli {
 namespace {
 
+bool g_double_dash = false;  // `--` appeared on the command line
+
+// The seeds' form `rocm-perf profile ./app --json` hands --json to the application (the application may
+// take such a flag itself). Without `--`, say so loudly, once per flag.
+void warn_about_trailing_flags(const std::vector<std::string>& command) {
+  static const char* const kOwnFlags[] = {"--json", "--quiet", "--runs", "-o", "--output-dir", "--roofline", "--deep",
+                                          "--kernel", "--range", "--top", "--what-if", "--debug", "--no-rocprof",
+                                          "--platform", "--counter-tool", "--counter-launches", "--timeout"};
+  if (g_double_dash) return;
+  for (std::size_t i = 1; i < command.size(); ++i)
+    for (const char* flag : kOwnFlags) {
+      const std::string& arg = command[i];
+      if (arg == flag || arg.rfind(std::string(flag) + "=", 0) == 0)
+        log::warn("'{}' follows the application, so it is passed to the application, not to rocm-perf; put rocm-perf "
+                  "options before the application (rocm-perf profile {} -- {} ...)",
+                  arg, flag, command[0]);
+    }
+}
+
 struct ProfileArgs {
   std::vector<std::string> command;
   AnalysisFlags flags;
@@ -31,6 +50,7 @@ struct ProfileArgs {
 
 int run(const ProfileArgs& a) {
   set_log_level(a.flags.common);
+  warn_about_trailing_flags(a.command);
   app::ProfileOptions o;
   o.argv = a.command;
   o.runs = a.runs;
@@ -64,10 +84,15 @@ int run(const ProfileArgs& a) {
     log::info("wrote outputs and per-run traces to {}", a.flags.output_dir);
   }
   if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
-  return 0;
+  return p.counter_failure ? static_cast<int>(ExitCode::CounterPassFailed) : 0;
 }
 
 }  // namespace
+
+void note_command_line(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--") g_double_dash = true;
+}
 
 Action register_profile(CLI::App& app) {
   auto args = std::make_shared<ProfileArgs>();

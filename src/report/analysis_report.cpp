@@ -4,6 +4,9 @@
 #include <unordered_map>
 
 #include "report/analyze_report.hpp"
+#include "report/idle_report.hpp"
+#include "report/kernel_shapes_report.hpp"
+#include "report/roofline_report.hpp"
 
 namespace rpl::report {
 namespace {
@@ -21,21 +24,6 @@ nlohmann::json finding(const char* id, const char* severity, std::string message
                        nlohmann::json kernel = nullptr) {
   return {{"id", id}, {"severity", severity}, {"kernel", kernel}, {"message", std::move(message)},
           {"evidence", std::move(evidence)}};
-}
-
-// The kernel's roofline point in brief (roofline.json has all of it); null without counter data.
-nlohmann::json roofline_summary(const app::AnalyzeResults& r, std::size_t kernel) {
-  if (kernel >= r.diagnosis.size() || r.diagnosis[kernel].roofline < 0) return nullptr;
-  const auto& p = r.roofline.kernels[static_cast<std::size_t>(r.diagnosis[kernel].roofline)].point;
-  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  const auto hbm = static_cast<std::size_t>(analysis::MemLevel::Hbm);
-  return {{"status", analysis::to_string(p.status)},
-          {"bound", analysis::to_string(p.bound)},
-          {"gflops", opt(p.total_gflops)},
-          {"hbm_gbps", opt(p.gbps[hbm])},
-          {"arithmetic_intensity", opt(p.intensity[hbm])},
-          {"fraction_of_roof", opt(p.fraction_of_roof)},
-          {"above_roof", p.above_roof}};
 }
 
 // Critical-path share per kernel name (0 for kernels not on the path).
@@ -66,7 +54,9 @@ nlohmann::json summary_json(const app::AnalyzeResults& r) {
           {"wall_span_ms", timing.wall_span_ns / 1e6},
           {"gpu_busy_fraction", timing.wall_span_ns > 0 ? timing.gpu_busy_ns / timing.wall_span_ns : 0.0},
           {"critical_path_ms", dag.critical_path_ns / 1e6},
-          {"overlap_potential_ms", dag.overlap_potential_ns / 1e6},
+          {"critical_path_idle_ms", dag.critical_path_idle_ns / 1e6},
+          {"window", window_json(r.window)},
+          {"idle_breakdown", idle_json(r.idle)},
           {"dominant_kernel", dom ? nlohmann::json(dom->name) : nlohmann::json(nullptr)},
           {"kernel_count", r.stats.kernels.size()},
           {"dispatch_count", timing.dispatch_count},
@@ -86,9 +76,15 @@ nlohmann::json ranked_kernel_json(const app::AnalyzeResults& r, const PathShares
           {"dispatches_on_path", path.dispatches_on_path(k.name)},
           {"cv", k.durations.cv},
           {"stability", analysis::to_string(k.durations.stability)},
+          {"within_shape_cv", k.within_shape_cv},
+          {"within_shape_stability", analysis::to_string(k.within_shape_stability)},
+          {"within_class_cv", k.within_class_cv},
+          {"within_class_stability", analysis::to_string(k.stability)},
+          {"shape_count", k.shapes.size()},
+          {"shapes", shapes_json(k, 5)},
           {"occupancy", occ ? nlohmann::json(occ->occupancy.theoretical) : nlohmann::json(nullptr)},
           {"occupancy_limiter", occ ? nlohmann::json(occ->occupancy.limiter) : nlohmann::json(nullptr)},
-          {"roofline", roofline_summary(r, i)},
+          {"roofline", kernel_roofline_summary(r, i)},
           {"bottleneck", i < r.diagnosis.size() ? analysis::to_json(r.diagnosis[i].bottleneck) : nlohmann::json(nullptr)},
           {"deep_analysis", i < r.diagnosis.size() && r.diagnosis[i].deep ? analysis::to_json(*r.diagnosis[i].deep)
                                                                           : nlohmann::json(nullptr)}};
@@ -128,14 +124,35 @@ void add_gpu_idle_finding(const app::AnalyzeResults& r, nlohmann::json& findings
 void add_kernel_findings(const app::AnalyzeResults& r, const PathShares& path, nlohmann::json& findings) {
   for (std::size_t i = 0; i < r.stats.kernels.size(); ++i) {
     const auto& k = r.stats.kernels[i];
-    if (k.durations.count >= Thresholds::kMinSamplesForCv && k.durations.cv > Thresholds::kUnstableCv &&
+    // A trace holds one run: the variation it can show is between dispatches, within a shape or between
+    // shapes (run-to-run variation is `profile`'s statistics across runs).
+    if (k.durations.count >= Thresholds::kMinSamplesForCv && k.within_class_cv > Thresholds::kUnstableCv &&
         k.share_of_gpu_time >= Thresholds::kSignificantShare)
       findings.push_back(finding("unstable_kernel", "warning",
-                                 fmt::format("{} varies run to run (CV {:.3f}): its timings are not "
+                                 fmt::format("{}: dispatches of the same launch shape and duration class vary (CV "
+                                             "{:.3f} {}, time-weighted over its {} shape(s)): its timings are not "
                                              "reliable for comparisons",
-                                             k.name, k.durations.cv),
-                                 {{"cv", k.durations.cv}, {"threshold", Thresholds::kUnstableCv},
-                                  {"count", k.durations.count}},
+                                             k.name, k.within_class_cv,
+                                             analysis::to_string(analysis::VariationScope::WithinDurationClass),
+                                             k.shapes.size()),
+                                 {{"cv", k.within_class_cv}, {"variation", "within_duration_class"},
+                                  {"within_shape_cv", k.within_shape_cv}, {"threshold", Thresholds::kUnstableCv},
+                                  {"count", k.durations.count}, {"shape_count", k.shapes.size()}},
+                                 k.name));
+    else if (k.durations.count >= Thresholds::kMinSamplesForCv && k.durations.cv > Thresholds::kUnstableCv &&
+             (k.shapes.size() > 1 || k.has_duration_classes) && k.share_of_gpu_time >= Thresholds::kSignificantShare)
+      findings.push_back(finding("shape_mix", "info",
+                                 fmt::format("{} ran with {} launch shape(s){}: its spread (CV {:.3f} over all "
+                                             "dispatches) is between problem sizes, not noise; within a shape and "
+                                             "duration class it is {} (CV {:.3f})",
+                                             k.name, k.shapes.size(),
+                                             k.has_duration_classes ? " and several repeating durations per shape "
+                                                                      "(sizes the grid does not show, e.g. a GEMM's K)"
+                                                                    : "",
+                                             k.durations.cv, analysis::to_string(k.stability), k.within_class_cv),
+                                 {{"cv", k.durations.cv}, {"variation", "between_shapes"},
+                                  {"within_shape_cv", k.within_shape_cv}, {"within_class_cv", k.within_class_cv},
+                                  {"shape_count", k.shapes.size()}, {"threshold", Thresholds::kUnstableCv}},
                                  k.name));
     const auto& occ = r.occupancy[i].top;
     if (occ && occ->occupancy.theoretical < Thresholds::kLowOccupancy &&
@@ -186,6 +203,7 @@ void add_bottleneck_findings(const app::AnalyzeResults& r, nlohmann::json& findi
 nlohmann::json findings_json(const app::AnalyzeResults& r, const PathShares& path) {
   nlohmann::json findings = nlohmann::json::array();
   add_gpu_idle_finding(r, findings);
+  if (auto f = launch_bound_finding(r)) findings.push_back(std::move(*f));
   add_kernel_findings(r, path, findings);
   add_inferred_edges_finding(r, findings);
   add_bottleneck_findings(r, findings);

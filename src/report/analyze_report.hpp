@@ -14,7 +14,10 @@ namespace rpl::report {
 inline constexpr const char* kSchemaVersion = "1.0";
 // analysis.json 1.1 added each ranked kernel's roofline summary and bottleneck labels, the "bottleneck"
 // finding and the rule table.
-inline constexpr const char* kAnalysisSchemaVersion = "1.2";
+// 1.3: the analysis window, the idle breakdown of the critical path and the launch_bound finding; launch
+// shapes per kernel and the within-shape CV (unstable_kernel now measures it; shape_mix is new);
+// overlap_potential_ms removed (it counted start-up and host idle time as if overlap could remove it).
+inline constexpr const char* kAnalysisSchemaVersion = "1.3";
 
 struct ReportOptions {
   std::size_t top = 10;  // kernels in the terminal summary and in analysis.json's ranking

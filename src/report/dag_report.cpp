@@ -1,6 +1,7 @@
 // dag.json: the critical path, per-dispatch slack and the what-if predictions. Large arrays are written
 // as rows of numbers with names by index, streamed, so a 10M-dispatch trace does not need a JSON DOM.
 #include "report/analyze_report.hpp"
+#include "report/idle_report.hpp"
 
 namespace rpl::report {
 namespace {
@@ -80,11 +81,15 @@ void write_dag_document(JsonStream& out, const app::AnalyzeResults& r) {
                       {"critical_path_busy_ns", dag.critical_path_busy_ns},
                       {"critical_path_idle_ns", dag.critical_path_idle_ns},
                       {"serial_ns", dag.serial_ns},
-                      {"overlap_potential_ns", dag.overlap_potential_ns},
                       {"parallelism", dag.parallelism}}) {
     out.key(k);
     out.value(v);
   }
+
+  out.key("window");
+  out.value(window_json(r.window));
+  out.key("idle_breakdown");
+  out.value(idle_json(r.idle));
 
   nlohmann::json contributions = nlohmann::json::array();
   for (const auto& c : dag.contributions)

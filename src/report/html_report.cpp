@@ -1,6 +1,9 @@
 // report.html: the page, its tables, and the shared escaping and formatting. The roofline and the
 // timeline are drawn in html_roofline.cpp and html_timeline.cpp.
 #include "report/html_report.hpp"
+#include "report/idle_report.hpp"
+#include "report/kernel_shapes_report.hpp"
+#include "report/vendor_terms.hpp"
 
 #include <cmath>
 #include <unordered_map>
@@ -157,8 +160,9 @@ void summary_cards(std::string& out, const app::AnalyzeResults& r) {
   card(fmt::format("{} + {}", html::duration(dag.critical_path_busy_ns), html::duration(dag.critical_path_idle_ns)),
        "path busy + idle");
   card(fmt::format("{:.2f}x", dag.parallelism), "parallelism");
-  card(html::duration(dag.overlap_potential_ns), "overlap potential");
   out += "</div>\n";
+  put(out, "<p class=\"sub\">Window: {}. Idle on the path: {}.</p>\n", escape(r.window.description),
+      escape(idle_breakdown_text(r.idle)));
   put(out, "<p class=\"sub\">DAG ordering: {}; edges: {} stream order, {} event wait, {} host sync, {} barrier{}.</p>\n",
       escape(dag.ordering), dag.edges.stream_order, dag.edges.event_wait, dag.edges.host_sync, dag.edges.barrier,
       dag.edges.inferred ? fmt::format(", {} inferred", dag.edges.inferred) : std::string());
@@ -172,22 +176,48 @@ void kernels_table(std::string& out, const app::AnalyzeResults& r, std::size_t t
   std::unordered_map<std::string_view, const analysis::SymbolContribution*> on_path;
   for (const auto& c : r.dag.contributions) on_path.emplace(c.name, &c);
   out += "<h2>Top kernels by GPU time</h2>\n<table id=\"top-kernels\"><thead><tr><th>#</th><th class=\"name\">kernel</th>"
-         "<th>calls</th><th>total</th><th>mean</th><th>median</th><th>min</th><th>max</th><th>share</th><th>CV</th>"
-         "<th>stability</th><th>occupancy</th><th>limiter</th><th>on critical path</th><th>dispatches on path</th>"
-         "</tr></thead><tbody>\n";
+         "<th>calls</th><th>shapes</th><th>total</th><th>mean</th><th>median</th><th>min</th><th>max</th><th>share</th>"
+         "<th title=\"between dispatches of one launch shape and duration class, time-weighted\">CV</th>"
+         "<th>stability</th><th>occupancy</th><th>limiter</th><th>resources</th><th>on critical path</th>"
+         "<th>dispatches on path</th></tr></thead><tbody>\n";
   for (std::size_t i = 0; i < r.stats.kernels.size() && i < top; ++i) {
     const auto& k = r.stats.kernels[i];
     const auto& d = k.durations;
     const auto* occ = i < r.occupancy.size() && r.occupancy[i].top ? &*r.occupancy[i].top : nullptr;
     auto path = on_path.find(k.name);
+    const std::string arch = occ ? occ->arch : std::string();
+    std::string resources = "-";
+    if (occ)
+      resources = resources_text(occ->resources.arch_vgprs, occ->resources.accum_vgprs, occ->resources.sgprs,
+                                 occ->resources.lds_bytes, arch);
     put(out, "<tr{}><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-             "<td>{:.3f}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+             "<td>{}</td><td>{:.3f}</td><td>{}</td><td{}>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
         k.runtime_kernel ? " class=\"rt\"" : "", i + 1, name_cell(k.name, k.runtime_kernel), d.count,
-        html::duration(d.total_ns), html::duration(d.mean_ns), html::duration(d.median_ns), html::duration(d.min_ns),
-        html::duration(d.max_ns), html::percent(k.share_of_gpu_time), d.cv, analysis::to_string(d.stability),
-        occ ? html::percent(occ->occupancy.theoretical) : "-", occ ? escape(occ->occupancy.limiter) : "-",
+        k.shapes.size(), html::duration(d.total_ns), html::duration(d.mean_ns), html::duration(d.median_ns),
+        html::duration(d.min_ns), html::duration(d.max_ns), html::percent(k.share_of_gpu_time), k.within_class_cv,
+        analysis::to_string(k.stability),
+        occ ? fmt::format(" title=\"{}\"", escape(occupancy_text(occ->occupancy, arch))) : std::string(),
+        occ ? html::percent(occ->occupancy.theoretical) : "-",
+        occ ? escape(limiter_text(occ->occupancy.limiter, arch)) : "-", escape(resources),
         path != on_path.end() ? html::percent(path->second->fraction_of_path) : "-",
         path != on_path.end() ? path->second->dispatches_on_path : 0);
+    if (k.shapes.size() > 1 || k.has_duration_classes) {
+      const bool nvidia = is_nvidia_arch(arch);
+      std::string rows;
+      for (std::size_t s = 0; s < k.shapes.size() && s < 5; ++s) {
+        const auto& shape = k.shapes[s];
+        rows += fmt::format("<li>{} dispatches, median {}, CV {:.3f}: {}{}</li>", shape.durations.count,
+                            html::duration(shape.durations.median_ns), shape.durations.cv,
+                            escape(shape_text(shape, nvidia)),
+                            shape.class_medians_ns.size() > 1
+                                ? fmt::format("; {} duration classes, CV {:.3f} within a class",
+                                              shape.class_medians_ns.size(), shape.within_class_cv)
+                                : std::string());
+      }
+      put(out, "<tr class=\"shapes\"><td></td><td colspan=\"16\">{} shape(s); CV over all dispatches {:.3f}, within a "
+               "shape {:.3f}, within a duration class {:.3f}<ul>{}</ul></td></tr>\n",
+          k.shapes.size(), d.cv, k.within_shape_cv, k.within_class_cv, rows);
+    }
   }
   out += "</tbody></table>\n";
   if (r.stats.kernels.size() > top)

@@ -1,5 +1,7 @@
 // profile.json: what ran, for how long, how stable, with which resources and occupancy.
 #include "report/analyze_report.hpp"
+#include "report/kernel_shapes_report.hpp"
+#include "report/roofline_report.hpp"
 #include "rpl/version.hpp"
 
 namespace rpl::report {
@@ -101,7 +103,7 @@ nlohmann::json profile_document(const app::AnalyzeResults& r) {
     doc["resources"] = nullptr;
     doc["occupancy"] = nullptr;
   }
-  doc["roofline"] = nullptr;  // filled by `profile --roofline` / counter data
+  doc["roofline"] = profile_roofline_json(r);  // null only without any counter data
 
   nlohmann::json kernels = nlohmann::json::array();
   for (std::size_t i = 0; i < r.stats.kernels.size(); ++i) {
@@ -110,6 +112,12 @@ nlohmann::json profile_document(const app::AnalyzeResults& r) {
                        {"mangled_name", k.mangled_name},
                        {"runtime_kernel", k.runtime_kernel},
                        {"durations", durations_json(k.durations)},
+                       {"within_shape_cv", k.within_shape_cv},
+                       {"within_shape_stability", analysis::to_string(k.within_shape_stability)},
+                       {"within_class_cv", k.within_class_cv},
+                       {"stability", analysis::to_string(k.stability)},
+                       {"stability_measures", analysis::to_string(analysis::VariationScope::WithinDurationClass)},
+                       {"shapes", shapes_json(k, k.shapes.size())},
                        {"share_of_gpu_time", k.share_of_gpu_time},
                        {"resources", resources_json(t, k)},
                        {"occupancy", occupancy_json(r.occupancy[i])},

@@ -1,4 +1,5 @@
 #include "report/resources_report.hpp"
+#include "report/vendor_terms.hpp"
 
 #include <fmt/core.h>
 
@@ -46,15 +47,19 @@ nlohmann::json resources_document(const std::vector<app::KernelResourcesReport>&
 }
 
 std::string resources_table(const std::vector<app::KernelResourcesReport>& reports) {
+  // Each vendor's words (docs/vendor-terms.md); the JSON keys stay neutral.
+  const bool nvidia = !reports.empty() && is_nvidia_arch(reports.front().kernel.arch);
   std::string out = fmt::format("{:<44} {:<8} {:>5} {:>5} {:>5} {:>7} {:>7} {:>5} {:>6} {:>6}  {}\n", "kernel", "arch",
-                                "vgpr", "agpr", "sgpr", "lds", "scratch", "wave", "block", "occ", "limiter");
+                                nvidia ? "regs" : "vgpr", nvidia ? "-" : "agpr", nvidia ? "-" : "sgpr",
+                                nvidia ? "smem" : "lds", nvidia ? "local" : "scratch", nvidia ? "warp" : "wave", "block",
+                                "occ", "limiter");
   for (const auto& r : reports) {
     const auto& k = r.kernel;
     std::string name = k.name.size() > 44 ? k.name.substr(0, 41) + "..." : k.name;
     out += fmt::format("{:<44} {:<8} {:>5} {:>5} {:>5} {:>7} {:>7} {:>5} {:>6} {:>6}  {}\n", name, k.arch, k.arch_vgprs,
                        k.accum_vgprs, k.sgprs, k.lds_bytes, k.scratch_bytes, k.wave_size, r.block_size,
                        r.occupancy ? fmt::format("{:.0f}%", r.occupancy->theoretical * 100) : "-",
-                       r.occupancy ? r.occupancy->limiter : r.occupancy_unavailable);
+                       r.occupancy ? limiter_text(r.occupancy->limiter, k.arch) : r.occupancy_unavailable);
   }
   if (reports.empty()) out += "(no kernels)\n";
   return out;

@@ -32,6 +32,10 @@ std::string level_label(MemLevel l) {
 
 nlohmann::json roofline_json(const app::AnalyzeResults& r) {
   nlohmann::json doc = analysis::roofline_document(r.trace, r.roofline);
+  if (r.counter_failure && doc["status"] != "ok") {
+    doc["status"] = "counter_pass_failed";
+    doc["reason"] = "the counter pass failed: " + *r.counter_failure;
+  }
   // Deep analysis and labels, on the roofline kernel each diagnosis belongs to.
   std::unordered_map<int, std::size_t> stats_of_roofline;
   for (std::size_t i = 0; i < r.diagnosis.size(); ++i)
@@ -82,6 +86,37 @@ RooflineView roofline_view(const app::AnalyzeResults& r) {
     view.note = fmt::format("{} kernel(s) with no FLOPs or no device-memory bytes are not drawn (see roofline.json)",
                             skipped);
   return view;
+}
+
+nlohmann::json kernel_roofline_summary(const app::AnalyzeResults& r, std::size_t kernel) {
+  if (kernel >= r.diagnosis.size() || r.diagnosis[kernel].roofline < 0) return nullptr;
+  const auto& p = r.roofline.kernels[static_cast<std::size_t>(r.diagnosis[kernel].roofline)].point;
+  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  const auto hbm = static_cast<std::size_t>(analysis::MemLevel::Hbm);
+  return {{"status", analysis::to_string(p.status)},
+          {"bound", analysis::to_string(p.bound)},
+          {"gflops", opt(p.total_gflops)},
+          {"hbm_gbps", opt(p.gbps[hbm])},
+          {"arithmetic_intensity", opt(p.intensity[hbm])},
+          {"fraction_of_roof", opt(p.fraction_of_roof)},
+          {"above_roof", p.above_roof}};
+}
+
+nlohmann::json profile_roofline_json(const app::AnalyzeResults& r) {
+  const analysis::RooflineStatus status = analysis::roofline_status(r.trace, r.roofline);
+  if (r.counter_failure && r.roofline.kernels.empty())
+    return {{"status", "counter_pass_failed"}, {"reason", *r.counter_failure}, {"kernel_points", 0}, {"ok_points", 0},
+            {"dominant_kernel", nullptr}, {"file", "roofline.json"}};
+  if (r.trace.counters.empty() && r.roofline.kernels.empty()) return nullptr;
+  std::size_t ok = 0;
+  for (const auto& k : r.roofline.kernels) ok += k.point.status == analysis::PointStatus::Ok;
+  return {{"status", status.status},
+          {"reason", status.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(status.reason)},
+          {"kernel_points", r.roofline.kernels.size()},
+          {"ok_points", ok},
+          {"dominant_kernel", r.stats.dominant >= 0 ? kernel_roofline_summary(r, static_cast<std::size_t>(r.stats.dominant))
+                                                    : nlohmann::json(nullptr)},
+          {"file", "roofline.json"}};
 }
 
 }  // namespace rpl::report

@@ -4,6 +4,9 @@
 #include <algorithm>
 
 #include "report/analyze_report.hpp"
+#include "report/idle_report.hpp"
+#include "report/kernel_shapes_report.hpp"
+#include "report/vendor_terms.hpp"
 
 namespace rpl::report {
 namespace {
@@ -26,6 +29,17 @@ void put(fmt::memory_buffer& out, fmt::format_string<Args...> f, Args&&... args)
   out.push_back('\n');
 }
 
+constexpr std::size_t kShapesShown = 3;
+
+// "; 4 duration classes (14.6, 35.2, 45.0, 85.9 us), CV 0.012 within a class" when the shape has several.
+std::string classes_text(const analysis::LaunchShape& s) {
+  if (s.class_medians_ns.size() < 2) return "";
+  std::string medians;
+  for (double m : s.class_medians_ns) medians += fmt::format("{}{:.1f}", medians.empty() ? "" : ", ", m / 1e3);
+  return fmt::format("; {} duration classes ({} us), CV {:.3f} within a class", s.class_medians_ns.size(), medians,
+                     s.within_class_cv);
+}
+
 }  // namespace
 
 std::string terminal_summary(const app::AnalyzeResults& r, const ReportOptions& options) {
@@ -34,23 +48,36 @@ std::string terminal_summary(const app::AnalyzeResults& r, const ReportOptions& 
   fmt::memory_buffer out;
 
   put(out, "Trace: {} process(es), {} dispatches, {} copies", t.process_count, t.dispatch_count, t.copy_count);
-  put(out, "Runtime (sum of kernel time): {}   GPU busy: {} ({:.0f}% of {} wall)", ms(t.runtime_ns),
+  put(out, "Window: {}", r.window.description);
+  put(out, "Runtime (sum of kernel time): {}   GPU busy: {} ({:.0f}% of {} wall in the window)", ms(t.runtime_ns),
        ms(t.gpu_busy_ns), t.wall_span_ns > 0 ? 100 * t.gpu_busy_ns / t.wall_span_ns : 0.0, ms(t.wall_span_ns));
   out.push_back('\n');
 
   const std::size_t name_width = 44;
-  put(out, "Top kernels by GPU time");
-  put(out, "  {:<{}} {:>7} {:>10} {:>10} {:>6} {:>9} {:>7} {:>6}  {}", "kernel", name_width, "calls", "total",
-       "median", "share", "stability", "CV", "occ", "limiter");
+  put(out, "Top kernels by GPU time (stability and CV: {}, time-weighted)",
+       analysis::to_string(analysis::VariationScope::WithinDurationClass));
+  put(out, "  {:<{}} {:>7} {:>6} {:>10} {:>10} {:>6} {:>9} {:>7} {:>6}  {}", "kernel", name_width, "calls", "shapes",
+       "total", "median", "share", "stability", "CV", "occ", "limiter");
   for (std::size_t i = 0; i < r.stats.kernels.size() && i < options.top; ++i) {
     const auto& k = r.stats.kernels[i];
     const auto& occ = r.occupancy[i].top;
     std::string name = shorten(k.name, name_width - (k.runtime_kernel ? 4 : 0)) + (k.runtime_kernel ? " [rt]" : "");
-    put(out, "  {:<{}} {:>7} {:>10} {:>10} {:>5.1f}% {:>9} {:>7.3f} {:>6}  {}", name, name_width, k.durations.count,
-         us(k.durations.total_ns), us(k.durations.median_ns), 100 * k.share_of_gpu_time,
-         analysis::to_string(k.durations.stability), k.durations.cv,
+    put(out, "  {:<{}} {:>7} {:>6} {:>10} {:>10} {:>5.1f}% {:>9} {:>7.3f} {:>6}  {}", name, name_width,
+         k.durations.count, k.shapes.size(), us(k.durations.total_ns), us(k.durations.median_ns),
+         100 * k.share_of_gpu_time, analysis::to_string(k.stability), k.within_class_cv,
          occ ? fmt::format("{:.0f}%", occ->occupancy.theoretical * 100) : std::string("-"),
-         occ ? occ->occupancy.limiter : std::string("-"));
+         occ ? limiter_text(occ->occupancy.limiter, occ->arch) : std::string("-"));
+    if (k.shapes.size() > 1 || k.has_duration_classes) {
+      put(out, "      {} shape(s); CV over all dispatches {:.3f}, within a shape {:.3f}, within a duration class {:.3f}",
+           k.shapes.size(), k.durations.cv, k.within_shape_cv, k.within_class_cv);
+      const bool nvidia = occ && occ->arch.rfind("sm_", 0) == 0;
+      for (std::size_t s = 0; s < k.shapes.size() && s < kShapesShown; ++s) {
+        const auto& shape = k.shapes[s];
+        put(out, "      {:>5} x {:>10} median, CV {:.3f}: {}{}", shape.durations.count, us(shape.durations.median_ns),
+             shape.durations.cv, shape_text(shape, nvidia), classes_text(shape));
+      }
+      if (k.shapes.size() > kShapesShown) put(out, "      ... {} more shapes", k.shapes.size() - kShapesShown);
+    }
   }
   if (r.stats.kernels.size() > options.top)
     put(out, "  ... {} more (--top N to show more)", r.stats.kernels.size() - options.top);
@@ -61,8 +88,13 @@ std::string terminal_summary(const app::AnalyzeResults& r, const ReportOptions& 
        dag.edges.inferred ? fmt::format(", {} INFERRED", dag.edges.inferred) : std::string());
   put(out, "  length {} = {} busy + {} idle; {} nodes on the path", ms(dag.critical_path_ns),
        ms(dag.critical_path_busy_ns), ms(dag.critical_path_idle_ns), dag.path.size());
-  put(out, "  parallelism {:.2f}x; overlap potential {} (wall span minus busy time on the path)", dag.parallelism,
-       ms(dag.overlap_potential_ns));
+  put(out, "  parallelism {:.2f}x", dag.parallelism);
+  if (r.idle.idle_ns > 0) {
+    put(out, "  idle on the path: {}", idle_breakdown_text(r.idle));
+    put(out, "  median gap before a node {} vs median node {}; {:.0f} launches/s on the path", us(r.idle.median_gap_ns),
+         us(r.idle.median_node_ns), r.idle.launches_per_second);
+  }
+  if (auto f = launch_bound_finding(r)) put(out, "  {}", (*f)["message"].get<std::string>());
   for (std::size_t i = 0; i < dag.contributions.size() && i < options.top; ++i) {
     const auto& c = dag.contributions[i];
     put(out, "  {:>5.1f}%  {:<{}} ({} on path, {})", 100 * c.fraction_of_path, shorten(c.name, name_width), name_width,

@@ -23,6 +23,7 @@ enum class ExitCode : int {
   VerificationMismatch = 13,  // rocm-perf replay: the replayed result differs from the captured one
   NoDevice = 14,         // rocm-perf ceilings: no usable GPU to measure
   ModelEndpointFailed = 15,  // optimize --proposer llm: the model endpoint refused, failed or was unreachable
+  CounterPassFailed = 16,  // profile --roofline/--deep: trace and analysis written, the counter pass failed
 };
 
 // An error the user can act on: message names the file or value and what is wrong.

@@ -116,6 +116,10 @@ app::AnalyzeResults visual_sample_results() {
   s.kernels.push_back({"reduce<A&B>", "reduce<A&B>", false, durations(2, 170, 50, 120, 0.58), 0.34, {reduce}});
   s.kernels.push_back({"scale", "scale", false, durations(3, 130, 30, 50, 0.27), 0.26, {scale}});
   s.dominant = 0;
+  for (auto& k : s.kernels) {  // one launch shape each: the variation is within a shape
+    k.within_shape_cv = k.within_class_cv = k.durations.cv;
+    k.within_shape_stability = k.stability = k.durations.stability;
+  }
 
   analysis::LaunchOccupancy occ;
   occ.arch = "gfx942";
@@ -138,7 +142,6 @@ app::AnalyzeResults visual_sample_results() {
   dag.critical_path_busy_ns = 370;
   dag.critical_path_idle_ns = 80;
   dag.serial_ns = 550;  // 500 kernel + 50 copy
-  dag.overlap_potential_ns = 80;
   dag.parallelism = 550.0 / 450.0;
   dag.path = {{NodeKind::Dispatch, 0}, {NodeKind::Dispatch, 1}, {NodeKind::Dispatch, 3}, {NodeKind::Dispatch, 2}};
   dag.contributions = {{"gemm<float, 128>", 2, 200, 200.0 / 450}, {"reduce<A&B>", 2, 170, 170.0 / 450}};

@@ -48,6 +48,7 @@ void SpillCorrelationIndex::index_api_calls() {
   api_by_corr_.reserve(s_.api_calls.size());
   for (uint32_t i = 0; i < s_.api_calls.size(); ++i) {
     const auto& a = s_.api_calls[i];
+    if (a.domain == uint8_t(spill::ApiDomain::Marker)) continue;  // NVTX ranges correlate with no work
     auto [it, inserted] = api_by_corr_.emplace(a.correlation_id, i);
     // The runtime call is the outer one when a driver call shares its correlation id.
     if (!inserted && a.domain == uint8_t(spill::ApiDomain::Runtime) &&

@@ -113,7 +113,9 @@ struct CopyRecord {
   uint8_t dst_kind = 0;
 };
 
-enum class ApiDomain : uint8_t { Runtime = 1, Driver = 2 };
+// Marker: an NVTX push/pop or start/end range (CUPTI MARKER start and end paired); name_id is its message,
+// cbid and correlation_id are 0 (a range correlates with no GPU work).
+enum class ApiDomain : uint8_t { Runtime = 1, Driver = 2, Marker = 3 };
 
 // A host API call (CUPTI RUNTIME / DRIVER).
 struct ApiRecord {

@@ -335,6 +335,7 @@ class Converter {
     std::map<uint32_t, Span> threads;
     threads[static_cast<uint32_t>(s_.header.pid)] = Span{t(s_.header.init_ns), t(s_.header.init_ns)};
     for (const auto& a : s_.api_calls) {
+      if (a.thread_id == 0) continue;  // a marker whose thread CUPTI did not name: written on the main thread
       auto [it, inserted] = threads.try_emplace(a.thread_id, Span{t(a.start), t(a.end)});
       it->second.start = std::min(it->second.start, t(a.start));
       it->second.end = std::max(it->second.end, t(a.end));
@@ -438,12 +439,28 @@ class Converter {
     }
   }
 
-  // Every traced runtime and driver API call. Sync args go to the outer call only, so a runtime call and
-  // the driver call inside it make one sync op.
+  // An NVTX range as rocprofv3 stores a ROCTx range: a region in the MARKER_CORE_API category named by the
+  // range's message.
+  rocpd::RegionRow marker_region(const spill::ApiRecord& a) const {
+    rocpd::RegionRow r;
+    r.tid = a.thread_id ? a.thread_id : static_cast<int64_t>(s_.header.pid);
+    r.start = t(a.start);
+    r.end = t(a.end);
+    r.name = s_.string(a.name_id);
+    r.category = "MARKER_CORE_API";
+    return r;
+  }
+
+  // Every traced runtime and driver API call, and the NVTX ranges. Sync args go to the outer call only, so a
+  // runtime call and the driver call inside it make one sync op.
   void write_api_call_regions(rocpd::Writer& w) const {
     std::unordered_map<uint32_t, std::string> names;  // name_id -> normalized
     for (uint32_t i = 0; i < s_.api_calls.size(); ++i) {
       const auto& a = s_.api_calls[i];
+      if (a.domain == uint8_t(spill::ApiDomain::Marker)) {
+        w.add_region(marker_region(a));
+        continue;
+      }
       auto n = names.find(a.name_id);
       if (n == names.end()) n = names.emplace(a.name_id, normalize_cuda_api_name(s_.string(a.name_id))).first;
       rocpd::RegionRow r;

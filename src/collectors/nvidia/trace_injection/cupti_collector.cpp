@@ -29,6 +29,7 @@
 //   RPL_CUDA_PINNED            1: CUPTI keeps that buffer in pinned host memory instead of device memory
 //   RPL_CUDA_PER_THREAD        0: one shared activity buffer instead of CUPTI's per-thread buffers
 #include <cupti.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -74,6 +75,7 @@ struct Config {
   unsigned device_buffers = 0;
   int pinned = -1;      // -1: CUPTI's default
   int per_thread = -1;  // -1: CUPTI's default
+  bool nvtx = true;     // record NVTX ranges (RPL_CUDA_NVTX=0: off)
 };
 
 const char* env(const char* name) {
@@ -114,7 +116,19 @@ Config read_config() {
   c.device_buffers = env_unsigned("RPL_CUDA_DEVICE_BUFFERS", 0, 0, 64);
   if (env("RPL_CUDA_PINNED")) c.pinned = static_cast<int>(env_unsigned("RPL_CUDA_PINNED", 0, 0, 1));
   if (env("RPL_CUDA_PER_THREAD")) c.per_thread = static_cast<int>(env_unsigned("RPL_CUDA_PER_THREAD", 1, 0, 1));
+  c.nvtx = env_unsigned("RPL_CUDA_NVTX", 1, 0, 1) == 1;
   return c;
+}
+
+// NVTX calls reach CUPTI only when the NVTX library finds CUPTI through NVTX_INJECTION64_PATH, which it
+// reads on the application's first NVTX call. This runs inside cuInit, before a framework's first range
+// in the usual case; an application that already set the variable (or made NVTX calls before CUDA) keeps
+// its choice and may record no ranges.
+void route_nvtx_to_cupti() {
+  if (env("NVTX_INJECTION64_PATH")) return;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &info) == 0 || !info.dli_fname) return;
+  setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
 }
 
 // Activity buffers for CUPTI. Requests come from application threads when CUPTI fills a buffer, so the
@@ -467,6 +481,12 @@ void start() {
     }
   }
   enable_api_tracing(c.api);
+  if (c.nvtx) {
+    if (CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MARKER); r != CUPTI_SUCCESS)
+      warn_cupti("enabling NVTX range recording", r);
+    else
+      route_nvtx_to_cupti();
+  }
   if (c.flush_ms > 0) cuptiActivityFlushPeriod(c.flush_ms);
 
   std::atexit(on_exit);

@@ -1,5 +1,6 @@
 #include "collectors/nvidia/trace_injection/cupti_translate.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace rpl::cuda {
@@ -201,6 +202,30 @@ void RecordTranslator::add_device(const CUpti_ActivityDevice5& d) {
   ++stats_.devices;
 }
 
+void RecordTranslator::add_marker(const CUpti_ActivityMarker2& m) {
+  // Only ranges: an instantaneous mark has no duration to measure a window by.
+  if (m.flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
+    OpenRange r;
+    r.start = ts(m.timestamp);
+    r.name_id = intern(m.name ? std::string_view(m.name) : std::string_view("<unnamed range>"));
+    if (m.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD) r.thread_id = m.objectId.pt.threadId;
+    open_ranges_[m.id] = r;
+    return;
+  }
+  if (!(m.flags & CUPTI_ACTIVITY_FLAG_MARKER_END)) return;
+  auto it = open_ranges_.find(m.id);
+  if (it == open_ranges_.end()) return;  // its start was lost (dropped buffer)
+  spill::ApiRecord r;
+  r.start = it->second.start;
+  r.end = std::max(ts(m.timestamp), r.start);
+  r.thread_id = it->second.thread_id;
+  r.name_id = it->second.name_id;
+  r.domain = static_cast<uint8_t>(spill::ApiDomain::Marker);
+  open_ranges_.erase(it);
+  api_calls_.push_back(r);
+  ++stats_.markers;
+}
+
 void RecordTranslator::translate(uint8_t* buffer, std::size_t valid_bytes) {
   ++stats_.buffers;
   CUpti_Activity* record = nullptr;
@@ -220,6 +245,9 @@ void RecordTranslator::translate(uint8_t* buffer, std::size_t valid_bytes) {
         break;
       case CUPTI_ACTIVITY_KIND_DRIVER:
         add_api(*reinterpret_cast<const CUpti_ActivityAPI*>(record), spill::ApiDomain::Driver);
+        break;
+      case CUPTI_ACTIVITY_KIND_MARKER:
+        add_marker(*reinterpret_cast<const CUpti_ActivityMarker2*>(record));
         break;
       case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
         add_sync(*reinterpret_cast<const CUpti_ActivitySynchronization2*>(record));

@@ -17,7 +17,7 @@
 namespace rpl::cuda {
 
 struct TranslateStats {
-  uint64_t kernels = 0, copies = 0, api_calls = 0, syncs = 0, event_records = 0, devices = 0, contexts = 0,
+  uint64_t kernels = 0, copies = 0, api_calls = 0, markers = 0, syncs = 0, event_records = 0, devices = 0, contexts = 0,
            streams = 0, other = 0, buffers = 0;
 };
 
@@ -57,6 +57,15 @@ class RecordTranslator {
   void add_sync(const CUpti_ActivitySynchronization2& y);
   void add_event_record(const CUpti_ActivityCudaEvent2& e);
   void add_device(const CUpti_ActivityDevice5& d);
+  void add_marker(const CUpti_ActivityMarker2& m);
+
+  // NVTX ranges whose start was seen and whose end was not yet (the end may come in a later buffer).
+  struct OpenRange {
+    int64_t start = 0;
+    uint32_t name_id = 0;
+    uint32_t thread_id = 0;
+  };
+  std::unordered_map<uint32_t, OpenRange> open_ranges_;  // by CUPTI marker id
 
   std::unordered_map<const void*, uint32_t> name_by_pointer_;  // CUPTI's kernel name pointers are stable
   std::unordered_map<std::string, uint32_t> id_by_text_;

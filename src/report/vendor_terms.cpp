@@ -1,0 +1,45 @@
+// See vendor_terms.hpp.
+#include "report/vendor_terms.hpp"
+
+#include <fmt/format.h>
+
+namespace rpl::report {
+namespace {
+
+std::string bytes(uint32_t b) { return b >= 1024 ? fmt::format("{:.1f} KiB", b / 1024.0) : fmt::format("{} B", b); }
+
+}  // namespace
+
+bool is_nvidia_arch(std::string_view arch) { return arch.substr(0, 3) == "sm_"; }
+
+std::string limiter_text(std::string_view limiter, std::string_view arch) {
+  if (is_nvidia_arch(arch)) {
+    if (limiter == "waves") return "warp slots";
+    if (limiter == "shared_memory") return "shared memory";
+    if (limiter == "blocks") return "blocks per SM";
+    return std::string(limiter);  // "registers"
+  }
+  if (limiter == "waves") return "wave slots";
+  if (limiter == "vgpr") return "VGPRs";
+  if (limiter == "sgpr") return "SGPRs";
+  if (limiter == "lds") return "LDS";
+  if (limiter == "workgroup_slots") return "workgroup slots";
+  return std::string(limiter);
+}
+
+std::string occupancy_text(const analysis::Occupancy& o, std::string_view arch) {
+  if (is_nvidia_arch(arch))
+    return fmt::format("{} warps per SM of {}, {} blocks per SM", o.waves_per_simd, o.max_waves_per_simd,
+                       o.blocks_per_cu);
+  return fmt::format("{} waves per SIMD of {}, {} workgroups per CU", o.waves_per_simd, o.max_waves_per_simd,
+                     o.blocks_per_cu);
+}
+
+std::string resources_text(uint32_t registers, uint32_t accum_registers, uint32_t sgprs, uint32_t lds_bytes,
+                           std::string_view arch) {
+  if (is_nvidia_arch(arch))
+    return fmt::format("registers per thread {}, shared memory {}", registers, bytes(lds_bytes));
+  return fmt::format("arch VGPRs {}, AGPRs {}, SGPRs {}, LDS {}", registers, accum_registers, sgprs, bytes(lds_bytes));
+}
+
+}  // namespace rpl::report
