@@ -16,6 +16,13 @@ constexpr const char* kPrelude = R"RPL(#pragma once
 #define __restrict__ __restrict
 #define __align__(n) alignas(n)
 #define __CUDA_ARCH__ 900
+// What nvcc/hipcc make visible without an include, from the compiler's own predefined macros: the parse must
+// not depend on a clang resource directory being installed (the GPU machine has none for our libclang).
+typedef __SIZE_TYPE__ size_t;
+typedef __PTRDIFF_TYPE__ ptrdiff_t;
+typedef __INT8_TYPE__ int8_t; typedef __INT16_TYPE__ int16_t; typedef __INT32_TYPE__ int32_t; typedef __INT64_TYPE__ int64_t;
+typedef __UINT8_TYPE__ uint8_t; typedef __UINT16_TYPE__ uint16_t; typedef __UINT32_TYPE__ uint32_t;
+typedef __UINT64_TYPE__ uint64_t; typedef __UINTPTR_TYPE__ uintptr_t; typedef __INTPTR_TYPE__ intptr_t;
 #define RPL_VEC(T, N) struct N##1 { T x; }; struct N##2 { T x, y; }; struct N##3 { T x, y, z; }; \
   struct N##4 { T x, y, z, w; }; \
   template <class... A> N##1 make_##N##1(A...); template <class... A> N##2 make_##N##2(A...); \
@@ -57,6 +64,12 @@ RPL_FN(__popc) RPL_FN(__popcll) RPL_FN(__clz) RPL_FN(__clzll) RPL_FN(__ffs) RPL_
 RPL_FN(__mul24) RPL_FN(__umul24) RPL_FN(__mulhi) RPL_FN(__umulhi) RPL_FN(__sad) RPL_FN(__usad)
 RPL_FN(__expf) RPL_FN(__logf) RPL_FN(__sinf) RPL_FN(__cosf) RPL_FN(__powf) RPL_FN(__fdividef) RPL_FN(__frcp_rn)
 RPL_FN(__fsqrt_rn) RPL_FN(__saturatef) RPL_FN(__exp10f) RPL_FN(__log2f) RPL_FN(__tanf)
+RPL_FN(min) RPL_FN(max) RPL_FN(umin) RPL_FN(umax) RPL_FN(llmin) RPL_FN(llmax) RPL_FN(fminf) RPL_FN(fmaxf) RPL_FN(fmin)
+RPL_FN(fmax) RPL_FN(abs) RPL_FN(fabsf) RPL_FN(fabs) RPL_FN(sqrtf) RPL_FN(sqrt) RPL_FN(rsqrtf) RPL_FN(rsqrt) RPL_FN(expf)
+RPL_FN(exp) RPL_FN(exp2f) RPL_FN(logf) RPL_FN(log) RPL_FN(log2f) RPL_FN(powf) RPL_FN(pow) RPL_FN(tanhf) RPL_FN(tanh)
+RPL_FN(sinf) RPL_FN(cosf) RPL_FN(floorf) RPL_FN(ceilf) RPL_FN(roundf) RPL_FN(truncf) RPL_FN(fmaf) RPL_FN(fma)
+RPL_FN(erff) RPL_FN(erf) RPL_FN(isnan) RPL_FN(isinf) RPL_FN(isfinite) RPL_FN(__float2int_rn) RPL_FN(__int2float_rn)
+RPL_FN(__float2half) RPL_FN(__half2float) RPL_FN(__float2bfloat16) RPL_FN(__bfloat162float)
 RPL_FN(__fadd_rn) RPL_FN(__fmul_rn) RPL_FN(__fmaf_rn) RPL_FN(__dadd_rn) RPL_FN(__dmul_rn) RPL_FN(__fma_rn)
 RPL_FN(rsqrtf) RPL_FN(rsqrt) RPL_FN(rcbrtf) RPL_FN(exp10f) RPL_FN(sincosf) RPL_FN(sincospif) RPL_FN(normf)
 RPL_FN(__ldg) RPL_FN(__ldcg) RPL_FN(__ldca) RPL_FN(__ldcs) RPL_FN(__ldlu) RPL_FN(__ldcv) RPL_FN(__stcg) RPL_FN(__stcs)
