@@ -60,6 +60,7 @@ void write_capture(const fs::path& dir, int dispatch) {
   m.device_arch = "sm_90";
   m.kernel = {"_Z5saxpyIfEvPKT_PS0_S0_i", "void saxpy<float>(float const*, float*, float, int)", "saxpy", uint64_t(dispatch)};
   m.code_object = capture::write_blob(dir, "code_object.zst", std::as_bytes(std::span(std::string_view("fake"))));
+  m.code_object_format = "cubin";
   std::vector<std::byte> args(24);
   uint64_t xa = 0x10000, ya = 0x20000;
   float a = 2;
