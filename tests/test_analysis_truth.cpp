@@ -2,6 +2,10 @@
 // launch_bound finding, and launch shapes with duration classes, over traces built in memory.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
 #include "analysis/analysis_window.hpp"
 #include "analysis/critical_path.hpp"
 #include "analysis/idle_attribution.hpp"
@@ -169,6 +173,20 @@ TEST(LaunchBound, FiresWhenGapsOutweighKernelsAndNamesTheCause) {
   EXPECT_GT((*f)["evidence"]["idle_fraction"].get<double>(), 0.9);
   EXPECT_NEAR((*f)["evidence"]["median_gap_ns"].get<double>(), 20'000, 1);
   EXPECT_GT((*f)["evidence"]["launches_per_second"].get<double>(), 40'000);
+}
+
+TEST(LaunchBound, FindingIdsAreInTheAnalysisSchema) {
+  // analysis.json's finding ids are an enum in its schema: a new finding must be added there too (the fuzz
+  // harness found launch_bound and shape_mix missing).
+  std::ifstream in(std::string(RPL_SOURCE_DIR) + "/schemas/analysis.schema.json");
+  const auto schema = nlohmann::json::parse(in);
+  const auto& ids = schema["properties"]["findings"]["items"]["properties"]["id"]["enum"];
+  auto r = launch_bound_run(20'000);
+  const auto f = report::launch_bound_finding(r);
+  ASSERT_TRUE(f);
+  for (const char* id : {"launch_bound", "shape_mix", "gpu_idle", "unstable_kernel"})
+    EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
+  EXPECT_NE(std::find(ids.begin(), ids.end(), (*f)["id"]), ids.end());
 }
 
 TEST(LaunchBound, QuietWhenTheGpuIsBusy) {
