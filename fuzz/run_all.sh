@@ -3,7 +3,8 @@
 # finds a crash, a hang (-timeout), a sanitizer report or a schema violation (the harness aborts).
 #   fuzz/run_all.sh [SECONDS]
 # Environment: FUZZ_BUILD_DIR (default build-fuzz, configured with CC=clang-15 CXX=clang++-15 -DRPL_FUZZ=ON),
-# FUZZ_OUT (default build-fuzz/fuzz-out: working corpora, logs, and crash artifacts), FUZZ_TARGETS (subset).
+# FUZZ_OUT (default build-fuzz/fuzz-out: working corpora, logs, and crash artifacts), FUZZ_TARGETS (subset),
+# FUZZ_SEED (libFuzzer's -seed, default 1: a CI run repeats the mutations a developer's run checked; 0 = random).
 # Seeds are real files of the repository (rocpd traces, ncu CSVs, code objects, ceilings) plus the small
 # hand-made ones in fuzz/seeds/; each target's corpus grows in FUZZ_OUT across runs.
 set -uo pipefail
@@ -41,7 +42,7 @@ for t in $targets; do
   max_len=4096
   [[ $t == fuzz_rocpd_bytes ]] && max_len=600000
   "$build/fuzz/$t" "$out/corpus/$t" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -max_len=$max_len \
-    -print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" >"$log" 2>&1
+    -seed="${FUZZ_SEED:-1}" -print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" >"$log" 2>&1
   rc=$?
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
   speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
