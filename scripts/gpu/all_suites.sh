@@ -51,7 +51,7 @@ suite() {  # NAME LIMIT_S COMMAND...: runs one suite with a time limit, its outp
 suite collector_suite 120 bash "$DEVBUILD/scripts/gpu/run_gpu_suite.sh" --devbuild "$DEVBUILD" --out "$RAW/collector" \
   --no-bench --no-accuracy --quick
 suite roofline_suite 200 bash "$DEVBUILD/scripts/gpu/roofline_suite.sh" --devbuild "$DEVBUILD" --out "$RAW/roofline"
-suite replay_proof 150 bash "$DEVBUILD/bench/replay-proof/run_proof.sh" --devbuild "$DEVBUILD" --out "$RAW/replay" \
+suite replay_proof 200 bash "$DEVBUILD/bench/replay-proof/run_proof.sh" --devbuild "$DEVBUILD" --out "$RAW/replay" \
   --work /tmp/rpl-replay-proof --reps 5 --iters 10
 # The raw outputs, small files only (databases and captures stay behind), in one tarball.
 tar -czf "$OUT/raw.tar.gz" -C "$OUT" --exclude='*.db' --exclude="*.rplspill" --exclude="*.ncu-rep" --exclude="*.blob" --exclude="*.zst" raw 2>/dev/null && rm -rf "$RAW"
