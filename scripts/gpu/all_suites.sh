@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every GPU suite in one go, for one commit, on an NVIDIA machine (H100, 16 cores; the suites are limited to
-# 470 s together, building there adds a few minutes): the CUDA collector's suite (run_gpu_suite.sh, quick,
+# 520 s together, building there adds a few minutes): the CUDA collector's suite (run_gpu_suite.sh, quick,
 # without the overhead benchmark and the ncu accuracy check), the roofline and classifier suite
 # (roofline_suite.sh) and the capture/replay proof (bench/replay-proof/run_proof.sh, 5 repetitions). Each
 # suite's log, a summary and one tarball of the suites' raw outputs (no databases or captures) go to --out.
