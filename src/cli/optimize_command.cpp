@@ -103,11 +103,9 @@ int run(OptimizeArgs& a) {
   if (a.proposer == "llm")
     throw Error(ExitCode::Usage, "this rocm-perf was built without libcurl (libcurl4-openssl-dev): --proposer llm is not available");
 #endif
-  if (!proposers.empty()) {
-  } else if (a.candidates.empty()) {
-    proposers.push_back(std::make_unique<optimize::DeterministicProposer>());
-  } else {
-    proposers.push_back(std::make_unique<optimize::FileProposer>(a.candidates));
+  if (proposers.empty()) {  // the default: the deterministic proposer, or the given whole candidates
+    if (a.candidates.empty()) proposers.push_back(std::make_unique<optimize::DeterministicProposer>());
+    else proposers.push_back(std::make_unique<optimize::FileProposer>(a.candidates));
   }
   optimize::OptimizeResult r = optimize::run_optimize(o, env, proposers);
   if (a.json) fmt::print("{}\n", r.document.dump(1));
