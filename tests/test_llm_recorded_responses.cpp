@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "optimize/source_model.hpp"
+#include "optimize/static_gates.hpp"
 #include "optimize/llm/llm_proposer.hpp"
 #include "testing/mock_model_server.hpp"
 #include "testing/tmpdir.hpp"
@@ -97,6 +99,14 @@ TEST(LlmRecordedResponses, EveryReplyYieldsItsCandidateThroughTheProposer) {
     EXPECT_EQ(got[0].details["signature_changed"].get<bool>(), c.expected == "signature");
     EXPECT_NE(got[0].source_text, r.source_text);
     EXPECT_NE(got[0].source_text.find("int main()"), std::string::npos);  // the application is still whole
+    // the static gates: a genuine reply passes them (the GPU gates decide the rest); a hack aimed at a static
+    // gate is stopped by it
+    StaticVerdict v = check_static_gates(parse_source(r.source_path, r.source_text), parse_source(r.source_path, got[0].source_text), c.kernel);
+    if (c.kind == "genuine") EXPECT_TRUE(v.passed) << v.gate << ": " << v.reason;
+    if (c.expected == "signature" || c.expected == "structure") {
+      EXPECT_FALSE(v.passed);
+      EXPECT_EQ(v.gate, c.expected) << v.reason;
+    }
   }
 }
 

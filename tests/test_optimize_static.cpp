@@ -148,6 +148,14 @@ TEST(OptimizeSignatureGate, ChangesOutsideTheKernelFail) {
   }
 }
 
+TEST(OptimizeSignatureGate, CommentsOutsideTheKernelMayChangeStringsMayNot) {
+  StaticVerdict comment = check(replace(kSource, "#define BLOCK 256", "// block size\n#define BLOCK 256 /* threads */"));
+  EXPECT_TRUE(comment.passed) << comment.reason;
+  StaticVerdict string = check(replace(kSource, "std::printf(\"%s\\n\"", "std::printf(\"// %s\\n\""));
+  EXPECT_FALSE(string.passed);
+  EXPECT_EQ(string.gate, "signature");
+}
+
 TEST(OptimizeSignatureGate, KernelRemovedOrBrokenFails) {
   StaticVerdict v = check(replace(kSource, "void __launch_bounds__(BLOCK) saxpy(", "void __launch_bounds__(BLOCK) saxpy2("));
   EXPECT_FALSE(v.passed);
@@ -161,7 +169,7 @@ TEST(OptimizeStructureGate, RejectsTimersPrintfAtomicsAsmAndNewGlobals) {
       {"T acc = 0;", "T acc = 0; long long t0 = clock64();", "clock"},
       {"T acc = 0;", "T acc = 0; unsigned long long t; asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t));", "assembly"},
       {"T acc = 0;", "T acc = 0; printf(\"%d\\n\", i);", "print"},
-      {"T acc = 0;", "T acc = 0; atomicAdd(y, 1.0f);", "atomic"},
+      {"T acc = 0;", "T acc = 0; atomicAdd((T*)x, 1.0f);", "atomic"},
       {"__device__ float twice", "__device__ float cache[1024];\n__device__ float twice", "outlive"},
   };
   for (const auto& c : cases) {
@@ -173,6 +181,35 @@ TEST(OptimizeStructureGate, RejectsTimersPrintfAtomicsAsmAndNewGlobals) {
   // shared memory inside the kernel lives only as long as the launch: allowed
   StaticVerdict shared = check(replace(kSource, "T acc = 0;", "__shared__ float tile[256]; T acc = 0;"));
   EXPECT_TRUE(shared.passed) << shared.reason;
+}
+
+TEST(OptimizeStructureGate, NewAtomicsOnlyOnMemoryTheOriginalWritesOrOnBlockLocalMemory) {
+  // saxpy writes y and reads x: an atomic on y is the original's own output (equivalence judges its value)
+  StaticVerdict on_output = check(replace(kSource, "T acc = 0;", "T acc = 0; atomicAdd(&y[0], 1.0f);"));
+  EXPECT_TRUE(on_output.passed) << on_output.reason;
+  // through a local pointer derived from y: still y
+  StaticVerdict via_local = check(replace(kSource, "T acc = 0;", "T acc = 0; T* row = y + 4; atomicAdd(row + i, 1.0f);"));
+  EXPECT_TRUE(via_local.passed) << via_local.reason;
+  // a private histogram in shared memory (dies with the launch)
+  StaticVerdict shared = check(replace(kSource, "T acc = 0;", "__shared__ unsigned s_hist[32][8]; T acc = 0; atomicAdd(&s_hist[i % 32][0], 1u);"));
+  EXPECT_TRUE(shared.passed) << shared.reason;
+  // a read-only input, through a local alias: rejected, with the call's target and line
+  StaticVerdict on_input = check(replace(kSource, "T acc = 0;", "T acc = 0; T* p = (T*)x; atomicAdd(p + 1, 1.0f);"));
+  EXPECT_FALSE(on_input.passed);
+  EXPECT_EQ(on_input.gate, "structure");
+  EXPECT_NE(on_input.reason.find("parameter 'x'"), std::string::npos) << on_input.reason;
+  EXPECT_EQ(on_input.evidence["line"].get<unsigned>(), 8u);
+  // a file-scope device variable the original never touched (declared in both: only the atomic is new)
+  std::string with_global = replace(kSource, "__device__ float twice", "__device__ float g_sum;\n__device__ float twice");
+  StaticVerdict on_global = check_static_gates(parse(with_global), parse(replace(with_global, "T acc = 0;", "T acc = 0; atomicAdd(&g_sum, 1.0f);")), "saxpy");
+  EXPECT_FALSE(on_global.passed);
+  EXPECT_NE(on_global.reason.find("global 'g_sum'"), std::string::npos) << on_global.reason;
+  // the model records the original's writes
+  SourceModel m = parse(kSource);
+  ASSERT_NE(m.find("saxpy"), nullptr);
+  EXPECT_EQ(m.find("saxpy")->written_params, std::vector<std::string>{"y"});
+  EXPECT_EQ(m.find("fill")->written_params, std::vector<std::string>{"p"});
+  EXPECT_TRUE(m.find("saxpy")->atomics.empty());
 }
 
 TEST(OptimizeDeterministicProposer, InnermostLoopsFirstAllFactorsEachPassesTheStaticGates) {

@@ -4,6 +4,8 @@
 #include <clang-c/Index.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace rpl::optimize {
 
@@ -22,6 +24,10 @@ class ParsedUnit {
 };
 
 std::string cursor_spelling(CXCursor c);
+// The cursor's direct children, in source order.
+std::vector<CXCursor> cursor_children(CXCursor c);
+// Skips implicit wrappers (casts, parentheses the AST exposes as UnexposedExpr).
+CXCursor strip_implicit(CXCursor c);
 // Byte offsets [begin, end) of a cursor in the main file (expansion locations).
 std::pair<std::size_t, std::size_t> cursor_offsets(CXCursor c);
 

@@ -15,25 +15,6 @@ namespace {
 
 using Range = std::pair<std::size_t, std::size_t>;
 
-std::vector<CXCursor> children(CXCursor c) {
-  std::vector<CXCursor> out;
-  clang_visitChildren(c, [](CXCursor ch, CXCursor, CXClientData d) {
-    static_cast<std::vector<CXCursor>*>(d)->push_back(ch);
-    return CXChildVisit_Continue;
-  }, &out);
-  return out;
-}
-
-// Skips implicit wrappers (casts, parentheses the AST exposes as UnexposedExpr).
-CXCursor strip(CXCursor c) {
-  while (clang_getCursorKind(c) == CXCursor_UnexposedExpr || clang_getCursorKind(c) == CXCursor_ParenExpr) {
-    auto ch = children(c);
-    if (ch.size() != 1) break;
-    c = ch[0];
-  }
-  return c;
-}
-
 std::string trimmed(const std::string& s) {
   std::size_t b = s.find_first_not_of(" \t\n"), e = s.find_last_not_of(" \t\n");
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
@@ -70,7 +51,7 @@ struct Context {
 };
 
 bool invariant_index(CXCursor c, const Context& ctx) {
-  c = strip(c);
+  c = strip_implicit(c);
   switch (clang_getCursorKind(c)) {
     case CXCursor_IntegerLiteral: return true;
     case CXCursor_DeclRefExpr: {
@@ -82,9 +63,9 @@ bool invariant_index(CXCursor c, const Context& ctx) {
       return outside && !ctx.assigned_in_loop.count(name);
     }
     case CXCursor_MemberRefExpr: {  // threadIdx.x and friends
-      auto ch = children(c);
+      auto ch = cursor_children(c);
       if (ch.size() != 1) return false;
-      CXCursor base = strip(ch[0]);
+      CXCursor base = strip_implicit(ch[0]);
       std::string b = cursor_spelling(base);
       return clang_getCursorKind(base) == CXCursor_DeclRefExpr &&
              (b == "threadIdx" || b == "blockIdx" || b == "blockDim" || b == "gridDim");
@@ -95,7 +76,7 @@ bool invariant_index(CXCursor c, const Context& ctx) {
       auto [b, e] = cursor_offsets(c);
       std::string t = ctx.text->substr(b, e - b);
       if (t.find("++") != std::string::npos || t.find("--") != std::string::npos) return false;
-      for (CXCursor ch : children(c))
+      for (CXCursor ch : cursor_children(c))
         if (clang_getCursorKind(ch) != CXCursor_TypeRef && !invariant_index(ch, ctx)) return false;
       return true;
     }
@@ -111,7 +92,7 @@ bool unconditional(const std::vector<CXCursor>& ancestors, const std::string& te
         k == CXCursor_WhileStmt || k == CXCursor_DoStmt || k == CXCursor_LambdaExpr)
       return false;
     if (k == CXCursor_BinaryOperator) {
-      auto ch = children(ancestors[i]);
+      auto ch = cursor_children(ancestors[i]);
       if (ch.size() == 2) {
         std::string op = trimmed(text.substr(cursor_offsets(ch[0]).second, cursor_offsets(ch[1]).first - cursor_offsets(ch[0]).second));
         if (op == "&&" || op == "||" || op == ",") return false;
@@ -123,19 +104,19 @@ bool unconditional(const std::vector<CXCursor>& ancestors, const std::string& te
 
 // `for (int k = A; k < B; ++k)` (or <=, +=, k++) with constant A < B (A <= B for <=).
 bool runs_at_least_once(CXCursor loop, const std::string& text) {
-  auto ch = children(loop);
+  auto ch = cursor_children(loop);
   if (ch.size() != 4 || clang_getCursorKind(ch[0]) != CXCursor_DeclStmt) return false;
-  auto decls = children(ch[0]);
+  auto decls = cursor_children(ch[0]);
   if (decls.size() != 1) return false;
-  auto init = children(decls[0]);
+  auto init = cursor_children(decls[0]);
   if (init.empty()) return false;
   CXEvalResult a = clang_Cursor_Evaluate(init.back());
-  auto cond = children(ch[1]);
+  auto cond = cursor_children(ch[1]);
   if (!a || cond.size() != 2) { if (a) clang_EvalResult_dispose(a); return false; }
   CXEvalResult b = clang_Cursor_Evaluate(cond[1]);
   bool ok = false;
   if (b && clang_EvalResult_getKind(a) == CXEval_Int && clang_EvalResult_getKind(b) == CXEval_Int &&
-      clang_getCursorKind(strip(cond[0])) == CXCursor_DeclRefExpr && cursor_spelling(strip(cond[0])) == cursor_spelling(decls[0])) {
+      clang_getCursorKind(strip_implicit(cond[0])) == CXCursor_DeclRefExpr && cursor_spelling(strip_implicit(cond[0])) == cursor_spelling(decls[0])) {
     long long lo = clang_EvalResult_getAsLongLong(a), hi = clang_EvalResult_getAsLongLong(b);
     std::string op = trimmed(text.substr(cursor_offsets(cond[0]).second, cursor_offsets(cond[1]).first - cursor_offsets(cond[0]).second));
     auto [ib, ie] = cursor_offsets(ch[2]);
@@ -155,11 +136,11 @@ struct Finder {
 };
 
 void find_loads(CXCursor c, Finder& f) {
-  for (CXCursor ch : children(c)) {
+  for (CXCursor ch : cursor_children(c)) {
     if (clang_getCursorKind(ch) == CXCursor_ArraySubscriptExpr) {
-      auto parts = children(ch);
+      auto parts = cursor_children(ch);
       if (parts.size() == 2) {
-        CXCursor base = strip(parts[0]);
+        CXCursor base = strip_implicit(parts[0]);
         if (clang_getCursorKind(base) == CXCursor_DeclRefExpr && f.ctx->restrict_params.count(cursor_spelling(base)) &&
             invariant_index(parts[1], *f.ctx) && unconditional(f.stack, *f.ctx->text))
           f.loads.push_back(cursor_offsets(ch));
@@ -177,7 +158,7 @@ std::vector<Candidate> hoist_candidates(const std::string& path, const std::stri
   ParsedUnit parsed(path, text);
   struct Search { std::string name; CXCursor found = clang_getNullCursor(); } search{kernel};
   std::function<void(CXCursor)> visit = [&](CXCursor c) {
-    for (CXCursor ch : children(c)) {
+    for (CXCursor ch : cursor_children(c)) {
       CXCursorKind k = clang_getCursorKind(ch);
       if ((k == CXCursor_FunctionDecl || k == CXCursor_FunctionTemplate) && cursor_spelling(ch) == kernel &&
           clang_isCursorDefinition(ch) && clang_Location_isFromMainFile(clang_getCursorLocation(ch)))
@@ -193,7 +174,7 @@ std::vector<Candidate> hoist_candidates(const std::string& path, const std::stri
   std::set<std::string> assigned_in_kernel = assigned_names(kernel_text);
   Context ctx{&text, {}, {}, {}};
   CXCursor body = clang_getNullCursor();
-  for (CXCursor ch : children(search.found)) {
+  for (CXCursor ch : cursor_children(search.found)) {
     if (clang_getCursorKind(ch) == CXCursor_ParmDecl) {
       CXString ts = clang_getTypeSpelling(clang_getCursorType(ch));
       std::string type = clang_getCString(ts);
@@ -207,7 +188,7 @@ std::vector<Candidate> hoist_candidates(const std::string& path, const std::stri
   if (ctx.restrict_params.empty() || clang_Cursor_isNull(body)) return {};
   std::vector<CXCursor> loops;
   std::function<void(CXCursor)> collect = [&](CXCursor c) {
-    for (CXCursor ch : children(c)) {
+    for (CXCursor ch : cursor_children(c)) {
       if (clang_getCursorKind(ch) == CXCursor_ForStmt) loops.push_back(ch);
       collect(ch);
     }
@@ -218,7 +199,7 @@ std::vector<Candidate> hoist_candidates(const std::string& path, const std::stri
     if (!runs_at_least_once(loop, text)) continue;
     ctx.loop = cursor_offsets(loop);
     ctx.assigned_in_loop = assigned_names(text.substr(ctx.loop.first, ctx.loop.second - ctx.loop.first));
-    auto parts = children(loop);
+    auto parts = cursor_children(loop);
     Finder f{&ctx, {}, {}};
     find_loads(parts.back(), f);
     if (f.loads.empty()) continue;

@@ -37,7 +37,7 @@ const std::vector<std::string>& guard_constraints() {
       "the kernel's signature is frozen: parameter types and qualifiers, template parameters and defaults, return type, "
       "__launch_bounds__, linkage",
       "no new __device__/__shared__/__constant__ variables outside the kernel, no static variables",
-      "no clock(), clock64(), %globaltimer or other timers; no printf; no new atomics; no new inline asm",
+      "no clock(), clock64(), %globaltimer or other timers; no printf; no new atomics on memory the original does not write; no new inline asm",
       "results must be bit-identical to the original's on captured and randomised inputs (unless a tolerance is given)",
       "the candidate must be measurably faster (alternated fresh-process replays, Mann-Whitney U) and speed up the "
       "whole application"};

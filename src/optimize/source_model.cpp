@@ -10,6 +10,7 @@
 
 #include "optimize/clang_parse.hpp"
 #include "optimize/gpu_stub_headers.hpp"
+#include "optimize/memory_effects.hpp"
 #include "support/errors.hpp"
 
 namespace rpl::optimize {
@@ -192,6 +193,7 @@ void visit_function(CXCursor c, Walk& w) {
   k.line = whole.line;
   LoopWalk lw{&w.model->text, &k.loops, 0};
   collect_loops(body, lw);
+  collect_memory_effects(body, w.model->text, k);
   w.model->kernels.push_back(std::move(k));
 }
 
@@ -257,8 +259,38 @@ std::string blank_launch_syntax(const std::string& text) {
   return out;
 }
 
+namespace {
+// Comments become one space each (string and character literals are kept whole): what the compiler sees.
+std::string without_comments(const std::string& t) {
+  std::string out;
+  out.reserve(t.size());
+  for (std::size_t i = 0; i < t.size();) {
+    char c = t[i];
+    if (c == '/' && i + 1 < t.size() && t[i + 1] == '/') {
+      while (i < t.size() && t[i] != '\n') ++i;
+      out += ' ';
+    } else if (c == '/' && i + 1 < t.size() && t[i + 1] == '*') {
+      std::size_t e = t.find("*/", i + 2);
+      i = e == std::string::npos ? t.size() : e + 2;
+      out += ' ';
+    } else if (c == '"' || c == '\'') {
+      std::size_t s = i++;
+      while (i < t.size() && t[i] != c && t[i] != '\n') i += t[i] == '\\' ? 2 : 1;
+      i = std::min(i + 1, t.size());
+      out.append(t, s, i - s);
+    } else {
+      out += c;
+      ++i;
+    }
+  }
+  return out;
+}
+}  // namespace
+
 std::string text_outside(const std::string& text, const KernelInfo& kernel) {
-  return normalized_text(text, 0, kernel.decl_begin) + " @@KERNEL@@ " + normalized_text(text, kernel.decl_end, text.size());
+  std::string before = without_comments(text.substr(0, std::min(kernel.decl_begin, text.size())));
+  std::string after = kernel.decl_end < text.size() ? without_comments(text.substr(kernel.decl_end)) : "";
+  return normalized_text(before, 0, before.size()) + " @@KERNEL@@ " + normalized_text(after, 0, after.size());
 }
 
 ParsedUnit::ParsedUnit(const std::string& path, const std::string& text) : blanked_(blank_launch_syntax(text)) {
@@ -285,6 +317,24 @@ ParsedUnit::~ParsedUnit() {
 }
 
 std::string cursor_spelling(CXCursor c) { return take(clang_getCursorSpelling(c)); }
+
+std::vector<CXCursor> cursor_children(CXCursor c) {
+  std::vector<CXCursor> out;
+  clang_visitChildren(c, [](CXCursor ch, CXCursor, CXClientData d) {
+    static_cast<std::vector<CXCursor>*>(d)->push_back(ch);
+    return CXChildVisit_Continue;
+  }, &out);
+  return out;
+}
+
+CXCursor strip_implicit(CXCursor c) {
+  while (clang_getCursorKind(c) == CXCursor_UnexposedExpr || clang_getCursorKind(c) == CXCursor_ParenExpr) {
+    auto ch = cursor_children(c);
+    if (ch.size() != 1) break;
+    c = ch[0];
+  }
+  return c;
+}
 
 std::pair<std::size_t, std::size_t> cursor_offsets(CXCursor c) {
   Offsets o = extent_of(c);

@@ -26,6 +26,15 @@ struct LoopInfo {
   bool has_pragma = false;     // a `#pragma unroll` (or nounroll) is already on it
 };
 
+// One atomic call in a kernel and the memory it updates, found from its first argument's root variable.
+struct AtomicUse {
+  std::string function;   // atomicAdd, __hip_atomic_fetch_add, ...
+  std::string target;     // the root variable ("hist" for `&hist[i]`); a local pointer resolves to the parameter it
+                          // was derived from
+  std::string target_kind;  // "parameter", "shared" (block-local, dies with the launch), "local", "global", "unknown"
+  unsigned line = 0;
+};
+
 struct KernelInfo {
   std::string name;
   std::string qualified_name;              // with namespaces
@@ -40,6 +49,9 @@ struct KernelInfo {
   unsigned line = 0;
   std::vector<LoopInfo> loops;             // in source order
   std::vector<std::string> errors;         // parser errors located inside this kernel
+  std::vector<AtomicUse> atomics;          // in source order
+  std::vector<std::string> written_params; // pointer parameters the kernel stores through (directly or via a local
+                                           // pointer derived from them), sorted
 };
 
 struct SourceModel {
@@ -60,7 +72,8 @@ SourceModel parse_source(const std::string& path, const std::string& text);
 // The source with the launch syntax `<<<...>>>` replaced by spaces, byte offsets unchanged.
 std::string blank_launch_syntax(const std::string& text);
 
-// The text outside the kernel's declaration, whitespace runs collapsed: what must not change.
+// The text outside the kernel's declaration, comments removed and whitespace runs collapsed: the code that must
+// not change.
 std::string text_outside(const std::string& text, const KernelInfo& kernel);
 
 }  // namespace rpl::optimize

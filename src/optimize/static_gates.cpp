@@ -9,6 +9,8 @@
 
 #include <fmt/ranges.h>
 
+#include "optimize/memory_effects.hpp"
+
 namespace rpl::optimize {
 namespace {
 
@@ -59,11 +61,6 @@ json first_difference(const std::string& a, const std::string& b) {
   return {{"at_normalized_offset", i}, {"original", around(a)}, {"candidate", around(b)}};
 }
 
-bool is_atomic(const std::string& id) {
-  return id.rfind("atomic", 0) == 0 || id.rfind("__atomic", 0) == 0 || id.rfind("__hip_atomic", 0) == 0 ||
-         id.rfind("__nv_atomic", 0) == 0 || id.rfind("__builtin_amdgcn_atomic", 0) == 0;
-}
-
 const std::set<std::string>& timer_identifiers() {
   static const std::set<std::string> ids = {"clock", "clock64", "__clock64", "__clock", "__globaltimer", "globaltimer",
                                             "wall_clock64", "__builtin_readcyclecounter", "__builtin_amdgcn_s_memtime",
@@ -75,6 +72,27 @@ const std::set<std::string>& timer_identifiers() {
 const std::set<std::string>& print_identifiers() {
   static const std::set<std::string> ids = {"printf", "fprintf", "puts", "vprintf", "__assertfail", "__builtin_trap"};
   return ids;
+}
+
+// New atomics are allowed only on memory the original already writes (a pointer parameter it stores through or
+// updates atomically) or on block-local shared memory, which dies with the launch; anything else (a read-only
+// input, a global, memory the parser cannot place) would be a new side channel.
+std::optional<StaticVerdict> check_new_atomics(const KernelInfo& a, const KernelInfo& b) {
+  std::set<std::string> original_targets;
+  for (const auto& u : a.atomics) original_targets.insert(u.target_kind + ":" + u.target);
+  for (const auto& u : b.atomics) {
+    if (original_targets.count(u.target_kind + ":" + u.target)) continue;
+    bool written = u.target_kind == "parameter" &&
+                   std::binary_search(a.written_params.begin(), a.written_params.end(), u.target);
+    if (u.target_kind == "shared" || u.target_kind == "local" || written) continue;
+    std::string what = u.target.empty() ? "memory the parser cannot place" : fmt::format("{} '{}'", u.target_kind, u.target);
+    return fail("structure",
+                fmt::format("the candidate adds an atomic operation ({}, line {}) on {}, which the original does not write",
+                            u.function, u.line, what),
+                {{"function", u.function}, {"target", u.target}, {"target_kind", u.target_kind}, {"line", u.line},
+                 {"original_written_params", a.written_params}});
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -144,12 +162,10 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
       return fail("structure", fmt::format("the candidate prints or traps ({})", id), {{"identifier", id}});
     if ((id == "asm" || id == "__asm__" || id == "__asm") && n > count(ia, id))
       return fail("structure", "the candidate adds inline assembly the original did not have", {{"identifier", id}});
-    if (is_atomic(id) && n > count(ia, id))
-      return fail("structure", fmt::format("the candidate adds atomic operations ({}: {} -> {})", id, count(ia, id), n),
-                  {{"identifier", id}, {"original_count", count(ia, id)}, {"candidate_count", n}});
     if (id == "static" && n > count(ia, id))
       return fail("structure", "the candidate adds a static variable (state that outlives a launch)", {{"identifier", id}});
   }
+  if (auto v = check_new_atomics(*a, *b)) return *v;
   for (const char* needle : {"globaltimer", "clock"})
     if (kernel_text_b.find(std::string("%") + needle) != std::string::npos &&
         kernel_text_a.find(std::string("%") + needle) == std::string::npos)

@@ -5,8 +5,8 @@
 //   unchanged, and so is every byte (up to whitespace) outside the kernel: other functions, globals, macros,
 //   host code, launches;
 // - structure: no new file-scope __device__/__shared__/__constant__/__managed__ variables (state that outlives a
-//   launch), and inside the kernel no reads of clocks or timers, no printf, no new atomics, no asm the
-//   original did not have.
+//   launch), and inside the kernel no reads of clocks or timers, no printf, no new atomics on memory the original does not write (block-local
+//   shared memory excepted), no asm the original did not have.
 // Order of the checks: kernel signature, new device globals, text outside the kernel, kernel tokens, so that
 // each adversarial change is reported by the rule it breaks.
 #include <map>
