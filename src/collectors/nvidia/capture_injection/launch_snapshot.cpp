@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <unistd.h>
 
+#include "collectors/nvidia/capture_injection/load_tracking.hpp"
 #include "collectors/nvidia/cuda_driver/cu_error.hpp"
 #include "collectors/nvidia/cuda_driver/cuda_attributes.hpp"
 #include "support/demangle.hpp"
@@ -158,11 +159,20 @@ void LaunchSnapshot::before(const LaunchInfo& launch) {
     cuFuncLoad(launch.function);  // lazy loading: loads the module now, which reports its cubin
     kept_ = modules_.find(launch.mangled_name, module, &why);
   }
-  if (!kept_)
-    throw std::runtime_error(fmt::format(
-        "the cubin holding {} was not seen when its module was loaded ({} modules seen); the capture needs "
-        "CUDA_MODULE_LOADING=EAGER, which rocm-perf capture sets unless the environment sets it",
-        launch.mangled_name, modules_.seen()));
+  if (!kept_) {
+    // The module-loaded callback gave no cubin defining the kernel: open the image its loading call received.
+    std::string image_note;
+    if (const capture::CodeLoad* load = loads_.load_of_module(module)) {
+      auto bytes = load_image_bytes(*load, &image_note);
+      if (!bytes.empty()) kept_ = modules_.add_from_image(launch.mangled_name, bytes, &image_note);
+    }
+    if (!kept_)
+      throw std::runtime_error(fmt::format(
+          "the cubin holding {} could not be had: {}; no cubin the module-loaded callback delivered defines it ({} "
+          "modules seen, {} of them neither cubin nor fat binary){}",
+          launch.mangled_name, loads_.describe_module(module), modules_.seen(), modules_.unreadable(),
+          image_note.empty() ? "" : "; " + image_note));
+  }
   if (!why.empty() && config_.verbose) std::fprintf(stderr, "rpl-capture: %s\n", why.c_str());
 
   record_arguments(launch);
@@ -186,6 +196,8 @@ void LaunchSnapshot::before(const LaunchInfo& launch) {
   manifest_.kernel = {launch.mangled_name, demangle(launch.mangled_name), config_.kernel_regex, config_.dispatch};
   manifest_.vendor["launch_api"] = launch.api;
   manifest_.vendor["module_id"] = kept_->module_id;
+  manifest_.vendor["code_object_origin"] = kept_->origin;
+  manifest_.vendor["module_loaded_by"] = loads_.describe_module(module);
   if (!why.empty()) manifest_.vendor["code_object_note"] = why;
 
   collect_regions(module, *kept_);
