@@ -3,6 +3,7 @@
 // around it (a stand-in application writes the log the capture library would).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 
 #include "app/capture_sweep.hpp"
@@ -165,6 +166,20 @@ TEST(CliCaptureSweep, NothingCapturedIsExit11AndBadCombinationsAreUsageErrors) {
                             {{"RPL_HSA_CAPTURE", "/bin/true"}});
   EXPECT_EQ(rocm.exit_code, 2) << rocm.err;
   EXPECT_NE(rocm.err.find("NVIDIA (CUDA) only"), std::string::npos) << rocm.err;
+}
+
+}  // namespace
+}  // namespace rpl
+
+namespace rpl {
+namespace {
+
+// The GPU sweep's table tool (bench/capture-sweep/sweep_table.py) on fake inputs: in-app medians matched by
+// name and geometry, the timed selection, status counts, reasons and the warm/cold band.
+TEST(CaptureSweepBench, TableToolOnFakeInputs) {
+  std::string script = std::string(RPL_SOURCE_DIR) + "/bench/capture-sweep/test_sweep_table.py";
+  std::string cmd = "python3 " + script + " > /dev/null 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << "run " << script << " for details";
 }
 
 }  // namespace
