@@ -11,8 +11,9 @@
 # 3. `rocm-perf profile` of the same step (in-app durations), then for >= 12 kernels spanning the kernel classes,
 #    `replay --cache warm` and `--cache cold`, one at a time (timings);
 # 4. bench/capture-sweep/sweep_table.py builds the tables.
-# $OUT (6 files): sweep.log, index.json, sweep_table.md, sweep_table.json, inapp.json, capture-sweep.tar.gz (replay
-# documents, stderr logs, manifests, the capture's log). Work folder $WORK (default /tmp/rpl-capture-sweep; the
+# 5. the same sweep on a Triton JIT kernel (bench/workloads/triton_softmax.py), time permitting.
+# $OUT (7 files): sweep.log, index.json, sweep_table.md, sweep_table.json, inapp.json, triton_table.md,
+# capture-sweep.tar.gz (replay documents, stderr logs, manifests, the captures' logs). Work folder $WORK (default /tmp/rpl-capture-sweep; the
 # captures are large). Finishes in under 6 minutes: each phase has a deadline (seconds after start) past which it
 # starts nothing new; kernels left out are listed as "not_replayed".
 # DRY=1: no GPU, no rocm-perf: a stand-in produces fake outputs, to check the script's own logic.
@@ -25,9 +26,10 @@ rm -rf "$W"; mkdir -p "$W" "$OUT"
 exec > >(tee -a "$OUT/sweep.log") 2>&1
 T0=$(date +%s)
 CAPTURE_TIMEOUT=${CAPTURE_TIMEOUT:-150}      # the capture run's own limit
-VERIFY_END=${VERIFY_END:-250}                # no verification replay starts after this
+VERIFY_END=${VERIFY_END:-220}                # no verification replay starts after this
 VERIFY_JOBS=${VERIFY_JOBS:-4}                # verification replays at once (separate processes, separate VA spaces)
-TIMING_END=${TIMING_END:-330}                # no timing replay starts after this
+TIMING_END=${TIMING_END:-285}                # no timing replay starts after this
+TRITON_START=${TRITON_START:-295}            # the Triton JIT sweep runs only if it can start before this
 TIMING_COUNT=${TIMING_COUNT:-12}             # kernels timed warm and cold
 TIMING_ITERS=${TIMING_ITERS:-20}
 MAX_KERNELS=${MAX_KERNELS:-0}                # 0: every kernel
@@ -38,7 +40,7 @@ elapsed() { echo $(( $(date +%s) - T0 )); }
 pack() {
   (cd "$W" && find . \( -name '*.json' -o -name '*.rc' -o -name '*.stderr' -o -name '*.log' -o -name '*.txt' \
       -o -name '*.jsonl' -o -name '*.tsv' \) -size -4M -print0 | tar --null -czf "$OUT/capture-sweep.tar.gz" -T -) || true
-  for f in index.json sweep_table.md sweep_table.json inapp.json; do [ -e "$W/$f" ] && cp "$W/$f" "$OUT/$f"; done
+  for f in index.json sweep_table.md sweep_table.json inapp.json triton_table.md; do [ -e "$W/$f" ] && cp "$W/$f" "$OUT/$f"; done
   ls -la "$OUT"
 }
 fail() { say "FATAL: $*"; pack; exit 1; }
@@ -112,6 +114,26 @@ if [ -s "$W/inapp.json" ]; then
       echo $? >"$W/timing/$d.$mode.rc"
     done
   done
+fi
+
+# ---------------------------------------------------------------- 3b. a Triton JIT kernel (cuModuleLoadData)
+if [ "$(elapsed)" -lt "$TRITON_START" ]; then
+  say "capture --all-kernels of the Triton softmax (JIT-compiled, loaded with cuModuleLoadData)"
+  "$RP" capture --all-kernels --timeout 40 -o "$W/triton" -- \
+    $PY "$ROOT/bench/workloads/triton_softmax.py" --rows 4096 --cols 1024 --launches 2 >"$W/triton_capture.txt" 2>"$W/triton_capture.stderr"
+  say "triton capture exit $?"; cat "$W/triton_capture.txt"
+  if [ -s "$W/triton/index.json" ]; then
+    mkdir -p "$W/triton_replays"
+    for d in $($PY -c "import json,sys; [print(k['dir']) for k in json.load(open(sys.argv[1]))['kernels'] if k['status']=='captured']" "$W/triton/index.json"); do
+      "$RP" replay full-vm --capture-dir "$W/triton/$d" --json --iterations 3 --timeout 20 \
+        >"$W/triton_replays/$d.json" 2>"$W/triton_replays/$d.stderr"
+      echo $? >"$W/triton_replays/$d.rc"
+    done
+    $PY "$HERE/sweep_table.py" table --index "$W/triton/index.json" --replays "$W/triton_replays" \
+      --md "$W/triton_table.md" --json "$W/triton_table.json" || say "triton table failed"
+  fi
+else
+  say "no time left for the Triton sweep"
 fi
 
 # ---------------------------------------------------------------- 4. tables

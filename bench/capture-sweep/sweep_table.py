@@ -106,20 +106,23 @@ def cmd_inapp(a):
     for db in dbs:
         conn = rocpd_query.connect(db)
         for d in rocpd_query.dispatches(conn):
-            key = (d["kernel_name"], (d["grid_size_x"], d["grid_size_y"], d["grid_size_z"]),
-                   (d["workgroup_size_x"], d["workgroup_size_y"], d["workgroup_size_z"]))
-            durations.setdefault(key, []).append(d["end"] - d["start"])
-            by_name.setdefault(d["kernel_name"], []).append(d["end"] - d["start"])
+            geometry = ((d["grid_size_x"], d["grid_size_y"], d["grid_size_z"]),
+                        (d["workgroup_size_x"], d["workgroup_size_y"], d["workgroup_size_z"]))
+            # By mangled name, and by demangled name where the collector stored only that.
+            for name in {d["kernel_name"], d["display_name"]} - {None, ""}:
+                durations.setdefault((name, *geometry), []).append(d["end"] - d["start"])
+                by_name.setdefault(name, []).append(d["end"] - d["start"])
     out = {"databases": dbs, "kernels": {}}
     for k in index["kernels"]:
         geo = manifest_geometry(sweep_dir, k)
         if not geo:
             continue
         work = tuple(g * b for g, b in zip(geo["grid"], geo["block"]))
-        samples = durations.get((k["kernel"], work, tuple(geo["block"])))
+        samples = durations.get((k["kernel"], work, tuple(geo["block"]))) or \
+            durations.get((k["demangled"], work, tuple(geo["block"])))
         matched = "name+geometry"
         if not samples:
-            samples, matched = by_name.get(k["kernel"]), "name only"
+            samples, matched = by_name.get(k["kernel"]) or by_name.get(k["demangled"]), "name only"
         if samples:
             out["kernels"][k["dir"]] = {"median_ns": statistics.median(samples), "samples": len(samples),
                                         "matched_by": matched}

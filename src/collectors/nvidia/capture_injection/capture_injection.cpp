@@ -367,10 +367,10 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
     auto* rd = static_cast<const CUpti_ResourceData*>(data);
     if (g_state->modules->arch() == 0) {
-      // The device's architecture, to pick a fat binary's member (the module's context is current here).
+      // The device's architecture, to pick a fat binary's member (the module's context, else device 0).
       CUdevice device = 0;
       int major = 0, minor = 0;
-      if (cuCtxGetDevice(&device) == CUDA_SUCCESS &&
+      if ((cuCtxGetDevice(&device) == CUDA_SUCCESS || cuDeviceGet(&device, 0) == CUDA_SUCCESS) &&
           cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) == CUDA_SUCCESS &&
           cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) == CUDA_SUCCESS)
         g_state->modules->set_arch(uint32_t(major * 10 + minor));
