@@ -154,6 +154,19 @@ TEST(CudaFatbin, ImageKindsAndSizes) {
   EXPECT_NE(why.find("PTX"), std::string::npos) << why;
 }
 
+TEST(CudaFatbin, PtxForTheJit) {
+  std::string text = "//\n.version 9.0\n.target sm_90\n";
+  auto image = bytes_of(text + std::string(1, '\0') + "after");
+  std::string note;
+  EXPECT_EQ(ptx_of_image(image, 90, &note), bytes_of(text));
+  auto fat = make_fatbin({{2, 90, pseudo_elf('a', 64), ""}, {1, 80, bytes_of(text), "lz4"}});
+  EXPECT_EQ(ptx_of_image(fat, 100, &note), bytes_of(text));  // no sm_100 cubin: the compute_80 PTX is JIT'd
+  EXPECT_TRUE(ptx_of_image(fat, 75, &note).empty());
+  EXPECT_NE(note.find("no PTX for compute_75"), std::string::npos) << note;
+  EXPECT_TRUE(ptx_of_image(pseudo_elf('c', 64), 90, &note).empty());
+  EXPECT_NE(note.find("cubin: it holds no PTX"), std::string::npos) << note;
+}
+
 #ifdef RPL_NVCC
 // nvcc's own fat binaries: every compression mode, with an anonymous-namespace and a static kernel (STB_LOCAL
 // symbols, the defect of issue 12) and a non-inlined __device__ helper (local too, but not a kernel).
@@ -226,6 +239,9 @@ TEST_F(NvccFatbin, KernelsOfAnyLinkageAreIndexedHelpersAreNot) {
   EXPECT_TRUE(cubins_of_image(read_bytes(dir_->file("none.fatbin")), 100, &note).empty());
   EXPECT_NE(note.find("no cubin for sm_100"), std::string::npos) << note;
   EXPECT_NE(note.find("compute_90"), std::string::npos) << note;
+  auto ptx = ptx_of_image(read_bytes(dir_->file("speed.fatbin")), 100, &note);  // LZ4-compressed PTX member
+  EXPECT_NE(std::string(reinterpret_cast<const char*>(ptx.data()), ptx.size()).find(".entry _Z13static_kernelPf"),
+            std::string::npos);
 }
 #endif
 

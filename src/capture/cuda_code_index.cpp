@@ -64,6 +64,28 @@ std::vector<IndexedCubin> cubins_of_image(std::span<const std::byte> image, uint
   return out;
 }
 
+std::vector<std::byte> ptx_of_image(std::span<const std::byte> image, uint32_t arch, std::string* note) {
+  CodeImageKind kind = classify_code_image(image.first(std::min<std::size_t>(image.size(), 64)));
+  try {
+    if (kind == CodeImageKind::Ptx) {
+      auto size = code_image_size(image.data(), image.size());
+      std::size_t n = size ? *size - 1 : image.size();  // without the NUL
+      return {image.begin(), image.begin() + std::ptrdiff_t(n)};
+    }
+    if (kind == CodeImageKind::Fatbin) {
+      auto members = read_fatbin(image);
+      if (const FatbinMember* m = select_ptx(members, arch)) return fatbin_member_bytes(*m);
+      if (note) *note = fmt::format("the fat binary holds no PTX for compute_{} or older", arch);
+      return {};
+    }
+  } catch (const std::exception& e) {
+    if (note) *note = fmt::format("the {} image cannot be read: {}", code_image_kind_name(kind), e.what());
+    return {};
+  }
+  if (note) *note = fmt::format("the image is {}: it holds no PTX", code_image_kind_name(kind));
+  return {};
+}
+
 void CodeLoadBook::module_loaded(const void* module, CodeLoad load) {
   std::lock_guard<std::mutex> lock(mutex_);
   modules_[module] = std::move(load);

@@ -31,6 +31,11 @@ std::unordered_set<std::string> cuda_kernel_names(const std::vector<ElfSymbol>& 
 // PTX or an unreadable image, with the reason in `note`.
 std::vector<IndexedCubin> cubins_of_image(std::span<const std::byte> image, uint32_t arch, std::string* note);
 
+// The PTX the driver would JIT-compile for `image` on a device of compute capability `arch`: the image itself
+// when it is PTX (up to its NUL), a fat binary's newest PTX member not newer than `arch`, decompressed. Empty
+// (with the reason in `note`) when there is none.
+std::vector<std::byte> ptx_of_image(std::span<const std::byte> image, uint32_t arch, std::string* note);
+
 // One driver call that put code on the GPU.
 struct CodeLoad {
   std::string api;         // "cuModuleLoadData", "cuLibraryLoadData", ... ("" when unknown)

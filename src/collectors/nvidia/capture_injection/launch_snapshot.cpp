@@ -165,6 +165,15 @@ void LaunchSnapshot::before(const LaunchInfo& launch) {
     if (const capture::CodeLoad* load = loads_.load_of_module(module)) {
       auto bytes = load_image_bytes(*load, &image_note);
       if (!bytes.empty()) kept_ = modules_.add_from_image(launch.mangled_name, bytes, &image_note);
+      // PTX (directly, or a fat binary without a cubin for this device): JIT-compile it as the driver did.
+      std::string ptx_note;
+      if (!kept_ && !bytes.empty()) ptx_ = capture::ptx_of_image(bytes, modules_.arch(), &ptx_note);
+      if (!kept_ && !ptx_.empty()) {
+        auto cubin = jit_ptx_to_cubin(ptx_, &ptx_note);
+        if (!cubin.empty()) kept_ = modules_.add_from_image(launch.mangled_name, cubin, &ptx_note);
+        if (kept_) code_note_ = "JIT-compiled here from its module's PTX with the driver's linker (default options)";
+      }
+      if (!kept_ && !ptx_note.empty()) image_note += (image_note.empty() ? "" : "; ") + ptx_note;
     }
     if (!kept_)
       throw std::runtime_error(fmt::format(
@@ -196,7 +205,7 @@ void LaunchSnapshot::before(const LaunchInfo& launch) {
   manifest_.kernel = {launch.mangled_name, demangle(launch.mangled_name), config_.kernel_regex, config_.dispatch};
   manifest_.vendor["launch_api"] = launch.api;
   manifest_.vendor["module_id"] = kept_->module_id;
-  manifest_.vendor["code_object_origin"] = kept_->origin;
+  manifest_.vendor["code_object_origin"] = code_note_.empty() ? kept_->origin : code_note_;
   manifest_.vendor["module_loaded_by"] = loads_.describe_module(module);
   if (!why.empty()) manifest_.vendor["code_object_note"] = why;
 
@@ -214,6 +223,10 @@ void LaunchSnapshot::after(CUresult launch_result) {
   manifest_.code_object = capture::write_blob(dir, "code/kernel.cubin.zst", kept_->cubin);
   manifest_.code_object_format = "cubin";
   manifest_.arguments = capture::write_blob(dir, "arguments.bin.zst", arguments_);
+  if (!ptx_.empty()) {  // the PTX the cubin was compiled from, kept beside it
+    auto ptx = capture::write_blob(dir, "code/source.ptx.zst", ptx_);
+    manifest_.vendor["ptx"] = {{"file", ptx.file}, {"size", ptx.size}};
+  }
 
   CUdevice device = 0;
   check(cuCtxGetDevice(&device), "cuCtxGetDevice");

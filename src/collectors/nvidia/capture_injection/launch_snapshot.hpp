@@ -68,6 +68,8 @@ class LaunchSnapshot {
   void* staging_ = nullptr;
   bool staging_pinned_ = false;
   std::string empty_;
+  std::vector<std::byte> ptx_;  // where the cubin was JIT-compiled here from PTX
+  std::string code_note_;
 };
 
 }  // namespace rpl::cuda_capture

@@ -124,6 +124,33 @@ bool on_load_exit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, capture::
   }
 }
 
+std::vector<std::byte> jit_ptx_to_cubin(std::span<const std::byte> ptx, std::string* error) {
+  std::string text(reinterpret_cast<const char*>(ptx.data()), ptx.size());  // NUL-terminated by std::string
+  CUlinkState link = nullptr;
+  char log[4096] = {};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void* values[] = {log, reinterpret_cast<void*>(std::uintptr_t(sizeof log))};
+  std::vector<std::byte> out;
+  if (cuLinkCreate(2, options, values, &link) != CUDA_SUCCESS) {
+    if (error) *error = "cuLinkCreate failed";
+    return out;
+  }
+  void* cubin = nullptr;
+  std::size_t size = 0;
+  CUresult r = cuLinkAddData(link, CU_JIT_INPUT_PTX, text.data(), text.size() + 1, "captured.ptx", 0, nullptr, nullptr);
+  if (r == CUDA_SUCCESS) r = cuLinkComplete(link, &cubin, &size);
+  if (r == CUDA_SUCCESS && cubin && size) {
+    auto* p = static_cast<const std::byte*>(cubin);
+    out.assign(p, p + size);  // owned by the link state: copied before it is destroyed
+  } else if (error) {
+    const char* name = nullptr;
+    cuGetErrorName(r, &name);
+    *error = std::string("JIT-compiling its PTX failed: ") + (name ? name : "unknown error") + (log[0] ? std::string(": ") + log : "");
+  }
+  cuLinkDestroy(link);
+  return out;
+}
+
 std::vector<std::byte> load_image_bytes(const capture::CodeLoad& load, std::string* error) {
   auto bytes = load.bytes();
   if (!bytes.empty()) return {bytes.begin(), bytes.end()};

@@ -19,4 +19,8 @@ bool on_load_exit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, capture::
 // The image bytes of a load: the recorded copy or mapping, else the file it came from ("" error when none).
 std::vector<std::byte> load_image_bytes(const capture::CodeLoad& load, std::string* error);
 
+// PTX JIT-compiled for the current context's device with the driver's own linker (cuLinkCreate/AddData/
+// Complete, default options): the cubin the driver builds when it loads that PTX. Empty, with `error`, on failure.
+std::vector<std::byte> jit_ptx_to_cubin(std::span<const std::byte> ptx, std::string* error);
+
 }  // namespace rpl::cuda_capture
