@@ -14,8 +14,9 @@
 # 5. the same sweep on a Triton JIT kernel (bench/workloads/triton_softmax.py), time permitting.
 # $OUT (7 files): sweep.log, index.json, sweep_table.md, sweep_table.json, inapp.json, triton_table.md,
 # capture-sweep.tar.gz (replay documents, stderr logs, manifests, the captures' logs). Work folder $WORK (default /tmp/rpl-capture-sweep; the
-# captures are large). Finishes in under 6 minutes: each phase has a deadline (seconds after start) past which it
-# starts nothing new; kernels left out are listed as "not_replayed".
+# captures are large). Finishes in under 6 minutes (about 350 s at worst): every phase has a time limit or a
+# deadline (seconds after start) past which it starts nothing new; kernels left out are listed as "not_replayed".
+# The capture respects CUDA_MODULE_LOADING from the environment (default: rocm-perf capture sets EAGER).
 # DRY=1: no GPU, no rocm-perf: a stand-in produces fake outputs, to check the script's own logic.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,11 +26,11 @@ W="${WORK:-/tmp/rpl-capture-sweep}"
 rm -rf "$W"; mkdir -p "$W" "$OUT"
 exec > >(tee -a "$OUT/sweep.log") 2>&1
 T0=$(date +%s)
-CAPTURE_TIMEOUT=${CAPTURE_TIMEOUT:-150}      # the capture run's own limit
-VERIFY_END=${VERIFY_END:-220}                # no verification replay starts after this
+CAPTURE_TIMEOUT=${CAPTURE_TIMEOUT:-140}      # the capture run's own limit
+VERIFY_END=${VERIFY_END:-215}                # no verification replay starts after this
 VERIFY_JOBS=${VERIFY_JOBS:-4}                # verification replays at once (separate processes, separate VA spaces)
-TIMING_END=${TIMING_END:-285}                # no timing replay starts after this
-TRITON_START=${TRITON_START:-295}            # the Triton JIT sweep runs only if it can start before this
+TIMING_END=${TIMING_END:-295}                # no timing replay starts after this
+TRITON_START=${TRITON_START:-290}            # the Triton JIT sweep runs only if it can start before this
 TIMING_COUNT=${TIMING_COUNT:-12}             # kernels timed warm and cold
 TIMING_ITERS=${TIMING_ITERS:-20}
 MAX_KERNELS=${MAX_KERNELS:-0}                # 0: every kernel
@@ -82,7 +83,7 @@ mkdir -p "$W/replays"
 verify_one() {  # DIR: one fresh-process replay; skipped past the deadline (the table lists it as not_replayed)
   local d=$1
   [ "$(elapsed)" -lt "$VERIFY_END" ] || return 0
-  "$RP" replay full-vm --capture-dir "$W/sweep/$d" --json --iterations 3 --timeout 60 \
+  "$RP" replay full-vm --capture-dir "$W/sweep/$d" --json --iterations 3 --timeout 40 \
     >"$W/replays/$d.json" 2>"$W/replays/$d.stderr"
   echo $? >"$W/replays/$d.rc"
 }
@@ -96,7 +97,7 @@ $PY "$HERE/sweep_table.py" table --index "$W/sweep/index.json" --replays "$W/rep
 
 # ---------------------------------------------------------------- 3. in-app durations, warm/cold replays
 say "profile of the same training step (in-app durations)"
-"$RP" profile --runs 1 --no-html --timeout 120 -o "$W/profile" -- \
+"$RP" profile --runs 1 --no-html --timeout 60 -o "$W/profile" -- \
   $PY "$ROOT/bench/workloads/train_step.py" --steps 5 --warmup 2 $MODEL >"$W/profile.txt" 2>"$W/profile.stderr" ||
   say "profile failed (profile.stderr): no timing comparison"
 $PY "$HERE/sweep_table.py" inapp --profile "$W/profile" --index "$W/sweep/index.json" --out "$W/inapp.json" ||
@@ -109,7 +110,7 @@ if [ -s "$W/inapp.json" ]; then
   for d in "${TIMED[@]}"; do
     for mode in warm cold; do
       [ "$(elapsed)" -lt "$TIMING_END" ] || { say "timing deadline reached"; break 2; }
-      "$RP" replay full-vm --capture-dir "$W/sweep/$d" --json --cache "$mode" --iterations "$TIMING_ITERS" --timeout 60 \
+      "$RP" replay full-vm --capture-dir "$W/sweep/$d" --json --cache "$mode" --iterations "$TIMING_ITERS" --timeout 20 \
         >"$W/timing/$d.$mode.json" 2>"$W/timing/$d.$mode.stderr"
       echo $? >"$W/timing/$d.$mode.rc"
     done
@@ -119,7 +120,7 @@ fi
 # ---------------------------------------------------------------- 3b. a Triton JIT kernel (cuModuleLoadData)
 if [ "$(elapsed)" -lt "$TRITON_START" ]; then
   say "capture --all-kernels of the Triton softmax (JIT-compiled, loaded with cuModuleLoadData)"
-  "$RP" capture --all-kernels --timeout 40 -o "$W/triton" -- \
+  "$RP" capture --all-kernels --timeout 35 -o "$W/triton" -- \
     $PY "$ROOT/bench/workloads/triton_softmax.py" --rows 4096 --cols 1024 --launches 2 >"$W/triton_capture.txt" 2>"$W/triton_capture.stderr"
   say "triton capture exit $?"; cat "$W/triton_capture.txt"
   if [ -s "$W/triton/index.json" ]; then
