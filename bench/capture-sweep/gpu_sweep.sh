@@ -40,7 +40,8 @@ say() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 elapsed() { echo $(( $(date +%s) - T0 )); }
 pack() {
   (cd "$W" && find . \( -name '*.json' -o -name '*.rc' -o -name '*.stderr' -o -name '*.log' -o -name '*.txt' \
-      -o -name '*.jsonl' -o -name '*.tsv' \) -size -4M -print0 | tar --null -czf "$OUT/capture-sweep.tar.gz" -T -) || true
+      -o -name '*.jsonl' -o -name '*.tsv' \) -not -path './profile/*' -size -4M -print0 |
+    tar --null -czf "$OUT/capture-sweep.tar.gz" -T -) || true
   for f in index.json sweep_table.md sweep_table.json inapp.json triton_table.md; do [ -e "$W/$f" ] && cp "$W/$f" "$OUT/$f"; done
   ls -la "$OUT"
 }
@@ -100,6 +101,7 @@ say "profile of the same training step (in-app durations)"
 "$RP" profile --runs 1 --no-html --timeout 60 -o "$W/profile" -- \
   $PY "$ROOT/bench/workloads/train_step.py" --steps 5 --warmup 2 $MODEL >"$W/profile.txt" 2>"$W/profile.stderr" ||
   say "profile failed (profile.stderr): no timing comparison"
+cp "$W/profile/profile.json" "$W/profile_summary.json" 2>/dev/null
 $PY "$HERE/sweep_table.py" inapp --profile "$W/profile" --index "$W/sweep/index.json" --out "$W/inapp.json" ||
   say "in-app durations not available"
 mkdir -p "$W/timing"
