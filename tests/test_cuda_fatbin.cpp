@@ -239,6 +239,12 @@ TEST_F(NvccFatbin, KernelsOfAnyLinkageAreIndexedHelpersAreNot) {
   EXPECT_TRUE(cubins_of_image(read_bytes(dir_->file("none.fatbin")), 100, &note).empty());
   EXPECT_NE(note.find("no cubin for sm_100"), std::string::npos) << note;
   EXPECT_NE(note.find("compute_90"), std::string::npos) << note;
+  // Without entry flags (st_other cleared), every function of a .text.<name> section counts, helper included.
+  auto symbols = read_elf_symbols(cubins[0].cubin);
+  for (auto& sym : symbols) sym.other = 0;
+  auto names = cuda_kernel_names(symbols);
+  EXPECT_EQ(names.size(), 5u);
+  EXPECT_TRUE(names.count("_Z13static_kernelPf"));
   auto ptx = ptx_of_image(read_bytes(dir_->file("speed.fatbin")), 100, &note);  // LZ4-compressed PTX member
   EXPECT_NE(std::string(reinterpret_cast<const char*>(ptx.data()), ptx.size()).find(".entry _Z13static_kernelPf"),
             std::string::npos);

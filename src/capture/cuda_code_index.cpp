@@ -10,6 +10,11 @@ std::unordered_set<std::string> cuda_kernel_names(const std::vector<ElfSymbol>& 
   std::unordered_set<std::string> names;
   for (const auto& s : symbols)
     if (s.is_cuda_kernel()) names.insert(s.name);
+  if (!names.empty()) return names;
+  // A cubin whose writer set no entry flag: every function of its own .text section (device helpers included,
+  // which at worst makes a kernel-count comparison inconclusive).
+  for (const auto& s : symbols)
+    if (s.is_function() && s.section.rfind(".text.", 0) == 0) names.insert(s.name);
   return names;
 }
 

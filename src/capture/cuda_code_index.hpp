@@ -23,7 +23,8 @@ struct IndexedCubin {
   std::string origin;                       // "cubin", "fatbin member sm_90 (zstd)", ...
 };
 
-// The kernels (entry points) of a cubin's symbol table.
+// The kernels (entry points, any linkage) of a cubin's symbol table; where no symbol carries the entry flag,
+// every function in a .text.<name> section.
 std::unordered_set<std::string> cuda_kernel_names(const std::vector<ElfSymbol>& symbols);
 
 // The cubin(s) the driver runs for `image` on a device of compute capability `arch` (major*10+minor; 0: every
