@@ -239,6 +239,11 @@ TEST_F(NvccFatbin, KernelsOfAnyLinkageAreIndexedHelpersAreNot) {
   EXPECT_TRUE(cubins_of_image(read_bytes(dir_->file("none.fatbin")), 100, &note).empty());
   EXPECT_NE(note.find("no cubin for sm_100"), std::string::npos) << note;
   EXPECT_NE(note.find("compute_90"), std::string::npos) << note;
+  // A cubin whose kernels the caller does not want is not copied.
+  std::size_t asked = 0;
+  auto refuse = [&](const std::unordered_set<std::string>& kernels) { return ++asked, kernels.count("_Z4nonev") > 0; };
+  EXPECT_TRUE(cubins_of_image(read_bytes(dir_->file("size.fatbin")), 90, &note, refuse).empty());
+  EXPECT_EQ(asked, 1u);
   // Without entry flags (st_other cleared), every function of a .text.<name> section counts, helper included.
   auto symbols = read_elf_symbols(cubins[0].cubin);
   for (auto& sym : symbols) sym.other = 0;

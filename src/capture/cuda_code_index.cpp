@@ -19,17 +19,21 @@ std::unordered_set<std::string> cuda_kernel_names(const std::vector<ElfSymbol>& 
 }
 
 namespace {
-IndexedCubin index_cubin(std::vector<std::byte> bytes, std::string origin) {
+using KeepFn = std::function<bool(const std::unordered_set<std::string>&)>;
+// Appends the cubin to `out` unless `keep` refuses its kernels (then its bytes are never copied).
+void index_cubin(std::span<const std::byte> bytes, std::string origin, const KeepFn& keep, std::vector<IndexedCubin>& out) {
   IndexedCubin c;
   c.symbols = read_elf_symbols(bytes);
   c.kernels = cuda_kernel_names(c.symbols);
-  c.cubin = std::move(bytes);
+  if (keep && !keep(c.kernels)) return;
+  c.cubin.assign(bytes.begin(), bytes.end());
   c.origin = std::move(origin);
-  return c;
+  out.push_back(std::move(c));
 }
 }  // namespace
 
-std::vector<IndexedCubin> cubins_of_image(std::span<const std::byte> image, uint32_t arch, std::string* note) {
+std::vector<IndexedCubin> cubins_of_image(std::span<const std::byte> image, uint32_t arch, std::string* note,
+                                          const KeepFn& keep) {
   std::vector<IndexedCubin> out;
   auto say = [&](std::string s) {
     if (note) *note = std::move(s);
@@ -37,7 +41,7 @@ std::vector<IndexedCubin> cubins_of_image(std::span<const std::byte> image, uint
   CodeImageKind kind = classify_code_image(image.first(std::min<std::size_t>(image.size(), 64)));
   try {
     if (kind == CodeImageKind::Cubin) {
-      out.push_back(index_cubin({image.begin(), image.end()}, "cubin"));
+      index_cubin(image, "cubin", keep, out);
       return out;
     }
     if (kind != CodeImageKind::Fatbin) {
@@ -61,8 +65,9 @@ std::vector<IndexedCubin> cubins_of_image(std::span<const std::byte> image, uint
       return out;
     }
     for (const FatbinMember* m : chosen)
-      out.push_back(index_cubin(fatbin_member_bytes(*m), fmt::format("fatbin member sm_{}{}", m->arch,
-                                                                     m->compression.empty() ? "" : " (" + m->compression + ")")));
+      index_cubin(fatbin_member_bytes(*m),
+                  fmt::format("fatbin member sm_{}{}", m->arch, m->compression.empty() ? "" : " (" + m->compression + ")"),
+                  keep, out);
   } catch (const std::exception& e) {
     say(fmt::format("the {} image cannot be read: {}", code_image_kind_name(kind), e.what()));
   }

@@ -5,6 +5,7 @@
 // module and library, so that a kernel whose cubin could not be had is reported with the path that loaded it.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <span>
@@ -30,7 +31,10 @@ std::unordered_set<std::string> cuda_kernel_names(const std::vector<ElfSymbol>& 
 // The cubin(s) the driver runs for `image` on a device of compute capability `arch` (major*10+minor; 0: every
 // cubin member): the image itself when it is a cubin; a fat binary's selected member, decompressed; none for
 // PTX or an unreadable image, with the reason in `note`.
-std::vector<IndexedCubin> cubins_of_image(std::span<const std::byte> image, uint32_t arch, std::string* note);
+// `keep`, where given, decides from a cubin's kernel names whether its bytes are copied (those it refuses are
+// left out, and counted as "seen" by the caller only).
+std::vector<IndexedCubin> cubins_of_image(std::span<const std::byte> image, uint32_t arch, std::string* note,
+                                          const std::function<bool(const std::unordered_set<std::string>&)>& keep = {});
 
 // The PTX the driver would JIT-compile for `image` on a device of compute capability `arch`: the image itself
 // when it is PTX (up to its NUL), a fat binary's newest PTX member not newer than `arch`, decompressed. Empty

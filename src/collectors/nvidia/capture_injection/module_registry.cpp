@@ -18,18 +18,22 @@ void ModuleRegistry::on_module_loaded(uint32_t module_id, const void* cubin, std
   if (!cubin || size == 0) return;
   std::span<const std::byte> bytes(static_cast<const std::byte*>(cubin), size);
   std::string note;
-  auto cubins = capture::cubins_of_image(bytes, arch_, &note);
+  bool readable = false;
+  auto wanted = [&](const std::unordered_set<std::string>& kernels) {
+    readable = true;
+    for (const auto& name : kernels)
+      if (kernel_name_matches(*pattern_, name)) return true;
+    return false;
+  };
+  auto cubins = capture::cubins_of_image(bytes, arch_, &note, wanted);
   std::lock_guard<std::mutex> lock(mutex_);
   ++seen_;
-  if (cubins.empty()) {
+  if (!readable) {
     ++unreadable_;
     if (verbose) std::fprintf(stderr, "rpl-capture: module %u: %s; ignored\n", module_id, note.c_str());
     return;
   }
   for (auto& c : cubins) {
-    bool wanted = false;
-    for (const auto& name : c.kernels) wanted = wanted || kernel_name_matches(*pattern_, name);
-    if (!wanted) continue;
     if (verbose)
       std::fprintf(stderr, "rpl-capture: module %u (%s, %zu bytes, %zu kernels) holds a matching kernel; kept\n",
                    module_id, c.origin.c_str(), c.cubin.size(), c.kernels.size());
