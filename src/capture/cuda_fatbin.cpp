@@ -57,7 +57,7 @@ CodeImageKind classify_code_image(std::span<const std::byte> head) {
   return CodeImageKind::Unknown;
 }
 
-std::optional<std::size_t> code_image_size(const std::byte* start, std::size_t readable) {
+std::optional<std::size_t> code_image_size(const std::byte* start, std::size_t readable) try {
   if (!start || readable < 4) return std::nullopt;
   std::span<const std::byte> bytes(start, readable);
   switch (classify_code_image(bytes.first(std::min<std::size_t>(readable, 64)))) {
@@ -83,6 +83,8 @@ std::optional<std::size_t> code_image_size(const std::byte* start, std::size_t r
     }
     default: return std::nullopt;
   }
+} catch (const FatbinFormatError&) {
+  return std::nullopt;  // a header that points past what may be read
 }
 
 std::vector<FatbinMember> read_fatbin(std::span<const std::byte> image) {
@@ -138,7 +140,9 @@ std::vector<std::byte> fatbin_member_bytes(const FatbinMember& member) {
   if (member.compression.empty()) {
     out.assign(member.payload.begin(), member.payload.end());
   } else {
-    if (member.uncompressed_size == 0 || member.uncompressed_size > (uint64_t{1} << 32))
+    // Bounded before allocating: a corrupt header must not make the capture library reserve gigabytes.
+    if (member.uncompressed_size == 0 || member.uncompressed_size > (uint64_t{1} << 30) ||
+        member.uncompressed_size > uint64_t(member.payload.size()) * 4096 + 65536)
       throw FatbinFormatError(fmt::format("compressed member of sm_{}: implausible uncompressed size {}", member.arch,
                                           member.uncompressed_size));
     out.resize(member.uncompressed_size);

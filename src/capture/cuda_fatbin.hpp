@@ -37,7 +37,7 @@ CodeImageKind classify_code_image(std::span<const std::byte> head);
 // The size of an image given only its start, as the driver's loaders receive it: an ELF's size from its header
 // (the end of its section or program header table, whichever is last), a fat binary's from its header, PTX up
 // to and including its NUL. `readable` bounds how far may be read (for PTX and ELF tables). nullopt for a
-// wrapper (it points elsewhere) or an unknown image.
+// wrapper (it points elsewhere), an unknown image, or a header that points past `readable`.
 std::optional<std::size_t> code_image_size(const std::byte* start, std::size_t readable);
 
 struct FatbinMember {

@@ -16,7 +16,7 @@ constexpr std::size_t kMaxCopiedImage = std::size_t{512} << 20;
 // The image behind a loader's pointer: its kind and size from its own header; kept as a pointer where it
 // lies inside a loaded object file (a fat binary compiled into a library stays mapped), copied otherwise (the
 // caller may free its buffer after the call, as Triton does).
-capture::CodeLoad describe_image(const char* api, const void* image) {
+capture::CodeLoad describe_image(const char* api, const void* image) try {
   capture::CodeLoad load;
   load.api = api;
   if (!image) return load;
@@ -40,6 +40,11 @@ capture::CodeLoad describe_image(const char* api, const void* image) {
   Dl_info info{};
   if (dladdr(p, &info) && info.dli_fname) load.static_image = p;
   else if (*size <= kMaxCopiedImage) load.image.assign(p, p + *size);
+  return load;
+} catch (const std::exception& e) {  // never through CUPTI's C callback
+  capture::CodeLoad load;
+  load.api = api;
+  load.image_kind = std::string("unreadable (") + e.what() + ")";
   return load;
 }
 
