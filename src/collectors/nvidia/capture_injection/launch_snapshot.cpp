@@ -175,12 +175,15 @@ void LaunchSnapshot::before(const LaunchInfo& launch) {
       }
       if (!kept_ && !ptx_note.empty()) image_note += (image_note.empty() ? "" : "; ") + ptx_note;
     }
-    if (!kept_)
+    if (!kept_) {
+      CUmoduleLoadingMode mode{};
+      bool lazy = cuModuleGetLoadingMode(&mode) == CUDA_SUCCESS && mode == CU_MODULE_LAZY_LOADING;
       throw std::runtime_error(fmt::format(
           "the cubin holding {} could not be had: {}; no cubin the module-loaded callback delivered defines it ({} "
-          "modules seen, {} of them neither cubin nor fat binary){}",
+          "modules seen, {} of them neither cubin nor fat binary; {} module loading){}",
           launch.mangled_name, loads_.describe_module(module), modules_.seen(), modules_.unreadable(),
-          image_note.empty() ? "" : "; " + image_note));
+          lazy ? "lazy" : "eager", image_note.empty() ? "" : "; " + image_note));
+    }
   }
   if (!why.empty() && config_.verbose) std::fprintf(stderr, "rpl-capture: %s\n", why.c_str());
 
