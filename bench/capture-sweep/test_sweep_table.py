@@ -169,6 +169,7 @@ class SweepTable(unittest.TestCase):
         self.assertFalse(t["k0004"]["within"])  # 20 µs in-app vs [16.49, 18.03]
         self.assertEqual(t["k0001"]["warm_cache_reported"], "warm")
         self.assertEqual(figures["timed_within_band"], 2)
+        self.assertEqual(figures["vectorized_layer_norm_kernels"][0]["replay"], "match")
         text = slurp(md)
         self.assertIn("5 replayed in a fresh process", text)
         self.assertIn("NOT met", text)
