@@ -6,6 +6,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 
 namespace rpl::capture {
