@@ -33,6 +33,7 @@
 #include <unordered_map>
 
 #include "capture/capture_sweep.hpp"
+#include "capture/cuda_fatbin.hpp"
 #include "capture/live_regions.hpp"
 #include "collectors/nvidia/cuda_driver/driver_launch.hpp"
 #include "collectors/nvidia/capture_injection/launch_snapshot.hpp"
@@ -366,8 +367,12 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   // Modules are always recorded, also those our own calls load (cuFuncLoad during a capture).
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
     auto* rd = static_cast<const CUpti_ResourceData*>(data);
-    if (g_state->modules->arch() == 0) {
-      // The device's architecture, to pick a fat binary's member (the module's context, else device 0).
+    auto* m = static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor);
+    bool fatbin = m && m->pCubin && m->cubinSize >= 4 &&
+                  capture::classify_code_image({reinterpret_cast<const std::byte*>(m->pCubin), 4}) == capture::CodeImageKind::Fatbin;
+    if (fatbin && g_state->modules->arch() == 0) {
+      // The device's architecture, to pick a fat binary's member (the module's context, else device 0); asked
+      // only when a fat binary comes (a plain cubin needs no driver call here).
       CUdevice device = 0;
       int major = 0, minor = 0;
       if ((cuCtxGetDevice(&device) == CUDA_SUCCESS || cuDeviceGet(&device, 0) == CUDA_SUCCESS) &&
@@ -375,7 +380,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
           cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) == CUDA_SUCCESS)
         g_state->modules->set_arch(uint32_t(major * 10 + minor));
     }
-    if (auto* m = static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor))
+    if (m)
       g_state->modules->on_module_loaded(m->moduleId, m->pCubin, m->cubinSize, g_state->config.verbose);
     return;
   }
