@@ -373,12 +373,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     if (fatbin && g_state->modules->arch() == 0) {
       // The device's architecture, to pick a fat binary's member (the module's context, else device 0); asked
       // only when a fat binary comes (a plain cubin needs no driver call here).
-      CUdevice device = 0;
-      int major = 0, minor = 0;
-      if ((cuCtxGetDevice(&device) == CUDA_SUCCESS || cuDeviceGet(&device, 0) == CUDA_SUCCESS) &&
-          cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) == CUDA_SUCCESS &&
-          cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) == CUDA_SUCCESS)
-        g_state->modules->set_arch(uint32_t(major * 10 + minor));
+      g_state->modules->set_arch(current_compute_capability(true));
     }
     if (m)
       g_state->modules->on_module_loaded(m->moduleId, m->pCubin, m->cubinSize, g_state->config.verbose);

@@ -162,6 +162,7 @@ void LaunchSnapshot::before(const LaunchInfo& launch) {
   if (!kept_) {
     // The module-loaded callback gave no cubin defining the kernel: open the image its loading call received.
     std::string image_note;
+    if (modules_.arch() == 0) modules_.set_arch(current_compute_capability(false));  // to pick a fat binary's member
     if (const capture::CodeLoad* load = loads_.load_of_module(module)) {
       auto bytes = load_image_bytes(*load, &image_note);
       if (!bytes.empty()) kept_ = modules_.add_from_image(launch.mangled_name, bytes, &image_note);

@@ -129,6 +129,16 @@ bool on_load_exit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, capture::
   }
 }
 
+uint32_t current_compute_capability(bool or_device0) {
+  CUdevice device = 0;
+  int major = 0, minor = 0;
+  if (cuCtxGetDevice(&device) != CUDA_SUCCESS && (!or_device0 || cuDeviceGet(&device, 0) != CUDA_SUCCESS)) return 0;
+  if (cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device) != CUDA_SUCCESS ||
+      cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device) != CUDA_SUCCESS)
+    return 0;
+  return uint32_t(major * 10 + minor);
+}
+
 std::vector<std::byte> jit_ptx_to_cubin(std::span<const std::byte> ptx, std::string* error) {
   std::string text(reinterpret_cast<const char*>(ptx.data()), ptx.size());  // NUL-terminated by std::string
   CUlinkState link = nullptr;

@@ -19,6 +19,10 @@ bool on_load_exit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, capture::
 // The image bytes of a load: the recorded copy or mapping, else the file it came from ("" error when none).
 std::vector<std::byte> load_image_bytes(const capture::CodeLoad& load, std::string* error);
 
+// The compute capability (major*10+minor) of the current context's device, else (when `or_device0`) of device
+// 0; 0 when the driver cannot say.
+uint32_t current_compute_capability(bool or_device0);
+
 // PTX JIT-compiled for the current context's device with the driver's own linker (cuLinkCreate/AddData/
 // Complete, default options): the cubin the driver builds when it loads that PTX. Empty, with `error`, on failure.
 std::vector<std::byte> jit_ptx_to_cubin(std::span<const std::byte> ptx, std::string* error);
