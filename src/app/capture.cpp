@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/capture_sweep.hpp"
+#include "support/atomic_file.hpp"
 #include "support/errors.hpp"
 #include "support/libexec.hpp"
 #include "support/log.hpp"
@@ -55,6 +57,8 @@ CaptureResults run_capture(const CaptureOptions& o) {
     throw Error(ExitCode::ApplicationFailed, fmt::format("application {}: not found or not executable", o.argv[0]));
   const platform::Kind kind = o.platform ? *o.platform : platform::detect();
   const bool rocm = kind == platform::Kind::Rocm;
+  if (rocm && o.all_kernels)
+    throw Error(ExitCode::Usage, "--all-kernels is implemented for NVIDIA (CUDA) only; on ROCm capture one kernel at a time");
   // NVIDIA: CUPTI's injection entry point; AMD: ROCr's tools-library loader (HSA_TOOLS_LIB). Neither
   // recompiles, relinks or preloads the application.
   const char* library_name = rocm ? "librpl_hsa_capture.so" : "librpl_cuda_capture.so";
@@ -79,14 +83,40 @@ CaptureResults run_capture(const CaptureOptions& o) {
   // The cubin is copied when its module loads; lazily loaded modules would load inside the very launch.
   if (!rocm && !std::getenv("CUDA_MODULE_LOADING")) spec.env.emplace_back("CUDA_MODULE_LOADING", "EAGER");
   if (o.exit_after_capture) spec.env.emplace_back("RPL_CAPTURE_EXIT", "1");
+  if (o.all_kernels) {
+    spec.env.emplace_back("RPL_CAPTURE_ALL", "1");
+    spec.env.emplace_back("RPL_CAPTURE_MAX_KERNELS", std::to_string(o.max_kernels));
+  }
   if (o.debug) spec.env.emplace_back("RPL_CAPTURE_VERBOSE", "1");
   spec.stdout_to_stderr = true;  // stdout carries only our summary
   spec.timeout_s = o.timeout_s;
-  log::info("capturing launch {} of the first kernel matching /{}/ from {}", o.dispatch, o.kernel_regex, o.argv[0]);
+  if (o.all_kernels)
+    log::info("capturing launch {} of every kernel matching /{}/ from {}{}", o.dispatch, o.kernel_regex, o.argv[0],
+              o.max_kernels ? fmt::format(" (at most {})", o.max_kernels) : "");
+  else
+    log::info("capturing launch {} of the first kernel matching /{}/ from {}", o.dispatch, o.kernel_regex, o.argv[0]);
 
   CaptureResults out;
   out.dir = dir.string();
   out.process = run_process(spec);
+  if (o.all_kernels) {
+    auto entries = read_sweep_log(dir / capture::kSweepLogName);
+    out.index = sweep_index(entries, {o.argv, o.kernel_regex, o.dispatch, o.max_kernels, out.process.describe()});
+    std::string text = out.index.dump(2) + "\n";
+    write_file_atomically((dir / capture::kSweepIndexName).string(),
+                          [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
+    if (out.index["summary"]["captured"].get<uint64_t>() == 0) {
+      if (!out.process.ok() && entries.empty())
+        throw Error(ExitCode::ApplicationFailed,
+                    fmt::format("the application {} before any kernel was captured", out.process.describe()));
+      throw Error(ExitCode::CaptureFailed,
+                  fmt::format("no kernel captured into {} ({} distinct kernels seen; see {}){}", dir.string(),
+                              entries.size(), (dir / capture::kSweepIndexName).string(),
+                              out.process.ok() ? "" : fmt::format(" (the application {})", out.process.describe())));
+    }
+    if (!out.process.ok()) log::warn("the application {} during the sweep", out.process.describe());
+    return out;
+  }
   fs::path manifest = dir / capture::kManifestName;
   if (!fs::exists(manifest)) {
     std::string status = read_text(dir / "capture_status.txt");

@@ -23,17 +23,21 @@ struct CaptureOptions {
   std::optional<platform::Kind> platform;  // nullopt: detect
   bool debug = false;
   double timeout_s = 0;
+  bool all_kernels = false;   // sweep: launch `dispatch` of every matching kernel, one directory each
+  uint64_t max_kernels = 0;   // sweep: at most this many captures (0: no limit)
 };
 
 struct CaptureResults {
   std::string dir;
-  capture::Manifest manifest;
+  capture::Manifest manifest;  // single capture
+  nlohmann::json index;        // sweep: <dir>/index.json (schemas/capture-index.schema.json)
   ProcessResult process;
 };
 
 // Throws rpl::Error: Usage (bad regex), OutputFailed (the directory holds something already),
 // ApplicationFailed (not found, or failed before anything was captured), ProfilerFailed (no capture library),
-// CaptureFailed (the application ran but the launch was not captured: the reason is in the message).
+// CaptureFailed (the application ran but the launch was not captured: the reason is in the message; a sweep:
+// no kernel was captured).
 CaptureResults run_capture(const CaptureOptions& options);
 
 struct ReplayOptions {

@@ -54,6 +54,7 @@ std::vector<ElfSymbol> read_elf_symbols(std::span<const std::byte> image) {
       s.size = sym.st_size;
       s.type = ELF64_ST_TYPE(sym.st_info);
       s.binding = ELF64_ST_BIND(sym.st_info);
+      s.other = sym.st_other;
       symbols.push_back(std::move(s));
     }
   }

@@ -18,7 +18,11 @@ struct ElfSymbol {
   uint64_t size = 0;
   uint8_t type = 0;     // STT_FUNC (2), STT_OBJECT (1), ...
   uint8_t binding = 0;  // STB_LOCAL (0), STB_GLOBAL (1), STB_WEAK (2)
+  uint8_t other = 0;    // st_other: in a CUDA cubin, bit 0x10 (STO_CUDA_ENTRY) marks a kernel entry point
   bool is_function() const { return type == 2; }
+  // A __global__ function of a cubin, whatever its linkage: kernels in an anonymous namespace or declared static
+  // are STB_LOCAL, like the non-inlined __device__ helpers, which lack the entry bit.
+  bool is_cuda_kernel() const { return type == 2 && (other & 0x10) != 0 && section.rfind(".text.", 0) == 0; }
   bool is_object() const { return type == 1; }
 };
 

@@ -24,6 +24,9 @@ struct CaptureArgs {
   bool quiet = false;
   bool debug = false;
   double timeout_s = 0;
+  bool all_kernels = false;
+  uint64_t max_kernels = 0;
+  bool json = false;
 };
 
 int run(const CaptureArgs& a) {
@@ -37,7 +40,28 @@ int run(const CaptureArgs& a) {
   o.exit_after_capture = a.exit_after;
   o.debug = a.debug;
   o.timeout_s = a.timeout_s;
+  o.all_kernels = a.all_kernels;
+  o.max_kernels = a.max_kernels;
+  if (!a.all_kernels && (a.max_kernels || a.json))
+    throw Error(ExitCode::Usage, "--max-kernels and --json go with --all-kernels");
   app::CaptureResults r = app::run_capture(o);
+  if (a.all_kernels) {
+    const auto& sum = r.index["summary"];
+    if (a.json) {
+      fmt::print("{}\n", r.index.dump(2));
+    } else {
+      fmt::print("{} distinct kernels: {} captured, {} failed, {} skipped, {} not captured\n",
+                 sum["distinct_kernels"].get<uint64_t>(), sum["captured"].get<uint64_t>(), sum["failed"].get<uint64_t>(),
+                 sum["skipped"].get<uint64_t>(), sum["not_captured"].get<uint64_t>());
+      for (const auto& k : r.index["kernels"])
+        if (k["status"] != "captured")
+          fmt::print("  {} {}: {}\n", k["status"].get<std::string>(), terminal_safe(k["demangled"].get<std::string>()),
+                     terminal_safe(k["reason"].get<std::string>()));
+      fmt::print("  index: {}/index.json\n", r.dir);
+    }
+    if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
+    return 0;
+  }
   const auto& m = r.manifest;
   uint64_t stored = 0;
   for (const auto& g : m.regions) stored += (g.before ? g.before->stored_size : 0) + (g.after ? g.after->stored_size : 0);
@@ -64,7 +88,13 @@ Action register_capture(CLI::App& app) {
   cmd->add_option("--dispatch", args->dispatch, "K: capture that kernel's K-th launch")->capture_default_str()->check(positive_count());
   cmd->add_option("-o,--output-dir", args->output_dir, "the capture directory (new or empty)")->capture_default_str();
   cmd->add_option("--platform", args->platform, "auto, cuda or rocm")->capture_default_str();
-  cmd->add_flag("--exit-after-capture", args->exit_after, "end the application (status 0) once the capture is written");
+  cmd->add_flag("--all-kernels", args->all_kernels,
+                 "sweep (NVIDIA): capture launch K of EVERY kernel that matches --kernel, each into DIR/kNNNN, listed "
+                 "with its outcome in DIR/index.json");
+  cmd->add_option("--max-kernels", args->max_kernels, "with --all-kernels: capture at most N kernels (0: no limit); "
+                                                      "later kernels are listed as skipped")->capture_default_str();
+  cmd->add_flag("--json", args->json, "with --all-kernels: print the index (schemas/capture-index.schema.json) on stdout");
+  cmd->add_flag("--exit-after-capture", args->exit_after, "end the application (status 0) once the capture is written (a sweep: once --max-kernels are)");
   cmd->add_flag("--quiet", args->quiet, "no progress messages on stderr");
   cmd->add_flag("--debug", args->debug, "verbose capture-library logs on stderr");
   cmd->add_option("--timeout", args->timeout_s, "seconds before the application is killed (0: none)");

@@ -6,7 +6,11 @@
 //   RPL_CAPTURE_COMMAND   the application's command line, as a JSON array (recorded in the manifest)
 //   RPL_CAPTURE_EXIT      1: end the process (status 0) right after the capture is written
 //   RPL_CAPTURE_VERBOSE   1: report modules, allocations and the capture on stderr
-// CUPTI callbacks: the module-loaded resource callback keeps matching cubins; driver API callbacks track live
+//   RPL_CAPTURE_ALL       1: sweep: capture launch K of EVERY kernel that matches, each into <dir>/kNNNN
+//                         (capture/capture_sweep.hpp), outcomes appended to <dir>/sweep_log.jsonl
+//   RPL_CAPTURE_MAX_KERNELS  N: in a sweep, capture at most N kernels (0: no limit)
+// CUPTI callbacks: the module-loaded resource callback keeps matching cubins (of any linkage; fat binaries are
+// opened); driver API callbacks record which call loaded each module and library (load_tracking.hpp), track live
 // allocations (cuMemAlloc*, pitched, stream-ordered and pool allocations, VMM mappings, managed memory) and
 // watch launches (cuLaunchKernel, cuLaunchKernelEx, cooperative; runtime launches reach these too); runtime API
 // callbacks track the runtime's allocations as well (the two views agree; either alone suffices).
@@ -28,9 +32,12 @@
 #include <string>
 #include <unordered_map>
 
+#include "capture/capture_sweep.hpp"
+#include "capture/cuda_fatbin.hpp"
 #include "capture/live_regions.hpp"
 #include "collectors/nvidia/cuda_driver/driver_launch.hpp"
 #include "collectors/nvidia/capture_injection/launch_snapshot.hpp"
+#include "collectors/nvidia/capture_injection/load_tracking.hpp"
 #include "collectors/nvidia/capture_injection/module_registry.hpp"
 
 namespace rpl::cuda_capture {
@@ -42,7 +49,13 @@ struct State {
   bool exit_after = false;
   capture::LiveRegions live;
   std::unique_ptr<ModuleRegistry> modules;
+  capture::CodeLoadBook loads;
   CUpti_SubscriberHandle subscriber = nullptr;
+  bool sweep = false;
+  uint64_t max_kernels = 0;
+  // Held by the thread whose launch is being captured, from API enter to exit: other threads' launches wait,
+  // so that nothing else runs between the two snapshots.
+  std::mutex launch_gate;
 
   std::mutex mutex;                   // guards what follows
   struct Seen {
@@ -55,6 +68,9 @@ struct State {
   uint64_t launches_of_chosen = 0;
   uint64_t skipped_in_stream_capture = 0;
   std::unique_ptr<LaunchSnapshot> snapshot;
+  std::unique_ptr<CaptureConfig> snapshot_config;  // the sweep's per-kernel configuration
+  std::string snapshot_kernel;
+  std::unique_ptr<capture::SweepBook> book;
   uint32_t pending_correlation = 0;   // the launch being captured, between API enter and exit
   bool done = false;
   std::string failure;
@@ -87,12 +103,52 @@ State::Seen& identify(void* handle) {
   if (it != g_state->handles.end()) return it->second;
   State::Seen s;
   CUfunction fn = nullptr;
-  if (cuKernelGetFunction(&fn, static_cast<CUkernel>(handle)) != CUDA_SUCCESS || !fn) fn = static_cast<CUfunction>(handle);
+  if (cuKernelGetFunction(&fn, static_cast<CUkernel>(handle)) == CUDA_SUCCESS && fn) {
+    // A CUkernel (context-independent loading: cuLibrary*, the CUDA 12+ runtime): tie it to its library.
+    CUlibrary library = nullptr;
+    CUmodule module = nullptr;
+    if (cuKernelGetLibrary(&library, static_cast<CUkernel>(handle)) == CUDA_SUCCESS && library)
+      g_state->loads.library_owns(library, handle);
+    cuFuncGetModule(&module, fn);
+    g_state->loads.kernel_function(handle, fn, module);
+  } else {
+    fn = static_cast<CUfunction>(handle);
+  }
   s.function = fn;
   const char* name = nullptr;
   if (cuFuncGetName(&name, fn) == CUDA_SUCCESS && name) s.mangled = name;
   s.matches = !s.mangled.empty() && kernel_name_matches(*g_state->pattern, s.mangled);
   return g_state->handles.emplace(handle, std::move(s)).first->second;
+}
+
+void append_sweep_log() {
+  std::ofstream out(g_state->config.dir + "/" + capture::kSweepLogName, std::ios::app);
+  for (const auto& e : g_state->book->take_decided()) out << capture::sweep_entry_json(e).dump() << "\n";
+}
+
+// The end of one kernel's capture in a sweep: its outcome logged, a failed capture's directory removed.
+void finish_sweep_kernel(bool captured, const std::string& reason) {
+  uint64_t bytes = captured && g_state->snapshot ? g_state->snapshot->region_bytes() : 0;
+  if (!captured && g_state->snapshot_config) {
+    std::error_code ec;
+    std::filesystem::remove_all(g_state->snapshot_config->dir, ec);
+  }
+  g_state->book->finish(g_state->snapshot_kernel, captured, reason, bytes);
+  append_sweep_log();
+  g_state->snapshot.reset();
+  g_state->snapshot_config.reset();
+  g_state->snapshot_kernel.clear();
+}
+
+// Before a sweep's capture: refuse where the file system could not hold both snapshots of every live region.
+std::string disk_shortfall(const std::string& dir) {
+  std::error_code ec;
+  auto space = std::filesystem::space(dir, ec);
+  uint64_t need = 2 * g_state->live.total_bytes() + (uint64_t{1} << 30);
+  if (ec || space.available >= need) return {};
+  return fmt::format("only {:.1f} GiB free under {}; capturing {:.1f} GiB of live memory twice needs up to {:.1f} GiB",
+                     double(space.available) / (1ull << 30), dir, double(g_state->live.total_bytes()) / (1ull << 30),
+                     double(need) / (1ull << 30));
 }
 
 void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
@@ -110,46 +166,89 @@ void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData* cb) {
   launch.api = d.api;
   void* handle = d.handle;
   CUstream stream = d.stream;
+  std::unique_lock<std::mutex> gate(g_state->launch_gate);  // waits while another thread's launch is captured
   std::lock_guard<std::mutex> lock(g_state->mutex);
   if (g_state->done || g_state->snapshot) return;
   State::Seen& seen = identify(handle);
   if (!seen.matches) return;
-  if (g_state->chosen.empty()) g_state->chosen = seen.mangled;
-  if (seen.mangled != g_state->chosen) return;
   CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_NONE;
-  if (cuStreamIsCapturing(stream, &capturing) == CUDA_SUCCESS && capturing != CU_STREAM_CAPTURE_STATUS_NONE) {
-    ++g_state->skipped_in_stream_capture;  // recorded into a CUDA graph, not run now: cannot be captured
-    return;
+  bool in_graph = cuStreamIsCapturing(stream, &capturing) == CUDA_SUCCESS && capturing != CU_STREAM_CAPTURE_STATUS_NONE;
+  std::unique_ptr<CaptureConfig> kernel_config;
+  if (g_state->sweep) {
+    if (g_state->book->on_launch(seen.mangled, in_graph) != capture::SweepBook::Verdict::Capture) {
+      append_sweep_log();  // a kernel skipped for the budget is decided here
+      return;
+    }
+    kernel_config = std::make_unique<CaptureConfig>(g_state->config);
+    kernel_config->dir = g_state->config.dir + "/" + g_state->book->entry(seen.mangled)->dir;
+    kernel_config->kernel_regex = seen.mangled;
+    g_state->snapshot_kernel = seen.mangled;
+    if (std::string shortfall = disk_shortfall(g_state->config.dir); !shortfall.empty()) {
+      finish_sweep_kernel(false, shortfall);
+      return;
+    }
+  } else {
+    if (g_state->chosen.empty()) g_state->chosen = seen.mangled;
+    if (seen.mangled != g_state->chosen) return;
+    if (in_graph) {
+      ++g_state->skipped_in_stream_capture;  // recorded into a CUDA graph, not run now: cannot be captured
+      return;
+    }
+    if (++g_state->launches_of_chosen < g_state->config.dispatch) return;
   }
-  if (++g_state->launches_of_chosen < g_state->config.dispatch) return;
   launch.function = seen.function;
   launch.mangled_name = seen.mangled;
-  auto snapshot = std::make_unique<LaunchSnapshot>(g_state->config, g_state->live, *g_state->modules);
+  const CaptureConfig& config = kernel_config ? *kernel_config : g_state->config;
+  auto snapshot = std::make_unique<LaunchSnapshot>(config, g_state->live, *g_state->modules, g_state->loads);
+  g_state->snapshot_config = std::move(kernel_config);
   try {
     snapshot->before(launch);
   } catch (const std::exception& e) {
-    fail(e.what());
+    if (g_state->sweep) {
+      std::fprintf(stderr, "rpl-capture: %s not captured: %s\n", seen.mangled.c_str(), e.what());
+      finish_sweep_kernel(false, e.what());
+    } else {
+      fail(e.what());
+    }
     return;
   }
   g_state->snapshot = std::move(snapshot);
   g_state->pending_correlation = cb->correlationId;
+  gate.release();  // held until this launch's API exit (same thread)
 }
 
 void on_launch_exit(const CUpti_CallbackData* cb) {
   std::unique_lock<std::mutex> lock(g_state->mutex);
   if (!g_state->snapshot || g_state->done || cb->correlationId != g_state->pending_correlation) return;
+  std::unique_lock<std::mutex> gate(g_state->launch_gate, std::adopt_lock);  // taken at this launch's API enter
   CUresult result = *static_cast<const CUresult*>(cb->functionReturnValue);
   try {
     g_state->snapshot->after(result);
   } catch (const std::exception& e) {
-    fail(e.what());
+    if (g_state->sweep) {
+      std::fprintf(stderr, "rpl-capture: %s not captured: %s\n", g_state->snapshot_kernel.c_str(), e.what());
+      finish_sweep_kernel(false, e.what());
+    } else {
+      fail(e.what());
+    }
     return;
   }
-  g_state->done = true;
+  const std::string& kernel = g_state->sweep ? g_state->snapshot_kernel : g_state->chosen;
+  const std::string& dir = g_state->snapshot_config ? g_state->snapshot_config->dir : g_state->config.dir;
   std::fprintf(stderr, "rpl-capture: captured launch %llu of %s (%zu regions, %.1f MiB) into %s\n",
-               (unsigned long long)g_state->config.dispatch, g_state->chosen.c_str(), g_state->snapshot->region_count(),
-               double(g_state->snapshot->region_bytes()) / (1 << 20), g_state->config.dir.c_str());
+               (unsigned long long)g_state->config.dispatch, kernel.c_str(), g_state->snapshot->region_count(),
+               double(g_state->snapshot->region_bytes()) / (1 << 20), dir.c_str());
+  if (g_state->sweep) {
+    finish_sweep_kernel(true, "");
+    if (!g_state->exit_after || !g_state->book->budget_spent()) return;
+  } else {
+    g_state->done = true;
+  }
   if (g_state->exit_after) {
+    if (g_state->sweep) {
+      for (const auto& e : g_state->book->close())
+        std::ofstream(g_state->config.dir + "/" + capture::kSweepLogName, std::ios::app) << capture::sweep_entry_json(e).dump() << "\n";
+    }
     std::fflush(nullptr);
     _exit(0);
   }
@@ -268,7 +367,15 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   // Modules are always recorded, also those our own calls load (cuFuncLoad during a capture).
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
     auto* rd = static_cast<const CUpti_ResourceData*>(data);
-    if (auto* m = static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor))
+    auto* m = static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor);
+    bool fatbin = m && m->pCubin && m->cubinSize >= 4 &&
+                  capture::classify_code_image({reinterpret_cast<const std::byte*>(m->pCubin), 4}) == capture::CodeImageKind::Fatbin;
+    if (fatbin && g_state->modules->arch() == 0) {
+      // The device's architecture, to pick a fat binary's member (the module's context, else device 0); asked
+      // only when a fat binary comes (a plain cubin needs no driver call here).
+      g_state->modules->set_arch(current_compute_capability(true));
+    }
+    if (m)
       g_state->modules->on_module_loaded(m->moduleId, m->pCubin, m->cubinSize, g_state->config.verbose);
     return;
   }
@@ -281,7 +388,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     if (is_launch(cbid)) {
       if (cb->callbackSite == CUPTI_API_ENTER) on_launch_enter(cbid, cb);
       else on_launch_exit(cb);
-    } else if (ok) {
+    } else if (ok && !on_load_exit(cbid, cb, g_state->loads)) {
       on_memory_exit(cbid, cb);
     }
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
@@ -296,6 +403,13 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
 void at_exit() {
   if (!g_state) return;
   std::lock_guard<std::mutex> lock(g_state->mutex);
+  if (g_state->sweep) {
+    auto rest = g_state->book->close();
+    std::ofstream out(g_state->config.dir + "/" + capture::kSweepLogName, std::ios::app);
+    for (const auto& e : rest) out << capture::sweep_entry_json(e).dump() << "\n";
+    std::fprintf(stderr, "rpl-capture: sweep: %llu kernel(s) attempted\n", (unsigned long long)g_state->book->attempted());
+    return;
+  }
   if (g_state->done) return;
   std::string why;
   if (g_state->chosen.empty())
@@ -344,6 +458,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   s->exit_after = env("RPL_CAPTURE_EXIT") && std::string(env("RPL_CAPTURE_EXIT")) == "1";
   s->config.verbose = env("RPL_CAPTURE_VERBOSE") && std::string(env("RPL_CAPTURE_VERBOSE")) == "1";
   s->modules = std::make_unique<ModuleRegistry>(&*s->pattern);
+  s->sweep = env("RPL_CAPTURE_ALL") && std::string(env("RPL_CAPTURE_ALL")) == "1";
+  if (const char* n = env("RPL_CAPTURE_MAX_KERNELS")) s->max_kernels = std::strtoull(n, nullptr, 10);
+  s->book = std::make_unique<rpl::capture::SweepBook>(s->max_kernels, s->config.dispatch);
 
   if (cuptiSubscribe(&s->subscriber, on_callback, nullptr) != CUPTI_SUCCESS) {
     std::fprintf(stderr, "rpl-capture: cuptiSubscribe failed (another CUPTI tool attached?); capture disabled\n");
@@ -362,6 +479,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
                               CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
                               CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemUnmap})
     cuptiEnableCallback(1, s->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+  for (CUpti_CallbackId id : load_callback_ids()) cuptiEnableCallback(1, s->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
   for (CUpti_CallbackId id : {CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, CUPTI_RUNTIME_TRACE_CBID_cudaMallocPitch_v3020,
                               CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000, CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020,
                               CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_ptsz_v11020,

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <unistd.h>
 
+#include "collectors/nvidia/capture_injection/load_tracking.hpp"
 #include "collectors/nvidia/cuda_driver/cu_error.hpp"
 #include "collectors/nvidia/cuda_driver/cuda_attributes.hpp"
 #include "support/demangle.hpp"
@@ -158,11 +159,33 @@ void LaunchSnapshot::before(const LaunchInfo& launch) {
     cuFuncLoad(launch.function);  // lazy loading: loads the module now, which reports its cubin
     kept_ = modules_.find(launch.mangled_name, module, &why);
   }
-  if (!kept_)
-    throw std::runtime_error(fmt::format(
-        "the cubin holding {} was not seen when its module was loaded ({} modules seen); the capture needs "
-        "CUDA_MODULE_LOADING=EAGER, which rocm-perf capture sets unless the environment sets it",
-        launch.mangled_name, modules_.seen()));
+  if (!kept_) {
+    // The module-loaded callback gave no cubin defining the kernel: open the image its loading call received.
+    std::string image_note;
+    if (modules_.arch() == 0) modules_.set_arch(current_compute_capability(false));  // to pick a fat binary's member
+    if (const capture::CodeLoad* load = loads_.load_of_module(module)) {
+      auto bytes = load_image_bytes(*load, &image_note);
+      if (!bytes.empty()) kept_ = modules_.add_from_image(launch.mangled_name, bytes, &image_note);
+      // PTX (directly, or a fat binary without a cubin for this device): JIT-compile it as the driver did.
+      std::string ptx_note;
+      if (!kept_ && !bytes.empty()) ptx_ = capture::ptx_of_image(bytes, modules_.arch(), &ptx_note);
+      if (!kept_ && !ptx_.empty()) {
+        auto cubin = jit_ptx_to_cubin(ptx_, &ptx_note);
+        if (!cubin.empty()) kept_ = modules_.add_from_image(launch.mangled_name, cubin, &ptx_note);
+        if (kept_) code_note_ = "JIT-compiled here from its module's PTX with the driver's linker (default options)";
+      }
+      if (!kept_ && !ptx_note.empty()) image_note += (image_note.empty() ? "" : "; ") + ptx_note;
+    }
+    if (!kept_) {
+      CUmoduleLoadingMode mode{};
+      bool lazy = cuModuleGetLoadingMode(&mode) == CUDA_SUCCESS && mode == CU_MODULE_LAZY_LOADING;
+      throw std::runtime_error(fmt::format(
+          "the cubin holding {} could not be had: {}; no cubin the module-loaded callback delivered defines it ({} "
+          "modules seen, {} of them neither cubin nor fat binary; {} module loading){}",
+          launch.mangled_name, loads_.describe_module(module), modules_.seen(), modules_.unreadable(),
+          lazy ? "lazy" : "eager", image_note.empty() ? "" : "; " + image_note));
+    }
+  }
   if (!why.empty() && config_.verbose) std::fprintf(stderr, "rpl-capture: %s\n", why.c_str());
 
   record_arguments(launch);
@@ -186,6 +209,8 @@ void LaunchSnapshot::before(const LaunchInfo& launch) {
   manifest_.kernel = {launch.mangled_name, demangle(launch.mangled_name), config_.kernel_regex, config_.dispatch};
   manifest_.vendor["launch_api"] = launch.api;
   manifest_.vendor["module_id"] = kept_->module_id;
+  manifest_.vendor["code_object_origin"] = code_note_.empty() ? kept_->origin : code_note_;
+  manifest_.vendor["module_loaded_by"] = loads_.describe_module(module);
   if (!why.empty()) manifest_.vendor["code_object_note"] = why;
 
   collect_regions(module, *kept_);
@@ -202,6 +227,10 @@ void LaunchSnapshot::after(CUresult launch_result) {
   manifest_.code_object = capture::write_blob(dir, "code/kernel.cubin.zst", kept_->cubin);
   manifest_.code_object_format = "cubin";
   manifest_.arguments = capture::write_blob(dir, "arguments.bin.zst", arguments_);
+  if (!ptx_.empty()) {  // the PTX the cubin was compiled from, kept beside it
+    auto ptx = capture::write_blob(dir, "code/source.ptx.zst", ptx_);
+    manifest_.vendor["ptx"] = {{"file", ptx.file}, {"size", ptx.size}};
+  }
 
   CUdevice device = 0;
   check(cuCtxGetDevice(&device), "cuCtxGetDevice");

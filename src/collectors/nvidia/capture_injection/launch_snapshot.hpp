@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "capture/cuda_code_index.hpp"
 #include "capture/live_regions.hpp"
 #include "capture/manifest.hpp"
 #include "collectors/nvidia/capture_injection/module_registry.hpp"
@@ -38,14 +39,16 @@ struct LaunchInfo {
 
 class LaunchSnapshot {
  public:
-  LaunchSnapshot(const CaptureConfig& config, const capture::LiveRegions& live, const ModuleRegistry& modules)
-      : config_(config), live_(live), modules_(modules) {}
+  LaunchSnapshot(const CaptureConfig& config, const capture::LiveRegions& live, ModuleRegistry& modules,
+                 const capture::CodeLoadBook& loads)
+      : config_(config), live_(live), modules_(modules), loads_(loads) {}
   ~LaunchSnapshot();
 
   // Throws std::runtime_error with a message for the user when the launch cannot be captured.
   void before(const LaunchInfo& launch);
   void after(CUresult launch_result);
 
+  const std::string& code_object_origin() const { return kept_ ? kept_->origin : empty_; }
   std::size_t region_count() const { return manifest_.regions.size(); }
   uint64_t region_bytes() const { return capture::total_region_bytes(manifest_); }
 
@@ -56,13 +59,17 @@ class LaunchSnapshot {
 
   const CaptureConfig& config_;
   const capture::LiveRegions& live_;
-  const ModuleRegistry& modules_;
+  ModuleRegistry& modules_;
+  const capture::CodeLoadBook& loads_;
   capture::Manifest manifest_;
   const KeptModule* kept_ = nullptr;
   std::vector<std::byte> arguments_;
   nlohmann::json skipped_ = nlohmann::json::array();
   void* staging_ = nullptr;
   bool staging_pinned_ = false;
+  std::string empty_;
+  std::vector<std::byte> ptx_;  // where the cubin was JIT-compiled here from PTX
+  std::string code_note_;
 };
 
 }  // namespace rpl::cuda_capture

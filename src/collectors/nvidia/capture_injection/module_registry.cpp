@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include <fmt/core.h>
+
+#include "capture/cuda_code_index.hpp"
 #include "support/demangle.hpp"
 
 namespace rpl::cuda_capture {
@@ -14,28 +17,45 @@ bool kernel_name_matches(const UserRegex& pattern, const std::string& mangled) {
 void ModuleRegistry::on_module_loaded(uint32_t module_id, const void* cubin, std::size_t size, bool verbose) {
   if (!cubin || size == 0) return;
   std::span<const std::byte> bytes(static_cast<const std::byte*>(cubin), size);
-  KeptModule m;
-  m.module_id = module_id;
-  try {
-    m.symbols = capture::read_elf_symbols(bytes);
-  } catch (const capture::ElfFormatError& e) {
-    if (verbose) std::fprintf(stderr, "rpl-capture: module %u: not an ELF cubin (%s); ignored\n", module_id, e.what());
-    return;
-  }
-  bool wanted = false;
-  for (const auto& s : m.symbols) {
-    if (!s.is_function() || s.binding == 0 || s.section.rfind(".text.", 0) != 0) continue;
-    m.functions.insert(s.name);
-    wanted = wanted || kernel_name_matches(*pattern_, s.name);
-  }
+  std::string note;
+  bool readable = false;
+  auto wanted = [&](const std::unordered_set<std::string>& kernels) {
+    readable = true;
+    for (const auto& name : kernels)
+      if (kernel_name_matches(*pattern_, name)) return true;
+    return false;
+  };
+  auto cubins = capture::cubins_of_image(bytes, arch_, &note, wanted);
   std::lock_guard<std::mutex> lock(mutex_);
   ++seen_;
-  if (!wanted) return;
-  m.cubin.assign(bytes.begin(), bytes.end());
-  if (verbose)
-    std::fprintf(stderr, "rpl-capture: module %u (%zu bytes, %zu kernels) holds a matching kernel; kept\n", module_id,
-                 size, m.functions.size());
-  modules_.push_back(std::move(m));
+  if (!readable) {
+    ++unreadable_;
+    if (verbose) std::fprintf(stderr, "rpl-capture: module %u: %s; ignored\n", module_id, note.c_str());
+    return;
+  }
+  for (auto& c : cubins) {
+    if (verbose)
+      std::fprintf(stderr, "rpl-capture: module %u (%s, %zu bytes, %zu kernels) holds a matching kernel; kept\n",
+                   module_id, c.origin.c_str(), c.cubin.size(), c.kernels.size());
+    modules_.push_back({module_id, std::move(c.cubin), std::move(c.symbols), std::move(c.kernels), std::move(c.origin)});
+  }
+}
+
+const KeptModule* ModuleRegistry::add_from_image(const std::string& mangled, std::span<const std::byte> image,
+                                                 std::string* why) {
+  std::string note;
+  auto cubins = capture::cubins_of_image(image, arch_, &note);
+  for (auto& c : cubins) {
+    if (!c.kernels.count(mangled)) continue;
+    std::lock_guard<std::mutex> lock(mutex_);
+    modules_.push_back({0, std::move(c.cubin), std::move(c.symbols), std::move(c.kernels),
+                        c.origin + ", taken from the image its loading call received"});
+    return &modules_.back();
+  }
+  if (why)
+    *why = cubins.empty() ? note
+                          : fmt::format("its image ({}) does not define the kernel", cubins.front().origin);
+  return nullptr;
 }
 
 const KeptModule* ModuleRegistry::find(const std::string& mangled, CUmodule module, std::string* why) const {

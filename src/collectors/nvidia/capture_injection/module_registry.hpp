@@ -6,7 +6,9 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
+#include <span>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -23,7 +25,8 @@ struct KeptModule {
   uint32_t module_id = 0;
   std::vector<std::byte> cubin;
   std::vector<capture::ElfSymbol> symbols;
-  std::unordered_set<std::string> functions;  // mangled kernel names
+  std::unordered_set<std::string> functions;  // mangled kernel names, of any linkage (entry points only)
+  std::string origin;                         // "cubin", "fatbin member sm_90 (zstd)", ...
 };
 
 // True when `mangled` or its demangled form matches.
@@ -33,8 +36,17 @@ class ModuleRegistry {
  public:
   explicit ModuleRegistry(const UserRegex* pattern) : pattern_(pattern) {}
 
-  // From the module-loaded callback. Keeps a copy only when some kernel in it matches the pattern.
+  // The device's compute capability (major*10+minor), to pick a fat binary's member; 0 until known.
+  void set_arch(uint32_t arch) { arch_ = arch; }
+  uint32_t arch() const { return arch_; }
+
+  // From the module-loaded callback: the image CUPTI hands over (a cubin; a fat binary is opened and its member
+  // for the device taken). Keeps a copy only when some kernel in it matches the pattern.
   void on_module_loaded(uint32_t module_id, const void* cubin, std::size_t size, bool verbose);
+
+  // When no kept cubin defines `mangled`: the image the module's loading call received (a cubin or fat
+  // binary), indexed now. nullptr when it does not hold the kernel either; `why` says what was found.
+  const KeptModule* add_from_image(const std::string& mangled, std::span<const std::byte> image, std::string* why);
 
   // The kept cubin that `module` was loaded from, given the launched kernel's mangled name; nullptr when no
   // kept cubin defines that name. `why` explains an ambiguous or failed choice.
@@ -48,6 +60,11 @@ class ModuleRegistry {
   mutable std::mutex mutex_;
   std::deque<KeptModule> modules_;  // in load order; a deque, so kept references stay valid as modules load
   std::size_t seen_ = 0;
+  std::size_t unreadable_ = 0;  // module images that gave no cubin
+  std::atomic<uint32_t> arch_{0};
+
+ public:
+  std::size_t unreadable() const { return unreadable_; }
 };
 
 }  // namespace rpl::cuda_capture

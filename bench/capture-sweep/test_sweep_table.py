@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""sweep_table.py on fake inputs (no GPU): a sweep index with captured, failed and skipped kernels, replay
+documents of every outcome, a rocpd database with the same kernel at two geometries, warm/cold timings.
+Run by tests/test_capture_sweep.cpp; exits non-zero on a failure."""
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOL = os.path.join(HERE, "sweep_table.py")
+
+KERNELS = [  # dir, mangled, demangled, capture status, grid, block
+    ("k0001", "_Z4gemmv", "void cutlass_gemm_kernel<bf16>()", "captured", [4, 2, 1], [128, 1, 1]),
+    ("k0002", "_Z2lnv", "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float>()", "captured", [64, 1, 1], [256, 1, 1]),
+    ("k0003", "_Z2smv", "void cunn_SoftMaxForward<4>()", "captured", [16, 1, 1], [512, 1, 1]),
+    ("k0004", "_Z2fav", "void pytorch_flash::flash_fwd_kernel<>()", "captured", [8, 8, 1], [128, 1, 1]),
+    ("k0005", "_Z2adv", "void at::native::multi_tensor_apply_kernel<FusedAdamMathFunctor>()", "captured", [32, 1, 1], [512, 1, 1]),
+    ("k0006", "_Z2bad", "void broken_kernel()", "captured", [1, 1, 1], [32, 1, 1]),
+    ("k0007", "_Z2ewv", "void at::native::vectorized_elementwise_kernel<4>()", "captured", [100, 1, 1], [128, 1, 1]),
+]
+
+
+def replay_doc(status, median=None, cache=None):
+    doc = {"verification": {"status": status, "reason": "" if status == "match" else "1 byte differs"}}
+    if median is not None:
+        doc["gpu_time_ns"] = {"median": median, "mean": median, "min": median, "max": median, "per_iteration": [median]}
+    if cache:
+        doc["cache"] = cache
+    return doc
+
+
+def make_db(path, dispatches):
+    conn = sqlite3.connect(path)
+    conn.executescript("""
+      CREATE TABLE rocpd_info_kernel_symbol (id INTEGER, guid TEXT, display_name TEXT, kernel_name TEXT, arch_vgpr_count INTEGER);
+      CREATE TABLE rocpd_event (id INTEGER, guid TEXT, stack_id INTEGER);
+      CREATE TABLE rocpd_kernel_dispatch (id INTEGER, guid TEXT, dispatch_id INTEGER, start INTEGER, "end" INTEGER,
+        stream_id INTEGER, queue_id INTEGER, agent_id INTEGER, tid INTEGER, kernel_id INTEGER, event_id INTEGER,
+        grid_size_x INTEGER, grid_size_y INTEGER, grid_size_z INTEGER,
+        workgroup_size_x INTEGER, workgroup_size_y INTEGER, workgroup_size_z INTEGER,
+        group_segment_size INTEGER, private_segment_size INTEGER);""")
+    symbols = {}
+    for i, (mangled, grid, block, dur) in enumerate(dispatches):
+        if mangled not in symbols:
+            symbols[mangled] = len(symbols) + 1
+            conn.execute("INSERT INTO rocpd_info_kernel_symbol VALUES (?, 'g', ?, ?, 0)", (symbols[mangled], mangled, mangled))
+        work = [g * b for g, b in zip(grid, block)]
+        conn.execute("INSERT INTO rocpd_event VALUES (?, 'g', ?)", (i + 1, i + 1))
+        conn.execute("INSERT INTO rocpd_kernel_dispatch VALUES (?, 'g', ?, ?, ?, 1, 1, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0)",
+                     (i + 1, i + 1, 1000 * i, 1000 * i + dur, symbols[mangled], i + 1, *work, *block))
+    conn.commit()
+    conn.close()
+
+
+def slurp(path):
+    with open(path) as f:
+        return f.read()
+
+
+class SweepTable(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        t = self.tmp.name
+        self.sweep = os.path.join(t, "sweep")
+        self.replays = os.path.join(t, "replays")
+        self.timing = os.path.join(t, "timing")
+        self.profile = os.path.join(t, "profile")
+        for d in (self.sweep, self.replays, self.timing, self.profile):
+            os.makedirs(d)
+        kernels = []
+        for i, (kdir, mangled, demangled, status, grid, block) in enumerate(KERNELS):
+            os.makedirs(os.path.join(self.sweep, kdir))
+            with open(os.path.join(self.sweep, kdir, "manifest.json"), "w") as f:
+                json.dump({"geometry": {"grid": grid, "block": block, "dynamic_shared_bytes": 0}}, f)
+            kernels.append({"order": i + 1, "kernel": mangled, "demangled": demangled, "dir": kdir, "status": status,
+                            "reason": "", "launches_seen": 1, "region_bytes": 10})
+        kernels.append({"order": 8, "kernel": "_Z2sk", "demangled": "skipped_kernel()", "dir": None, "status": "failed",
+                        "reason": "the cubin holding _Z2sk could not be had: loaded by cuModuleLoadData (PTX)",
+                        "launches_seen": 1, "region_bytes": 0})
+        self.index = os.path.join(self.sweep, "index.json")
+        with open(self.index, "w") as f:
+            json.dump({"schema_version": 1, "application": "exited with status 0", "kernels": kernels}, f)
+        outcomes = {"k0001": ("nondeterministic", 0), "k0002": ("match", 0), "k0003": ("match", 0),
+                    "k0004": ("match", 0), "k0005": ("match", 0), "k0006": ("mismatch", 13), "k0007": ("match", 0)}
+        for kdir, (status, rc) in outcomes.items():
+            with open(os.path.join(self.replays, kdir + ".json"), "w") as f:
+                json.dump(replay_doc(status, 1000), f)
+            with open(os.path.join(self.replays, kdir + ".rc"), "w") as f:
+                f.write(f"{rc}\n")
+        # k0007: the runner died without a document.
+        os.remove(os.path.join(self.replays, "k0007.json"))
+        with open(os.path.join(self.replays, "k0007.rc"), "w") as f:
+            f.write("8\n")
+        with open(os.path.join(self.replays, "k0007.stderr"), "w") as f:
+            f.write("rpl-replay: starting\nrpl-replay: cuModuleLoadData failed: CUDA_ERROR_INVALID_IMAGE\n")
+        # The GEMM runs at two shapes in the application: only the captured shape's durations count.
+        db = os.path.join(self.profile, "1_results.db")
+        disp = [("_Z4gemmv", [4, 2, 1], [128, 1, 1], d) for d in (10000, 10200, 9800)]
+        disp += [("_Z4gemmv", [64, 2, 1], [128, 1, 1], 90000)] * 5
+        disp += [("_Z2lnv", [64, 1, 1], [256, 1, 1], 5000)] * 3
+        disp += [("_Z2smv", [16, 1, 1], [512, 1, 1], 3000)] * 3
+        disp += [("_Z2fav", [8, 8, 1], [128, 1, 1], 20000)] * 3
+        disp += [("_Z2adv", [32, 1, 1], [512, 1, 1], 7000)] * 3
+        disp += [("_Z2adv", [31, 1, 1], [512, 1, 1], 1)]  # another geometry, ignored
+        make_db(db, disp)
+        with open(os.path.join(self.profile, "profile.json"), "w") as f:
+            json.dump({"runs": {"per_run": [{"databases": [db]}]}}, f)
+        # Timings: GEMM in band, layer norm in band near cold, attention outside (+12% over both).
+        for kdir, warm, cold in (("k0001", 9900, 10600), ("k0002", 4700, 5050), ("k0004", 17000, 17500)):
+            for mode, v in (("warm", warm), ("cold", cold)):
+                with open(os.path.join(self.timing, f"{kdir}.{mode}.json"), "w") as f:
+                    json.dump(replay_doc("match", v, mode), f)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_tool(self, *args):
+        r = subprocess.run([sys.executable, TOOL, *args], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout
+
+    def test_inapp_matches_name_and_geometry(self):
+        out = os.path.join(self.tmp.name, "inapp.json")
+        self.run_tool("inapp", "--profile", self.profile, "--index", self.index, "--out", out)
+        k = json.loads(slurp(out))["kernels"]
+        self.assertEqual(k["k0001"]["median_ns"], 10000)  # not the 90 µs shape
+        self.assertEqual(k["k0001"]["samples"], 3)
+        self.assertEqual(k["k0005"]["samples"], 3)
+        self.assertEqual(k["k0001"]["matched_by"], "name+geometry")
+        self.assertNotIn("k0006", k)  # never ran in the profiled application
+
+    def test_select_covers_classes_and_only_replayed_kernels(self):
+        inapp = os.path.join(self.tmp.name, "inapp.json")
+        self.run_tool("inapp", "--profile", self.profile, "--index", self.index, "--out", inapp)
+        chosen = self.run_tool("select", "--index", self.index, "--replays", self.replays, "--inapp", inapp,
+                               "--count", "4").split()
+        self.assertEqual(chosen, ["k0004", "k0002", "k0003", "k0005"])  # attention, layer norm, softmax, optimizer
+        every = self.run_tool("select", "--index", self.index, "--replays", self.replays, "--inapp", inapp).split()
+        self.assertEqual(sorted(every), ["k0001", "k0002", "k0003", "k0004", "k0005"])  # not the mismatch, not k0007
+
+    def test_table_counts_reasons_and_bands(self):
+        inapp = os.path.join(self.tmp.name, "inapp.json")
+        self.run_tool("inapp", "--profile", self.profile, "--index", self.index, "--out", inapp)
+        md, js = os.path.join(self.tmp.name, "t.md"), os.path.join(self.tmp.name, "t.json")
+        figures = json.loads(self.run_tool("table", "--index", self.index, "--replays", self.replays, "--inapp", inapp,
+                                           "--timing", self.timing, "--md", md, "--json", js))
+        self.assertEqual(figures["distinct_kernels"], 8)
+        self.assertEqual(figures["captured"], 7)
+        self.assertEqual(figures["replayed_ok"], 5)
+        self.assertEqual(figures["replayed_nondeterministic"], 1)
+        self.assertFalse(figures["target_met"])
+        self.assertEqual(figures["by_status"], {"nondeterministic": 1, "match": 4, "mismatch": 1, "failed": 1,
+                                                "capture failed": 1})
+        doc = json.loads(slurp(js))
+        rows = {r["dir"]: r for r in doc["kernels"]}
+        self.assertEqual(rows["k0006"]["reason"], "exit 13: 1 byte differs")
+        self.assertIn("CUDA_ERROR_INVALID_IMAGE", rows["k0007"]["reason"])
+        self.assertEqual(rows["k0002"]["class"], "layer_norm")
+        self.assertEqual(rows["k0001"]["class"], "gemm")
+        t = {x["dir"]: x for x in doc["timings"]}
+        self.assertTrue(t["k0001"]["within"])
+        self.assertEqual(t["k0001"]["closest"], "warm")
+        self.assertTrue(t["k0002"]["within"])
+        self.assertEqual(t["k0002"]["closest"], "cold")
+        self.assertFalse(t["k0004"]["within"])  # 20 µs in-app vs [16.49, 18.03]
+        self.assertEqual(t["k0001"]["warm_cache_reported"], "warm")
+        self.assertEqual(figures["timed_within_band"], 2)
+        self.assertEqual(figures["vectorized_layer_norm_kernels"][0]["replay"], "match")
+        text = slurp(md)
+        self.assertIn("5 replayed in a fresh process", text)
+        self.assertIn("NOT met", text)
+        self.assertIn("| layer_norm |", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
