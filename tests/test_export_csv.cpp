@@ -103,7 +103,7 @@ TEST(ExportCsv, HipFixtureGivesRocprofv3sFilesAndValues) {
   rpl::test::write_fixture(fixture, db);
   std::string out = dir.file("csv");
   auto written = export_csv({db}, out);
-  EXPECT_EQ(names_of(written), "hip_api_trace.csv kernel_trace.csv memory_copy_trace.csv ");
+  EXPECT_EQ(names_of(written), "counter_collection.csv hip_api_trace.csv kernel_trace.csv memory_copy_trace.csv ");
 
   EXPECT_EQ(lines(out + "/kernel_trace.csv").at(0), kRocprofKernelHeader);
   EXPECT_EQ(lines(out + "/memory_copy_trace.csv").at(0), kRocprofCopyHeader);
@@ -282,4 +282,54 @@ TEST(ExportCsv, CommandLine) {
   auto blocked = rpl::test::run_cli({"export", "csv", db, "-o", dir.file("out/p_kernel_trace.csv/x")});
   EXPECT_EQ(blocked.exit_code, 10) << blocked.err;
   EXPECT_NE(blocked.err.find("p_kernel_trace.csv/x"), std::string::npos) << blocked.err;
+}
+
+TEST(ExportCsv, CounterCollectionAsRocprofv3) {
+  TempDir dir;
+  rpl::test::FixtureRows fixture = rpl::test::fixture_rows();
+  std::string db = dir.file("f.db");
+  rpl::test::write_fixture(fixture, db);
+  auto written = export_csv({db}, dir.file("csv"));
+  EXPECT_EQ(names_of(written), "counter_collection.csv hip_api_trace.csv kernel_trace.csv memory_copy_trace.csv ");
+  EXPECT_EQ(lines(dir.file("csv/counter_collection.csv")).at(0),
+            "\"Correlation_Id\",\"Dispatch_Id\",\"Agent_Id\",\"Queue_Id\",\"Process_Id\",\"Thread_Id\",\"Grid_Size\","
+            "\"Kernel_Id\",\"Kernel_Name\",\"Workgroup_Size\",\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\","
+            "\"Accum_VGPR_Count\",\"SGPR_Count\",\"Counter_Name\",\"Counter_Value\",\"Start_Timestamp\",\"End_Timestamp\"");
+  auto counters = rows(dir.file("csv/counter_collection.csv"));
+  // Two counters per dispatch, the rows of one dispatch and counter summed (SQ_WAVES 8192 + 8192).
+  ASSERT_EQ(counters.size(), 2 * fixture.dispatches.size());
+  const auto& d = fixture.dispatches.front();
+  for (const auto& c : counters) {
+    if (c.at("Dispatch_Id") != std::to_string(d.dispatch_id)) continue;
+    EXPECT_EQ(c.at("Grid_Size"), std::to_string(uint64_t(d.grid[0]) * d.grid[1] * d.grid[2]));
+    EXPECT_EQ(c.at("Workgroup_Size"), std::to_string(uint64_t(d.workgroup[0]) * d.workgroup[1] * d.workgroup[2]));
+    EXPECT_EQ(c.at("Process_Id"), "4242");
+    if (c.at("Counter_Name") == "SQ_WAVES") {
+      EXPECT_EQ(c.at("Counter_Value"), "16384.000000");
+    } else {
+      EXPECT_EQ(c.at("Counter_Value"), std::to_string(100 + 10 * d.dispatch_id) + ".000000");  // TCC_HIT
+    }
+  }
+}
+
+TEST(ExportCsv, CounterValuesBelowOneAreScientific) {
+  rpl::Trace t;
+  t.processes.push_back({});
+  rpl::KernelSymbol s;
+  s.process = 0;
+  t.symbols.push_back(s);
+  rpl::Dispatch d;
+  d.process = 0;
+  d.symbol = 0;
+  t.dispatches.push_back(d);
+  t.counters.push_back({0, t.strings.intern("OccupancyPercent"), 0.168555351});
+  t.counters.push_back({0, t.strings.intern("Zero"), 0});
+  TempDir dir;
+  rpl::report::RocprofCsvOptions options;
+  options.output_dir = dir.file("csv");
+  rpl::report::write_rocprof_csv(t, options);
+  auto counters = rows(dir.file("csv/counter_collection.csv"));
+  ASSERT_EQ(counters.size(), 2u);
+  EXPECT_EQ(counters[0].at("Counter_Value"), "1.68555351e-01");
+  EXPECT_EQ(counters[1].at("Counter_Value"), "0.00000000e+00");
 }

@@ -22,6 +22,10 @@ const char* const kKernelTraceHeader =
 const char* const kMemoryCopyTraceHeader =
     R"("Kind","Direction","Stream_Id","Source_Agent_Id","Destination_Agent_Id","Correlation_Id",)"
     R"("Start_Timestamp","End_Timestamp")";
+const char* const kCounterCollectionHeader =
+    R"("Correlation_Id","Dispatch_Id","Agent_Id","Queue_Id","Process_Id","Thread_Id","Grid_Size","Kernel_Id",)"
+    R"("Kernel_Name","Workgroup_Size","LDS_Block_Size","Scratch_Size","VGPR_Count","Accum_VGPR_Count","SGPR_Count",)"
+    R"("Counter_Name","Counter_Value","Start_Timestamp","End_Timestamp")";
 const char* const kApiTraceHeader =
     R"("Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp")";
 
@@ -114,17 +118,61 @@ class Writer {
 
   void write_process(Index p, const std::string& prefix) {
     write_kernels(p, prefix);
+    write_counters(p, prefix);
     write_copies(p, prefix);
     write_api_calls(p, prefix);
+  }
+
+  const KernelSymbol& symbol_of(const Dispatch& d) const {
+    static const KernelSymbol kNoSymbol{};
+    return d.symbol < t_.symbols.size() ? t_.symbols[d.symbol] : kNoSymbol;
+  }
+  static uint64_t lds_block_bytes(const KernelSymbol& s) {
+    return (uint64_t(s.static_lds_bytes) + kLdsBlockBytes - 1) / kLdsBlockBytes * kLdsBlockBytes;
+  }
+
+  // counter_collection.csv: one row per (dispatch, counter), dispatches in start order, counters by name.
+  // Values as rocprofv3 prints doubles: 6 decimals from 1 up, otherwise 8 significant digits in scientific form.
+  void write_counters(Index p, const std::string& prefix) {
+    if (t_.counters.empty()) return;
+    std::vector<std::vector<std::size_t>> by_dispatch(t_.dispatches.size());
+    for (std::size_t i = 0; i < t_.counters.size(); ++i)
+      if (t_.counters[i].dispatch < t_.dispatches.size()) by_dispatch[t_.counters[i].dispatch].push_back(i);
+    Buffer out;
+    int64_t pid = p < t_.processes.size() ? t_.processes[p].pid : 0;
+    for (std::size_t di : ordered(t_.dispatches, p)) {
+      std::vector<std::size_t>& samples = by_dispatch[di];
+      std::sort(samples.begin(), samples.end(), [&](std::size_t a, std::size_t b) {
+        return t_.strings.at(t_.counters[a].counter) < t_.strings.at(t_.counters[b].counter);
+      });
+      const Dispatch& d = t_.dispatches[di];
+      const KernelSymbol& s = symbol_of(d);
+      for (std::size_t ci : samples) {
+        fmt::format_to(std::back_inserter(out), "{},{},", d.correlation_id, d.dispatch_id);
+        agent(out, d.agent);
+        fmt::format_to(std::back_inserter(out), ",{},{},{},{},{},", queue_id(d.queue), pid, d.thread,
+                       uint64_t(d.grid[0]) * d.grid[1] * d.grid[2], s.rocpd_id);
+        quoted(out, t_.strings.at(s.display_name));
+        fmt::format_to(std::back_inserter(out), ",{},{},{},{},{},{},", uint64_t(d.block[0]) * d.block[1] * d.block[2],
+                       lds_block_bytes(s), d.scratch_bytes, s.arch_vgpr_count, s.accum_vgpr_count, s.sgpr_count);
+        quoted(out, t_.strings.at(t_.counters[ci].counter));
+        double v = t_.counters[ci].value;
+        if (v >= 1)
+          fmt::format_to(std::back_inserter(out), ",{:.6f}", v);
+        else
+          fmt::format_to(std::back_inserter(out), ",{:.8e}", v);
+        fmt::format_to(std::back_inserter(out), ",{},{}\n", d.start, d.end);
+      }
+    }
+    if (out.size()) emit(path_of(prefix, "counter_collection"), kCounterCollectionHeader, out);
   }
 
   void write_kernels(Index p, const std::string& prefix) {
     Buffer out;
     for (std::size_t i : ordered(t_.dispatches, p)) {
       const Dispatch& d = t_.dispatches[i];
-      static const KernelSymbol kNoSymbol{};
-      const KernelSymbol& s = d.symbol < t_.symbols.size() ? t_.symbols[d.symbol] : kNoSymbol;
-      uint64_t lds = (uint64_t(s.static_lds_bytes) + kLdsBlockBytes - 1) / kLdsBlockBytes * kLdsBlockBytes;
+      const KernelSymbol& s = symbol_of(d);
+      uint64_t lds = lds_block_bytes(s);
       quoted(out, "KERNEL_DISPATCH");
       out.push_back(',');
       agent(out, d.agent);

@@ -9,6 +9,10 @@
 //                          "Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z"
 //   memory_copy_trace.csv  "Kind","Direction","Stream_Id","Source_Agent_Id","Destination_Agent_Id",
 //                          "Correlation_Id","Start_Timestamp","End_Timestamp"
+//   counter_collection.csv "Correlation_Id","Dispatch_Id","Agent_Id","Queue_Id","Process_Id","Thread_Id",
+//                          "Grid_Size","Kernel_Id","Kernel_Name","Workgroup_Size","LDS_Block_Size","Scratch_Size",
+//                          "VGPR_Count","Accum_VGPR_Count","SGPR_Count","Counter_Name","Counter_Value",
+//                          "Start_Timestamp","End_Timestamp"  (only when the trace holds counter values)
 //   <domain>_api_trace.csv "Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp",
 //                          "End_Timestamp"  (hip_, hsa_, marker_, rccl_ as rocprofv3; cuda_ for CUDA traces)
 //
@@ -35,6 +39,7 @@ struct RocprofCsvOptions {
 extern const char* const kKernelTraceHeader;
 extern const char* const kMemoryCopyTraceHeader;
 extern const char* const kApiTraceHeader;
+extern const char* const kCounterCollectionHeader;
 
 // The file an API category goes to: "HIP_RUNTIME_API_EXT" -> "hip_api_trace", "CUDA_DRIVER_API" ->
 // "cuda_api_trace", "MARKER_CORE_API" -> "marker_api_trace".
