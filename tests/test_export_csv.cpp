@@ -4,7 +4,9 @@
 // traces' tables read by SQLite.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "model/trace.hpp"
@@ -16,6 +18,7 @@
 #include "testing/fixtures.hpp"
 #include "testing/sql.hpp"
 #include "testing/tmpdir.hpp"
+#include "testing/visual_sample.hpp"
 
 namespace fs = std::filesystem;
 using rpl::test::TempDir;
@@ -332,4 +335,25 @@ TEST(ExportCsv, CounterValuesBelowOneAreScientific) {
   ASSERT_EQ(counters.size(), 2u);
   EXPECT_EQ(counters[0].at("Counter_Value"), "1.68555351e-01");
   EXPECT_EQ(counters[1].at("Counter_Value"), "0.00000000e+00");
+}
+
+// 1M dispatches are written in pieces: every row is there and the file ends with a complete line.
+TEST(ExportCsv, MillionDispatches) {
+  rpl::app::AnalyzeResults r = rpl::test::many_dispatches_results(1'000'000);
+  TempDir dir;
+  rpl::report::RocprofCsvOptions options;
+  options.output_dir = dir.file("csv");
+  auto t0 = std::chrono::steady_clock::now();
+  rpl::report::write_rocprof_csv(r.trace, options);
+  RecordProperty("seconds", std::to_string(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+  std::ifstream in(dir.file("csv/kernel_trace.csv"));
+  std::size_t lines_read = 0;
+  std::string line, last;
+  while (std::getline(in, line)) {
+    ++lines_read;
+    last = line;
+  }
+  EXPECT_EQ(lines_read, 1'000'001u);
+  EXPECT_EQ(last.rfind("\"KERNEL_DISPATCH\"", 0), 0u) << last;
+  EXPECT_NE(last.find(",\"k<1>\","), std::string::npos) << last;
 }

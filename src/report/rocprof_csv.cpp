@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <set>
@@ -85,11 +86,23 @@ class Writer {
     return (fs::path(o_.output_dir) / name).string();
   }
 
-  void emit(const std::string& path, const char* header, const Buffer& rows) {
+  // Writes `header` and one row per index through `row`, in pieces of about 1 MiB, so that a file of
+  // millions of rows is never held in memory. Nothing is written for no rows (as rocprofv3).
+  void write_rows(const std::string& prefix, std::string_view stem, const char* header,
+                  const std::vector<std::size_t>& indices, const std::function<void(Buffer&, std::size_t)>& row) {
+    if (indices.empty()) return;
+    const std::string path = path_of(prefix, stem);
     write_file_atomically(path, [&](std::FILE* f) {
-      std::fputs(header, f);
-      std::fputc('\n', f);
-      std::fwrite(rows.data(), 1, rows.size(), f);
+      Buffer out;
+      fmt::format_to(std::back_inserter(out), "{}\n", header);
+      for (std::size_t i : indices) {
+        row(out, i);
+        if (out.size() >= (1u << 20)) {
+          std::fwrite(out.data(), 1, out.size(), f);
+          out.clear();
+        }
+      }
+      std::fwrite(out.data(), 1, out.size(), f);
     });
     written_.push_back(path);
   }
@@ -138,41 +151,39 @@ class Writer {
     std::vector<std::vector<std::size_t>> by_dispatch(t_.dispatches.size());
     for (std::size_t i = 0; i < t_.counters.size(); ++i)
       if (t_.counters[i].dispatch < t_.dispatches.size()) by_dispatch[t_.counters[i].dispatch].push_back(i);
-    Buffer out;
-    int64_t pid = p < t_.processes.size() ? t_.processes[p].pid : 0;
+    std::vector<std::size_t> rows;
     for (std::size_t di : ordered(t_.dispatches, p)) {
       std::vector<std::size_t>& samples = by_dispatch[di];
       std::sort(samples.begin(), samples.end(), [&](std::size_t a, std::size_t b) {
         return t_.strings.at(t_.counters[a].counter) < t_.strings.at(t_.counters[b].counter);
       });
-      const Dispatch& d = t_.dispatches[di];
-      const KernelSymbol& s = symbol_of(d);
-      for (std::size_t ci : samples) {
-        fmt::format_to(std::back_inserter(out), "{},{},", d.correlation_id, d.dispatch_id);
-        agent(out, d.agent);
-        fmt::format_to(std::back_inserter(out), ",{},{},{},{},{},", queue_id(d.queue), pid, d.thread,
-                       uint64_t(d.grid[0]) * d.grid[1] * d.grid[2], s.rocpd_id);
-        quoted(out, t_.strings.at(s.display_name));
-        fmt::format_to(std::back_inserter(out), ",{},{},{},{},{},{},", uint64_t(d.block[0]) * d.block[1] * d.block[2],
-                       lds_block_bytes(s), d.scratch_bytes, s.arch_vgpr_count, s.accum_vgpr_count, s.sgpr_count);
-        quoted(out, t_.strings.at(t_.counters[ci].counter));
-        double v = t_.counters[ci].value;
-        if (v >= 1)
-          fmt::format_to(std::back_inserter(out), ",{:.6f}", v);
-        else
-          fmt::format_to(std::back_inserter(out), ",{:.8e}", v);
-        fmt::format_to(std::back_inserter(out), ",{},{}\n", d.start, d.end);
-      }
+      rows.insert(rows.end(), samples.begin(), samples.end());
     }
-    if (out.size()) emit(path_of(prefix, "counter_collection"), kCounterCollectionHeader, out);
+    const int64_t pid = pid_of(p);
+    write_rows(prefix, "counter_collection", kCounterCollectionHeader, rows, [&](Buffer& out, std::size_t ci) {
+      const CounterSample& c = t_.counters[ci];
+      const Dispatch& d = t_.dispatches[c.dispatch];
+      const KernelSymbol& s = symbol_of(d);
+      fmt::format_to(std::back_inserter(out), "{},{},", d.correlation_id, d.dispatch_id);
+      agent(out, d.agent);
+      fmt::format_to(std::back_inserter(out), ",{},{},{},{},{},", queue_id(d.queue), pid, d.thread,
+                     uint64_t(d.grid[0]) * d.grid[1] * d.grid[2], s.rocpd_id);
+      quoted(out, t_.strings.at(s.display_name));
+      fmt::format_to(std::back_inserter(out), ",{},{},{},{},{},{},", uint64_t(d.block[0]) * d.block[1] * d.block[2],
+                     lds_block_bytes(s), d.scratch_bytes, s.arch_vgpr_count, s.accum_vgpr_count, s.sgpr_count);
+      quoted(out, t_.strings.at(c.counter));
+      if (c.value >= 1)
+        fmt::format_to(std::back_inserter(out), ",{:.6f}", c.value);
+      else
+        fmt::format_to(std::back_inserter(out), ",{:.8e}", c.value);
+      fmt::format_to(std::back_inserter(out), ",{},{}\n", d.start, d.end);
+    });
   }
 
   void write_kernels(Index p, const std::string& prefix) {
-    Buffer out;
-    for (std::size_t i : ordered(t_.dispatches, p)) {
+    write_rows(prefix, "kernel_trace", kKernelTraceHeader, ordered(t_.dispatches, p), [&](Buffer& out, std::size_t i) {
       const Dispatch& d = t_.dispatches[i];
       const KernelSymbol& s = symbol_of(d);
-      uint64_t lds = lds_block_bytes(s);
       quoted(out, "KERNEL_DISPATCH");
       out.push_back(',');
       agent(out, d.agent);
@@ -180,48 +191,48 @@ class Writer {
                      d.dispatch_id, s.rocpd_id);
       quoted(out, t_.strings.at(s.display_name));
       fmt::format_to(std::back_inserter(out), ",{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", d.correlation_id,
-                     d.start, d.end, lds, d.scratch_bytes, s.arch_vgpr_count, s.accum_vgpr_count, s.sgpr_count,
-                     d.block[0], d.block[1], d.block[2], d.grid[0], d.grid[1], d.grid[2]);
-    }
-    if (out.size()) emit(path_of(prefix, "kernel_trace"), kKernelTraceHeader, out);
+                     d.start, d.end, lds_block_bytes(s), d.scratch_bytes, s.arch_vgpr_count, s.accum_vgpr_count,
+                     s.sgpr_count, d.block[0], d.block[1], d.block[2], d.grid[0], d.grid[1], d.grid[2]);
+    });
   }
 
   // Copies to memory_copy_trace.csv; fills (CUDA memsets; rocprofv3 records none) to memory_fill_trace.csv
   // with the same columns, so that a Direction other than MEMORY_COPY_* never surprises a rocprofv3 script.
   void write_copies(Index p, const std::string& prefix) {
-    Buffer copies, fills;
-    for (std::size_t i : ordered(t_.copies, p)) {
+    std::vector<std::size_t> copies, fills;
+    for (std::size_t i : ordered(t_.copies, p)) (is_fill(t_.copies[i]) ? fills : copies).push_back(i);
+    auto row = [&](Buffer& out, std::size_t i) {
       const MemoryCopy& c = t_.copies[i];
-      const std::string& kind = t_.strings.at(c.kind);
-      bool fill = kind.rfind("MEMORY_COPY", 0) != 0;
-      Buffer& out = fill ? fills : copies;
-      quoted(out, fill ? "MEMORY_FILL" : "MEMORY_COPY");
+      quoted(out, is_fill(c) ? "MEMORY_FILL" : "MEMORY_COPY");
       out.push_back(',');
-      quoted(out, kind);
+      quoted(out, t_.strings.at(c.kind));
       fmt::format_to(std::back_inserter(out), ",{},", stream_id(c.stream));
       agent(out, c.src_agent);
       out.push_back(',');
       agent(out, c.dst_agent);
       fmt::format_to(std::back_inserter(out), ",{},{},{}\n", c.correlation_id, c.start, c.end);
-    }
-    if (copies.size()) emit(path_of(prefix, "memory_copy_trace"), kMemoryCopyTraceHeader, copies);
-    if (fills.size()) emit(path_of(prefix, "memory_fill_trace"), kMemoryCopyTraceHeader, fills);
+    };
+    write_rows(prefix, "memory_copy_trace", kMemoryCopyTraceHeader, copies, row);
+    write_rows(prefix, "memory_fill_trace", kMemoryCopyTraceHeader, fills, row);
   }
+  bool is_fill(const MemoryCopy& c) const { return t_.strings.at(c.kind).rfind("MEMORY_COPY", 0) != 0; }
 
   void write_api_calls(Index p, const std::string& prefix) {
-    std::map<std::string, Buffer> files;  // by file stem
-    int64_t pid = p < t_.processes.size() ? t_.processes[p].pid : 0;
-    for (std::size_t i : ordered(t_.api_calls, p)) {
-      const ApiCall& a = t_.api_calls[i];
-      const std::string& category = t_.strings.at(a.category);
-      Buffer& out = files[api_trace_file_stem(category)];
-      quoted(out, category);
-      out.push_back(',');
-      quoted(out, t_.strings.at(a.name));
-      fmt::format_to(std::back_inserter(out), ",{},{},{},{},{}\n", pid, a.thread, a.correlation_id, a.start, a.end);
-    }
-    for (const auto& [stem, rows] : files) emit(path_of(prefix, stem), kApiTraceHeader, rows);
+    std::map<std::string, std::vector<std::size_t>> files;  // by file stem
+    for (std::size_t i : ordered(t_.api_calls, p))
+      files[api_trace_file_stem(t_.strings.at(t_.api_calls[i].category))].push_back(i);
+    const int64_t pid = pid_of(p);
+    for (const auto& [stem, rows] : files)
+      write_rows(prefix, stem, kApiTraceHeader, rows, [&](Buffer& out, std::size_t i) {
+        const ApiCall& a = t_.api_calls[i];
+        quoted(out, t_.strings.at(a.category));
+        out.push_back(',');
+        quoted(out, t_.strings.at(a.name));
+        fmt::format_to(std::back_inserter(out), ",{},{},{},{},{}\n", pid, a.thread, a.correlation_id, a.start, a.end);
+      });
   }
+
+  int64_t pid_of(Index p) const { return p < t_.processes.size() ? t_.processes[p].pid : 0; }
 
   const Trace& t_;
   const RocprofCsvOptions& o_;
