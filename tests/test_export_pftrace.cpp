@@ -199,8 +199,11 @@ TEST(ExportPftrace, FlowsFollowTheRecordedDependencies) {
   }
   EXPECT_TRUE(d1_to_d3);
   // Flows only between lane slices, never on the path track's copies.
-  for (const auto& s : d.slices)
-    if (track_name(d, s.track).rfind("critical path", 0) == 0) EXPECT_TRUE(s.flows_out.empty() && s.flows_in.empty());
+  for (const auto& s : d.slices) {
+    if (track_name(d, s.track).rfind("critical path", 0) == 0) {
+      EXPECT_TRUE(s.flows_out.empty() && s.flows_in.empty());
+    }
+  }
 }
 
 TEST(ExportPftrace, OptionsTurnOffFlowsAndThePathTrack) {
