@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine:
 #   scripts/dev.sh example   install what is missing, build, analyse the embedded example trace
-#   scripts/dev.sh test      install what is missing, build, run the whole test suite
+#   scripts/dev.sh test      install what is missing, build, run the whole test suite, then build the Debian
+#                            package and check the installed copy (scripts/check_package.sh; dpkg -i under CI)
 # Environment: BUILD_DIR (default build), RPL_SANITIZE=1 for an ASan/UBSan build, RPL_FUZZ_SECONDS (default
 # 20; 0 skips): `test` also builds the libFuzzer targets with clang 15 in build-fuzz and runs each that long.
 set -euo pipefail
@@ -43,6 +44,12 @@ case "$mode" in
     ;;
   test)
     ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)"
+    # CI runs as root on a fresh machine: install the package for real; elsewhere extract it to a scratch root.
+    if [[ "${CI:-}" == true && $(id -u) -eq 0 ]]; then
+      scripts/check_package.sh --install "$build_dir"
+    else
+      scripts/check_package.sh "$build_dir"
+    fi
     fuzz_seconds=${RPL_FUZZ_SECONDS:-20}
     if ((fuzz_seconds > 0)); then
       # Only the fuzz targets and the library sources they link are built (fuzz/CMakeLists.txt).

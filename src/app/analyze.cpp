@@ -9,7 +9,7 @@
 
 #include "analysis/kernel_shapes.hpp"
 #include "app/diagnose.hpp"
-#include "store/rocpd_reader.hpp"
+#include "app/load_trace.hpp"
 #include "support/log.hpp"
 #include "support/progress.hpp"
 
@@ -46,14 +46,8 @@ AnalyzeResults run_analyze(const AnalyzeOptions& options) {
   check_analysis_options(options);
   if (options.ceilings_file) r.empirical_ceilings = analysis::read_empirical_ceilings(*options.ceilings_file);
 
-  rocpd::ReadOptions read;
-  read.lenient = options.lenient;
+  r.trace = load_trace({options.databases, options.lenient, options.show_progress});
   Progress progress(options.show_progress);
-  if (options.show_progress)
-    read.progress = [&](std::string_view file, std::size_t rows) {
-      progress.update(fmt::format("reading {}: {} rows", file, rows));
-    };
-  r.trace = rocpd::read_databases(options.databases, read);
   progress.update("analysing");
 
   r.window = analysis::restrict_to_window(r.trace, options.range);

@@ -1,60 +1,119 @@
-// rocm-perf export perfetto DB... -o FILE : the trace as Perfetto / Chrome JSON trace events.
+// rocm-perf export perfetto DB... [-o FILE] [--format json|pftrace] : the trace for ui.perfetto.dev.
+// rocm-perf export csv DB... [-o DIR] : the trace as rocprofv3's CSV files.
 #include <fmt/core.h>
 
 #include <memory>
 
 #include "app/analyze.hpp"
+#include "app/load_trace.hpp"
 #include "cli/commands.hpp"
 #include "report/perfetto_export.hpp"
+#include "report/rocprof_csv.hpp"
 #include "support/log.hpp"
 #include "support/progress.hpp"
 
 namespace rpl::cli {
 namespace {
 
-struct ExportArgs {
+struct CommonArgs {
   std::vector<std::string> databases;
-  std::string output = "trace.perfetto.json";
   bool quiet = false;
   bool debug = false;
-  bool no_flows = false;
-  bool no_critical_path = false;
   bool lenient = false;
+  void set_log_level() const {
+    log::set_level(debug ? log::Level::Debug : quiet ? log::Level::Warn : log::Level::Info);
+  }
+  bool progress() const { return !quiet && stderr_is_terminal(); }
 };
 
-int run(const ExportArgs& a) {
-  log::set_level(a.debug ? log::Level::Debug : a.quiet ? log::Level::Warn : log::Level::Info);
+struct PerfettoArgs : CommonArgs {
+  std::string output;
+  std::string format = "json";
+  bool no_flows = false;
+  bool no_critical_path = false;
+};
+
+struct CsvArgs : CommonArgs {
+  std::string output_dir = "rocm-perf-csv";
+  std::string prefix;
+  std::string agent_index = "relative";
+};
+
+void add_common(CLI::App* cmd, CommonArgs& a) {
+  cmd->add_option("databases", a.databases, "rocpd SQLite databases (one per process)")->required();
+  cmd->add_flag("--quiet", a.quiet, "no logs");
+  cmd->add_flag("--debug", a.debug, "verbose logs on stderr");
+  cmd->add_flag("--lenient", a.lenient, "drop invalid records (end < start) with a warning");
+}
+
+int run_perfetto(PerfettoArgs& a) {
+  a.set_log_level();
   app::AnalyzeOptions options;
   options.databases = a.databases;
   options.lenient = a.lenient;
-  options.show_progress = !a.quiet && stderr_is_terminal();
+  options.show_progress = a.progress();
   app::AnalyzeResults results = app::run_analyze(options);
   report::PerfettoOptions po;
   po.flows = !a.no_flows;
   po.critical_path_track = !a.no_critical_path;
-  report::write_perfetto_file(a.output, results, po);
+  if (a.output.empty()) a.output = a.format == "pftrace" ? "trace.pftrace" : "trace.perfetto.json";
+  if (a.format == "pftrace")
+    report::write_pftrace_file(a.output, results, po);
+  else
+    report::write_perfetto_file(a.output, results, po);
   log::info("wrote {} ({} dispatches, {} copies): open it in ui.perfetto.dev", a.output,
             results.trace.dispatches.size(), results.trace.copies.size());
+  return 0;
+}
+
+int run_csv(const CsvArgs& a) {
+  a.set_log_level();
+  Trace trace = app::load_trace({a.databases, a.lenient, a.progress()});
+  report::RocprofCsvOptions options;
+  options.output_dir = a.output_dir;
+  options.prefix = a.prefix;
+  options.agent_index = a.agent_index == "absolute" ? report::AgentIndex::Absolute : report::AgentIndex::Relative;
+  for (const std::string& path : report::write_rocprof_csv(trace, options)) log::info("wrote {}", path);
   return 0;
 }
 
 }  // namespace
 
 Action register_export(CLI::App& app) {
-  auto args = std::make_shared<ExportArgs>();
+  auto perfetto_args = std::make_shared<PerfettoArgs>();
+  auto csv_args = std::make_shared<CsvArgs>();
   CLI::App* cmd = app.add_subcommand("export", "Export rocpd databases to other tools' formats");
   cmd->require_subcommand(1);
+
   CLI::App* perfetto = cmd->add_subcommand(
-      "perfetto", "Perfetto / Chrome JSON trace: one track per stream, flows for recorded dependencies, the "
-                  "critical path as its own track");
-  perfetto->add_option("databases", args->databases, "rocpd SQLite databases (one per process)")->required();
-  perfetto->add_option("-o,--output", args->output, "the JSON file to write")->capture_default_str();
-  perfetto->add_flag("--quiet", args->quiet, "no logs");
-  perfetto->add_flag("--debug", args->debug, "verbose logs on stderr");
-  perfetto->add_flag("--no-flows", args->no_flows, "no dependency arrows");
-  perfetto->add_flag("--no-critical-path", args->no_critical_path, "no separate critical-path track");
-  perfetto->add_flag("--lenient", args->lenient, "drop invalid records (end < start) with a warning");
-  return [perfetto, args]() -> int { return perfetto->parsed() ? run(*args) : -1; };
+      "perfetto", "Perfetto trace (JSON trace events, or Perfetto's protobuf format): one track per stream, flows "
+                  "for recorded dependencies, the critical path as its own track");
+  add_common(perfetto, *perfetto_args);
+  perfetto->add_option("-o,--output", perfetto_args->output,
+                       "the file to write (default trace.perfetto.json, or trace.pftrace with --format pftrace)");
+  perfetto->add_option("--format", perfetto_args->format,
+                       "json (Chrome trace events) or pftrace (Perfetto's protobuf trace, for large traces)")
+      ->check(CLI::IsMember({"json", "pftrace"}))
+      ->capture_default_str();
+  perfetto->add_flag("--no-flows", perfetto_args->no_flows, "no dependency arrows");
+  perfetto->add_flag("--no-critical-path", perfetto_args->no_critical_path, "no separate critical-path track");
+
+  CLI::App* csv = cmd->add_subcommand(
+      "csv", "rocprofv3's CSV files (kernel_trace.csv, memory_copy_trace.csv, hip_api_trace.csv or "
+             "cuda_api_trace.csv, ...) with its columns and formats");
+  add_common(csv, *csv_args);
+  csv->add_option("-o,--output-dir", csv_args->output_dir, "the folder to write the files into")->capture_default_str();
+  csv->add_option("--prefix", csv_args->prefix, "file name prefix, as rocprofv3's -o: PREFIX_kernel_trace.csv");
+  csv->add_option("--agent-index", csv_args->agent_index,
+                  "Agent_Id numbering, as rocprofv3's --agent-index: relative (logical index) or absolute")
+      ->check(CLI::IsMember({"relative", "absolute"}))
+      ->capture_default_str();
+
+  return [perfetto, csv, perfetto_args, csv_args]() -> int {
+    if (perfetto->parsed()) return run_perfetto(*perfetto_args);
+    if (csv->parsed()) return run_csv(*csv_args);
+    return -1;
+  };
 }
 
 }  // namespace rpl::cli

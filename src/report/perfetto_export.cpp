@@ -17,18 +17,6 @@ using analysis::NodeRef;
 
 constexpr int32_t kNotOnPath = -1;
 
-// Per node (dispatches first, then copies) dense arrays, so a 10M-node trace needs no hash maps.
-class NodeTable {
- public:
-  explicit NodeTable(const Trace& t) : dispatches_(t.dispatches.size()) {}
-  std::size_t slot(NodeRef n) const {
-    return n.kind == NodeKind::Dispatch ? n.index : dispatches_ + n.index;
-  }
-
- private:
-  std::size_t dispatches_;
-};
-
 // `ns` as microseconds with exactly 3 decimals: 1234567 -> 1234.567, -5 -> -0.005.
 void append_us(fmt::memory_buffer& buf, int64_t ns) {
   uint64_t magnitude = ns < 0 ? uint64_t(0) - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
@@ -60,35 +48,13 @@ class EscapedNames {
   std::vector<uint8_t> done_;
 };
 
-// Places slices on sub-tracks so that no two overlap on one track. The Chrome/Perfetto format requires
-// the slices of a track to nest; rocprofv3 traces can show overlapping timestamps on one queue (the
-// profiler's timestamps, not real concurrency), so rather than nudging times (which would falsify the
-// data) an overlapping slice goes to the first overflow sub-track ("... overlap N") where it fits.
-class SubTracks {
- public:
-  // Returns the sub-track (0 = the lane's own track) for a slice [start, end]; slices arrive by start.
-  std::size_t place(TimeNs start, TimeNs end) {
-    for (std::size_t k = 0; k < last_end_.size(); ++k)
-      if (last_end_[k] <= start) {
-        last_end_[k] = end;
-        return k;
-      }
-    last_end_.push_back(end);
-    return last_end_.size() - 1;
-  }
-  std::size_t count() const { return last_end_.size(); }
-
- private:
-  std::vector<TimeNs> last_end_;
-};
-
 class Exporter {
  public:
   Exporter(JsonStream& out, const app::AnalyzeResults& r, const PerfettoOptions& options)
       : out_(out), r_(r), t_(r.trace), options_(options), lanes_(t_), table_(t_), names_(t_) {}
 
   void write() {
-    origin_ = trace_origin();
+    origin_ = trace_origin(t_);
     index_path();
     out_.begin_object();
     out_.key("displayTimeUnit");
@@ -109,13 +75,6 @@ class Exporter {
   }
 
  private:
-  TimeNs trace_origin() const {
-    TimeNs origin = std::numeric_limits<TimeNs>::max();
-    for (const Dispatch& d : t_.dispatches) origin = std::min(origin, d.start);
-    for (const MemoryCopy& c : t_.copies) origin = std::min(origin, c.start);
-    return origin == std::numeric_limits<TimeNs>::max() ? 0 : origin;
-  }
-
   void index_path() {
     std::size_t nodes = t_.dispatches.size() + t_.copies.size();
     path_position_.assign(nodes, kNotOnPath);
@@ -260,7 +219,7 @@ class Exporter {
   const Trace& t_;
   PerfettoOptions options_;
   WorkLanes lanes_;
-  NodeTable table_;
+  NodeSlots table_;
   EscapedNames names_;
   TimeNs origin_ = 0;
   std::vector<int32_t> path_position_;  // per node: index in dag.path, or kNotOnPath

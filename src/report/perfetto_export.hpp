@@ -31,4 +31,9 @@ void write_perfetto_trace(JsonStream& out, const app::AnalyzeResults& r, const P
 // Writes `path` atomically (temporary name, then rename); throws rpl::Error(OutputFailed).
 void write_perfetto_file(const std::string& path, const app::AnalyzeResults& r, const PerfettoOptions& options = {});
 
+// The same tracks, slices, flows and critical path as Perfetto's protobuf trace (perfetto_pftrace.cpp),
+// streamed packet by packet: for traces too large for the JSON format.
+void write_pftrace(std::FILE* f, const app::AnalyzeResults& r, const PerfettoOptions& options = {});
+void write_pftrace_file(const std::string& path, const app::AnalyzeResults& r, const PerfettoOptions& options = {});
+
 }  // namespace rpl::report

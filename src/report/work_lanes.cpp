@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <tuple>
 
 namespace rpl::report {
@@ -135,6 +136,13 @@ std::string process_label(const Trace& t, Index process) {
   if (!p.command.empty()) label += fmt::format(" ({})", p.command);
   if (!p.hostname.empty()) label += fmt::format(" on {}", p.hostname);
   return label;
+}
+
+TimeNs trace_origin(const Trace& t) {
+  TimeNs origin = std::numeric_limits<TimeNs>::max();
+  for (const Dispatch& d : t.dispatches) origin = std::min(origin, d.start);
+  for (const MemoryCopy& c : t.copies) origin = std::min(origin, c.start);
+  return origin == std::numeric_limits<TimeNs>::max() ? 0 : origin;
 }
 
 }  // namespace rpl::report

@@ -42,4 +42,43 @@ const std::string& node_name(const Trace& t, analysis::NodeRef n);
 // "pid 1234 (command) on host": how the reports name a process.
 std::string process_label(const Trace& t, Index process);
 
+// The earliest start of any dispatch or copy (0 for an empty trace): the Perfetto exports' time origin.
+TimeNs trace_origin(const Trace& t);
+
+// A dense per-node index (dispatches first, then copies), so a 10M-node trace needs no hash maps.
+class NodeSlots {
+ public:
+  explicit NodeSlots(const Trace& t) : dispatches_(t.dispatches.size()), nodes_(t.dispatches.size() + t.copies.size()) {}
+  std::size_t slot(analysis::NodeRef n) const {
+    return n.kind == analysis::NodeKind::Dispatch ? n.index : dispatches_ + n.index;
+  }
+  std::size_t size() const { return nodes_; }
+
+ private:
+  std::size_t dispatches_;
+  std::size_t nodes_;
+};
+
+// Places slices on sub-tracks so that no two overlap on one track. Perfetto requires the slices of a track
+// to nest; rocprofv3 traces can show overlapping timestamps on one queue (the profiler's timestamps, not
+// real concurrency), so rather than nudging times (which would falsify the data) an overlapping slice goes
+// to the first overflow sub-track ("... overlap N") where it fits.
+class SubTracks {
+ public:
+  // Returns the sub-track (0 = the lane's own track) for a slice [start, end]; slices arrive by start.
+  std::size_t place(TimeNs start, TimeNs end) {
+    for (std::size_t k = 0; k < last_end_.size(); ++k)
+      if (last_end_[k] <= start) {
+        last_end_[k] = end;
+        return k;
+      }
+    last_end_.push_back(end);
+    return last_end_.size() - 1;
+  }
+  std::size_t count() const { return last_end_.size(); }
+
+ private:
+  std::vector<TimeNs> last_end_;
+};
+
 }  // namespace rpl::report

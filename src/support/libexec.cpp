@@ -42,4 +42,20 @@ std::string libexec_locations() {
   return fmt::format("{} and {}", dirs[0].string(), fs::weakly_canonical(dirs[1]).string());
 }
 
+std::optional<std::string> find_shared_data(const std::string& relative_path) {
+  std::vector<fs::path> roots;
+  if (const char* env = std::getenv("RPL_SHARE_DIR"); env && *env) roots.emplace_back(env);
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) roots.push_back(self.parent_path() / ".." / "share" / "rocm-perf");
+#ifdef RPL_SOURCE_SHARE_DIR
+  roots.emplace_back(RPL_SOURCE_SHARE_DIR);
+#endif
+  for (const fs::path& root : roots) {
+    fs::path candidate = root / relative_path;
+    if (fs::is_regular_file(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
+  }
+  return std::nullopt;
+}
+
 }  // namespace rpl

@@ -14,4 +14,10 @@ std::optional<std::string> find_libexec(const std::string& file_name, const char
 // Where find_libexec looked, for error messages ("/usr/bin and /usr/lib/rocm-perf").
 std::string libexec_locations();
 
+// A data file that ships with rocm-perf (share/ of the source tree: counter files, prompts), by its path below
+// share/ ("counters/gfx942/compute_bound.txt"): $RPL_SHARE_DIR when set, else ../share/rocm-perf beside the
+// executable (an install), else the source tree's share/ (a build that was not installed). nullopt when none
+// has it.
+std::optional<std::string> find_shared_data(const std::string& relative_path);
+
 }  // namespace rpl

@@ -1,0 +1,20 @@
+#pragma once
+// Reading rocpd databases into the trace model, with progress on a terminal: what `analyze` starts with
+// and all the `export` formats read (they export the whole trace, no analysis window).
+#include <string>
+#include <vector>
+
+#include "model/trace.hpp"
+
+namespace rpl::app {
+
+struct LoadOptions {
+  std::vector<std::string> databases;
+  bool lenient = false;        // drop invalid records with a warning instead of failing
+  bool show_progress = false;  // progress on stderr (a terminal, not --quiet)
+};
+
+// Throws rpl::Error (missing, corrupt, not rocpd, empty, invalid: support/errors.hpp).
+Trace load_trace(const LoadOptions& options);
+
+}  // namespace rpl::app
