@@ -9,7 +9,9 @@ SIZES=${SIZES:-"1000000 3000000 10000000"}
 REPEATS=${REPEATS:-3}
 WORK=${WORK:-$(mktemp -d /tmp/rpl-bench-XXXXXX)}
 mkdir -p "$WORK"
-echo "# $(date -u +%FT%TZ) $(nproc) cores, $(uname -r); work dir $WORK"
+source "$(dirname "$0")/machine_header.sh"
+bench_header "SIZES=\"$SIZES\" REPEATS=$REPEATS bench/analyze_scaling.sh $BUILD"
+echo "# work dir $WORK"
 for n in $SIZES; do
   db="$WORK/trace_$n"
   [ -f "$db.db" ] || "$BUILD/bench/gen_rocpd" -n "$n" -s 8 --event-every 50 --sync-every 5000 --copy-every 1000 -o "$db" 2>/dev/null
