@@ -18,8 +18,10 @@ for k in $SIZES; do
   [ -f "$db.db" ] || "${gen[@]}" 2>/dev/null
   echo "## streams=$k device_syncs=$k dispatches=$n db_mb=$(( $(stat -c %s "$db.db") / 1048576 )) (${gen[*]##*/})"
   rm -rf "$WORK/out"
+  load=$(cut -d" " -f1 /proc/loadavg)
   /usr/bin/time -v -o "$WORK/time" "$BUILD/src/cli/rocm-perf" analyze "$db.db" -o "$WORK/out" --quiet >/dev/null
-  grep -E "Elapsed \(wall clock\)|Maximum resident set size|Exit status" "$WORK/time" | sed 's/^\t*/  /'
+  echo "  load average before: $load"
+  grep -E "Elapsed \(wall clock\)|User time|System time|Maximum resident set size|Exit status" "$WORK/time" | sed 's/^\t*/  /'
   python3 - "$WORK/out/dag.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

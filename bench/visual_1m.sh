@@ -18,9 +18,11 @@ echo "# database: $db.db, $(( $(stat -c %s "$db.db") / 1048576 )) MB (gen_rocpd 
 measure() {  # label, then the command
   local label=$1
   shift
-  /usr/bin/time -f "%e %M" -o "$WORK/time" "$@" >/dev/null
-  read -r wall rss_kb < "$WORK/time"
-  echo "$label wall_s=$wall peak_rss_mb=$((rss_kb / 1024))"
+  local load
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$@" >/dev/null
+  read -r wall user sys rss_kb < "$WORK/time"
+  echo "$label wall_s=$wall cpu_s=$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.2f", u + s}') peak_rss_mb=$((rss_kb / 1024)) load_before=$load"
 }
 for r in $(seq "$REPEATS"); do
   rm -rf "$WORK/out_nohtml" "$WORK/out_html" "$WORK/trace.perfetto.json"
