@@ -103,10 +103,13 @@ int main(int argc, char** argv) {
   uint32_t streams = 4;
   bool infer = false;
   app.add_option("--dispatches", dispatches, "number of dispatches");
-  app.add_option("--streams", streams, "number of streams")->check(CLI::Range(1u, 1024u));
+  app.add_option("--streams", streams, "number of streams")->check(CLI::Range(1u, 100000u));
   app.add_option("--event-every", event_every, "an event record/wait pair every N dispatches (0: none)");
   app.add_option("--sync-every", sync_every, "a device synchronize every N dispatches (0: none)");
   app.add_flag("--infer", infer, "enable inferred cross-stream edges");
+  bool pairwise = false;
+  app.add_flag("--pairwise-host-sync", pairwise,
+               "the former form of host synchronisations: an edge per (waited-for, released) pair, no join nodes");
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "log the time of each DAG build phase");
   CLI11_PARSE(app, argc, argv);
@@ -119,13 +122,14 @@ int main(int argc, char** argv) {
 
   rpl::analysis::DagOptions options;
   options.infer_cross_stream = infer;
+  options.pairwise_host_sync = pairwise;
   t0 = std::chrono::steady_clock::now();
   double cpu0 = cpu_seconds();
   const auto result = rpl::analysis::analyze_critical_path(trace, options);
-  std::printf("analyze_critical_path: %.2f s wall, %.2f s cpu (path %zu nodes, %zu edges, cp %.3f ms, parallelism %.2f), "
-              "peak rss %.0f MiB\n",
-              seconds_since(t0), cpu_seconds() - cpu0, result.path.size(), result.edges.total(), result.critical_path_ns / 1e6,
-              result.parallelism, peak_rss_mib());
+  std::printf("analyze_critical_path%s: %.2f s wall, %.2f s cpu (path %zu nodes, %zu edges, %zu join nodes, cp %.3f ms, "
+              "parallelism %.2f), peak rss %.0f MiB\n",
+              pairwise ? " (pairwise host syncs)" : "", seconds_since(t0), cpu_seconds() - cpu0, result.path.size(),
+              result.edges.total(), result.joins.total(), result.critical_path_ns / 1e6, result.parallelism, peak_rss_mib());
 
   t0 = std::chrono::steady_clock::now();
   cpu0 = cpu_seconds();

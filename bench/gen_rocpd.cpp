@@ -1,6 +1,7 @@
 // Generates large, schema-faithful rocpd databases for benchmarks and examples: N dispatches over S streams
 // of one or more processes, with cross-stream event dependencies (hipEventRecord / hipStreamWaitEvent
-// regions with their args, as rocprofv3 writes them), host stream synchronisations, and memory copies.
+// regions with their args, as rocprofv3 writes them), host stream and device synchronisations, and memory
+// copies.
 //
 // The timeline is simulated so that it is consistent with the recorded dependencies: a stream waiting on
 // an event does not start before the recorded work has finished.
@@ -24,6 +25,7 @@ struct Spec {
   unsigned processes = 1;
   unsigned event_every = 50;   // every K dispatches on a stream: record an event, another stream waits on it
   unsigned sync_every = 5000;  // every K dispatches overall: hipStreamSynchronize on one stream
+  unsigned device_sync_every = 0;  // every K dispatches overall: hipDeviceSynchronize (0: never)
   unsigned copy_every = 1000;  // every K dispatches overall: a host-to-device copy
   bool launch_regions = false; // also write a hipLaunchKernel region per dispatch (HIP API trace)
   uint64_t seed = 1;
@@ -177,6 +179,11 @@ void generate_process(const Spec& spec, unsigned process_index, uint64_t dispatc
       host_time = std::max(host_time, stream_last_end[s]);
       region("hipStreamSynchronize", {stream_arg(s)});
     }
+    if (spec.device_sync_every && (i + 1) % spec.device_sync_every == 0) {
+      // The host blocks until every stream drains.
+      host_time = std::max(host_time, *std::max_element(stream_last_end.begin(), stream_last_end.end()));
+      region("hipDeviceSynchronize", {});
+    }
     if (spec.copy_every && (i + 1) % spec.copy_every == 0) {
       rpl::rocpd::MemoryCopyRow c;
       c.id = copy_id++;
@@ -204,11 +211,14 @@ int main(int argc, char** argv) {
   Spec spec;
   CLI::App app{"Generate schema-faithful rocpd databases for benchmarks"};
   app.add_option("-n,--dispatches", spec.dispatches, "dispatches in total (split over processes)");
-  app.add_option("-s,--streams", spec.streams, "streams per process")->check(CLI::Range(1u, 1024u));
+  app.add_option("-s,--streams", spec.streams, "streams per process")->check(CLI::Range(1u, 100000u));
   app.add_option("-p,--processes", spec.processes, "processes (one database each)")->check(CLI::Range(1u, 64u));
   app.add_option("--event-every", spec.event_every, "record/wait an event every K dispatches per stream")
       ->check(CLI::PositiveNumber);
   app.add_option("--sync-every", spec.sync_every, "host stream synchronisation every K dispatches (0: never)");
+  app.add_option("--device-sync-every", spec.device_sync_every,
+                 "hipDeviceSynchronize every K dispatches (0: never); with -s 10000 -n 20000 --device-sync-every 2: "
+                 "10,000 streams x 10,000 device syncs");
   app.add_option("--copy-every", spec.copy_every, "a memory copy every K dispatches (0: never)");
   app.add_flag("--launch-regions", spec.launch_regions, "write a hipLaunchKernel region per dispatch");
   app.add_option("--seed", spec.seed);

@@ -286,7 +286,8 @@ TEST(CriticalPath, StreamSynchronizeByCorrelation) {
   Index bb = b.kernel("B", s1, 110, 130, 3, 1);
   b.host_sync(SyncKind::StreamSynchronize, p, s0, 0, 2, 100, 1);
   CriticalPathResult r = analyze_critical_path(b.trace);
-  EXPECT_EQ(r.edges.host_sync, 1u);
+  EXPECT_EQ(r.edges.host_sync, 2u);  // A -> join -> B (the sync is a join node)
+  EXPECT_EQ(r.joins.of(JoinReason::HostSync), 1u);
   EXPECT_EQ(path_of(r), (std::vector<NodeRef>{D(a), D(bb)}));
   EXPECT_EQ(r.path_links, std::vector<EdgeKind>{EdgeKind::HostSync});
   EXPECT_DOUBLE_EQ(r.critical_path_ns, 130);
@@ -297,8 +298,8 @@ TEST(CriticalPath, StreamSynchronizeByCorrelation) {
 //   s0: A[0,100) c1                 C[120,130) c4
 //   s1: B[0,40)  c2                   D[125,135) c5
 //   host: deviceSync c3
-// Pairs: A->C (= stream order, deduplicated), A->D (host), B->C (host), B->D (= stream order).
-// host_sync = 2, stream_order = 2.
+// One join node J: A->J, B->J, J->C, J->D: host_sync = 4, stream_order = 2 (the pairwise form before join
+// nodes had A->D and B->C, host_sync 2; the schedule is the same).
 // EF: A 100, B 40, C max(100,40) + (120-100) + 10 = 130, D 100 + (125-100) + 10 = 135.
 // Path: D <- A (EF 100 > 40): [A, D], cp 135, busy 110, idle 25.
 TEST(CriticalPath, DeviceSynchronizeJoinsAllStreams) {
@@ -311,9 +312,12 @@ TEST(CriticalPath, DeviceSynchronizeJoinsAllStreams) {
   Index d = b.kernel("D", s1, 125, 135, 5);
   b.host_sync(SyncKind::DeviceSynchronize, p, kNoIndex, 0, 3);
   CriticalPathResult r = analyze_critical_path(b.trace);
-  EXPECT_EQ(r.edges.host_sync, 2u);
+  EXPECT_EQ(r.edges.host_sync, 4u);
+  EXPECT_EQ(r.joins.of(JoinReason::HostSync), 1u);
+  EXPECT_EQ(r.node_count, 4u);  // joins are not work nodes
   EXPECT_EQ(r.edges.stream_order, 2u);
   EXPECT_EQ(path_of(r), (std::vector<NodeRef>{D(a), D(d)}));
+  EXPECT_EQ(r.path_links, std::vector<EdgeKind>{EdgeKind::HostSync});
   EXPECT_DOUBLE_EQ(r.critical_path_ns, 135);
   EXPECT_DOUBLE_EQ(r.critical_path_busy_ns, 110);
   EXPECT_DOUBLE_EQ(r.critical_path_idle_ns, 25);
@@ -325,7 +329,7 @@ TEST(CriticalPath, DeviceSynchronizeJoinsAllStreams) {
 //   s0: A[0,100) c1   A2[100,200) c3
 //   s1:                      B[150,170) c5
 //   host: record(e1, s0) c2, eventSync(e1) c4
-// Edge A -> B (not A2 -> B): host_sync 1. EF(B) = 100 + 50 + 20 = 170.
+// A -> join -> B (not A2): host_sync 2. EF(B) = 100 + 50 + 20 = 170.
 TEST(CriticalPath, EventSynchronizeWaitsForCapturedWork) {
   TraceBuilder b;
   Index p = b.process();
@@ -336,7 +340,7 @@ TEST(CriticalPath, EventSynchronizeWaitsForCapturedWork) {
   b.host_sync(SyncKind::EventRecord, p, s0, 1, 2);
   b.host_sync(SyncKind::EventSynchronize, p, kNoIndex, 1, 4);
   CriticalPathResult r = analyze_critical_path(b.trace);
-  EXPECT_EQ(r.edges.host_sync, 1u);
+  EXPECT_EQ(r.edges.host_sync, 2u);
   // LF(B) = 200 -> slack 30; with the wrong source (A2, EF 200) EF(B) would be 220.
   EXPECT_EQ(r.earliest_start[pos(b.trace, D(bb))], 150);
   EXPECT_EQ(r.slack[pos(b.trace, D(bb))], 30);
@@ -346,7 +350,7 @@ TEST(CriticalPath, EventSynchronizeWaitsForCapturedWork) {
 //   s0: A[0,100) c1 t1
 //   s1:              B[110,120) c3 t2   C[130,140) c4 t1
 //   host: streamSync(s0) c2 thread 1
-// Edge A -> C (thread 1), not A -> B (thread 2). B keeps no predecessor (a source).
+// A -> join -> C (thread 1), not B (thread 2). B keeps no predecessor (a source).
 TEST(CriticalPath, HostSyncFiltersByThread) {
   TraceBuilder b;
   Index p = b.process();
@@ -356,7 +360,7 @@ TEST(CriticalPath, HostSyncFiltersByThread) {
   Index c = b.kernel("C", s1, 130, 140, 4, 1);
   b.host_sync(SyncKind::StreamSynchronize, p, s0, 0, 2, 100, 1);
   CriticalPathResult r = analyze_critical_path(b.trace);
-  EXPECT_EQ(r.edges.host_sync, 1u);
+  EXPECT_EQ(r.edges.host_sync, 2u);
   // C has preds B (EF 120) and A (EF 100): binding B -> path [B, C], cp 140 - 110 = 30.
   EXPECT_EQ(path_of(r), (std::vector<NodeRef>{D(bb), D(c)}));
   EXPECT_DOUBLE_EQ(r.critical_path_ns, 30);
@@ -376,7 +380,7 @@ TEST(CriticalPath, HostSyncFiltersByThread) {
   // Thread 0 (unknown) on the sync matches any thread: the edge goes to B, the first op after.
   b.trace.sync_ops[0].thread = 0;
   r = analyze_critical_path(b.trace);
-  EXPECT_EQ(r.edges.host_sync, 1u);
+  EXPECT_EQ(r.edges.host_sync, 2u);
   EXPECT_EQ(path_of(r), (std::vector<NodeRef>{D(a), D(bb), D(c)}));
 }
 
@@ -384,7 +388,7 @@ TEST(CriticalPath, HostSyncFiltersByThread) {
 //   s0: A[0,100)
 //   s1: X[50,60)                B[110,120)
 //   host: streamSync(s0) at host time 105, no correlation id
-// Edge A -> B only (X started before the sync).
+// A -> join -> B only (X started before the sync).
 TEST(CriticalPath, HostSyncFallsBackToTimeWithoutCorrelation) {
   TraceBuilder b;
   Index p = b.process();
@@ -394,7 +398,7 @@ TEST(CriticalPath, HostSyncFallsBackToTimeWithoutCorrelation) {
   Index bb = b.kernel("B", s1, 110, 120);
   b.host_sync(SyncKind::StreamSynchronize, p, s0, 0, 0, 105);
   CriticalPathResult r = analyze_critical_path(b.trace);
-  EXPECT_EQ(r.edges.host_sync, 1u);
+  EXPECT_EQ(r.edges.host_sync, 2u);
   // B: preds A (EF 100) and X (EF 60) -> binding A; gap 10; path [A, B].
   EXPECT_EQ(path_of(r), (std::vector<NodeRef>{D(a), D(bb)}));
 }
@@ -405,7 +409,7 @@ TEST(CriticalPath, HostSyncFallsBackToTimeWithoutCorrelation) {
 //   s1:                               X[110,120) no corr   B[130,140) c3
 //   host: streamSync(s0) c2 at 105
 // Last op on s0 before the sync: A (c1 < 2) or A0 (100 < 105) -> the later, A0. First op on s1 after it:
-// B (c3 > 2) or X (110 >= 105) -> the earlier, X. Edge A0 -> X; path [A, A0, X, B].
+// B (c3 > 2) or X (110 >= 105) -> the earlier, X. A0 -> join -> X; path [A, A0, X, B].
 TEST(CriticalPath, HostSyncMixesCorrelatedAndUncorrelatedOps) {
   TraceBuilder b;
   Index p = b.process();
@@ -416,7 +420,7 @@ TEST(CriticalPath, HostSyncMixesCorrelatedAndUncorrelatedOps) {
   Index bb = b.kernel("B", s1, 130, 140, 3);
   b.host_sync(SyncKind::StreamSynchronize, p, s0, 0, 2, 105);
   CriticalPathResult r = analyze_critical_path(b.trace);
-  EXPECT_EQ(r.edges.host_sync, 1u);
+  EXPECT_EQ(r.edges.host_sync, 2u);
   EXPECT_EQ(path_of(r), (std::vector<NodeRef>{D(a), D(a0), D(x), D(bb)}));
   EXPECT_EQ(r.path_links,
             (std::vector<EdgeKind>{EdgeKind::StreamOrder, EdgeKind::HostSync, EdgeKind::StreamOrder}));
@@ -498,7 +502,7 @@ TEST(CriticalPath, QueuelessCopiesKeepTheirStreamInOneLane) {
 // nothing in the other.
 //   p0: s0: A[0,100) c1                       s1: D[120,130) c4
 //   p1: s2: B[10,50) c1    s3: C[60,80) c3    host (p1): deviceSync c2
-// Only B -> C (host sync). With p0 mixed in, A -> D would appear if processes were not separated.
+// Only B -> join -> C (host sync). With p0 mixed in, A -> D would appear if processes were not separated.
 TEST(CriticalPath, MultiProcessTracesStaySeparate) {
   TraceBuilder b;
   Index p0 = b.process(), p1 = b.process();
@@ -510,8 +514,8 @@ TEST(CriticalPath, MultiProcessTracesStaySeparate) {
   b.host_sync(SyncKind::DeviceSynchronize, p1, kNoIndex, 0, 2);
   CriticalPathResult r = analyze_critical_path(b.trace);
   EXPECT_EQ(r.ordering, "stream");
-  EXPECT_EQ(r.edges.host_sync, 1u);
-  EXPECT_EQ(r.edges.total(), 1u);
+  EXPECT_EQ(r.edges.host_sync, 2u);  // B -> join -> C
+  EXPECT_EQ(r.edges.total(), 2u);
   // D is a source: EF 130, path [D], cp 10. C: EF 50 + 10 + 20 = 80.
   EXPECT_EQ(path_of(r), std::vector<NodeRef>{D(d)});
   EXPECT_EQ(r.earliest_start[pos(b.trace, D(c))], 60);
@@ -598,7 +602,7 @@ TEST(CriticalPath, BindingPredecessorTiePrefersSameStream) {
   Index z = b.kernel("Z", s0, 20, 30, 4);
   b.host_sync(SyncKind::StreamSynchronize, p, s1, 0, 3);
   CriticalPathResult r = analyze_critical_path(b.trace);
-  EXPECT_EQ(r.edges.host_sync, 1u);
+  EXPECT_EQ(r.edges.host_sync, 2u);  // Y -> join -> Z
   EXPECT_EQ(path_of(r), (std::vector<NodeRef>{D(x), D(z)}));
   EXPECT_EQ(r.path_links, std::vector<EdgeKind>{EdgeKind::StreamOrder});
   EXPECT_EQ(r.slack, (std::vector<TimeNs>{0, 0, 0}));  // both tied preds are critical
@@ -614,7 +618,7 @@ TEST(CriticalPath, BindingPredecessorTiePrefersSameStream) {
   z = b2.kernel("Z", s0, 20, 30, 4);
   b2.host_sync(SyncKind::DeviceSynchronize, p, kNoIndex, 0, 3);
   r = analyze_critical_path(b2.trace);
-  EXPECT_EQ(r.edges.host_sync, 2u);
+  EXPECT_EQ(r.edges.host_sync, 3u);  // W, V -> join -> Z; the join stands for W (tied, lower id)
   EXPECT_EQ(path_of(r), (std::vector<NodeRef>{D(w), D(z)}));
 }
 

@@ -21,6 +21,14 @@ const char* to_string(EdgeKind k) {
   return "unknown";
 }
 
+const char* to_string(JoinReason r) {
+  switch (r) {
+    case JoinReason::HostSync: return "host_sync";
+    case JoinReason::GpuBarrier: return "gpu_barrier";
+  }
+  return "unknown";
+}
+
 namespace {
 
 constexpr const char* kUnknownKernel = "<unknown kernel>";
@@ -79,9 +87,10 @@ std::vector<SymbolContribution> contributions(const Trace& trace, const dag::Dag
 CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& options) {
   CriticalPathResult result;
   const dag::Dag g = dag::build_dag(trace, options);
-  const std::size_t n = g.size();
+  const std::size_t all = g.size(), n = g.work_count;  // the results list work nodes, not joins
   result.node_count = n;
   result.edges = g.counts;
+  result.joins = g.joins;
   result.ordering = g.ordering;
   result.inferred_edges_enabled = g.inferred_enabled;
   if (n == 0) return result;
@@ -89,10 +98,10 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
   result.trace_start_ns = g.trace_start;
   result.wall_span_ns = static_cast<double>(g.trace_end - g.trace_start);
   std::vector<TimeNs> finish, latest;  // become result.earliest_start and result.slack
-  reserve_with_huge_pages(finish, n);
-  reserve_with_huge_pages(latest, n);
-  finish.resize(n);
-  latest.resize(n);
+  reserve_with_huge_pages(finish, all);
+  reserve_with_huge_pages(latest, all);
+  finish.resize(all);
+  latest.resize(all);
   const TimeNs makespan = dag::forward_pass<TimeNs>(g, g.duration, finish);
   dag::backward_pass(g, makespan, latest);
   result.modeled_span_ns = static_cast<double>(makespan);
@@ -125,6 +134,8 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
     latest[v] = std::max<TimeNs>(0, latest[v] - finish[v]);
     finish[v] = g.trace_start + finish[v] - g.duration[v];
   }
+  finish.resize(n);
+  latest.resize(n);
   result.earliest_start = std::move(finish);
   result.slack = std::move(latest);
   for (dag::NodeId v : path) {

@@ -37,17 +37,38 @@ struct NodeRef {
 enum class EdgeKind : uint8_t { StreamOrder, EventWait, HostSync, Barrier, Inferred };
 const char* to_string(EdgeKind k);
 
+// Join nodes (see docs/critical-path.md): zero-duration DAG nodes where several chains of work meet. The
+// reason says what joined them; other analyses may add reasons (e.g. a collective across ranks).
+enum class JoinReason : uint8_t { HostSync, GpuBarrier };
+inline constexpr std::size_t kJoinReasonCount = 2;
+const char* to_string(JoinReason r);
+
 struct DagOptions {
   // Nothing is inferred unless asked; inferred edges are labelled in the output.
   bool infer_cross_stream = false;
+  // Tests only: a host synchronisation as an edge per (waited-for work, released work) pair, the form
+  // before join nodes (quadratic in streams); the schedule is the same.
+  bool pairwise_host_sync = false;
 };
 
 // Edges of the final DAG by kind (after removing self and duplicate edges), and the recorded edges that
 // were dropped to break cycles (contradictory timestamps).
+// Edges into and out of join nodes count under their kind (host_sync, barrier).
 struct EdgeCounts {
   std::size_t stream_order = 0, event_wait = 0, host_sync = 0, barrier = 0, inferred = 0;
   std::size_t cycle_dropped = 0;
   std::size_t total() const { return stream_order + event_wait + host_sync + barrier + inferred; }
+};
+
+// Join nodes of the DAG by reason (indexed by JoinReason).
+struct JoinCounts {
+  std::size_t by_reason[kJoinReasonCount] = {};
+  std::size_t of(JoinReason r) const { return by_reason[static_cast<std::size_t>(r)]; }
+  std::size_t total() const {
+    std::size_t t = 0;
+    for (std::size_t n : by_reason) t += n;
+    return t;
+  }
 };
 
 struct SymbolContribution {
@@ -58,8 +79,9 @@ struct SymbolContribution {
 };
 
 struct CriticalPathResult {
-  std::size_t node_count = 0;
+  std::size_t node_count = 0;           // work nodes (dispatches and copies); joins are counted apart
   EdgeCounts edges;
+  JoinCounts joins;
   std::string ordering;                 // "stream", "queue", "mixed" (processes differ), "none" (no work)
   bool inferred_edges_enabled = false;  // DagOptions::infer_cross_stream was set
   TimeNs trace_start_ns = 0;

@@ -10,6 +10,8 @@
 //   - StreamSynchronize(s) waits for the last work submitted to s before it, EventSynchronize(e) for e's
 //     captured work, DeviceSynchronize for the last work submitted to every stream of the process; the
 //     first work the same thread submits to each stream after the call depends on it (EdgeKind::HostSync).
+//     In the DAG such a wait is one join node (linear in streams); it is listed here as one edge into each
+//     released work node, from the waited-for work that ended last.
 // GPU barrier records (SyncSource::GpuBarrier) are ordered by GPU time: a signal (EventRecord) captures the
 // last work that started on its stream at or before the signal; a wait (StreamWaitEvent) makes the first
 // work starting on its stream at or after the wait depend on the latest signal of the event that started

@@ -318,12 +318,31 @@ void compute_gaps(Dag& dag) {
   for (NodeId v = 0; v < n; ++v) {
     const uint32_t b = dag.pred_offset[v], e = dag.pred_offset[v + 1];
     if (b == e) {
-      dag.gap[v] = dag.start[v] - dag.trace_start;
+      dag.gap[v] = dag.is_join(v) ? 0 : dag.start[v] - dag.trace_start;
+      continue;
+    }
+    if (dag.is_join(v)) {
+      dag.gap[v] = 0;  // a join waits for nothing but its predecessors (also after cycle breaking)
       continue;
     }
     TimeNs ready = std::numeric_limits<TimeNs>::min();
     for (uint32_t i = b; i < e; ++i) ready = std::max(ready, dag.end(dag.preds[i]));
     dag.gap[v] = std::max<TimeNs>(0, dag.start[v] - ready);
+  }
+}
+
+// Join nodes: zero long, at the latest end of their predecessors (so their gap is 0 and the measured
+// gaps of the work they release are those an edge from each predecessor would give). Joins have higher ids
+// than their join predecessors, so one pass in id order sees every predecessor placed.
+void place_joins(Dag& dag) {
+  const std::size_t n = dag.work_count, total = n + dag.join_reason.size();
+  dag.start.resize(total);
+  dag.duration.resize(total, 0);
+  dag.lane.resize(total, kJoinLane);
+  for (std::size_t v = n; v < total; ++v) {
+    TimeNs at = std::numeric_limits<TimeNs>::min();
+    for (uint32_t i = dag.pred_offset[v]; i < dag.pred_offset[v + 1]; ++i) at = std::max(at, dag.end(dag.preds[i]));
+    dag.start[v] = dag.pred_offset[v] == dag.pred_offset[v + 1] ? dag.trace_start : at;
   }
 }
 
@@ -359,26 +378,33 @@ Dag build_dag(const Trace& trace, const DagOptions& options) {
   }
 
   LargeVector<uint32_t> scratch;  // one temporary reused by the phases below
-  const LargeVector<NodeId> lane_prev = lane_predecessors(nodes, scratch);
+  LargeVector<NodeId> lane_prev = lane_predecessors(nodes, scratch);
   timer.lap("stream order");
   EdgeList extra;
-  add_sync_edges(nodes, extra, scratch);
+  extra.first_join = static_cast<NodeId>(n);
+  add_sync_edges(nodes, extra, scratch, options.pairwise_host_sync);
   if (options.infer_cross_stream) add_inferred_edges(nodes, extra);
   timer.lap("sync edges");
 
+  dag.work_count = n;
+  dag.join_reason = std::move(extra.join_reasons);
+  const std::size_t joins = dag.join_reason.size();
+  for (JoinReason r : dag.join_reason) ++dag.joins.by_reason[static_cast<std::size_t>(r)];
+  lane_prev.resize(n + joins, kNoNode);
   build_preds(lane_prev, extra, dag);
   dag.start = std::move(nodes.start);
   dag.duration = std::move(nodes.duration);
   dag.lane = std::move(nodes.lane);
   nodes.process = {};
+  place_joins(dag);
   build_succs(dag);
   timer.lap("edge arrays");
 
   topological_order(dag, scratch);
-  if (dag.topo_order.size() < n) {
+  if (dag.topo_order.size() < dag.size()) {
     dag.counts.cycle_dropped = break_cycles(dag, scratch);
     topological_order(dag, scratch);
-    if (dag.topo_order.size() < n)
+    if (dag.topo_order.size() < dag.size())
       throw Error(ExitCode::Internal, "critical path: a dependency cycle survived cycle breaking");
     log::warn("critical path: the recorded dependencies form a cycle (contradictory timestamps); dropped {} "
               "edge(s) that point backward in time",

@@ -46,18 +46,28 @@ struct Edge {
   EdgeKind kind;
   auto operator<=>(const Edge&) const = default;  // by target, then source, then kind
 };
+// Edges may end at or leave join nodes (see dag.hpp): ids from `first_join` on, created by add_join.
 struct EdgeList {
   LargeVector<Edge> edges;
+  NodeId first_join = 0;                 // the number of work nodes; set before any join is added
+  LargeVector<JoinReason> join_reasons;  // per join node, in id order
+
   void add(NodeId from, NodeId to, EdgeKind k) {
     if (from == kNoNode || to == kNoNode || from == to) return;
     edges.push_back(Edge{to, from, k});
   }
+  // A new join node (zero duration). Its predecessors and successors are ordinary edges added with add().
+  // Joins must be created in an order where every join's join predecessors come first (lower id).
+  NodeId add_join(JoinReason reason);
+  bool is_join(NodeId v) const { return v >= first_join; }
   std::size_t size() const { return edges.size(); }
 };
 
-// Event record/wait, host synchronisation and GPU barrier edges from Trace::sync_ops.
-// `scratch` is a reusable buffer (its contents are not kept).
-void add_sync_edges(const NodeTable& nodes, EdgeList& edges, LargeVector<uint32_t>& scratch);
+// Event record/wait, host synchronisation and GPU barrier edges from Trace::sync_ops. A synchronisation
+// that waits for work and releases later work becomes one join node (JoinReason::HostSync, or ::GpuBarrier
+// for GPU-side waits) unless `pairwise` asks for the former form, an edge per (waited, released) pair
+// (kept for tests that compare the two). `scratch` is a reusable buffer (its contents are not kept).
+void add_sync_edges(const NodeTable& nodes, EdgeList& edges, LargeVector<uint32_t>& scratch, bool pairwise = false);
 
 // Opt-in: for each node with no cross-lane predecessor yet, an edge from the latest-ending node of
 // another lane of the same process that ended at most kInferWindowNs before it started.

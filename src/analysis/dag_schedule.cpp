@@ -34,31 +34,59 @@ void backward_pass(const Dag& dag, TimeNs makespan, std::span<TimeNs> latest) {
   }
 }
 
+// For each join, the work node it stands for on a path: among the work it joins (directly or through
+// earlier joins) with its finish, the lowest id. Entries for work nodes are the nodes themselves.
+std::vector<NodeId> join_representatives(const Dag& dag, std::span<const TimeNs> finish) {
+  std::vector<NodeId> rep(dag.size() - dag.work_count, kNoNode);
+  auto of = [&](NodeId u) { return dag.is_join(u) ? rep[u - dag.work_count] : u; };
+  for (NodeId v = static_cast<NodeId>(dag.work_count); v < dag.size(); ++v) {  // join preds have lower ids
+    NodeId best = kNoNode;
+    for (uint32_t i = dag.pred_offset[v]; i < dag.pred_offset[v + 1]; ++i) {
+      const NodeId u = dag.preds[i];
+      if (finish[u] != finish[v]) continue;
+      const NodeId w = of(u);
+      if (w != kNoNode && (best == kNoNode || w < best)) best = w;
+    }
+    rep[v - dag.work_count] = best;
+  }
+  return rep;
+}
+
 std::vector<NodeId> walk_critical_path(const Dag& dag, std::span<const TimeNs> finish,
                                        std::vector<EdgeKind>& links) {
   std::vector<NodeId> path;
   links.clear();
-  if (dag.size() == 0) return path;
+  if (dag.work_count == 0) return path;
+  const std::vector<NodeId> rep = join_representatives(dag, finish);
+  // The work node a predecessor stands for (itself, or a join's representative).
+  auto work_of = [&](NodeId u) { return dag.is_join(u) ? rep[u - dag.work_count] : u; };
   NodeId v = 0;
-  for (NodeId u = 1; u < dag.size(); ++u)
+  for (NodeId u = 1; u < dag.work_count; ++u)
     if (finish[u] > finish[v]) v = u;
   path.push_back(v);
   while (true) {
     const uint32_t b = dag.pred_offset[v], e = dag.pred_offset[v + 1];
-    if (b == e) break;
-    // The binding predecessor: latest finish; ties prefer the same lane, then the lowest id.
-    uint32_t best = b;
-    for (uint32_t i = b + 1; i < e; ++i) {
+    // The binding predecessor: latest finish; ties prefer the same lane, then the lowest id (a join
+    // compares as the work node it stands for).
+    uint32_t best = e;
+    for (uint32_t i = b; i < e; ++i) {
+      if (work_of(dag.preds[i]) == kNoNode) continue;  // a join of nothing (cannot bind)
+      if (best == e) {
+        best = i;
+        continue;
+      }
       const NodeId u = dag.preds[i], w = dag.preds[best];
       if (finish[u] != finish[w]) {
         if (finish[u] > finish[w]) best = i;
         continue;
       }
-      const bool u_same = dag.lane[u] == dag.lane[v], w_same = dag.lane[w] == dag.lane[v];
-      if (u_same != w_same ? u_same : u < w) best = i;
+      const NodeId uw = work_of(u), ww = work_of(w);
+      const bool u_same = dag.lane[uw] == dag.lane[v], w_same = dag.lane[ww] == dag.lane[v];
+      if (u_same != w_same ? u_same : uw < ww) best = i;
     }
+    if (best == e) break;
     links.push_back(dag.pred_kinds[best]);
-    v = dag.preds[best];
+    v = work_of(dag.preds[best]);
     path.push_back(v);
   }
   std::reverse(path.begin(), path.end());

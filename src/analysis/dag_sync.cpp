@@ -1,9 +1,12 @@
 // Cross-stream edges: what Trace::sync_ops recorded (event record/wait, host synchronisation, GPU barriers)
 // and, only when asked, edges inferred from timing.
 #include <algorithm>
+#include <limits>
 #include <numeric>
+#include <optional>
 
 #include "analysis/dag_edges.hpp"
+#include "support/errors.hpp"
 
 namespace rpl::analysis::dag {
 namespace {
@@ -29,14 +32,19 @@ class SubmitLists {
  public:
   // `with_time_order`: also keep every list in GPU start order (for sync ops without a correlation id
   // and GPU barriers); otherwise only the submission order is built.
-  SubmitLists(const NodeTable& nodes, bool with_time_order, LargeVector<uint32_t>& scratch) : nodes_(nodes) {
+  SubmitLists(const NodeTable& nodes, bool with_time_order, LargeVector<uint32_t>& scratch)
+      : nodes_(nodes), list_of_(scratch) {
     build(with_time_order, scratch);
   }
+
+  uint32_t list_of(NodeId v) const { return list_of_[v]; }
+  int64_t correlation(NodeId v) const { return corr_[v]; }
 
   uint32_t find(uint32_t process, Index stream) const {
     auto it = ids_.find(key(process, stream));
     return it == ids_.end() ? kNoList : it->second;
   }
+  uint32_t list_count() const { return static_cast<uint32_t>(begin_.size() - 1); }
   // Lists of one process: ids [first, second).
   std::pair<uint32_t, uint32_t> lists_of(uint32_t process) const {
     return {process_begin_[process], process_begin_[process + 1]};
@@ -182,6 +190,7 @@ class SubmitLists {
   }
 
   const NodeTable& nodes_;
+  const LargeVector<uint32_t>& list_of_;  // per node: its list
   std::unordered_map<uint64_t, uint32_t> ids_;
   std::vector<uint32_t> process_begin_;    // per dense process, its first list id; process_count + 1
   std::vector<uint32_t> begin_, corr_end_;  // per list: [begin, corr_end) ops with a correlation id
@@ -190,11 +199,117 @@ class SubmitLists {
   LargeVector<NodeId> by_start_;  // empty unless built with_time_order
 };
 
-// Replays one process's sync ops in order, tracking what each event captured.
+// One end of a window of submission: a host op's submission point, or open (before / after everything).
+struct Bound {
+  bool open = true;
+  SubmitPoint at;
+};
+
+// Each process's work in the orders that SubmitLists places host ops by (correlation id; GPU start for work
+// without one, and for every op against a sync without one), to find the lists (streams) that received work
+// between two synchronisations. A list that received none has the same last op before, and the same first
+// op after, both points: the earlier synchronisation's join already stands for it.
+class SubmitWindows {
+ public:
+  SubmitWindows(const NodeTable& nodes, const SubmitLists& lists, bool with_time_order, uint32_t list_count)
+      : nodes_(nodes), lists_(lists), stamp_(list_count, 0) {
+    const uint32_t processes = nodes.process_count;
+    std::vector<uint32_t> corr_count(processes + 1, 0), time_count(processes + 1, 0), all_count(processes + 1, 0);
+    for (NodeId v = 0; v < nodes.size(); ++v) {
+      const uint32_t p = nodes.process[v];
+      ++(lists.correlation(v) != 0 ? corr_count : time_count)[p + 1];
+      ++all_count[p + 1];
+    }
+    group(corr_count, corr_begin_, corr_ops_, [&](NodeId v) { return lists.correlation(v) != 0; });
+    group(time_count, time_begin_, time_ops_, [&](NodeId v) { return lists.correlation(v) == 0; });
+    if (with_time_order) group(all_count, all_begin_, all_ops_, [](NodeId) { return true; });
+    auto by_corr = [&](NodeId a, NodeId b) {
+      const int64_t ca = lists.correlation(a), cb = lists.correlation(b);
+      return ca != cb ? ca < cb : a < b;
+    };
+    auto by_start = [&](NodeId a, NodeId b) { return nodes.earlier(a, b); };
+    for (uint32_t p = 0; p < processes; ++p) {
+      sort_range(corr_ops_, corr_begin_[p], corr_begin_[p + 1], by_corr);
+      sort_range(time_ops_, time_begin_[p], time_begin_[p + 1], by_start);
+      if (with_time_order) sort_range(all_ops_, all_begin_[p], all_begin_[p + 1], by_start);
+    }
+  }
+
+  // The lists of `process` whose last op before a submission point can differ between `from` and `to`
+  // (targets = false), or whose first op after one can (targets = true); the query point is `to` for the
+  // former and `from` for the latter. Returns false, leaving `out` empty, when the two points cannot be
+  // compared (one has a correlation id and the other not, or they are out of order): the caller then
+  // looks at every list.
+  bool lists_between(uint32_t process, const Bound& from, const Bound& to, bool targets,
+                     std::vector<uint32_t>& out) {
+    out.clear();
+    const SubmitPoint& query = targets ? from.at : to.at;
+    const bool by_corr = query.correlation != 0;
+    for (const Bound* b : {&from, &to})
+      if (!b->open && (b->at.correlation != 0) != by_corr) return false;
+    constexpr int64_t kMin = std::numeric_limits<int64_t>::min(), kMax = std::numeric_limits<int64_t>::max();
+    const int64_t c_from = from.open ? kMin : from.at.correlation, c_to = to.open ? kMax : to.at.correlation;
+    const TimeNs t_from = from.open ? kMin : from.at.time, t_to = to.open ? kMax : to.at.time;
+    if (c_from > c_to || t_from > t_to) return false;
+    ++generation_;
+    if (by_corr) {
+      // Sources: correlation in [from, to); targets: in (from, to]. Work without one: start in [from, to).
+      const auto first = corr_ops_.begin() + corr_begin_[process], last = corr_ops_.begin() + corr_begin_[process + 1];
+      auto corr_less = [&](NodeId v, int64_t c) { return lists_.correlation(v) < c; };
+      auto corr_greater = [&](int64_t c, NodeId v) { return c < lists_.correlation(v); };
+      auto b = targets ? std::upper_bound(first, last, c_from, corr_greater) : std::lower_bound(first, last, c_from, corr_less);
+      auto e = targets ? std::upper_bound(first, last, c_to, corr_greater) : std::lower_bound(first, last, c_to, corr_less);
+      collect(b, e, out);
+      collect_started(time_ops_, time_begin_[process], time_begin_[process + 1], t_from, t_to, out);
+    } else {
+      collect_started(all_ops_, all_begin_[process], all_begin_[process + 1], t_from, t_to, out);
+    }
+    return true;
+  }
+
+ private:
+  template <typename Keep>
+  void group(const std::vector<uint32_t>& count, std::vector<uint32_t>& begin, LargeVector<NodeId>& ops, Keep keep) {
+    begin.assign(count.size(), 0);
+    std::partial_sum(count.begin(), count.end(), begin.begin());
+    ops.resize(begin.back());
+    std::vector<uint32_t> next(begin.begin(), begin.end() - 1);
+    for (NodeId v = 0; v < nodes_.size(); ++v)
+      if (keep(v)) ops[next[nodes_.process[v]]++] = v;
+  }
+  template <typename Less>
+  static void sort_range(LargeVector<NodeId>& ops, uint32_t b, uint32_t e, Less less) {
+    if (!std::is_sorted(ops.begin() + b, ops.begin() + e, less)) std::sort(ops.begin() + b, ops.begin() + e, less);
+  }
+  void collect_started(const LargeVector<NodeId>& ops, uint32_t b, uint32_t e, TimeNs from, TimeNs to,
+                       std::vector<uint32_t>& out) {
+    auto start_less = [&](NodeId v, TimeNs t) { return nodes_.start[v] < t; };
+    collect(std::lower_bound(ops.begin() + b, ops.begin() + e, from, start_less),
+            std::lower_bound(ops.begin() + b, ops.begin() + e, to, start_less), out);
+  }
+  template <typename It>
+  void collect(It b, It e, std::vector<uint32_t>& out) {
+    for (; b < e; ++b) {
+      const uint32_t l = lists_.list_of(*b);
+      if (stamp_[l] != generation_) stamp_[l] = generation_, out.push_back(l);
+    }
+  }
+
+  const NodeTable& nodes_;
+  const SubmitLists& lists_;
+  std::vector<uint32_t> corr_begin_, time_begin_, all_begin_;  // per dense process + 1
+  LargeVector<NodeId> corr_ops_, time_ops_, all_ops_;          // all_ops_ empty unless with_time_order
+  std::vector<uint32_t> stamp_;                                 // per list: generation it was last collected in
+  uint32_t generation_ = 0;
+};
+
+// Replays one process's sync ops in order, tracking what each event captured. Host and GPU-barrier ops
+// are replayed apart: `joins` says which of the two this replay is.
 class SyncReplay {
  public:
-  SyncReplay(const SubmitLists& lists, EdgeList& edges, uint32_t process)
-      : lists_(lists), edges_(edges), process_(process) {}
+  SyncReplay(const SubmitLists& lists, SubmitWindows* windows, EdgeList& edges, uint32_t process, JoinReason joins)
+      : lists_(lists), windows_(windows), edges_(edges), process_(process), reason_(joins),
+        kind_(joins == JoinReason::HostSync ? EdgeKind::HostSync : EdgeKind::Barrier) {}
 
   void host_op(const SyncOp& op) {
     const SubmitPoint at{op.correlation_id, op.start};
@@ -204,9 +319,9 @@ class SyncReplay {
       case SyncKind::StreamWaitEvent:
         edges_.add(captured(op.event), lists_.first_after(list, at, 0), EdgeKind::EventWait);
         break;
-      case SyncKind::StreamSynchronize: host_waits({lists_.last_before(list, at)}, at, op.thread, EdgeKind::HostSync); break;
-      case SyncKind::EventSynchronize: host_waits({captured(op.event)}, at, op.thread, EdgeKind::HostSync); break;
-      case SyncKind::DeviceSynchronize: host_waits(last_on_every_stream(at), at, op.thread, EdgeKind::HostSync); break;
+      case SyncKind::StreamSynchronize: wait({op.thread, at, false, lists_.last_before(list, at)}); break;
+      case SyncKind::EventSynchronize: wait({op.thread, at, false, captured(op.event)}); break;
+      case SyncKind::DeviceSynchronize: wait({op.thread, at, true, kNoNode}); break;
     }
   }
 
@@ -219,46 +334,123 @@ class SyncReplay {
       case SyncKind::StreamWaitEvent:
         edges_.add(captured(op.event), lists_.first_starting_from(list, op.start), EdgeKind::Barrier);
         break;
-      case SyncKind::StreamSynchronize: host_waits({lists_.last_before(list, at)}, at, 0, EdgeKind::Barrier); break;
-      case SyncKind::EventSynchronize: host_waits({captured(op.event)}, at, 0, EdgeKind::Barrier); break;
-      case SyncKind::DeviceSynchronize: host_waits(last_on_every_stream(at), at, 0, EdgeKind::Barrier); break;
+      case SyncKind::StreamSynchronize: wait({0, at, false, lists_.last_before(list, at)}); break;
+      case SyncKind::EventSynchronize: wait({0, at, false, captured(op.event)}); break;
+      case SyncKind::DeviceSynchronize: wait({0, at, true, kNoNode}); break;
     }
   }
 
+  // Turns the recorded waits into join nodes (nothing to do in the pairwise form, done as they came).
+  void finish() {
+    std::stable_sort(waits_.begin(), waits_.end(), [](const Wait& a, const Wait& b) { return a.thread < b.thread; });
+    for (std::size_t first = 0, last; first < waits_.size(); first = last) {
+      last = first;
+      while (last < waits_.size() && waits_[last].thread == waits_[first].thread) ++last;
+      join_thread(first, last);
+    }
+    waits_.clear();
+  }
+
  private:
+  // A host wait: the calling thread, where it sits in submission order, and what it waited for: every
+  // stream's last work (all_streams) or one op (`source`, kNoNode when none).
+  struct Wait {
+    uint32_t thread;
+    SubmitPoint at;
+    bool all_streams;
+    NodeId source;
+  };
+
   NodeId captured(uint64_t event) const {
     auto it = captured_.find(event);
     return it == captured_.end() ? kNoNode : it->second;
   }
 
-  std::vector<NodeId> last_on_every_stream(const SubmitPoint& at) const {
-    std::vector<NodeId> sources;
-    auto [first, last] = lists_.lists_of(process_);
-    for (uint32_t l = first; l < last; ++l)
-      if (NodeId u = lists_.last_before(l, at); u != kNoNode) sources.push_back(u);
-    return sources;
-  }
-
-  // The host waited for `sources`; what it submits next, on any stream, runs after them.
-  void host_waits(const std::vector<NodeId>& sources, const SubmitPoint& at, uint32_t thread, EdgeKind kind) {
-    if (sources.empty() || (sources.size() == 1 && sources[0] == kNoNode)) return;
+  void wait(const Wait& w) {
+    if (windows_ != nullptr) {
+      waits_.push_back(w);
+      return;
+    }
+    // The pairwise form: the host waited for `sources`; what it submits next, on any stream, runs after them.
+    sources_.clear();
+    if (w.all_streams) {
+      auto [first, last] = lists_.lists_of(process_);
+      for (uint32_t l = first; l < last; ++l)
+        if (NodeId u = lists_.last_before(l, w.at); u != kNoNode) sources_.push_back(u);
+    } else if (w.source != kNoNode) {
+      sources_.push_back(w.source);
+    }
+    if (sources_.empty()) return;
     auto [first, last] = lists_.lists_of(process_);
     for (uint32_t l = first; l < last; ++l) {
-      NodeId target = lists_.first_after(l, at, thread);
+      NodeId target = lists_.first_after(l, w.at, w.thread);
       if (target == kNoNode) continue;
-      for (NodeId u : sources) edges_.add(u, target, kind);
+      for (NodeId u : sources_) edges_.add(u, target, kind_);
+    }
+  }
+
+  // The lists to look at between two points: those that received work in between, or all of them.
+  const std::vector<uint32_t>& lists_between(const Bound& from, const Bound& to, bool targets) {
+    if (!windows_->lists_between(process_, from, to, targets, window_lists_)) {
+      auto [first, last] = lists_.lists_of(process_);
+      for (uint32_t l = first; l < last; ++l) window_lists_.push_back(l);
+    }
+    return window_lists_;
+  }
+
+  // One thread's waits [first, last), in submission order, become a chain of joins. Each join's
+  // predecessors: the previous join of the thread (the thread called this wait after that one returned, so
+  // all it waited for is done) and what this wait adds: for a device-wide wait, the last op of each list
+  // that received work since the thread's previous device-wide wait; otherwise its one source. Its
+  // successors: the next join of the thread and the first op the thread submitted after the wait on each
+  // list that received work before the thread's next wait (the other lists' first op after this wait is
+  // also the first after the next one, released through the chain). Edges: O(ops + waits) per thread.
+  void join_thread(std::size_t first, std::size_t last) {
+    NodeId previous_join = kNoNode;
+    Bound previous_device_wait;  // open: none yet
+    for (std::size_t i = first; i < last; ++i) {
+      const Wait& w = waits_[i];
+      sources_.clear();
+      if (w.all_streams) {
+        for (uint32_t l : lists_between(previous_device_wait, Bound{false, w.at}, false))
+          if (NodeId u = lists_.last_before(l, w.at); u != kNoNode) sources_.push_back(u);
+        previous_device_wait = Bound{false, w.at};
+      } else if (w.source != kNoNode) {
+        sources_.push_back(w.source);
+      }
+      if (sources_.empty() && previous_join == kNoNode) continue;  // nothing was submitted before it
+      const NodeId join = edges_.add_join(reason_);
+      for (NodeId u : sources_) edges_.add(u, join, kind_);
+      edges_.add(previous_join, join, kind_);
+      const Bound next = i + 1 < last ? Bound{false, waits_[i + 1].at} : Bound{};
+      for (uint32_t l : lists_between(Bound{false, w.at}, next, true))
+        edges_.add(join, lists_.first_after(l, w.at, w.thread), kind_);
+      previous_join = join;
     }
   }
 
   const SubmitLists& lists_;
+  SubmitWindows* windows_;  // null: the pairwise form
   EdgeList& edges_;
   uint32_t process_;
+  JoinReason reason_;
+  EdgeKind kind_;
   std::unordered_map<uint64_t, NodeId> captured_;  // event -> op captured by its latest record
+  std::vector<Wait> waits_;
+  std::vector<NodeId> sources_;
+  std::vector<uint32_t> window_lists_;
 };
 
 }  // namespace
 
-void add_sync_edges(const NodeTable& nodes, EdgeList& edges, LargeVector<uint32_t>& scratch) {
+NodeId EdgeList::add_join(JoinReason reason) {
+  const std::size_t id = std::size_t{first_join} + join_reasons.size();
+  if (id >= kNoNode) throw Error(ExitCode::Internal, "critical path: too many nodes (" + std::to_string(id) + ")");
+  join_reasons.push_back(reason);
+  return static_cast<NodeId>(id);
+}
+
+void add_sync_edges(const NodeTable& nodes, EdgeList& edges, LargeVector<uint32_t>& scratch, bool pairwise) {
   const auto& ops = nodes.trace.sync_ops;
   if (ops.empty() || nodes.size() == 0) return;
   // Group sync ops by (dense) process; ops of processes without work cannot order anything.
@@ -282,6 +474,9 @@ void add_sync_edges(const NodeTable& nodes, EdgeList& edges, LargeVector<uint32_
   for (uint32_t i : grouped)
     time_order_needed = time_order_needed || ops[i].source == SyncSource::GpuBarrier || ops[i].correlation_id == 0;
   const SubmitLists lists(nodes, time_order_needed, scratch);
+  std::optional<SubmitWindows> windows;
+  if (!pairwise) windows.emplace(nodes, lists, time_order_needed, lists.list_count());
+  SubmitWindows* joins = windows ? &*windows : nullptr;
   std::vector<uint32_t> host, gpu;
   for (uint32_t p = 0; p < nodes.process_count; ++p) {
     host.clear();
@@ -307,18 +502,51 @@ void add_sync_edges(const NodeTable& nodes, EdgeList& edges, LargeVector<uint32_
     std::sort(gpu.begin(), gpu.end(), [&](uint32_t a, uint32_t b) {
       return ops[a].start != ops[b].start ? ops[a].start < ops[b].start : a < b;
     });
-    SyncReplay host_replay(lists, edges, p);
+    SyncReplay host_replay(lists, joins, edges, p, JoinReason::HostSync);
     for (uint32_t i : host) host_replay.host_op(ops[i]);
-    SyncReplay gpu_replay(lists, edges, p);
+    host_replay.finish();
+    SyncReplay gpu_replay(lists, joins, edges, p, JoinReason::GpuBarrier);
     for (uint32_t i : gpu) gpu_replay.gpu_op(ops[i]);
+    gpu_replay.finish();
   }
 }
 
 void add_inferred_edges(const NodeTable& nodes, EdgeList& edges) {
   const std::size_t n = nodes.size();
   LargeVector<uint8_t> has_cross_pred(n, 0);
-  for (const Edge& e : edges.edges)
-    if (nodes.lane[e.src] != nodes.lane[e.dst]) has_cross_pred[e.dst] = 1;
+  // The lanes a join stands for: its work predecessors' and, through earlier joins, theirs. A work node
+  // released by a join has a cross-lane predecessor when the join holds work of another lane.
+  struct JoinLanes {
+    uint32_t lane = kJoinLane;  // kJoinLane: no work yet
+    bool several = false;
+    void add(uint32_t l) {
+      if (lane == kJoinLane) lane = l;
+      else if (l != lane) several = true;
+    }
+    void add(const JoinLanes& o) {
+      if (o.lane != kJoinLane) add(o.lane);
+      several = several || o.several;
+    }
+  };
+  std::vector<JoinLanes> join_lanes(edges.join_reasons.size());
+  std::vector<const Edge*> join_to_join;
+  for (const Edge& e : edges.edges) {
+    if (!edges.is_join(e.dst)) continue;
+    if (edges.is_join(e.src)) join_to_join.push_back(&e);
+    else join_lanes[e.dst - n].add(nodes.lane[e.src]);
+  }
+  // A join's join predecessors have lower ids: in target order, each is complete before it is read.
+  std::sort(join_to_join.begin(), join_to_join.end(), [](const Edge* a, const Edge* b) { return a->dst < b->dst; });
+  for (const Edge* e : join_to_join) join_lanes[e->dst - n].add(join_lanes[e->src - n]);
+  for (const Edge& e : edges.edges) {
+    if (edges.is_join(e.dst)) continue;
+    if (!edges.is_join(e.src)) {
+      if (nodes.lane[e.src] != nodes.lane[e.dst]) has_cross_pred[e.dst] = 1;
+      continue;
+    }
+    const JoinLanes& j = join_lanes[e.src - n];
+    if (j.several || (j.lane != kJoinLane && j.lane != nodes.lane[e.dst])) has_cross_pred[e.dst] = 1;
+  }
 
   // Each process's ops by end time.
   std::vector<uint32_t> begin(nodes.process_count + 1, 0);

@@ -73,6 +73,12 @@ void write_dag_document(JsonStream& out, const app::AnalyzeResults& r) {
                            {"host_sync", dag.edges.host_sync},
                            {"barrier", dag.edges.barrier},
                            {"inferred", dag.edges.inferred}});
+  // Join nodes by reason (zero-duration nodes joining several streams, e.g. a device synchronisation).
+  nlohmann::json joins = nlohmann::json::object();
+  for (std::size_t k = 0; k < analysis::kJoinReasonCount; ++k)
+    joins[analysis::to_string(static_cast<analysis::JoinReason>(k))] = dag.joins.by_reason[k];
+  out.key("join_nodes");
+  out.value(joins);
   out.key("trace_start_ns");
   out.value(static_cast<int64_t>(dag.trace_start_ns));
   for (auto [k, v] : {std::pair{"wall_span_ns", dag.wall_span_ns},

@@ -163,9 +163,10 @@ void summary_cards(std::string& out, const app::AnalyzeResults& r) {
   out += "</div>\n";
   put(out, "<p class=\"sub\">Window: {}. Idle on the path: {}.</p>\n", escape(r.window.description),
       escape(idle_breakdown_text(r.idle)));
-  put(out, "<p class=\"sub\">DAG ordering: {}; edges: {} stream order, {} event wait, {} host sync, {} barrier{}.</p>\n",
+  put(out, "<p class=\"sub\">DAG ordering: {}; edges: {} stream order, {} event wait, {} host sync, {} barrier{}{}.</p>\n",
       escape(dag.ordering), dag.edges.stream_order, dag.edges.event_wait, dag.edges.host_sync, dag.edges.barrier,
-      dag.edges.inferred ? fmt::format(", {} inferred", dag.edges.inferred) : std::string());
+      dag.edges.inferred ? fmt::format(", {} inferred", dag.edges.inferred) : std::string(),
+      dag.joins.total() ? fmt::format("; {} synchronisation join nodes", dag.joins.total()) : std::string());
   if (r.inferred_edges && dag.edges.inferred > 0)
     put(out, "<div class=\"warn\">{} cross-stream edges were <b>inferred from timing</b> (opt-in), not recorded: "
              "the critical path may follow dependencies that do not exist.</div>\n",

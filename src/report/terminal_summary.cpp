@@ -83,9 +83,10 @@ std::string terminal_summary(const app::AnalyzeResults& r, const ReportOptions& 
     put(out, "  ... {} more (--top N to show more)", r.stats.kernels.size() - options.top);
   out.push_back('\n');
 
-  put(out, "Critical path ({} ordering; edges: {} stream, {} event, {} sync, {} barrier{})", dag.ordering,
+  put(out, "Critical path ({} ordering; edges: {} stream, {} event, {} sync, {} barrier{}{})", dag.ordering,
        dag.edges.stream_order, dag.edges.event_wait, dag.edges.host_sync, dag.edges.barrier,
-       dag.edges.inferred ? fmt::format(", {} INFERRED", dag.edges.inferred) : std::string());
+       dag.edges.inferred ? fmt::format(", {} INFERRED", dag.edges.inferred) : std::string(),
+       dag.joins.total() ? fmt::format("; {} sync joins", dag.joins.total()) : std::string());
   put(out, "  length {} = {} busy + {} idle; {} nodes on the path", ms(dag.critical_path_ns),
        ms(dag.critical_path_busy_ns), ms(dag.critical_path_idle_ns), dag.path.size());
   put(out, "  parallelism {:.2f}x", dag.parallelism);
