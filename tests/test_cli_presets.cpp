@@ -196,3 +196,39 @@ TEST(CountersCli, TheShippedAmdFilesUseCountersTheirArchitectureHas) {
       EXPECT_EQ(c["application_runs"].get<std::size_t>(), lines) << arch << "/" << file;
     }
 }
+
+// NVIDIA: the same commands through the CUPTI metric enumeration (a double of rpl_cupti_metrics with output
+// recorded on a GH100): the list, and a counter file checked by CUPTI before anything runs.
+TEST(CountersCli, NvidiaListAndCheckThroughTheCuptiEnumeration) {
+  TempDir dir;
+  const Env cupti = {{"RPL_CUPTI_METRICS", std::string(RPL_SOURCE_DIR) + "/tests/doubles/fake_cupti_metrics.sh"}};
+  auto r = run_cli({"counters", "list", "--platform", "cuda", "--json"}, cupti);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  write(dir, "list.json", r.out);
+  EXPECT_EQ(validate_against_schema("counters-list", dir.file("list.json")), "");
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["arch"], "sm_90");
+  EXPECT_EQ(doc["chip"], "GH100");
+  EXPECT_EQ(doc["source"], "cupti");
+  EXPECT_EQ(doc["counters"][0]["name"], "dram__bytes_read");
+  r = run_cli({"counters", "list", "--platform", "cuda"}, cupti);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("device 0: sm_90 (GH100), 4 base metrics (cupti)"), std::string::npos) << r.out;
+
+  const std::string file = write(dir, "nv.txt", "pmc: dram__bytes_read.sum\npmc: sm__bogus_thing.sum\n");
+  r = run_cli({"profile", "--platform", "cuda", "--counters", file, "-o", dir.file("out"), "--", "/bin/true"}, cupti);
+  EXPECT_EQ(r.exit_code, 17) << r.err;
+  EXPECT_NE(r.err.find("sm__bogus_thing.sum (" + file + ":2)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("sm_90"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("dram__bytes_read.sum ("), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("out/runs")));  // nothing ran
+
+  auto failing = cupti;
+  failing.push_back({"FAKE_CUPTI_METRICS_MODE", "fail"});
+  r = run_cli({"counters", "list", "--platform", "cuda"}, failing);
+  EXPECT_EQ(r.exit_code, 8) << r.err;
+  EXPECT_NE(r.err.find("cuInit failed"), std::string::npos) << r.err;
+  r = run_cli({"counters", "list", "--platform", "cuda"}, {{"RPL_CUPTI_METRICS", dir.file("absent")}});
+  EXPECT_EQ(r.exit_code, 8) << r.err;
+  EXPECT_NE(r.err.find("RPL_CUPTI_METRICS=" + dir.file("absent")), std::string::npos) << r.err;
+}
