@@ -8,7 +8,8 @@
 # 2. `rocm-perf counters list --json` (the CUPTI metric enumeration) and `counters list` as text;
 # 3. per workload: the uninstrumented baseline (`profile --no-rocprof --runs 3`) and every preset
 #    (`profile --preset P --runs 3`), plus one counter file (`--counters share/counters/sm_90/compute_bound.txt
-#    --counter-tool cupti --counter-launches 20`, flags the presets with a counter file get too) on the testbeds. A preset the platform cannot honour exits 17 at once (recorded, not an error);
+#    --counter-tool cupti --counter-launches 20`, flags the presets with a counter file get too) on the
+#    testbeds. A preset the platform cannot honour exits 17 at once (recorded, not an error);
 # 4. summary.txt / overhead.tsv: per workload and preset the median of the 3 runs' in-app loop time and
 #    process wall time, their ratio to the baseline's medians, and the whole command's wall time (counter
 #    passes and analysis included); raw profile.json, stderr and summaries in presets-raw.tar.gz.
