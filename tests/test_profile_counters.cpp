@@ -471,7 +471,7 @@ TEST(ProfileCounters, BadCombinationsAndFailingPassesAreClearErrors) {
   EXPECT_EQ(load(dir.file("b/profile.json"))["roofline"]["status"], "counter_pass_failed");
   r = run_cli({"profile", "--counter-launches", "2", "-o", dir.file("d"), "--", "/bin/true"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("needs --roofline or --deep"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("needs --roofline, --deep or --counters"), std::string::npos) << r.err;
   r = run_cli({"profile", "--roofline", "--counter-tool", "ncu", "--counter-launches", "2", "-o", dir.file("e"), "--",
                "/bin/true"});
   EXPECT_EQ(r.exit_code, 2);

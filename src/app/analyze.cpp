@@ -50,6 +50,8 @@ AnalyzeResults run_analyze(const AnalyzeOptions& options) {
   Progress progress(options.show_progress);
   progress.update("analysing");
 
+  // Every API call of the trace, whatever the analysis window (the window restricts GPU work only).
+  if (options.api_stats) r.api_stats = analysis::compute_api_stats(r.trace);
   r.window = analysis::restrict_to_window(r.trace, options.range);
   if (options.range && r.window.source != analysis::WindowSource::Range) log::warn("--range: {}", r.window.description);
   r.stats = analysis::compute_kernel_stats(r.trace);

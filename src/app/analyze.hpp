@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/api_stats.hpp"
 #include "analysis/bottleneck.hpp"
 #include "analysis/critical_path.hpp"
 #include "analysis/deep_analysis.hpp"
@@ -41,6 +42,9 @@ struct AnalysisOptions {
   // Deep analyses measured outside the trace's counters, by kernel display name: AMD's ATT run of
   // `profile --deep` (one dispatch per kernel). They reach the classifier and analysis.json like NVIDIA's.
   std::vector<std::pair<std::string, analysis::DeepAnalysis>> external_deep;
+  // --api-stats (and profile's api-overhead preset): per-API-call statistics of the trace's runtime and
+  // driver calls (analysis/api_stats), in profile.json, the terminal summary and report.html.
+  bool api_stats = false;
 };
 
 struct AnalyzeOptions : AnalysisOptions {
@@ -70,6 +74,7 @@ struct AnalyzeResults {
   std::optional<analysis::EmpiricalCeilings> empirical_ceilings;  // from --ceilings
   analysis::RooflineResult roofline;
   std::vector<KernelDiagnosis> diagnosis;  // parallel to stats.kernels
+  std::optional<analysis::ApiStatsResult> api_stats;  // AnalysisOptions::api_stats
 };
 
 // Throws rpl::Error(Usage) naming the value for an option that cannot be right (checked before any work).

@@ -1,14 +1,18 @@
 #include "app/profile.hpp"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <numeric>
 #include <unordered_map>
 
+#include "app/profile_presets.hpp"
 #include "collectors/collector_factory.hpp"
+#include "collectors/counter_catalog.hpp"
 #include "support/errors.hpp"
+#include "support/input_file.hpp"
 #include "support/log.hpp"
 #include "support/user_regex.hpp"
 #include "support/progress.hpp"
@@ -65,8 +69,39 @@ void run_timing_only(const ProfileOptions& o, ProfileResults& out, Progress& pro
   }
 }
 
-void run_traced(const ProfileOptions& o, ProfileResults& out, Progress& progress) {
-  platform::Kind kind = o.platform ? *o.platform : platform::detect();
+// The counter file to collect (--counters FILE, else the preset's shipped file for the device's
+// architecture), checked against what the device can count: an unsupported counter is named with its file
+// and line before anything runs.
+analysis::CounterFile prepare_counter_file(const ProfileOptions& o, platform::Kind kind) {
+  std::optional<analysis::CounterFile> file;
+  if (o.counters_file)
+    file = analysis::parse_counter_file(read_input_file(*o.counters_file, "counter file"), *o.counters_file);
+  if (!file) {
+    const std::string arch = collectors::check_device_counters(kind, o.counter_device, {}).arch;
+    const auto text = shipped_counter_file(arch, o.preset_counter_file);
+    if (!text)
+      throw Error(ExitCode::Unsupported,
+                  fmt::format("--preset {} needs its {} for this GPU's architecture '{}', and none ships with rocm-perf "
+                              "(share/counters/ has {}); pass --counters FILE with this GPU's counter names "
+                              "(rocm-perf counters list). Nothing was run",
+                              o.preset, o.preset_counter_file, arch, fmt::join(shipped_counter_archs(), ", ")));
+    file = analysis::parse_counter_file(*text, fmt::format("share/counters/{}/{}", arch.substr(0, arch.find(':')),
+                                                           o.preset_counter_file));
+  }
+  const auto check = collectors::check_device_counters(kind, o.counter_device, file->all_counters());
+  if (!check.unsupported.empty()) {
+    std::vector<std::string> named;
+    for (const auto& c : check.unsupported) named.push_back(fmt::format("{} ({})", c, file->where(c)));
+    throw Error(ExitCode::Unsupported,
+                fmt::format("{} counter(s) not supported by device {} ({}): {}; `rocm-perf counters list --device {}` "
+                            "shows what it supports. Nothing was run",
+                            check.unsupported.size(), o.counter_device, check.arch, fmt::join(named, ", "),
+                            o.counter_device));
+  }
+  return *file;
+}
+
+void run_traced(const ProfileOptions& o, platform::Kind kind, ProfileResults& out, Progress& progress) {
   out.platform = platform::to_string(kind);
   auto collector = collectors::make_collector(kind);
   out.collector = collector->name();
@@ -79,7 +114,7 @@ void run_traced(const ProfileOptions& o, ProfileResults& out, Progress& progress
     RunRecord run;
     run.index = i;
     run.run_dir = fresh_run_dir(o.output_dir, i);
-    platform::CollectRequest req{o.argv, run.run_dir, o.debug, o.timeout_s};
+    platform::CollectRequest req{o.argv, run.run_dir, o.debug, o.timeout_s, o.trace};
     platform::CollectResult c = collector->collect(req);
     run.process = c.process;
     run.databases = c.databases;
@@ -122,25 +157,36 @@ ProfileResults run_profile(const ProfileOptions& o) {
   check_analysis_options(o.analysis);
   if (o.timing_only && (o.roofline || o.deep))
     throw Error(ExitCode::Usage, "--roofline and --deep need the profiler: they cannot be combined with --no-rocprof");
-  if (o.counter_launches > 0 && !o.roofline && !o.deep)
-    throw Error(ExitCode::Usage, "--counter-launches limits the counter pass: it needs --roofline or --deep");
+  if (o.counter_launches > 0 && !o.roofline && !o.deep && !o.counters_file && o.preset_counter_file.empty())
+    throw Error(ExitCode::Usage, "--counter-launches limits the counter pass: it needs --roofline, --deep or --counters");
   if (o.counter_launches > 0 && o.counter_tool == collectors::CounterTool::Ncu)
     throw Error(ExitCode::Usage, "--counter-launches needs the CUPTI counter pass (--counter-tool cupti): ncu's launch "
                                  "limits are not per kernel");
+  const bool counter_file = o.counters_file || !o.preset_counter_file.empty();
+  if (o.timing_only && counter_file) throw Error(ExitCode::Usage, "--counters needs the profiler: it cannot be combined with --no-rocprof");
   ProfileResults out;
+  out.preset = preset_json(o);
   out.command = o.argv;
   out.mode = o.timing_only ? "timing-only" : "trace";
   out.platform = "none";
   out.collector = "none";
+  // Everything that can refuse the request is checked before the application runs.
+  std::optional<platform::Kind> kind;
+  std::optional<analysis::CounterFile> counters;
+  if (!o.timing_only) {
+    kind = o.platform ? *o.platform : platform::detect();
+    check_platform_support(o, *kind, platform_support(*kind));
+    if (counter_file) counters = prepare_counter_file(o, *kind);
+  }
   Progress progress(o.show_progress);
   if (o.timing_only)
     run_timing_only(o, out, progress);
   else
-    run_traced(o, out, progress);
+    run_traced(o, *kind, out, progress);
   out.runtime_across_runs = stats_of(out.runs);
   out.representative_run = median_index(out.runs);
 
-  if (!o.timing_only && (o.roofline || o.deep)) {
+  if (!o.timing_only && (o.roofline || o.deep || counters)) {
     progress.update("counter pass");
     const RunRecord& rep = out.runs[out.representative_run];
     CounterCollectionOptions co;
@@ -154,6 +200,7 @@ ProfileResults run_profile(const ProfileOptions& o) {
     co.timeout_s = o.timeout_s;
     co.debug = o.debug;
     co.lenient = o.analysis.lenient;
+    co.counter_file = counters;
     try {
       out.counters = collect_counters(co, rep.databases, rep.process.wall_ns);
     } catch (const Error& e) {

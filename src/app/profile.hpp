@@ -2,6 +2,7 @@
 // The `profile` application: run the program N times (each run a separate process) under the platform's
 // collector, keep every run's rocpd databases, compute statistics across runs, and analyse the
 // representative (median-runtime) run in full. Timing-only mode runs the program without any profiler.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,21 @@ struct ProfileOptions {
   bool debug = false;
   bool show_progress = false;
   double timeout_s = 0;
+
+  // --preset NAME (app/profile_presets): the preset applied to the settings below; "" without one.
+  std::string preset;
+  platform::TraceDomains trace;  // what each trace run records besides dispatches
+  // --counters FILE: a counter file (analysis/counter_file) collected after the trace runs, checked against
+  // the device's counters before anything runs. preset_counter_file: a preset's shipped file, resolved for
+  // the device's architecture (used when counters_file is not given).
+  std::optional<std::string> counters_file;
+  std::string preset_counter_file;
+  int counter_device = 0;  // the device whose counters the file is checked against
+  bool perfetto = false;   // also write trace.perfetto.json of the representative run
+  // Device monitoring and PC sampling (the sampling work's settings; presets set them).
+  bool monitor_device = false;
+  unsigned sampling_interval_ms = 100;
+  bool pc_sampling = false;
 };
 
 struct RunRecord {
@@ -58,6 +74,7 @@ struct ProfileResults {
   // The counter pass failed (not a usage error): every output the trace supports is still written, and
   // `profile` exits with ExitCode::CounterPassFailed.
   std::optional<std::string> counter_failure;
+  nlohmann::json preset;  // null without --preset (app/profile_presets: preset_json)
 };
 
 ProfileResults run_profile(const ProfileOptions& options);

@@ -149,6 +149,51 @@ void collect_amd_deep(const collectors::CounterPassRequest& req, const Agent& ag
     c.att.push_back({out.dispatch_id, out.kernel, analysis::analyze_att_dispatch(collectors::read_att_dispatch(out), max_waves)});
 }
 
+// The counter file's values per (kernel, counter), over every instance the tool measured.
+void add_file_totals(const collectors::CounterPassRun& run, CounterCollection& c) {
+  std::map<std::pair<std::string, std::string>, std::size_t> slot;
+  for (const CounterSamples& samples : run.samples)
+    for (const CounterInstance& inst : samples.instances) {
+      if (!inst.measured) continue;
+      for (const auto& [index, value] : inst.values) {
+        const std::string& counter = samples.counters[index];
+        auto [it, fresh] = slot.try_emplace({inst.kernel, counter}, c.file_totals.size());
+        if (fresh) c.file_totals.push_back({inst.kernel, counter, 0, 0});
+        ++c.file_totals[it->second].instances;
+        c.file_totals[it->second].sum += value;
+      }
+    }
+}
+
+// --counters FILE: its own pass, in its own folder (the roofline pass may share the run folder).
+void collect_file(const CounterCollectionOptions& o, collectors::CounterPassRequest req, const Trace& trace,
+                  CounterCollection& c, CounterMatch& m) {
+  const analysis::CounterFile& file = *o.counter_file;
+  c.counter_file = file.path;
+  req.run_dir = o.run_dir + "/counter-file";
+  if (c.vendor == "nvidia") {
+    const auto metrics = file.all_counters();
+    c.passes.push_back(metrics);
+    const auto run = resolve_nvidia_tool(o) == collectors::CounterTool::Cupti
+                         ? collectors::run_cupti_counter_pass(req, metrics)
+                         : collectors::run_ncu_pass(req, metrics);
+    if (c.tool.empty()) c.tool = run.tool;
+    record_run(c, run);
+    match_run(trace, run, m);
+    add_file_totals(run, c);
+    return;
+  }
+  const auto passes = analysis::plan_amd_counter_passes(file);
+  if (passes.size() > file.passes.size())
+    log::info("{}: {} pmc line(s) split into {} passes to fit the hardware's counters per block", file.path,
+              file.passes.size(), passes.size());
+  c.passes.insert(c.passes.end(), passes.begin(), passes.end());
+  const auto run = collectors::run_rocprof_pmc_pass(req, analysis::rocprofv3_input_text(passes, file.path));
+  record_run(c, run);
+  match_run(trace, run, m);
+  add_file_totals(run, c);
+}
+
 // The paired values into the trace run's databases, each beside its dispatches.
 void store_values(const CounterMatch& m, CounterCollection& c) {
   for (const auto& db : m.databases) {
@@ -200,12 +245,13 @@ std::optional<double> CounterCollection::extra_ms_per_instance() const {
 
 CounterCollection collect_counters(const CounterCollectionOptions& o, const std::vector<std::string>& trace_databases,
                                    double baseline_wall_ns) {
-  if (!o.roofline && !o.deep) throw Error(ExitCode::Internal, "collect_counters: nothing requested");
+  if (!o.roofline && !o.deep && !o.counter_file) throw Error(ExitCode::Internal, "collect_counters: nothing requested");
   CounterCollection c;
   c.run_dir = o.run_dir;
   c.baseline_wall_ns = baseline_wall_ns;
   if (o.roofline) c.requested.push_back("roofline");
   if (o.deep) c.requested.push_back("deep");
+  if (o.counter_file) c.requested.push_back("file");
   rocpd::ReadOptions ro;
   ro.load_api_calls = false;
   ro.lenient = o.lenient;
@@ -224,12 +270,14 @@ CounterCollection collect_counters(const CounterCollectionOptions& o, const std:
     throw Error(ExitCode::Usage, "--counter-launches is for NVIDIA's CUPTI counter pass; rocprofv3 measures every launch");
   if (family == analysis::CounterFamily::Nvidia) {
     c.vendor = "nvidia";
-    collect_nvidia(o, req, trace, c, m);
+    if (o.roofline || o.deep) collect_nvidia(o, req, trace, c, m);
+    if (o.counter_file) collect_file(o, req, trace, c, m);
   } else if (c.arch.rfind("gfx", 0) == 0) {
     c.vendor = "amd";
     c.tool = "rocprofv3";
     if (o.roofline) collect_amd_roofline(req, trace, c, m);
     if (o.deep) collect_amd_deep(req, *agent, c, m);
+    if (o.counter_file) collect_file(o, req, trace, c, m);
   } else {
     throw Error(ExitCode::Usage, fmt::format("no counter collection for architecture '{}' (neither sm_XX nor gfxNNN)", c.arch));
   }
@@ -246,6 +294,13 @@ nlohmann::json to_json(const CounterCollection& c) {
   auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   nlohmann::json att = nlohmann::json::array();
   for (const auto& a : c.att) att.push_back({{"dispatch_id", a.dispatch_id}, {"kernel", a.kernel}, {"deep", analysis::to_json(a.deep)}});
+  nlohmann::json file_totals = nlohmann::json::array();
+  for (const auto& t : c.file_totals)
+    file_totals.push_back({{"kernel", t.kernel},
+                           {"counter", t.counter},
+                           {"instances", t.instances},
+                           {"sum", t.sum},
+                           {"mean", t.instances ? t.sum / static_cast<double>(t.instances) : 0.0}});
   return {{"vendor", c.vendor},
           {"tool", c.tool},
           {"arch", c.arch},
@@ -265,7 +320,9 @@ nlohmann::json to_json(const CounterCollection& c) {
           {"extra_ms_per_instance", opt(c.extra_ms_per_instance())},
           {"warnings", c.warnings},
           {"att", att},
-          {"att_diagnosis", c.att_diagnosis.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.att_diagnosis)}};
+          {"att_diagnosis", c.att_diagnosis.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.att_diagnosis)},
+          {"counter_file", c.counter_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.counter_file)},
+          {"file_totals", file_totals}};
 }
 
 }  // namespace rpl::app

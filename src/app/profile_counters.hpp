@@ -11,6 +11,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "analysis/counter_file.hpp"
 #include "analysis/deep_analysis.hpp"
 #include "collectors/counter_pass.hpp"
 #include "model/counter_samples.hpp"
@@ -30,6 +31,9 @@ struct CounterCollectionOptions {
   double timeout_s = 0;
   bool debug = false;
   bool lenient = false;  // --lenient: read the traces dropping invalid records, as analyze does
+  // --counters FILE (or a preset's shipped file), already checked against the device: its own pass (AMD: one
+  // application run per planned pmc line; NVIDIA: one run, the tool replaying each kernel per hardware pass).
+  std::optional<analysis::CounterFile> counter_file;
 };
 
 // Counter values for one database (one process of the trace run).
@@ -57,6 +61,14 @@ struct AttDispatchDeep {
   analysis::DeepAnalysis deep;
 };
 
+// One counter of the counter file, summed over a kernel's measured instances.
+struct KernelCounterTotal {
+  std::string kernel;
+  std::string counter;
+  std::size_t instances = 0;
+  double sum = 0;
+};
+
 struct CounterCollection {
   std::string vendor;                            // "nvidia" or "amd"
   std::string tool;                              // "cupti", "ncu" or "rocprofv3"
@@ -76,6 +88,8 @@ struct CounterCollection {
   std::vector<std::string> warnings;
   std::vector<AttDispatchDeep> att;              // AMD --deep
   std::string att_diagnosis;                     // AMD --deep with nothing decoded: why
+  std::string counter_file;                      // --counters FILE / the preset's file, "" without
+  std::vector<KernelCounterTotal> file_totals;   // the counter file's values per kernel (kernel, then counter order)
 
   // Cost per profiled kernel instance: all counter-run time / instances, and the part above running the
   // application that many times without counters.

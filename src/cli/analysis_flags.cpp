@@ -28,6 +28,9 @@ void add_analysis_flags(CLI::App* cmd, AnalysisFlags& f, const AnalysisFlagsHelp
   cmd->add_option("--range", a.range,
                   "NAME: analyse the work launched inside the NVTX / ROCTx ranges of that name (default: first to last "
                   "kernel)");
+  cmd->add_flag("--api-stats", a.api_stats,
+                "per-API-call statistics of the runtime and driver calls in the trace (count, total, mean, p50, p99, "
+                "min, max), like rocprofv3 --stats");
   cmd->add_flag("--per-dispatch", a.per_dispatch_roofline, "also a roofline point per profiled dispatch in roofline.json");
 }
 

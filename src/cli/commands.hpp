@@ -59,5 +59,6 @@ Action register_replay(CLI::App& app);
 Action register_ceilings(CLI::App& app);
 Action register_optimize(CLI::App& app);
 Action register_autotune(CLI::App& app);
+Action register_counters(CLI::App& app);
 
 }  // namespace rpl::cli

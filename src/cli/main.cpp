@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
       "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 input missing, 4 input corrupt,\n"
       "  5 not a rocpd trace, 6 empty trace, 7 invalid trace data, 8 profiler failed, 9 application failed,\n"
       "  10 output failed, 11 capture failed, 12 address relocation (replay), 13 verification mismatch (replay),\n"
-      "  14 no usable GPU (ceilings), 15 model endpoint failed (optimize --proposer llm), 16 counter pass failed (profile; every other output written).");
+      "  14 no usable GPU (ceilings), 15 model endpoint failed (optimize --proposer llm), 16 counter pass failed (profile; every other output written),\n"
+      "  17 unsupported on this GPU or platform (profile --preset / --counters; nothing ran).");
 
   // Each action returns -1 unless its subcommand was chosen.
   std::vector<rpl::cli::Action> actions;
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   actions.push_back(rpl::cli::register_ceilings(app));
   actions.push_back(rpl::cli::register_optimize(app));
   actions.push_back(rpl::cli::register_autotune(app));
+  actions.push_back(rpl::cli::register_counters(app));
 
   // CLI11 would answer an unknown command with "A subcommand is required", not naming it.
   if (argc >= 2 && argv[1][0] != '-') {

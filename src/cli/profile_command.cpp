@@ -3,11 +3,14 @@
 #include <fmt/core.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "app/profile.hpp"
+#include "app/profile_presets.hpp"
 #include "cli/analysis_flags.hpp"
 #include "report/analyze_report.hpp"
+#include "report/perfetto_export.hpp"
 #include "support/errors.hpp"
 #include "support/terminal_text.hpp"
 #include "support/log.hpp"
@@ -23,7 +26,8 @@ bool g_double_dash = false;  // `--` appeared on the command line
 void warn_about_trailing_flags(const std::vector<std::string>& command) {
   static const char* const kOwnFlags[] = {"--json", "--quiet", "--runs", "-o", "--output-dir", "--roofline", "--deep",
                                           "--kernel", "--range", "--top", "--what-if", "--debug", "--no-rocprof",
-                                          "--platform", "--counter-tool", "--counter-launches", "--timeout"};
+                                          "--platform", "--counter-tool", "--counter-launches", "--timeout",
+                                          "--preset", "--counters", "--api-stats"};
   if (g_double_dash) return;
   for (std::size_t i = 1; i < command.size(); ++i)
     for (const char* flag : kOwnFlags) {
@@ -46,6 +50,8 @@ struct ProfileArgs {
   std::string counter_tool = "auto";
   std::size_t counter_launches = 0;
   double timeout_s = 0;
+  std::string preset;
+  std::optional<std::string> counters_file;
 };
 
 int run(const ProfileArgs& a) {
@@ -65,12 +71,19 @@ int run(const ProfileArgs& a) {
   o.debug = a.flags.common.debug;
   o.show_progress = !a.flags.common.quiet && !a.flags.common.json && stderr_is_terminal();
   o.timeout_s = a.timeout_s;
+  o.counters_file = a.counters_file;
+  if (!a.preset.empty()) app::apply_preset(app::find_preset(a.preset), o);
 
   app::ProfileResults p = app::run_profile(o);
   const report::ReportOptions ro = report_options(a.flags);
   nlohmann::json profile = report::profile_command_document(p);
   const app::AnalyzeResults* analysis = p.analysis ? &*p.analysis : nullptr;
   report::write_output_files(a.flags.output_dir, profile, analysis, ro);
+  if (o.perfetto && analysis) {
+    const std::string trace = (std::filesystem::path(a.flags.output_dir) / "trace.perfetto.json").string();
+    report::write_perfetto_file(trace, *analysis);
+    log::info("wrote {}: open it in ui.perfetto.dev", trace);
+  }
 
   if (a.flags.common.json) {
     report::JsonStream out(stdout);
@@ -119,6 +132,16 @@ Action register_profile(CLI::App& app) {
                   "unprofiled; the roofline and labels come from those N)")
       ->check(positive_count());
   cmd->add_option("--timeout", args->timeout_s, "seconds per run before the application is killed (0: none)");
+  std::string presets;
+  for (const auto& p : app::profile_presets()) presets += "\n  " + p.name + ": " + p.collects;
+  cmd->add_option("--preset", args->preset,
+                  "NAME: a ready-made profile (docs/profile-presets.md); explicit flags add to it, --counters replaces "
+                  "its counter file; exits 17 when the platform cannot honour it:" + presets)
+      ->check(CLI::IsMember(app::preset_names()));
+  cmd->add_option("--counters", args->counters_file,
+                  "FILE: collect the counters of a rocprofv3-format counter file ('pmc: A B C' lines, one pass each; "
+                  "NVIDIA: ncu/CUPTI metric names) after the trace runs; checked against the device first "
+                  "(share/counters/ has per-architecture files; rocm-perf counters list)");
   cmd->positionals_at_end();
   return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };
 }

@@ -18,11 +18,25 @@ std::optional<Kind> parse_kind(const std::string& s);
 // rpl::Error(ProfilerFailed) naming what was looked for when neither is present.
 Kind detect();
 
+// What a trace run records besides kernel dispatches (always recorded). The defaults are the plain
+// `profile` run's; presets (app/profile_presets) change them. A collector records at least what is asked
+// (NVIDIA's CUPTI collector always records copies and NVTX ranges); what it cannot record at all is refused
+// before the run (app/profile_presets: platform_support).
+struct TraceDomains {
+  bool memory_copies = true;
+  bool runtime_api = true;    // AMD: the HIP runtime API; NVIDIA: the dependency-creating runtime and driver calls
+  bool all_api = false;       // every runtime and driver call (AMD: HIP and HSA; NVIDIA: CUDA runtime and driver)
+  bool markers = false;       // AMD: ROCTx ranges (--marker-trace); NVIDIA records NVTX ranges always
+  bool communication = false; // RCCL calls (AMD: --rccl-trace); NVIDIA: not available (NCCL has no CUPTI domain)
+  bool native_perfetto = false;  // AMD: rocprofv3 also writes its own .pftrace beside the rocpd database
+};
+
 struct CollectRequest {
   std::vector<std::string> argv;  // the application and its arguments
   std::string run_dir;            // a fresh directory for this run's databases and logs
   bool debug = false;             // show the profiler's own logs
   double timeout_s = 0;
+  TraceDomains trace;
 };
 
 struct CollectResult {

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "report/analyze_report.hpp"
+#include "report/api_stats_report.hpp"
 #include "report/html_util.hpp"
 #include "rpl/version.hpp"
 #include "support/atomic_file.hpp"
@@ -312,6 +313,7 @@ std::string render_html_report(const app::AnalyzeResults& r, const RooflineView*
   kernels_table(out, r, options.top);
   critical_path_table(out, r, options.top);
   what_if_table(out, r);
+  if (r.api_stats) out += api_stats_html(*r.api_stats, options.top);
   findings_table(out, r, roofline, options.top);
   out += "</main></body></html>\n";
   return out;

@@ -47,6 +47,7 @@ nlohmann::json profile_command_document(const app::ProfileResults& p) {
   doc["runtime_ms"] = p.runtime_across_runs.mean_ns / 1e6;  // the seeds' runtime: mean over runs
   doc["runs"] = runs_json(p);
   if (p.counters) doc["counters"] = app::to_json(*p.counters);
+  if (!p.preset.is_null()) doc["preset"] = p.preset;
   return doc;
 }
 
@@ -63,6 +64,19 @@ std::string profile_terminal_summary(const app::ProfileResults& p, const ReportO
       const auto& k = p.kernels_across_runs[i];
       out += fmt::format("  {:<50.50} mean {:>10.3f} ms/run  CV {:.3f} ({})\n", k.name, k.total_per_run.mean_ns / 1e6,
                          k.total_per_run.cv, analysis::to_string(k.total_per_run.stability));
+    }
+    if (p.counters) {
+      const auto& c = *p.counters;
+      // Counter multiplexing: how many times the application ran to collect every requested counter.
+      out += fmt::format("  counters ({}, {}): {} pass(es), {} application run(s){}\n", c.tool, c.arch, c.passes.size(),
+                         c.application_runs, c.counter_file.empty() ? std::string() : "; file " + c.counter_file);
+      for (std::size_t i = 0; i < c.file_totals.size() && i < options.top; ++i) {
+        const auto& t = c.file_totals[i];
+        out += fmt::format("    {:<40.40} {:<44} mean {:.6g} over {} instance(s)\n", t.kernel, t.counter,
+                           t.sum / static_cast<double>(t.instances), t.instances);
+      }
+      if (c.file_totals.size() > options.top)
+        out += fmt::format("    ... {} more (profile.json counters.file_totals)\n", c.file_totals.size() - options.top);
     }
     out += "\n" + terminal_summary(*p.analysis, options);
   } else {

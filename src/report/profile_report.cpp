@@ -1,5 +1,6 @@
 // profile.json: what ran, for how long, how stable, with which resources and occupancy.
 #include "report/analyze_report.hpp"
+#include "report/api_stats_report.hpp"
 #include "report/kernel_shapes_report.hpp"
 #include "report/roofline_report.hpp"
 #include "rpl/version.hpp"
@@ -126,6 +127,7 @@ nlohmann::json profile_document(const app::AnalyzeResults& r) {
   }
   doc["kernels"] = kernels;
   doc["dominant_kernel"] = dom ? nlohmann::json(dom->name) : nlohmann::json(nullptr);
+  if (r.api_stats) doc["api_stats"] = api_stats_json(*r.api_stats);
   return doc;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "report/analyze_report.hpp"
+#include "report/api_stats_report.hpp"
 #include "report/idle_report.hpp"
 #include "report/kernel_shapes_report.hpp"
 #include "report/vendor_terms.hpp"
@@ -111,6 +112,11 @@ std::string terminal_summary(const app::AnalyzeResults& r, const ReportOptions& 
            w.combined ? "all together (" + w.spec.pattern + ")" : fmt::format("{}={}", w.spec.pattern, w.spec.factor),
            w.matched_dispatches, ms(w.baseline_ns), ms(w.predicted_ns),
            w.delta_ns / 1e6, w.speedup, w.naive_delta_ns / 1e6);
+  }
+  if (r.api_stats) {
+    out.push_back('\n');
+    const std::string table = api_stats_terminal(*r.api_stats, options.top);
+    out.append(table.data(), table.data() + table.size());
   }
   return fmt::to_string(out);
 }

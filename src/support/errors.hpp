@@ -24,6 +24,7 @@ enum class ExitCode : int {
   NoDevice = 14,         // rocm-perf ceilings: no usable GPU to measure
   ModelEndpointFailed = 15,  // optimize --proposer llm: the model endpoint refused, failed or was unreachable
   CounterPassFailed = 16,  // profile --roofline/--deep: trace and analysis written, the counter pass failed
+  Unsupported = 17,      // the GPU or platform present cannot do what was asked (a preset, a counter): nothing ran
 };
 
 // An error the user can act on: message names the file or value and what is wrong.

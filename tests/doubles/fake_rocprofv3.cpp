@@ -7,6 +7,9 @@
 //   FAKE_ROCPROFV3_MODE       ok (default) | fail (exit 1, write nothing) | no-output (run the app, write
 //                             nothing) | crash-app-db (write the database even though the app failed) |
 //                             fail-counters (counter runs with -i fail) | att-undecoded (see --att below)
+//   FAKE_ROCPROFV3_ARGV_LOG   append each command line's options to this file
+// Accepts the trace options rocm-perf's presets use (--hip-trace, --hsa-trace, --marker-trace, --rccl-trace,
+// --output-format with several formats; with pftrace it also writes a placeholder .pftrace).
 //   FAKE_ROCPROFV3_KERNELS    "name:count:duration_ns;..." (names may contain commas) (default "vecAdd(float*, float*, int):3:16000")
 //   FAKE_ROCPROFV3_PROCESSES  databases to write, as if the app had started children (default 1)
 //   FAKE_ROCPROFV3_ARCH       the GPU agent's architecture: gfx90a (default, MI210), gfx942 (MI300X), gfx1030
@@ -26,6 +29,7 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -214,6 +218,14 @@ int main(int argc, char** argv) {
   std::optional<std::regex> include;
   std::vector<std::string> app;
   bool kernel_trace = false, att = false;
+  std::vector<std::string> output_formats;
+  // FAKE_ROCPROFV3_ARGV_LOG: append each command line (options only) to this file, so tests can check
+  // what rocm-perf asked for.
+  if (const char* log = std::getenv("FAKE_ROCPROFV3_ARGV_LOG")) {
+    std::ofstream out(log, std::ios::app);
+    for (int i = 1; i < argc && std::string(argv[i]) != "--"; ++i) out << (i > 1 ? " " : "") << argv[i];
+    out << "\n";
+  }
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--") {
@@ -221,12 +233,16 @@ int main(int argc, char** argv) {
       break;
     }
     if (a == "-d" && i + 1 < argc) out_dir = argv[++i];
+    else if (a == "--output-format") {
+      // One or more formats (rocpd, pftrace, csv, ...) up to the next option.
+      while (i + 1 < argc && argv[i + 1][0] != '-') output_formats.push_back(argv[++i]);
+    }
     else if (a == "-i" && i + 1 < argc) input_file = argv[++i];
     else if (a == "--kernel-include-regex" && i + 1 < argc) include.emplace(argv[++i]);
-    else if (a == "--output-format" && i + 1 < argc) ++i;
     else if (a == "--kernel-trace") kernel_trace = true;
     else if (a == "--att") att = true;
-    else if (a == "--memory-copy-trace" || a == "--hip-runtime-trace") {
+    else if (a == "--memory-copy-trace" || a == "--hip-runtime-trace" || a == "--hip-trace" || a == "--hsa-trace" ||
+             a == "--marker-trace" || a == "--rccl-trace") {
     } else {
       fmt::print(stderr, "fake rocprofv3: unrecognized argument '{}'\n", a);
       return 2;
@@ -274,6 +290,11 @@ int main(int argc, char** argv) {
   if (write) {
     for (int p = 0; p < processes; ++p) {
       auto written = write_db(out_dir, 100000 + getpid() * 10 + p, kernels, {});
+      if (std::find(output_formats.begin(), output_formats.end(), "pftrace") != output_formats.end()) {
+        char host[256] = "host";
+        gethostname(host, sizeof host);
+        write_text(std::filesystem::path(out_dir) / host / fmt::format("{}_results.pftrace", getpid()), "fake");
+      }
       if (!att) continue;
       char host[256] = "host";
       gethostname(host, sizeof host);

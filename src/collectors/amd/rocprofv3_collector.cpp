@@ -13,9 +13,20 @@ namespace rpl::collectors {
 
 std::vector<std::string> Rocprofv3Collector::command_line(const platform::CollectRequest& request,
                                                           const std::string& out_dir) {
-  std::vector<std::string> argv = {"rocprofv3",          "--kernel-trace", "--memory-copy-trace",
-                                   "--hip-runtime-trace", "--output-format", "rocpd",
-                                   "-d",                  out_dir,          "--"};
+  const platform::TraceDomains& t = request.trace;
+  std::vector<std::string> argv = {"rocprofv3", "--kernel-trace"};
+  if (t.memory_copies) argv.push_back("--memory-copy-trace");
+  if (t.all_api) {
+    argv.push_back("--hip-trace");  // HIP runtime and compiler API
+    argv.push_back("--hsa-trace");
+  } else if (t.runtime_api) {
+    argv.push_back("--hip-runtime-trace");
+  }
+  if (t.markers) argv.push_back("--marker-trace");
+  if (t.communication) argv.push_back("--rccl-trace");
+  argv.insert(argv.end(), {"--output-format", "rocpd"});
+  if (t.native_perfetto) argv.push_back("pftrace");
+  argv.insert(argv.end(), {"-d", out_dir, "--"});
   argv.insert(argv.end(), request.argv.begin(), request.argv.end());
   return argv;
 }

@@ -46,6 +46,9 @@ class CudaCollector : public platform::Collector {
     spec.argv = request.argv;
     spec.env = {{"CUDA_INJECTION64_PATH", library}, {"RPL_TRACE_DIR", trace_dir}};
     if (request.debug) spec.env.emplace_back("RPL_CUDA_VERBOSE", "1");
+    // The collector's API modes: every runtime and driver call, none, or (default) the dependency-creating ones.
+    if (request.trace.all_api) spec.env.emplace_back("RPL_CUDA_API", "all");
+    else if (!request.trace.runtime_api) spec.env.emplace_back("RPL_CUDA_API", "none");
     spec.stdout_file = result.stdout_file;
     if (!request.debug) spec.stderr_file = result.stderr_file;
     spec.timeout_s = request.timeout_s;

@@ -1,0 +1,73 @@
+#include "report/api_stats_report.hpp"
+
+#include <fmt/format.h>
+
+#include "report/html_util.hpp"
+
+namespace rpl::report {
+
+nlohmann::json api_stats_json(const analysis::ApiStatsResult& s) {
+  nlohmann::json calls = nlohmann::json::array();
+  for (const auto& c : s.calls)
+    calls.push_back({{"name", c.name},        {"domain", c.category},  {"count", c.count},   {"total_ns", c.total_ns},
+                     {"mean_ns", c.mean_ns},  {"p50_ns", c.p50_ns},    {"p99_ns", c.p99_ns}, {"min_ns", c.min_ns},
+                     {"max_ns", c.max_ns},    {"percent", c.percent}});
+  return {{"total_calls", s.total_calls},
+          {"total_ns", s.total_ns},
+          {"markers_excluded", s.markers_excluded},
+          {"quantiles", "nearest rank"},
+          {"calls", calls}};
+}
+
+namespace {
+std::string us(double ns) { return fmt::format("{:.2f}", ns / 1e3); }
+
+template <typename... Args>
+void line(std::string& out, fmt::format_string<Args...> f, Args&&... args) {
+  fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
+  out += '\n';
+}
+}  // namespace
+
+std::string api_stats_terminal(const analysis::ApiStatsResult& s, std::size_t top) {
+  std::string out;
+  line(out, "API calls ({} calls, {:.3f} ms in all; times in us; p50/p99 nearest rank)", s.total_calls, s.total_ns / 1e6);
+  if (s.calls.empty()) {
+    line(out, "  none recorded: the trace has no runtime or driver API calls (trace them with --preset api-overhead)");
+    return out;
+  }
+  const std::size_t w = 34;
+  line(out, "  {:<{}} {:<20} {:>8} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10} {:>6}", "call", w, "domain", "count", "total",
+       "mean", "p50", "p99", "min", "max", "%");
+  for (std::size_t i = 0; i < s.calls.size() && i < top; ++i) {
+    const auto& c = s.calls[i];
+    const std::string name = c.name.size() > w ? c.name.substr(0, w - 3) + "..." : c.name;
+    line(out, "  {:<{}} {:<20} {:>8} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10} {:>5.1f}%", name, w, c.category.substr(0, 20),
+         c.count, us(c.total_ns), us(c.mean_ns), us(c.p50_ns), us(c.p99_ns), us(c.min_ns), us(c.max_ns), c.percent);
+  }
+  if (s.calls.size() > top) line(out, "  ... {} more call names (--top N to show more)", s.calls.size() - top);
+  return out;
+}
+
+std::string api_stats_html(const analysis::ApiStatsResult& s, std::size_t top) {
+  using html::put;
+  std::string out = "<h2>API calls</h2>\n";
+  put(out, "<p class=\"sub\">{} runtime and driver calls, {} in all (markers left out: {}); p50 and p99 by nearest "
+           "rank.</p>\n",
+      s.total_calls, html::escape(html::duration(s.total_ns)), s.markers_excluded);
+  out += "<table id=\"api-stats\"><thead><tr><th class=\"name\">call</th><th>domain</th><th>count</th><th>total</th>"
+         "<th>mean</th><th>p50</th><th>p99</th><th>min</th><th>max</th><th>share</th></tr></thead><tbody>\n";
+  for (std::size_t i = 0; i < s.calls.size() && i < top; ++i) {
+    const auto& c = s.calls[i];
+    put(out, "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+             "<td>{}</td><td>{}</td></tr>\n",
+        html::escape(c.name), html::escape(c.category), c.count, html::duration(c.total_ns), html::duration(c.mean_ns),
+        html::duration(c.p50_ns), html::duration(c.p99_ns), html::duration(c.min_ns), html::duration(c.max_ns),
+        html::percent(c.percent / 100.0));
+  }
+  out += "</tbody></table>\n";
+  if (s.calls.size() > top) put(out, "<p class=\"sub\">{} more call names not shown.</p>\n", s.calls.size() - top);
+  return out;
+}
+
+}  // namespace rpl::report

@@ -1,0 +1,234 @@
+// `rocm-perf profile --preset / --counters` and `rocm-perf counters list`, end to end through the CLI with
+// the rocprofv3 and rocprofv3-avail test doubles (tests/doubles/) on PATH: the rocprofv3 options each preset
+// asks for, the outputs it adds, the refusals (exit 17) before anything runs, and bad counter files.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "testing/cli.hpp"
+#include "testing/tmpdir.hpp"
+
+namespace fs = std::filesystem;
+using rpl::test::read_file;
+using rpl::test::run_cli;
+using rpl::test::TempDir;
+using rpl::test::validate_against_schema;
+
+namespace {
+
+using Env = std::vector<std::pair<std::string, std::string>>;
+
+Env doubles(const TempDir& dir, Env extra = {}) {
+  const char* path = std::getenv("PATH");
+  extra.push_back({"PATH", std::string(RPL_TEST_DOUBLES_DIR) + ":" + (path ? path : "/usr/bin:/bin")});
+  extra.push_back({"FAKE_ROCPROFV3_ARGV_LOG", dir.file("rocprofv3.argv")});
+  return extra;
+}
+
+std::string write(const TempDir& dir, const std::string& name, const std::string& text) {
+  std::ofstream(dir.file(name)) << text;
+  return dir.file(name);
+}
+
+nlohmann::json load(const std::string& path) { return nlohmann::json::parse(read_file(path)); }
+
+std::vector<std::string> profile(const TempDir& dir, std::vector<std::string> flags) {
+  std::vector<std::string> args = {"profile", "--platform", "rocm", "--runs", "1", "-o", dir.file("out")};
+  args.insert(args.end(), flags.begin(), flags.end());
+  args.insert(args.end(), {"--", "/bin/true"});
+  return args;
+}
+
+}  // namespace
+
+TEST(PresetCli, LightweightTracesKernelsAndTheRuntimeOnly) {
+  TempDir dir;
+  auto r = run_cli(profile(dir, {"--preset", "lightweight"}), doubles(dir));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(dir.file("rocprofv3.argv")), "--kernel-trace --hip-runtime-trace --output-format rocpd -d " +
+                                                       dir.file("out/runs/run-1/rocpd") + "\n");
+  EXPECT_EQ(validate_against_schema("profile", dir.file("out/profile.json")), "");
+  const auto doc = load(dir.file("out/profile.json"));
+  EXPECT_EQ(doc["preset"]["name"], "lightweight");
+  EXPECT_EQ(doc["preset"]["settings"]["memory_copies"], false);
+  EXPECT_FALSE(doc.contains("api_stats"));
+}
+
+TEST(PresetCli, ApiOverheadTracesEveryApiAndWritesTheStatistics) {
+  TempDir dir;
+  auto r = run_cli(profile(dir, {"--preset", "api-overhead"}), doubles(dir));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string argv = read_file(dir.file("rocprofv3.argv"));
+  for (const char* f : {"--hip-trace", "--hsa-trace", "--marker-trace", "--memory-copy-trace"})
+    EXPECT_NE(argv.find(f), std::string::npos) << argv;
+  EXPECT_EQ(validate_against_schema("profile", dir.file("out/profile.json")), "");
+  const auto doc = load(dir.file("out/profile.json"));
+  EXPECT_TRUE(doc.contains("api_stats"));
+  EXPECT_NE(r.out.find("API calls ("), std::string::npos) << r.out;
+  EXPECT_NE(read_file(dir.file("out/report.html")).find("id=\"api-stats\""), std::string::npos);
+}
+
+TEST(PresetCli, PerfettoWritesATraceBesideTheOutputs) {
+  TempDir dir;
+  auto r = run_cli(profile(dir, {"--preset", "perfetto"}), doubles(dir));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(read_file(dir.file("rocprofv3.argv")).find("--output-format rocpd pftrace"), std::string::npos);
+  const auto trace = load(dir.file("out/trace.perfetto.json"));
+  EXPECT_TRUE(trace.contains("traceEvents")) << trace.dump().substr(0, 200);
+}
+
+TEST(PresetCli, APresetThePlatformCannotHonourExits17BeforeRunning) {
+  TempDir dir;
+  // The device monitor is not in this build: compute refuses rather than collect less.
+  auto r = run_cli(profile(dir, {"--preset", "compute"}), doubles(dir));
+  EXPECT_EQ(r.exit_code, 17) << r.err;
+  EXPECT_NE(r.err.find("--preset compute cannot be honoured"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("rocprofv3.argv")));  // nothing ran
+  EXPECT_FALSE(fs::exists(dir.file("out/profile.json")));
+  // NVIDIA has no NCCL tracing; refused before the collector is even looked for.
+  r = run_cli({"profile", "--platform", "cuda", "--preset", "communication", "-o", dir.file("o2"), "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 17) << r.err;
+  EXPECT_NE(r.err.find("NCCL"), std::string::npos) << r.err;
+  r = run_cli(profile(dir, {"--preset", "pc-sampling"}), doubles(dir));
+  EXPECT_EQ(r.exit_code, 17) << r.err;
+  EXPECT_NE(r.err.find("PC sampling"), std::string::npos) << r.err;
+}
+
+TEST(PresetCli, UsageErrors) {
+  TempDir dir;
+  auto r = run_cli(profile(dir, {"--preset", "heavy"}), doubles(dir));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("heavy"), std::string::npos) << r.err;
+  r = run_cli({"profile", "--no-rocprof", "--preset", "lightweight", "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--no-rocprof"), std::string::npos) << r.err;
+  r = run_cli({"profile", "--no-rocprof", "--counters", write(dir, "c.txt", "pmc: SQ_WAVES\n"), "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
+TEST(CountersCli, AFileIsCheckedThenCollectedPassByPass) {
+  TempDir dir;
+  const std::string file = write(dir, "mine.txt",
+                                 "# two passes\npmc: SQ_WAVES SQ_INSTS_VALU\npmc: TCC_HIT_sum, TCC_MISS_sum\n");
+  auto r = run_cli(profile(dir, {"--counters", file}), doubles(dir));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(validate_against_schema("profile", dir.file("out/profile.json")), "");
+  const auto c = load(dir.file("out/profile.json"))["counters"];
+  EXPECT_EQ(c["counter_file"], file);
+  EXPECT_EQ(c["requested"], nlohmann::json::array({"file"}));
+  EXPECT_EQ(c["application_runs"], 2);  // one per pmc line
+  EXPECT_EQ(c["passes"].size(), 2u);
+  ASSERT_EQ(c["file_totals"].size(), 4u);  // one kernel x four counters
+  EXPECT_EQ(c["file_totals"][0]["instances"], 3);
+  EXPECT_EQ(c["file_totals"][0]["mean"], 1000.0);  // the double's value per dispatch
+  EXPECT_NE(r.out.find("2 application run(s)"), std::string::npos) << r.out;
+  // The -i input rocprofv3 got holds the file's passes.
+  EXPECT_NE(read_file(dir.file("out/runs/counters/counter-file/counters.txt")).find("pmc: TCC_HIT_sum TCC_MISS_sum"),
+            std::string::npos);
+}
+
+TEST(CountersCli, AnUnsupportedCounterIsNamedWithItsLineBeforeAnythingRuns) {
+  TempDir dir;
+  const std::string file = write(dir, "bad.txt", "pmc: SQ_WAVES\npmc: TCC_EA0_RDREQ_sum BOGUS_COUNTER\n");
+  auto r = run_cli(profile(dir, {"--counters", file}), doubles(dir));  // gfx90a: no TCC_EA0_*
+  EXPECT_EQ(r.exit_code, 17) << r.err;
+  EXPECT_NE(r.err.find("TCC_EA0_RDREQ_sum (" + file + ":2)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("BOGUS_COUNTER (" + file + ":2)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("gfx90a"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("rocprofv3.argv")));
+  // The same file on gfx942 passes the check for TCC_EA0_RDREQ_sum but not for the bogus one.
+  r = run_cli(profile(dir, {"--counters", file}), doubles(dir, {{"FAKE_ROCPROFV3_ARCH", "gfx942"}}));
+  EXPECT_EQ(r.exit_code, 17) << r.err;
+  EXPECT_EQ(r.err.find("TCC_EA0_RDREQ_sum ("), std::string::npos) << r.err;
+}
+
+TEST(CountersCli, BadOrMissingFiles) {
+  TempDir dir;
+  auto r = run_cli(profile(dir, {"--counters", write(dir, "x.txt", "pmc: A\nSQ_WAVES\n")}), doubles(dir));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(dir.file("x.txt") + ":2:"), std::string::npos) << r.err;
+  r = run_cli(profile(dir, {"--counters", dir.file("absent.txt")}), doubles(dir));
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("absent.txt"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("rocprofv3.argv")));
+}
+
+TEST(CountersCli, ListPrintsTheDevicesCountersAsTextOrSchemaValidJson) {
+  TempDir dir;
+  auto r = run_cli({"counters", "list", "--platform", "rocm"}, doubles(dir));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("device 0: gfx90a"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  TCC_EA_RDREQ_sum\n"), std::string::npos) << r.out;
+  r = run_cli({"counters", "list", "--platform", "rocm", "--device", "1", "--json"},
+              doubles(dir, {{"FAKE_ROCPROFV3_ARCH", "gfx942"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  write(dir, "list.json", r.out);
+  EXPECT_EQ(validate_against_schema("counters-list", dir.file("list.json")), "");
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["device"], 1);
+  EXPECT_EQ(doc["arch"], "gfx942");
+  EXPECT_EQ(doc["count"], doc["counters"].size());
+  EXPECT_EQ(r.err, "");
+  r = run_cli({"counters", "list", "--platform", "rocm"}, doubles(dir, {{"FAKE_ROCPROFV3_AVAIL_MODE", "fail"}}));
+  EXPECT_EQ(r.exit_code, 8) << r.err;
+  EXPECT_NE(r.err.find("simulated failure"), std::string::npos) << r.err;
+  r = run_cli({"counters", "list", "--platform", "rocm"}, doubles(dir, {{"FAKE_ROCPROFV3_AVAIL_MODE", "garbage"}}));
+  EXPECT_EQ(r.exit_code, 8) << r.err;
+  EXPECT_EQ(run_cli({"counters", "list", "--device", "-1", "--platform", "rocm"}, doubles(dir)).exit_code, 2);
+}
+
+// Every shipped AMD counter file passes the check against its architecture's counter list (the double's,
+// taken from ROCm 7.0's counter_defs.yaml) and is collected in as many runs as it has pmc lines.
+TEST(CountersCli, TheShippedAmdFilesUseCountersTheirArchitectureHas) {
+  for (const char* arch : {"gfx90a", "gfx942"})
+    for (const char* file : {"compute_bound.txt", "memory_bound.txt", "communication_bound.txt", "full_profile.txt"}) {
+      TempDir dir;
+      const std::string path = std::string(RPL_SOURCE_DIR) + "/share/counters/" + arch + "/" + file;
+      auto r = run_cli(profile(dir, {"--counters", path, "--quiet"}), doubles(dir, {{"FAKE_ROCPROFV3_ARCH", arch}}));
+      ASSERT_EQ(r.exit_code, 0) << arch << "/" << file << ": " << r.err;
+      const auto c = load(dir.file("out/profile.json"))["counters"];
+      std::size_t lines = 0;
+      const std::string text = read_file(path);
+      for (std::size_t p = text.find("\npmc:"); p != std::string::npos; p = text.find("\npmc:", p + 1)) ++lines;
+      EXPECT_EQ(c["application_runs"].get<std::size_t>(), lines) << arch << "/" << file;
+    }
+}
+
+// NVIDIA: the same commands through the CUPTI metric enumeration (a double of rpl_cupti_metrics with output
+// recorded on a GH100): the list, and a counter file checked by CUPTI before anything runs.
+TEST(CountersCli, NvidiaListAndCheckThroughTheCuptiEnumeration) {
+  TempDir dir;
+  const Env cupti = {{"RPL_CUPTI_METRICS", std::string(RPL_SOURCE_DIR) + "/tests/doubles/fake_cupti_metrics.sh"}};
+  auto r = run_cli({"counters", "list", "--platform", "cuda", "--json"}, cupti);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  write(dir, "list.json", r.out);
+  EXPECT_EQ(validate_against_schema("counters-list", dir.file("list.json")), "");
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["arch"], "sm_90");
+  EXPECT_EQ(doc["chip"], "GH100");
+  EXPECT_EQ(doc["source"], "cupti");
+  EXPECT_EQ(doc["counters"][0]["name"], "dram__bytes_read");
+  r = run_cli({"counters", "list", "--platform", "cuda"}, cupti);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("device 0: sm_90 (GH100), 4 base metrics (cupti)"), std::string::npos) << r.out;
+
+  const std::string file = write(dir, "nv.txt", "pmc: dram__bytes_read.sum\npmc: sm__bogus_thing.sum\n");
+  r = run_cli({"profile", "--platform", "cuda", "--counters", file, "-o", dir.file("out"), "--", "/bin/true"}, cupti);
+  EXPECT_EQ(r.exit_code, 17) << r.err;
+  EXPECT_NE(r.err.find("sm__bogus_thing.sum (" + file + ":2)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("sm_90"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("dram__bytes_read.sum ("), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("out/runs")));  // nothing ran
+
+  auto failing = cupti;
+  failing.push_back({"FAKE_CUPTI_METRICS_MODE", "fail"});
+  r = run_cli({"counters", "list", "--platform", "cuda"}, failing);
+  EXPECT_EQ(r.exit_code, 8) << r.err;
+  EXPECT_NE(r.err.find("cuInit failed"), std::string::npos) << r.err;
+  r = run_cli({"counters", "list", "--platform", "cuda"}, {{"RPL_CUPTI_METRICS", dir.file("absent")}});
+  EXPECT_EQ(r.exit_code, 8) << r.err;
+  EXPECT_NE(r.err.find("RPL_CUPTI_METRICS=" + dir.file("absent")), std::string::npos) << r.err;
+}

@@ -1,0 +1,187 @@
+// Profile presets (app/profile_presets): the table, how a preset combines with explicit flags, the
+// platform check, the shipped counter files per architecture, and the rocprofv3 options a preset maps to.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "analysis/counter_file.hpp"
+#include "analysis/roofline_counters.hpp"
+#include "app/profile.hpp"
+#include "app/profile_presets.hpp"
+#include "collectors/amd/rocprofv3_collector.hpp"
+#include "support/errors.hpp"
+
+namespace rpl::app {
+namespace {
+
+template <typename F>
+std::string error_of(F&& f, ExitCode expected) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), expected) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error";
+  return {};
+}
+
+bool has(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+ProfileOptions with(const std::string& name, ProfileOptions o = {}) {
+  apply_preset(find_preset(name), o);
+  return o;
+}
+
+TEST(Presets, TheGuidesEightToolsByName) {
+  const std::vector<std::string> expected = {"lightweight", "compute",  "memory",       "communication",
+                                             "full",        "perfetto", "api-overhead", "pc-sampling"};
+  EXPECT_EQ(preset_names(), expected);
+  for (const auto& p : profile_presets()) {
+    EXPECT_EQ(p.madengine_tool, "rocprofv3_" + std::string(p.name == "api-overhead" ? "api_overhead"
+                                                            : p.name == "pc-sampling" ? "pc_sampling"
+                                                                                      : p.name));
+    EXPECT_FALSE(p.collects.empty());
+  }
+  const std::string e = error_of([] { find_preset("heavy"); }, ExitCode::Usage);
+  EXPECT_NE(e.find("'heavy'"), std::string::npos) << e;
+  EXPECT_NE(e.find("api-overhead"), std::string::npos) << e;  // the names are listed
+}
+
+TEST(Presets, WhatEachSets) {
+  const auto light = with("lightweight");
+  EXPECT_EQ(light.preset, "lightweight");
+  EXPECT_FALSE(light.trace.memory_copies);
+  EXPECT_TRUE(light.trace.runtime_api);
+  EXPECT_FALSE(light.trace.all_api);
+  EXPECT_TRUE(light.preset_counter_file.empty());
+  EXPECT_FALSE(light.analysis.api_stats || light.perfetto || light.monitor_device || light.pc_sampling);
+
+  const auto api = with("api-overhead");
+  EXPECT_TRUE(api.trace.all_api);
+  EXPECT_TRUE(api.trace.markers);
+  EXPECT_TRUE(api.analysis.api_stats);
+  EXPECT_TRUE(api.preset_counter_file.empty());
+
+  EXPECT_EQ(with("compute").preset_counter_file, "compute_bound.txt");
+  EXPECT_TRUE(with("compute").monitor_device);
+  EXPECT_EQ(with("memory").preset_counter_file, "memory_bound.txt");
+  const auto comm = with("communication");
+  EXPECT_EQ(comm.preset_counter_file, "communication_bound.txt");
+  EXPECT_TRUE(comm.trace.communication);
+  const auto full = with("full");
+  EXPECT_EQ(full.preset_counter_file, "full_profile.txt");
+  EXPECT_TRUE(full.trace.all_api && full.analysis.api_stats && full.perfetto && full.monitor_device);
+  EXPECT_TRUE(with("perfetto").perfetto);
+  EXPECT_TRUE(with("perfetto").trace.native_perfetto);
+  EXPECT_TRUE(with("pc-sampling").pc_sampling);
+}
+
+TEST(Presets, ExplicitFlagsAddToAPresetAndCountersReplaceItsFile) {
+  ProfileOptions o;
+  o.roofline = true;
+  o.analysis.api_stats = true;
+  o.counters_file = "mine.txt";
+  o = with("compute", o);
+  EXPECT_TRUE(o.roofline);               // added to
+  EXPECT_TRUE(o.analysis.api_stats);     // added to (the preset has none)
+  EXPECT_EQ(*o.counters_file, "mine.txt");
+  EXPECT_TRUE(o.preset_counter_file.empty());  // explicit wins
+  const auto j = preset_json(o);
+  EXPECT_EQ(j["name"], "compute");
+  EXPECT_EQ(j["settings"]["counter_file"], "mine.txt");
+  EXPECT_EQ(j["settings"]["roofline"], true);
+
+  ProfileOptions timing;
+  timing.timing_only = true;
+  const std::string e = error_of([&] { with("lightweight", timing); }, ExitCode::Usage);
+  EXPECT_NE(e.find("--no-rocprof"), std::string::npos) << e;
+  EXPECT_TRUE(preset_json(ProfileOptions{}).is_null());
+}
+
+TEST(Presets, APresetThePlatformCannotHonourStops) {
+  PlatformSupport all{true, true, true};
+  for (const auto& p : profile_presets())
+    for (auto kind : {platform::Kind::Rocm, platform::Kind::Cuda}) check_platform_support(with(p.name), kind, all);
+
+  // NCCL calls cannot be traced on NVIDIA: communication refuses and names why.
+  PlatformSupport no_comm{false, true, true};
+  std::string e = error_of([&] { check_platform_support(with("communication"), platform::Kind::Cuda, no_comm); },
+                           ExitCode::Unsupported);
+  EXPECT_NE(e.find("--preset communication"), std::string::npos) << e;
+  EXPECT_NE(e.find("NCCL"), std::string::npos) << e;
+  EXPECT_NE(e.find("Nothing was run"), std::string::npos) << e;
+
+  PlatformSupport none{true, false, false};
+  e = error_of([&] { check_platform_support(with("pc-sampling"), platform::Kind::Rocm, none); }, ExitCode::Unsupported);
+  EXPECT_NE(e.find("PC sampling"), std::string::npos) << e;
+  e = error_of([&] { check_platform_support(with("memory"), platform::Kind::Cuda, none); }, ExitCode::Unsupported);
+  EXPECT_NE(e.find("device monitoring"), std::string::npos) << e;
+  check_platform_support(with("lightweight"), platform::Kind::Cuda, none);  // needs nothing extra
+  check_platform_support(with("api-overhead"), platform::Kind::Cuda, none);
+
+  EXPECT_TRUE(platform_support(platform::Kind::Rocm).communication_trace);
+  EXPECT_FALSE(platform_support(platform::Kind::Cuda).communication_trace);
+}
+
+TEST(Presets, EveryPresetCounterFileShipsForEachArchitectureAndParses) {
+  const auto archs = shipped_counter_archs();
+  for (const char* a : {"gfx90a", "gfx942", "sm_90"}) EXPECT_TRUE(has(archs, a)) << a;
+  for (const auto& arch : archs)
+    for (const char* file : {"compute_bound.txt", "memory_bound.txt", "communication_bound.txt", "full_profile.txt"}) {
+      const auto text = shipped_counter_file(arch, file);
+      ASSERT_TRUE(text) << arch << "/" << file;
+      const auto parsed = analysis::parse_counter_file(*text, arch + "/" + file);
+      EXPECT_GE(parsed.passes.size(), 1u);
+      if (arch.rfind("gfx", 0) == 0) {
+        // Each shipped line already fits one pass: no line is split.
+        EXPECT_EQ(analysis::plan_amd_counter_passes(parsed).size(), parsed.passes.size()) << arch << "/" << file;
+        for (const auto& c : parsed.all_counters()) EXPECT_EQ(c.find("__"), std::string::npos) << c;
+      } else {
+        for (const auto& c : parsed.all_counters()) EXPECT_NE(c.find("__"), std::string::npos) << c;  // ncu names
+      }
+    }
+  // gfx942 renamed the L2-to-memory counters: the files follow the architecture.
+  auto counters = [](const char* arch) {
+    return analysis::parse_counter_file(*shipped_counter_file(arch, "memory_bound.txt"), arch).all_counters();
+  };
+  EXPECT_TRUE(has(counters("gfx942"), "TCC_EA0_RDREQ_sum"));
+  EXPECT_FALSE(has(counters("gfx942"), "TCC_EA_RDREQ_sum"));
+  EXPECT_TRUE(has(counters("gfx90a"), "TCC_EA_RDREQ_sum"));
+  EXPECT_FALSE(has(counters("gfx90a"), "TCC_EA0_RDREQ_sum"));
+  EXPECT_TRUE(shipped_counter_file("gfx90a:sramecc+:xnack-", "compute_bound.txt"));  // target features ignored
+  EXPECT_FALSE(shipped_counter_file("gfx1030", "compute_bound.txt"));
+  EXPECT_FALSE(shipped_counter_file("gfx942", "nothing.txt"));
+}
+
+TEST(Presets, RocprofOptionsPerPreset) {
+  auto line = [](const std::string& preset) {
+    platform::CollectRequest r;
+    r.argv = {"app", "--x"};
+    if (!preset.empty()) r.trace = with(preset).trace;
+    return collectors::Rocprofv3Collector::command_line(r, "OUT");
+  };
+  // Without a preset: the command line profile always used.
+  EXPECT_EQ(line(""), (std::vector<std::string>{"rocprofv3", "--kernel-trace", "--memory-copy-trace", "--hip-runtime-trace",
+                                                "--output-format", "rocpd", "-d", "OUT", "--", "app", "--x"}));
+  EXPECT_EQ(line("lightweight"), (std::vector<std::string>{"rocprofv3", "--kernel-trace", "--hip-runtime-trace",
+                                                           "--output-format", "rocpd", "-d", "OUT", "--", "app", "--x"}));
+  const auto api = line("api-overhead");
+  for (const char* f : {"--hip-trace", "--hsa-trace", "--marker-trace", "--memory-copy-trace"}) EXPECT_TRUE(has(api, f)) << f;
+  EXPECT_FALSE(has(api, "--hip-runtime-trace"));
+  EXPECT_TRUE(has(line("communication"), "--rccl-trace"));
+  EXPECT_FALSE(has(line("full"), "--rccl-trace"));
+  const auto perfetto = line("perfetto");
+  const auto fmt = std::find(perfetto.begin(), perfetto.end(), "--output-format");
+  ASSERT_NE(fmt, perfetto.end());
+  EXPECT_EQ(*(fmt + 1), "rocpd");
+  EXPECT_EQ(*(fmt + 2), "pftrace");
+  // The trailing `--` rule: the application always follows a lone `--`.
+  for (const auto& p : preset_names()) {
+    const auto l = line(p);
+    EXPECT_EQ(l[l.size() - 3], "--") << p;
+  }
+}
+
+}  // namespace
+}  // namespace rpl::app
