@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/pc_hotspots.hpp"
 #include "analysis/bottleneck.hpp"
 #include "analysis/critical_path.hpp"
 #include "analysis/deep_analysis.hpp"
@@ -70,6 +71,8 @@ struct AnalyzeResults {
   std::optional<analysis::EmpiricalCeilings> empirical_ceilings;  // from --ceilings
   analysis::RooflineResult roofline;
   std::vector<KernelDiagnosis> diagnosis;  // parallel to stats.kernels
+  // `profile --pc-sampling`: the hotspots of the PC-sampling run (app/pc_sampling.hpp), for report.html.
+  std::vector<analysis::KernelHotspots> pc_hotspots;
 };
 
 // Throws rpl::Error(Usage) naming the value for an option that cannot be right (checked before any work).

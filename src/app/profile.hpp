@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "app/analyze.hpp"
+#include "analysis/device_power.hpp"
+#include "app/pc_sampling.hpp"
 #include "app/profile_counters.hpp"
 #include "platform/platform.hpp"
 
@@ -28,6 +30,13 @@ struct ProfileOptions {
   bool debug = false;
   bool show_progress = false;
   double timeout_s = 0;
+  // --monitor-device / --sampling-interval MS: power, clocks, temperature and memory used sampled by a
+  // thread of rocm-perf during every run (collectors/device_monitor.hpp), stored in each run's first
+  // rocpd database and summarised per run in profile.json.
+  bool monitor_device = false;
+  unsigned sampling_interval_ms = 100;
+  // --pc-sampling: a PC-sampling pass after the trace runs (app/pc_sampling.hpp).
+  bool pc_sampling = false;
 };
 
 struct RunRecord {
@@ -37,6 +46,8 @@ struct RunRecord {
   std::vector<std::string> databases;
   std::string stdout_file, stderr_file;
   double runtime_ns = 0;  // trace mode: SUM of kernel time; timing-only: process wall time
+  std::vector<analysis::DeviceMetricSummary> devices;  // --monitor-device: one per monitored device
+  std::size_t device_samples = 0;                      // samples stored in the run's first database
 };
 
 struct KernelAcrossRuns {
@@ -58,6 +69,10 @@ struct ProfileResults {
   // The counter pass failed (not a usage error): every output the trace supports is still written, and
   // `profile` exits with ExitCode::CounterPassFailed.
   std::optional<std::string> counter_failure;
+  std::optional<PcSamplingResult> pc_sampling;        // --pc-sampling
+  std::optional<std::string> pc_sampling_failure;     // the PC-sampling run failed: every other output stands
+  std::string device_monitor;           // "nvml", "rocm-smi"; empty when not monitored
+  unsigned sampling_interval_ms = 0;
 };
 
 ProfileResults run_profile(const ProfileOptions& options);

@@ -23,7 +23,8 @@ bool g_double_dash = false;  // `--` appeared on the command line
 void warn_about_trailing_flags(const std::vector<std::string>& command) {
   static const char* const kOwnFlags[] = {"--json", "--quiet", "--runs", "-o", "--output-dir", "--roofline", "--deep",
                                           "--kernel", "--range", "--top", "--what-if", "--debug", "--no-rocprof",
-                                          "--platform", "--counter-tool", "--counter-launches", "--timeout"};
+                                          "--platform", "--counter-tool", "--counter-launches", "--timeout",
+                                          "--monitor-device", "--sampling-interval", "--pc-sampling"};
   if (g_double_dash) return;
   for (std::size_t i = 1; i < command.size(); ++i)
     for (const char* flag : kOwnFlags) {
@@ -46,6 +47,9 @@ struct ProfileArgs {
   std::string counter_tool = "auto";
   std::size_t counter_launches = 0;
   double timeout_s = 0;
+  bool monitor_device = false;
+  unsigned sampling_interval_ms = 0;  // 0: not given (100 ms when monitoring)
+  bool pc_sampling = false;
 };
 
 int run(const ProfileArgs& a) {
@@ -65,6 +69,9 @@ int run(const ProfileArgs& a) {
   o.debug = a.flags.common.debug;
   o.show_progress = !a.flags.common.quiet && !a.flags.common.json && stderr_is_terminal();
   o.timeout_s = a.timeout_s;
+  o.monitor_device = a.monitor_device || a.sampling_interval_ms > 0;  // an interval implies monitoring
+  if (a.sampling_interval_ms > 0) o.sampling_interval_ms = a.sampling_interval_ms;
+  o.pc_sampling = a.pc_sampling;
 
   app::ProfileResults p = app::run_profile(o);
   const report::ReportOptions ro = report_options(a.flags);
@@ -84,7 +91,8 @@ int run(const ProfileArgs& a) {
     log::info("wrote outputs and per-run traces to {}", a.flags.output_dir);
   }
   if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
-  return p.counter_failure ? static_cast<int>(ExitCode::CounterPassFailed) : 0;
+  if (p.counter_failure) return static_cast<int>(ExitCode::CounterPassFailed);
+  return p.pc_sampling_failure ? static_cast<int>(ExitCode::ProfilerFailed) : 0;
 }
 
 }  // namespace
@@ -118,6 +126,15 @@ Action register_profile(CLI::App& app) {
                   "N: the CUPTI counter pass profiles only the first N launches of each kernel (the rest run "
                   "unprofiled; the roofline and labels come from those N)")
       ->check(positive_count());
+  cmd->add_flag("--monitor-device", args->monitor_device,
+                "sample power, energy, clocks, temperature, memory used and utilisation of every GPU during each run "
+                "(NVIDIA: NVML; AMD: ROCm SMI, unvalidated); see docs/device-monitor.md");
+  cmd->add_option("--sampling-interval", args->sampling_interval_ms,
+                  "MS: the device monitor's interval in milliseconds (default 100; implies --monitor-device)")
+      ->check(CLI::Range(1u, 60000u));
+  cmd->add_flag("--pc-sampling", args->pc_sampling,
+                "after the trace runs, a PC-sampling run: the hottest instructions and source lines per kernel with "
+                "their stall reasons (NVIDIA: CUPTI PC sampling; AMD: rocprofv3, unvalidated); see docs/pc-sampling.md");
   cmd->add_option("--timeout", args->timeout_s, "seconds per run before the application is killed (0: none)");
   cmd->positionals_at_end();
   return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };

@@ -10,6 +10,7 @@
 
 #include "report/analyze_report.hpp"
 #include "report/html_util.hpp"
+#include "report/pc_sampling_report.hpp"
 #include "rpl/version.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
@@ -312,6 +313,7 @@ std::string render_html_report(const app::AnalyzeResults& r, const RooflineView*
   critical_path_table(out, r, options.top);
   what_if_table(out, r);
   findings_table(out, r, roofline, options.top);
+  out += pc_sampling_html(r.pc_hotspots, 5);
   out += "</main></body></html>\n";
   return out;
 }
