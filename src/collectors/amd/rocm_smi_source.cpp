@@ -57,11 +57,12 @@ class RocmSmiSource : public DeviceMetricSource {
       uint32_t u32 = 0;
       int64_t i64 = 0;
       float resolution = 0;
+      uint64_t energy_timestamp = 0;  // not used, but the library may refuse a null pointer
       if (api_.socket_power && api_.socket_power(i, &u64) == kRsmiSuccess)  // MI300 and later
         out.push_back({dev.index, "power", u64 / 1e6});
       else if (api_.average_power && api_.average_power(i, 0, &u64) == kRsmiSuccess)
         out.push_back({dev.index, "power", u64 / 1e6});
-      if (api_.energy && api_.energy(i, &u64, &resolution, nullptr) == kRsmiSuccess)
+      if (api_.energy && api_.energy(i, &u64, &resolution, &energy_timestamp) == kRsmiSuccess)
         out.push_back({dev.index, "energy", double(u64) * resolution / 1e6});  // counter x uJ per count
       if (api_.temperature && (api_.temperature(i, kTempTypeEdge, kTempCurrent, &i64) == kRsmiSuccess ||
                                api_.temperature(i, kTempTypeJunction, kTempCurrent, &i64) == kRsmiSuccess))
