@@ -170,6 +170,25 @@ TEST(DeviceMetricsStore, RoundTripThroughRocpdTracksAndSamples) {
   EXPECT_FALSE(t.dispatches.empty());
 }
 
+TEST(DeviceMetricsStore, AnalyzeOfAMonitoredDatabaseDrawsTheSamplesInsideTheTimeline) {
+  // The fixture's kernels run from t0 + 200 us on (t0 = 1 s): samples every 20 us across them.
+  TempDir dir;
+  const std::string db = test::make_fixture_db(dir.path());
+  std::vector<int64_t> times;
+  std::vector<double> watts;
+  for (int i = 0; i < 40; ++i) times.push_back(1'000'000'000 + 150'000 + 20'000 * i), watts.push_back(100 + 5 * i);
+  rocpd::append_device_metrics(db, {series(0, "power", times, watts)});
+  auto r = test::run_cli({"analyze", db, "-o", dir.file("out"), "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = test::read_file(dir.file("out/report.html"));
+  const std::string track = "class=\"metric\" data-device=\"0\" data-metric=\"power\" data-samples=\"";
+  const auto at = html.find(track);
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_GT(std::stoi(html.substr(at + track.size())), 5);  // the samples inside the kernels' window
+  EXPECT_NE(html.find("<polyline class=\"metric-line\""), std::string::npos);
+  EXPECT_NE(html.find("GPU 0 power (W)"), std::string::npos);
+}
+
 TEST(DeviceMetricsStore, AFixtureWithoutSamplesReadsNone) {
   TempDir dir;
   Trace t = rocpd::read_databases({test::make_fixture_db(dir.path())});
