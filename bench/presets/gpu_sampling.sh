@@ -67,7 +67,7 @@ run mon_torch_perfetto "$RP" export perfetto "$DB" -o "$W/mon_torch/perfetto.jso
 checker monitor "$W/mon_torch" --perfetto "$W/mon_torch/perfetto.json"
 
 say "3. PC sampling on the testbed"
-run pcsamp "$RP" profile --runs 1 --pc-sampling -o "$W/pcsamp" -- "${APP[@]}"
+run pcsamp "$RP" profile --runs 1 --pc-sampling --timeout 60 -o "$W/pcsamp" -- "${APP[@]}"
 [ $DRY = 1 ] || sed -n '/PC sampling/,$p' "$W/pcsamp.txt"
 checker pcsamp "$W/pcsamp" --source "$SRC"
 
