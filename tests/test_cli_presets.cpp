@@ -82,19 +82,27 @@ TEST(PresetCli, PerfettoWritesATraceBesideTheOutputs) {
 
 TEST(PresetCli, APresetThePlatformCannotHonourExits17BeforeRunning) {
   TempDir dir;
-  // The device monitor is not in this build: compute refuses rather than collect less.
-  auto r = run_cli(profile(dir, {"--preset", "compute"}), doubles(dir));
-  EXPECT_EQ(r.exit_code, 17) << r.err;
-  EXPECT_NE(r.err.find("--preset compute cannot be honoured"), std::string::npos) << r.err;
-  EXPECT_FALSE(fs::exists(dir.file("rocprofv3.argv")));  // nothing ran
-  EXPECT_FALSE(fs::exists(dir.file("out/profile.json")));
   // NVIDIA has no NCCL tracing; refused before the collector is even looked for.
-  r = run_cli({"profile", "--platform", "cuda", "--preset", "communication", "-o", dir.file("o2"), "--", "/bin/true"});
+  auto r = run_cli({"profile", "--platform", "cuda", "--preset", "communication", "-o", dir.file("o2"), "--", "/bin/true"});
   EXPECT_EQ(r.exit_code, 17) << r.err;
   EXPECT_NE(r.err.find("NCCL"), std::string::npos) << r.err;
-  r = run_cli(profile(dir, {"--preset", "pc-sampling"}), doubles(dir));
-  EXPECT_EQ(r.exit_code, 17) << r.err;
-  EXPECT_NE(r.err.find("PC sampling"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--preset communication cannot be honoured"), std::string::npos) << r.err;
+}
+
+TEST(PresetCli, ComputeMonitorsTheDeviceAndStopsWhenItsLibraryIsMissing) {
+  TempDir dir;
+  // compute = counters + the device monitor: with the ROCm SMI stand-in it runs and summarises the device
+  auto r = run_cli(profile(dir, {"--preset", "compute"}), doubles(dir, {{"RPL_ROCM_SMI_LIBRARY", RPL_FAKE_ROCM_SMI}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(validate_against_schema("profile", dir.file("out/profile.json")), "");
+  const auto doc = load(dir.file("out/profile.json"));
+  EXPECT_EQ(doc["preset"]["name"], "compute");
+  // no library at all: exit 8 naming what is missing, never a profile without the monitor it promised
+  TempDir other;
+  r = run_cli(profile(other, {"--preset", "compute"}), doubles(other, {{"RPL_ROCM_SMI_LIBRARY", other.file("absent.so")}}));
+  EXPECT_EQ(r.exit_code, 8) << r.err;
+  EXPECT_NE(r.err.find("device monitoring"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(other.file("out/profile.json")));
 }
 
 TEST(PresetCli, UsageErrors) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/api_stats.hpp"
+#include "analysis/pc_hotspots.hpp"
 #include "analysis/bottleneck.hpp"
 #include "analysis/critical_path.hpp"
 #include "analysis/deep_analysis.hpp"
@@ -75,6 +76,8 @@ struct AnalyzeResults {
   analysis::RooflineResult roofline;
   std::vector<KernelDiagnosis> diagnosis;  // parallel to stats.kernels
   std::optional<analysis::ApiStatsResult> api_stats;  // AnalysisOptions::api_stats
+  // `profile --pc-sampling`: the hotspots of the PC-sampling run (app/pc_sampling.hpp), for report.html.
+  std::vector<analysis::KernelHotspots> pc_hotspots;
 };
 
 // Throws rpl::Error(Usage) naming the value for an option that cannot be right (checked before any work).

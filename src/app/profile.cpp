@@ -11,6 +11,8 @@
 #include "app/profile_presets.hpp"
 #include "collectors/collector_factory.hpp"
 #include "collectors/counter_catalog.hpp"
+#include "collectors/device_monitor.hpp"
+#include "store/rocpd_device_metrics.hpp"
 #include "support/errors.hpp"
 #include "support/input_file.hpp"
 #include "support/log.hpp"
@@ -36,6 +38,24 @@ std::string fresh_run_dir(const std::string& output_dir, unsigned index) {
                           run.index, command, run.stderr_file, tail_of_file(run.stderr_file)));
 }
 
+// --monitor-device: samples the platform's devices around each run; nullptr when not asked for.
+std::unique_ptr<collectors::DeviceMonitor> make_monitor(const ProfileOptions& o, platform::Kind kind,
+                                                        ProfileResults& out) {
+  if (!o.monitor_device) return nullptr;
+  auto monitor = std::make_unique<collectors::DeviceMonitor>(collectors::open_device_metric_source(kind),
+                                                             std::chrono::milliseconds(o.sampling_interval_ms));
+  out.device_monitor = monitor->source().name();
+  out.sampling_interval_ms = o.sampling_interval_ms;
+  return monitor;
+}
+
+// The run's samples: summarised, and stored in its first database (the samples are the device's, not one
+// process's, so one copy; the analysis of that database then draws them).
+void keep_device_samples(RunRecord& run, std::vector<DeviceMetricSeries> series) {
+  run.devices = analysis::summarize_device_metrics(series);
+  if (!run.databases.empty()) run.device_samples = rocpd::append_device_metrics(run.databases.front(), series);
+}
+
 std::size_t median_index(const std::vector<RunRecord>& runs) {
   std::vector<std::size_t> order(runs.size());
   std::iota(order.begin(), order.end(), 0);
@@ -50,6 +70,7 @@ analysis::DurationStats stats_of(const std::vector<RunRecord>& runs) {
 }
 
 void run_timing_only(const ProfileOptions& o, ProfileResults& out, Progress& progress) {
+  auto monitor = o.monitor_device ? make_monitor(o, o.platform ? *o.platform : platform::detect(), out) : nullptr;
   for (unsigned i = 1; i <= o.runs; ++i) {
     progress.update(fmt::format("run {}/{} (timing only)", i, o.runs));
     RunRecord run;
@@ -62,7 +83,9 @@ void run_timing_only(const ProfileOptions& o, ProfileResults& out, Progress& pro
     spec.stdout_file = run.stdout_file;
     spec.stderr_file = run.stderr_file;
     spec.timeout_s = o.timeout_s;
+    if (monitor) monitor->start();
     run.process = run_process(spec);
+    if (monitor) keep_device_samples(run, monitor->stop());
     run.runtime_ns = run.process.wall_ns;
     if (!run.process.ok()) application_failed(run, o.argv[0]);
     out.runs.push_back(std::move(run));
@@ -105,6 +128,7 @@ void run_traced(const ProfileOptions& o, platform::Kind kind, ProfileResults& ou
   out.platform = platform::to_string(kind);
   auto collector = collectors::make_collector(kind);
   out.collector = collector->name();
+  auto monitor = make_monitor(o, kind, out);
   // Checked before the application runs: a bad pattern fails at once with exit 2.
   if (o.analysis.kernel_filter) UserRegex check(*o.analysis.kernel_filter, "--kernel");
 
@@ -115,9 +139,12 @@ void run_traced(const ProfileOptions& o, platform::Kind kind, ProfileResults& ou
     run.index = i;
     run.run_dir = fresh_run_dir(o.output_dir, i);
     platform::CollectRequest req{o.argv, run.run_dir, o.debug, o.timeout_s, o.trace};
+    if (monitor) monitor->start();
     platform::CollectResult c = collector->collect(req);
+    std::vector<DeviceMetricSeries> samples = monitor ? monitor->stop() : std::vector<DeviceMetricSeries>{};
     run.process = c.process;
     run.databases = c.databases;
+    if (monitor) keep_device_samples(run, std::move(samples));
     run.stdout_file = c.stdout_file;
     run.stderr_file = c.stderr_file;
     if (!run.process.ok()) application_failed(run, o.argv[0]);
@@ -157,6 +184,11 @@ ProfileResults run_profile(const ProfileOptions& o) {
   check_analysis_options(o.analysis);
   if (o.timing_only && (o.roofline || o.deep))
     throw Error(ExitCode::Usage, "--roofline and --deep need the profiler: they cannot be combined with --no-rocprof");
+  if (o.timing_only && o.pc_sampling)
+    throw Error(ExitCode::Usage, "--pc-sampling needs the profiler: it cannot be combined with --no-rocprof");
+  if (o.monitor_device && (o.sampling_interval_ms < 1 || o.sampling_interval_ms > 60'000))
+    throw Error(ExitCode::Usage, fmt::format("--sampling-interval {} ms is out of range: 1 to 60000 ms",
+                                             o.sampling_interval_ms));
   if (o.counter_launches > 0 && !o.roofline && !o.deep && !o.counters_file && o.preset_counter_file.empty())
     throw Error(ExitCode::Usage, "--counter-launches limits the counter pass: it needs --roofline, --deep or --counters");
   if (o.counter_launches > 0 && o.counter_tool == collectors::CounterTool::Ncu)
@@ -212,6 +244,24 @@ ProfileResults run_profile(const ProfileOptions& o) {
                 e.what(), static_cast<int>(ExitCode::CounterPassFailed));
     }
   }
+  if (o.pc_sampling) {
+    progress.update("PC-sampling run");
+    PcSamplingOptions po;
+    po.argv = o.argv;
+    po.run_dir = (fs::path(o.output_dir) / "runs" / "pc-sampling").string();
+    po.platform = *platform::parse_kind(out.platform);
+    po.timeout_s = o.timeout_s;
+    po.debug = o.debug;
+    try {
+      out.pc_sampling = run_pc_sampling(po);
+    } catch (const Error& e) {
+      if (e.code() == ExitCode::Usage) throw;
+      out.pc_sampling_failure = e.what();
+      log::warn("the PC-sampling run failed, so there are no hotspots: {}; every other output is written (exit "
+                "status {})",
+                e.what(), static_cast<int>(ExitCode::ProfilerFailed));
+    }
+  }
   if (!o.timing_only) {
     progress.update("analysing the representative run");
     AnalyzeOptions ao;
@@ -221,6 +271,7 @@ ProfileResults run_profile(const ProfileOptions& o) {
     if (out.counters)
       for (const auto& att : out.counters->att) ao.external_deep.emplace_back(att.kernel, att.deep);
     out.analysis = run_analyze(ao);
+    if (out.pc_sampling) out.analysis->pc_hotspots = out.pc_sampling->kernels;
   }
   progress.done();
   return out;

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "app/analyze.hpp"
+#include "analysis/device_power.hpp"
+#include "app/pc_sampling.hpp"
 #include "app/profile_counters.hpp"
 #include "platform/platform.hpp"
 
@@ -40,9 +42,12 @@ struct ProfileOptions {
   std::string preset_counter_file;
   int counter_device = 0;  // the device whose counters the file is checked against
   bool perfetto = false;   // also write trace.perfetto.json of the representative run
-  // Device monitoring and PC sampling (the sampling work's settings; presets set them).
+  // --monitor-device / --sampling-interval MS: power, clocks, temperature and memory used sampled by a
+  // thread of rocm-perf during every run (collectors/device_monitor.hpp), stored in each run's first
+  // rocpd database and summarised per run in profile.json.
   bool monitor_device = false;
   unsigned sampling_interval_ms = 100;
+  // --pc-sampling: a PC-sampling pass after the trace runs (app/pc_sampling.hpp).
   bool pc_sampling = false;
 };
 
@@ -53,6 +58,8 @@ struct RunRecord {
   std::vector<std::string> databases;
   std::string stdout_file, stderr_file;
   double runtime_ns = 0;  // trace mode: SUM of kernel time; timing-only: process wall time
+  std::vector<analysis::DeviceMetricSummary> devices;  // --monitor-device: one per monitored device
+  std::size_t device_samples = 0;                      // samples stored in the run's first database
 };
 
 struct KernelAcrossRuns {
@@ -75,6 +82,10 @@ struct ProfileResults {
   // `profile` exits with ExitCode::CounterPassFailed.
   std::optional<std::string> counter_failure;
   nlohmann::json preset;  // null without --preset (app/profile_presets: preset_json)
+  std::optional<PcSamplingResult> pc_sampling;        // --pc-sampling
+  std::optional<std::string> pc_sampling_failure;     // the PC-sampling run failed: every other output stands
+  std::string device_monitor;           // "nvml", "rocm-smi"; empty when not monitored
+  unsigned sampling_interval_ms = 0;
 };
 
 ProfileResults run_profile(const ProfileOptions& options);

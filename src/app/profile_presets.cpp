@@ -90,10 +90,10 @@ PlatformSupport platform_support(platform::Kind kind) {
   // rocprofv3 --rccl-trace records RCCL calls; NCCL has no CUPTI callback domain, and the CUPTI collector
   // records only NVTX ranges, which NCCL does not emit by default.
   s.communication_trace = kind == platform::Kind::Rocm;
-  // The device monitor and PC sampling belong to the sampling work; until it is merged into this build
-  // neither exists, and the presets that need them refuse to run rather than collect less.
-  s.device_monitor = false;
-  s.pc_sampling = false;
+  // The device monitor (NVML / ROCm SMI, collectors/device_monitor) and PC sampling (CUPTI / rocprofv3) exist on
+  // both platforms; a missing vendor library is reported when the run starts (exit 8), before any run.
+  s.device_monitor = true;
+  s.pc_sampling = true;
   return s;
 }
 

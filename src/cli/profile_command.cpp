@@ -27,7 +27,9 @@ void warn_about_trailing_flags(const std::vector<std::string>& command) {
   static const char* const kOwnFlags[] = {"--json", "--quiet", "--runs", "-o", "--output-dir", "--roofline", "--deep",
                                           "--kernel", "--range", "--top", "--what-if", "--debug", "--no-rocprof",
                                           "--platform", "--counter-tool", "--counter-launches", "--timeout",
-                                          "--preset", "--counters", "--api-stats"};
+                                          "--preset", "--counters", "--api-stats",
+
+                                          "--monitor-device", "--sampling-interval", "--pc-sampling"};
   if (g_double_dash) return;
   for (std::size_t i = 1; i < command.size(); ++i)
     for (const char* flag : kOwnFlags) {
@@ -52,6 +54,9 @@ struct ProfileArgs {
   double timeout_s = 0;
   std::string preset;
   std::optional<std::string> counters_file;
+  bool monitor_device = false;
+  unsigned sampling_interval_ms = 0;  // 0: not given (100 ms when monitoring)
+  bool pc_sampling = false;
 };
 
 int run(const ProfileArgs& a) {
@@ -73,6 +78,9 @@ int run(const ProfileArgs& a) {
   o.timeout_s = a.timeout_s;
   o.counters_file = a.counters_file;
   if (!a.preset.empty()) app::apply_preset(app::find_preset(a.preset), o);
+  o.monitor_device = a.monitor_device || a.sampling_interval_ms > 0;  // an interval implies monitoring
+  if (a.sampling_interval_ms > 0) o.sampling_interval_ms = a.sampling_interval_ms;
+  o.pc_sampling = a.pc_sampling;
 
   app::ProfileResults p = app::run_profile(o);
   const report::ReportOptions ro = report_options(a.flags);
@@ -97,7 +105,8 @@ int run(const ProfileArgs& a) {
     log::info("wrote outputs and per-run traces to {}", a.flags.output_dir);
   }
   if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
-  return p.counter_failure ? static_cast<int>(ExitCode::CounterPassFailed) : 0;
+  if (p.counter_failure) return static_cast<int>(ExitCode::CounterPassFailed);
+  return p.pc_sampling_failure ? static_cast<int>(ExitCode::ProfilerFailed) : 0;
 }
 
 }  // namespace
@@ -131,6 +140,15 @@ Action register_profile(CLI::App& app) {
                   "N: the CUPTI counter pass profiles only the first N launches of each kernel (the rest run "
                   "unprofiled; the roofline and labels come from those N)")
       ->check(positive_count());
+  cmd->add_flag("--monitor-device", args->monitor_device,
+                "sample power, energy, clocks, temperature, memory used and utilisation of every GPU during each run "
+                "(NVIDIA: NVML; AMD: ROCm SMI, unvalidated); see docs/device-monitor.md");
+  cmd->add_option("--sampling-interval", args->sampling_interval_ms,
+                  "MS: the device monitor's interval in milliseconds (default 100; implies --monitor-device)")
+      ->check(CLI::Range(1u, 60000u));
+  cmd->add_flag("--pc-sampling", args->pc_sampling,
+                "after the trace runs, a PC-sampling run: the hottest instructions and source lines per kernel with "
+                "their stall reasons (NVIDIA: CUPTI PC sampling; AMD: rocprofv3, unvalidated); see docs/pc-sampling.md");
   cmd->add_option("--timeout", args->timeout_s, "seconds per run before the application is killed (0: none)");
   std::string presets;
   for (const auto& p : app::profile_presets()) presets += "\n  " + p.name + ": " + p.collects;

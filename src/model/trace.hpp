@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/device_metrics.hpp"
+
 namespace rpl {
 
 using TimeNs = int64_t;  // nanoseconds, CLOCK_BOOTTIME as rocprofv3 writes (host and GPU share it)
@@ -186,6 +188,7 @@ struct Trace {
   std::vector<ApiCall> api_calls;
   std::vector<SyncOp> sync_ops;
   std::vector<CounterSample> counters;  // empty unless counters were collected
+  std::vector<DeviceMetricSeries> device_metrics;  // empty unless the run was monitored (--monitor-device)
 
   const std::string& kernel_name(const Dispatch& d) const {
     return strings.at(symbols[d.symbol].display_name);

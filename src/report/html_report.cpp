@@ -11,6 +11,7 @@
 #include "report/analyze_report.hpp"
 #include "report/api_stats_report.hpp"
 #include "report/html_util.hpp"
+#include "report/pc_sampling_report.hpp"
 #include "rpl/version.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
@@ -315,6 +316,7 @@ std::string render_html_report(const app::AnalyzeResults& r, const RooflineView*
   what_if_table(out, r);
   if (r.api_stats) out += api_stats_html(*r.api_stats, options.top);
   findings_table(out, r, roofline, options.top);
+  out += pc_sampling_html(r.pc_hotspots, 5);
   out += "</main></body></html>\n";
   return out;
 }

@@ -149,6 +149,41 @@ double tick_step(double span, int target) {
   return 10 * magnitude;
 }
 
+constexpr double kMetricHeight = 36;
+
+// One device metric (--monitor-device) as a line under the lanes, on the same time scale: samples inside
+// the plotted window only, at most one point per pixel column (the column's maximum, so peaks survive).
+void metric_track(std::string& out, const DeviceMetricSeries& s, const Scale& scale, TimeNs t0, TimeNs t1, double y,
+                  double plot_width) {
+  std::vector<std::pair<double, double>> points;  // (x, value)
+  double lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
+  for (std::size_t i = 0; i < s.times.size() && i < s.values.size(); ++i) {
+    if (s.times[i] < t0 || s.times[i] > t1 || !std::isfinite(s.values[i])) continue;
+    double x = std::floor(scale.x(s.times[i]));
+    if (!points.empty() && points.back().first == x)
+      points.back().second = std::max(points.back().second, s.values[i]);
+    else
+      points.emplace_back(x, s.values[i]);
+    lo = std::min(lo, s.values[i]), hi = std::max(hi, s.values[i]);
+  }
+  put(out, "<g class=\"metric\" data-device=\"{}\" data-metric=\"{}\" data-samples=\"{}\">\n", s.device,
+      escape(s.metric), points.size());
+  put(out, "<rect class=\"lane-bg\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" />", kLabelWidth, y,
+      plot_width, kMetricHeight);
+  put(out, "<text class=\"lane-label\" x=\"14\" y=\"{:.1f}\">GPU {} {} ({})</text>\n", y + 14, s.device,
+      escape(s.metric), escape(s.unit));
+  if (!points.empty()) {
+    put(out, "<text class=\"tick\" x=\"14\" y=\"{:.1f}\">{:.4g} .. {:.4g}</text>\n", y + 28, lo, hi);
+    const double range = hi > lo ? hi - lo : 1;
+    out += "<polyline class=\"metric-line\" fill=\"none\" stroke=\"#e15759\" stroke-width=\"1.5\" points=\"";
+    for (const auto& [x, v] : points)
+      put(out, "{:.1f},{:.1f} ", x, y + kMetricHeight - 3 - (v - lo) / range * (kMetricHeight - 6));
+    put(out, "\"><title>GPU {} {}: {:.4g} to {:.4g} {}</title></polyline>\n", s.device, escape(s.metric), lo, hi,
+        escape(s.unit));
+  }
+  out += "</g>\n";
+}
+
 void legend(std::string& out, const app::AnalyzeResults& r) {
   static const char* kColours[kPaletteSize] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2",
                                                "#edc948", "#ff9da7", "#9c755f", "#8cd17d", "#86bcb6"};
@@ -196,6 +231,14 @@ std::string timeline_section(const app::AnalyzeResults& r, const HtmlOptions& op
     lane_y[i] = y;
     y += kLaneHeight + kLaneGap;
   }
+  // Device metrics (--monitor-device) below the lanes, under their own header.
+  std::vector<double> metric_y;
+  if (!t.device_metrics.empty()) y += kProcessHeader;
+  const double metrics_header_y = y - kProcessHeader;
+  for (std::size_t i = 0; i < t.device_metrics.size(); ++i) {
+    metric_y.push_back(y);
+    y += kMetricHeight + kLaneGap;
+  }
   const double total_width = kLabelWidth + plot_width + 36, total_height = y + 6;
 
   legend(out, r);
@@ -238,6 +281,12 @@ std::string timeline_section(const app::AnalyzeResults& r, const HtmlOptions& op
     drawer.draw(lane.nodes, lane_y[i], true, on_path);
     out += "</g>\n";
   }
+
+  if (!t.device_metrics.empty())
+    put(out, "<text class=\"proc\" x=\"6\" y=\"{:.1f}\">Device metrics ({})</text>\n", metrics_header_y + 14,
+        escape(t.device_metrics.front().source));
+  for (std::size_t i = 0; i < t.device_metrics.size(); ++i)
+    metric_track(out, t.device_metrics[i], scale, t0, t1, metric_y[i], plot_width);
 
   // Cross-stream steps of the path: consecutive path nodes on different lanes. Deduplicated per pixel.
   std::unordered_set<uint64_t> drawn;

@@ -69,6 +69,7 @@ class Exporter {
     write_lanes();
     if (options_.critical_path_track) write_critical_path();
     if (options_.flows) write_flows();
+    write_device_metrics();
     out_.end_array();
     out_.end_object();
     out_.flush();
@@ -209,6 +210,28 @@ class Exporter {
       ++id;
       flow_point('s', id, analysis::to_string(e.kind), on_path, e.from);
       flow_point('f', id, analysis::to_string(e.kind), on_path, e.to);
+    }
+  }
+
+  // --monitor-device samples: one process per device holding one counter track per metric ("C" events,
+  // which Perfetto draws as counter tracks), on the same time origin as the slices.
+  void write_device_metrics() {
+    std::vector<int> seen;
+    for (const DeviceMetricSeries& series : t_.device_metrics) {
+      const int64_t pid = static_cast<int64_t>(t_.processes.size()) + 3 + series.device;
+      if (std::find(seen.begin(), seen.end(), series.device) == seen.end()) {
+        seen.push_back(series.device);
+        metadata("process_name", pid, -1,
+                 {{"name", fmt::format("GPU {} {} ({})", series.device, series.device_name, series.source)}});
+      }
+      const std::string name = json_string(fmt::format("{} ({})", series.metric, series.unit));
+      for (std::size_t i = 0; i < series.times.size() && i < series.values.size(); ++i) {
+        buf_.clear();
+        fmt::format_to(std::back_inserter(buf_), R"({{"ph":"C","pid":{},"name":{},"ts":)", pid, name);
+        append_us(buf_, series.times[i] - origin_);
+        fmt::format_to(std::back_inserter(buf_), R"(,"args":{{"value":{}}}}})", series.values[i]);
+        out_.raw(std::string_view(buf_.data(), buf_.size()));
+      }
     }
   }
 

@@ -6,7 +6,8 @@
 // holding its dispatches and copies as complete ("X") slices; flow arrows ("s"/"f") for the recorded
 // cross-stream dependencies (analysis/dag_edges.hpp); and a separate "Critical path" process whose track
 // repeats the path's nodes in time order. Slices on the path carry args.critical_path = true, and flows
-// the path follows are named "... (critical path)".
+// the path follows are named "... (critical path)". Device metrics sampled during the run (--monitor-device,
+// Trace::device_metrics) become one process per device with a counter track ("C" events) per metric.
 //
 // Timestamps are microseconds since the trace's first GPU start (otherData.trace_start_ns gives the
 // absolute CLOCK_BOOTTIME origin), written with 3 decimals so nanoseconds survive exactly; relative times

@@ -3,14 +3,38 @@
 #include <fmt/format.h>
 
 #include "report/analyze_report.hpp"
+#include "report/pc_sampling_report.hpp"
 #include "rpl/version.hpp"
 
 namespace rpl::report {
 namespace {
 
+nlohmann::json device_json(const analysis::DeviceMetricSummary& d) {
+  nlohmann::json j = {{"device", d.device},
+                      {"name", d.device_name},
+                      {"source", d.source},
+                      {"samples", d.samples},
+                      {"monitored_s", d.monitored_s}};
+  auto put = [&](const char* key, const std::optional<double>& v) {
+    if (v) j[key] = *v;
+  };
+  put("energy_j", d.energy_j);
+  if (d.energy_j) j["energy_method"] = d.energy_method;
+  put("mean_power_w", d.mean_power_w);
+  put("peak_power_w", d.peak_power_w);
+  put("peak_memory_used_bytes", d.peak_memory_used_bytes);
+  put("mean_sm_clock_mhz", d.mean_sm_clock_mhz);
+  put("min_sm_clock_mhz", d.min_sm_clock_mhz);
+  put("max_sm_clock_mhz", d.max_sm_clock_mhz);
+  put("mean_memory_clock_mhz", d.mean_memory_clock_mhz);
+  put("peak_temperature_c", d.peak_temperature_c);
+  put("mean_gpu_utilization_pct", d.mean_gpu_utilization_pct);
+  return j;
+}
+
 nlohmann::json runs_json(const app::ProfileResults& p) {
   nlohmann::json per_run = nlohmann::json::array();
-  for (const auto& r : p.runs)
+  for (const auto& r : p.runs) {
     per_run.push_back({{"run", r.index},
                        {"runtime_ns", r.runtime_ns},
                        {"wall_ns", r.process.wall_ns},
@@ -19,10 +43,17 @@ nlohmann::json runs_json(const app::ProfileResults& p) {
                        {"databases", r.databases},
                        {"stdout_file", r.stdout_file},
                        {"stderr_file", r.stderr_file}});
+    if (!p.device_monitor.empty()) {
+      nlohmann::json devices = nlohmann::json::array();
+      for (const auto& d : r.devices) devices.push_back(device_json(d));
+      per_run.back()["devices"] = std::move(devices);
+      per_run.back()["device_samples"] = r.device_samples;
+    }
+  }
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& k : p.kernels_across_runs)
     kernels.push_back({{"name", k.name}, {"total_per_run", durations_json(k.total_per_run)}});
-  return {{"count", p.runs.size()},
+  nlohmann::json out = {{"count", p.runs.size()},
           {"platform", p.platform},
           {"collector", p.collector},
           {"command", p.command},
@@ -30,6 +61,9 @@ nlohmann::json runs_json(const app::ProfileResults& p) {
           {"runtime", durations_json(p.runtime_across_runs)},
           {"per_run", per_run},
           {"kernels", kernels}};
+  if (!p.device_monitor.empty())
+    out["device_monitor"] = {{"source", p.device_monitor}, {"sampling_interval_ms", p.sampling_interval_ms}};
+  return out;
 }
 
 }  // namespace
@@ -48,6 +82,8 @@ nlohmann::json profile_command_document(const app::ProfileResults& p) {
   doc["runs"] = runs_json(p);
   if (p.counters) doc["counters"] = app::to_json(*p.counters);
   if (!p.preset.is_null()) doc["preset"] = p.preset;
+  if (p.pc_sampling) doc["pc_sampling"] = pc_sampling_json(*p.pc_sampling);
+  if (p.pc_sampling_failure) doc["pc_sampling"] = {{"error", *p.pc_sampling_failure}};
   return doc;
 }
 
@@ -57,6 +93,15 @@ std::string profile_terminal_summary(const app::ProfileResults& p, const ReportO
       "{} runs ({}{}): runtime mean {:.3f} ms, median {:.3f} ms, CV {:.3f} ({})\n", p.runs.size(), p.mode,
       p.mode == "trace" ? ", " + p.collector : std::string(), s.mean_ns / 1e6, s.median_ns / 1e6, s.cv,
       analysis::to_string(s.stability));
+  for (const auto& d : p.runs[p.representative_run].devices)
+    out += fmt::format("  device {} ({}): {} samples over {:.2f} s; energy {}; power mean {} W, peak {} W; peak memory "
+                       "used {} MiB\n",
+                       d.device, d.device_name, d.samples, d.monitored_s,
+                       d.energy_j ? fmt::format("{:.1f} J ({})", *d.energy_j, d.energy_method) : std::string("n/a"),
+                       d.mean_power_w ? fmt::format("{:.1f}", *d.mean_power_w) : std::string("n/a"),
+                       d.peak_power_w ? fmt::format("{:.1f}", *d.peak_power_w) : std::string("n/a"),
+                       d.peak_memory_used_bytes ? fmt::format("{:.0f}", *d.peak_memory_used_bytes / 1048576.0)
+                                                : std::string("n/a"));
   if (p.mode == "trace") {
     out += fmt::format("  runtime = SUM of kernel time per run; details below are from run {} (the median)\n",
                        p.runs[p.representative_run].index);
@@ -79,6 +124,7 @@ std::string profile_terminal_summary(const app::ProfileResults& p, const ReportO
         out += fmt::format("    ... {} more (profile.json counters.file_totals)\n", c.file_totals.size() - options.top);
     }
     out += "\n" + terminal_summary(*p.analysis, options);
+    if (p.pc_sampling) out += pc_sampling_terminal(p.pc_sampling->kernels, 3, 5);
   } else {
     out += "  runtime = whole-process wall time (no profiler)\n";
   }

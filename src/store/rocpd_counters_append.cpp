@@ -22,30 +22,6 @@ struct DispatchTarget {
   std::string guid;
 };
 
-const TableSet& pick_set(const std::vector<TableSet>& sets, const std::string& guid, const std::string& path) {
-  if (!guid.empty()) {
-    const std::string suffix = schema::table_suffix(guid);
-    for (const TableSet& s : sets)
-      if (s.suffix == suffix) return s;
-    throw Error(ExitCode::Usage, fmt::format("{}: holds no process with guid {}", path, guid));
-  }
-  if (sets.size() != 1)
-    throw Error(ExitCode::Usage,
-                fmt::format("{}: holds {} processes; say which one the counters belong to (guid)", path, sets.size()));
-  return sets.front();
-}
-
-// The real table behind a base name; a view cannot take rows.
-std::string writable_table(sqlite::Db& db, const TableSet& set, std::string_view base) {
-  const std::string& name = set.table(base);
-  if (!name.empty()) {
-    sqlite::Stmt s(db, "SELECT type FROM sqlite_master WHERE name = ?");
-    s.bind(1, std::string_view(name));
-    if (s.step() && s.text(0) == "table") return name;
-  }
-  throw Error(ExitCode::InputNotRocpd, fmt::format("{}: no rocpd_{} table to add counter values to", db.path(), base));
-}
-
 std::string block_of(std::string_view counter) {
   return std::string(counter.substr(0, counter.find('_')));
 }
@@ -54,15 +30,13 @@ std::string block_of(std::string_view counter) {
 
 AppendCountersResult append_counters(const std::string& path, std::span<const CounterValue> values,
                                      const std::string& guid) {
-  check_input_file(path);
-  sqlite::Db db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, path,
-                sqlite::ErrorCodes{ExitCode::InputCorrupt, ExitCode::OutputFailed});
-  db.exec("PRAGMA busy_timeout = 5000");
+  std::unique_ptr<sqlite::Db> opened = open_for_append(path);
+  sqlite::Db& db = *opened;
   const std::vector<TableSet> sets = find_table_sets(db);
-  const TableSet& set = pick_set(sets, guid, path);
-  const std::string dispatch_table = writable_table(db, set, "kernel_dispatch");
-  const std::string info_table = writable_table(db, set, "info_pmc");
-  const std::string event_table = writable_table(db, set, "pmc_event");
+  const TableSet& set = pick_table_set(sets, guid, path, "counters");
+  const std::string dispatch_table = writable_table(db, set, "kernel_dispatch", "counter values");
+  const std::string info_table = writable_table(db, set, "info_pmc", "counter values");
+  const std::string event_table = writable_table(db, set, "pmc_event", "counter values");
   Columns k(db, dispatch_table);
   k.require(db, {"dispatch_id", "agent_id", "event_id", "nid", "pid"});
   const bool has_guid = k.has("guid");

@@ -175,4 +175,36 @@ std::vector<TableSet> find_table_sets(sqlite::Db& db) {
   return sets;
 }
 
+std::unique_ptr<sqlite::Db> open_for_append(const std::string& path) {
+  check_input_file(path);
+  auto db = std::make_unique<sqlite::Db>(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, path,
+                                         sqlite::ErrorCodes{ExitCode::InputCorrupt, ExitCode::OutputFailed});
+  db->exec("PRAGMA busy_timeout = 5000");
+  return db;
+}
+
+const TableSet& pick_table_set(const std::vector<TableSet>& sets, const std::string& guid, const std::string& path,
+                               std::string_view what) {
+  if (!guid.empty()) {
+    const std::string suffix = schema::table_suffix(guid);
+    for (const TableSet& s : sets)
+      if (s.suffix == suffix) return s;
+    throw Error(ExitCode::Usage, fmt::format("{}: holds no process with guid {}", path, guid));
+  }
+  if (sets.size() != 1)
+    throw Error(ExitCode::Usage,
+                fmt::format("{}: holds {} processes; say which one the {} belong to (guid)", path, sets.size(), what));
+  return sets.front();
+}
+
+std::string writable_table(sqlite::Db& db, const TableSet& set, std::string_view base, std::string_view what) {
+  const std::string& name = set.table(base);
+  if (!name.empty()) {
+    sqlite::Stmt s(db, "SELECT type FROM sqlite_master WHERE name = ?");
+    s.bind(1, std::string_view(name));
+    if (s.step() && s.text(0) == "table") return name;
+  }
+  throw Error(ExitCode::InputNotRocpd, fmt::format("{}: no rocpd_{} table to add {} to", db.path(), base, what));
+}
+
 }  // namespace rpl::rocpd

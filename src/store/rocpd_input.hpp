@@ -39,6 +39,19 @@ struct TableSet {
 // exists.
 std::vector<TableSet> find_table_sets(sqlite::Db& db);
 
+// Opens an existing rocpd database to add rows (rocpd_counters_append, rocpd_device_metrics): InputMissing /
+// InputCorrupt for the file as open_readonly, OutputFailed when it cannot be written; waits up to 5 s for a lock.
+std::unique_ptr<sqlite::Db> open_for_append(const std::string& path);
+
+// The table set of process `guid` (empty: the file must hold exactly one process). Throws Usage naming the
+// file otherwise; `what` says what is being added ("counters").
+const TableSet& pick_table_set(const std::vector<TableSet>& sets, const std::string& guid, const std::string& path,
+                               std::string_view what);
+
+// The real table behind a base name, for adding rows (a view cannot take them). Throws InputNotRocpd
+// "<file>: no rocpd_<base> table to add <what> to" when there is none.
+std::string writable_table(sqlite::Db& db, const TableSet& set, std::string_view base, std::string_view what);
+
 // The column names of a table or view (PRAGMA table_info).
 std::vector<std::string> table_columns(sqlite::Db& db, const std::string& table);
 

@@ -47,6 +47,7 @@
 
 #include "collectors/nvidia/cuda_driver/driver_launch.hpp"
 #include "collectors/nvidia/counter_csv.hpp"
+#include "collectors/nvidia/cupti_launch_callbacks.hpp"
 #include "support/user_regex.hpp"
 
 namespace {
@@ -598,10 +599,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   }
   g = s;
   cuptiEnableCallback(1, s->subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
-  for (CUpti_CallbackId id : {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-                              CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-                              CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-                              CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz})
+  for (CUpti_CallbackId id : rpl::collectors::cupti::kKernelLaunchCallbacks)
     cuptiEnableCallback(1, s->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
   std::atexit(at_exit);
   return 1;
