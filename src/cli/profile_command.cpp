@@ -46,6 +46,7 @@ struct ProfileArgs {
   std::string counter_tool = "auto";
   std::size_t counter_launches = 0;
   double timeout_s = 0;
+  bool rank_wrapper = false;
 };
 
 int run(const ProfileArgs& a) {
@@ -66,7 +67,19 @@ int run(const ProfileArgs& a) {
   o.show_progress = !a.flags.common.quiet && !a.flags.common.json && stderr_is_terminal();
   o.timeout_s = a.timeout_s;
 
+  if (a.rank_wrapper) {
+    app::RankWrapperResult w = app::run_rank_wrapper(o);
+    for (const auto& db : w.databases) log::info("rank database: {}", db);
+    if (!w.process.ok()) {
+      log::warn("the application {} (its output: {})", w.process.describe(), w.run_dir);
+      return w.process.signal ? 128 + w.process.signal : w.process.exit_code == 0 ? 1 : w.process.exit_code;
+    }
+    return 0;
+  }
   app::ProfileResults p = app::run_profile(o);
+  if (p.analysis && p.analysis->trace.processes.size() > 1)
+    log::info("{} processes were profiled: for the analysis across ranks run rocm-perf analyze {}", 
+              p.analysis->trace.processes.size(), p.runs[p.representative_run].run_dir);
   const report::ReportOptions ro = report_options(a.flags);
   nlohmann::json profile = report::profile_command_document(p);
   const app::AnalyzeResults* analysis = p.analysis ? &*p.analysis : nullptr;
@@ -119,6 +132,9 @@ Action register_profile(CLI::App& app) {
                   "unprofiled; the roofline and labels come from those N)")
       ->check(positive_count());
   cmd->add_option("--timeout", args->timeout_s, "seconds per run before the application is killed (0: none)");
+  cmd->add_flag("--rank-wrapper", args->rank_wrapper,
+                "run as one rank inside a launcher (srun rocm-perf profile --rank-wrapper -o DIR -- ./app): trace once "
+                "into DIR/ranks/rank-<R>/, no analysis; the application's exit status is returned");
   cmd->positionals_at_end();
   return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };
 }

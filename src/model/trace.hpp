@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/rank_identity.hpp"
+
 namespace rpl {
 
 using TimeNs = int64_t;  // nanoseconds, CLOCK_BOOTTIME as rocprofv3 writes (host and GPU share it)
@@ -42,6 +44,7 @@ struct Process {
   std::string command;
   TimeNs start = 0;  // 0 when the trace does not say
   TimeNs end = 0;
+  RankIdentity rank;  // of a distributed job (rocpd_info_process.extdata); unknown outside one
 };
 
 // A CPU or GPU agent (AMD: HSA agent; NVIDIA: CUDA device).
@@ -62,6 +65,7 @@ struct Agent {
   uint32_t lds_size_kb = 0;
   uint32_t max_clock_mhz = 0;
   uint32_t gfx_target_version = 0;
+  std::string uuid;                 // extdata "uuid" where the collector recorded it (NVIDIA: GPU-xxxxxxxx-...)
 };
 
 struct Queue {
