@@ -195,6 +195,11 @@ TEST(MultiRank, NamesTheStragglerAndTheCollective) {
   // The critical path goes through rank 2 most.
   ASSERT_FALSE(r.critical_path.hotspots.empty());
   EXPECT_EQ(r.critical_path.hotspots.front().rank, 2);
+  // Its delay was idle time, not a kernel: the path says so.
+  TimeNs idle_on_path = 0;
+  for (const auto& h : r.critical_path.hotspots)
+    if (h.rank == 2 && h.kernel.empty()) idle_on_path = h.ns;
+  EXPECT_GT(idle_on_path, 8 * 250000);
   EXPECT_EQ(r.critical_path.joins, 40u);
   EXPECT_NEAR(static_cast<double>(r.critical_path.modeled_ns), static_cast<double>(r.critical_path.measured_ns),
               0.02 * static_cast<double>(r.critical_path.measured_ns));

@@ -221,18 +221,22 @@ struct JoinModel {
   std::vector<std::vector<TimeNs>> gap;                      // [rank][position], position = chain.size(): tail
   std::vector<std::vector<std::vector<TimeNs>>> saved;       // [rank][position][scenario]
   std::vector<std::vector<uint32_t>> top;                    // [rank][position] name id of the top kernel
+  std::vector<std::vector<TimeNs>> top_ns, busy;              // [rank][position] its time, all kernels' time
   std::vector<uint32_t> order;                               // instances in dependency order
 
   JoinModel(const std::vector<RankSummary>& s_, const std::vector<Instance>& i_,
             const std::vector<std::vector<uint32_t>>& io, TimeNs origin_, std::size_t scenarios)
       : s(s_), inst(i_), instance_of(io), origin(origin_) {
     chain.resize(s.size()), gap.resize(s.size()), saved.resize(s.size()), top.resize(s.size());
+    top_ns.resize(s.size()), busy.resize(s.size());
     for (std::size_t r = 0; r < s.size(); ++r) {
       TimeNs prev_end = origin;
       std::vector<TimeNs> acc(scenarios, 0);
+      TimeNs busy_acc = 0;
       for (uint32_t i = 0; i <= s[r].collectives.size(); ++i) {
         const WorkSegment& seg = s[r].segments[i];
         for (std::size_t w = 0; w < scenarios && w < seg.saved_ns.size(); ++w) acc[w] += seg.saved_ns[w];
+        busy_acc += seg.busy_ns;
         const bool tail = i == s[r].collectives.size();
         if (!tail && instance_of[r][i] == UINT32_MAX) continue;  // unmatched: its work joins the next
         const TimeNs arrive = tail ? s[r].last_end : s[r].collectives[i].start;
@@ -240,6 +244,9 @@ struct JoinModel {
         gap[r].push_back(std::max<TimeNs>(0, arrive - prev_end));
         saved[r].push_back(acc);
         top[r].push_back(seg.top_kernel);
+        top_ns[r].push_back(seg.top_kernel_ns);
+        busy[r].push_back(busy_acc);
+        busy_acc = 0;
         std::fill(acc.begin(), acc.end(), 0);
         if (!tail) prev_end = s[r].collectives[i].end;
       }
@@ -351,7 +358,12 @@ void critical_path(const std::vector<RankSummary>& s, const std::vector<Instance
       step.sequence = in.sequence;
     }
     out.ranks[r].critical_path_ns += step.work_ns;
-    hot[{step.rank, step.top_kernel}] += step.work_ns;
+    // The step's time: its top kernel, its other kernels, and the rest (no kernel ran: host or idle).
+    const TimeNs kernels = std::min(model.busy[r][p], step.work_ns);
+    const TimeNs top = std::min(model.top_ns[r][p], kernels);
+    hot[{step.rank, step.top_kernel}] += top;
+    hot[{step.rank, "(other kernels)"}] += kernels - top;
+    hot[{step.rank, ""}] += step.work_ns - kernels;
     steps.push_back(std::move(step));
     if (p == 0) break;
     const uint32_t j = model.instance_of[r][model.chain[r][p - 1]];
@@ -376,7 +388,8 @@ void critical_path(const std::vector<RankSummary>& s, const std::vector<Instance
     steps = std::move(kept);
   }
   path.steps = std::move(steps);
-  for (const auto& [k, ns] : hot) path.hotspots.push_back({k.first, k.second, ns});
+  for (const auto& [k, ns] : hot)
+    if (ns > 0) path.hotspots.push_back({k.first, k.second, ns});
   std::sort(path.hotspots.begin(), path.hotspots.end(), [](const auto& a, const auto& b) {
     return a.ns != b.ns ? a.ns > b.ns : std::tie(a.rank, a.kernel) < std::tie(b.rank, b.kernel);
   });
