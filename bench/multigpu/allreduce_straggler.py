@@ -19,9 +19,18 @@ rank, world = dist.get_rank(), dist.get_world_size()
 x = torch.ones(4 << 20, device=device)
 shard = torch.ones(1 << 20, device=device)
 gathered = torch.empty(world * shard.numel(), device=device)
+
+
+def all_gather():
+    if a.gloo:  # gloo has no all_gather_into_tensor for CUDA tensors
+        dist.all_gather(list(gathered.chunk(world)), shard)
+    else:
+        dist.all_gather_into_tensor(gathered, shard)
+
+
 # Warm-up: NCCL's set-up and the first collective are slow on whichever rank gets there last.
 dist.all_reduce(x)
-dist.all_gather_into_tensor(gathered, shard)
+all_gather()
 torch.cuda.synchronize()
 dist.barrier()
 torch.cuda.synchronize()
@@ -32,7 +41,7 @@ for i in range(a.iters):
         if rank == a.straggler:
             torch.cuda.synchronize()
             time.sleep(a.sleep_ms / 1e3)
-        dist.all_gather_into_tensor(gathered, shard)
+        all_gather()
 torch.cuda.synchronize()
 dist.barrier()
 dist.destroy_process_group()

@@ -223,6 +223,7 @@ struct JoinModel {
   std::vector<std::vector<uint32_t>> top;                    // [rank][position] name id of the top kernel
   std::vector<std::vector<TimeNs>> top_ns, busy;              // [rank][position] its time, all kernels' time
   std::vector<uint32_t> order;                               // instances in dependency order
+  std::vector<std::vector<uint32_t>> position_of;            // [rank][collective index] -> position in chain
 
   JoinModel(const std::vector<RankSummary>& s_, const std::vector<Instance>& i_,
             const std::vector<std::vector<uint32_t>>& io, TimeNs origin_, std::size_t scenarios)
@@ -250,6 +251,11 @@ struct JoinModel {
         std::fill(acc.begin(), acc.end(), 0);
         if (!tail) prev_end = s[r].collectives[i].end;
       }
+    }
+    position_of.resize(s.size());
+    for (std::size_t r = 0; r < s.size(); ++r) {
+      position_of[r].assign(s[r].collectives.size(), UINT32_MAX);
+      for (std::size_t p = 0; p < chain[r].size(); ++p) position_of[r][chain[r][p]] = static_cast<uint32_t>(p);
     }
     // Dependency order.
     std::vector<uint32_t> indegree(inst.size(), 0);
@@ -299,12 +305,6 @@ struct JoinModel {
     Schedule out;
     out.complete.assign(inst.size(), 0);
     out.critical_rank.assign(inst.size(), 0);
-    std::vector<std::size_t> pos(s.size(), 0);  // position in the rank's chain of each rank's next instance
-    std::vector<std::vector<uint32_t>> position_of(s.size());
-    for (std::size_t r = 0; r < s.size(); ++r) {
-      position_of[r].assign(s[r].collectives.size(), 0);
-      for (std::size_t p = 0; p < chain[r].size(); ++p) position_of[r][chain[r][p]] = static_cast<uint32_t>(p);
-    }
     auto work = [&](std::size_t r, std::size_t p) {
       TimeNs g = gap[r][p];
       if (scenario >= 0) g = std::max<TimeNs>(0, g - saved[r][p][static_cast<std::size_t>(scenario)]);
@@ -372,7 +372,7 @@ void critical_path(const std::vector<RankSummary>& s, const std::vector<Instance
     std::size_t i = 0;
     for (auto [rr, ii] : inst[j].members)
       if (rr == r) i = ii;
-    p = static_cast<std::size_t>(std::find(model.chain[r].begin(), model.chain[r].end(), i) - model.chain[r].begin());
+    p = model.position_of[r][i];
   }
   std::reverse(steps.begin(), steps.end());
   path.steps_total = steps.size();
@@ -460,9 +460,9 @@ void find_stragglers(const std::vector<RankSummary>& s, const std::vector<Instan
       top[model.top[r][p]] += s[r].segments[model.chain[r][p]].top_kernel_ns;
       for (auto [o, i] : in.members) {
         if (o == r) continue;
-        auto it = std::find(model.chain[o].begin(), model.chain[o].end(), i);
-        if (it == model.chain[o].end()) continue;
-        peer_gap[o] += model.gap[o][static_cast<std::size_t>(it - model.chain[o].begin())];
+        const uint32_t q = model.position_of[o][i];
+        if (q == UINT32_MAX) continue;
+        peer_gap[o] += model.gap[o][q];
         peer_busy[o] += s[o].segments[i].busy_ns;
       }
       ++n;
