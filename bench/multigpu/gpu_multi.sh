@@ -53,17 +53,18 @@ date -u +"date %Y-%m-%dT%H:%M:%SZ"
 echo "mode: $([ $SINGLE = 1 ] && echo 'one GPU, two processes (gloo)' || echo 'two GPUs (NCCL)')"
 
 # (a) DDP through the launcher.
-step ddp 150 "$RP" profile --runs 1 --timeout 140 -o "$W/ddp" -- "${TR[@]}" "$ROOT/bench/multigpu/ddp_step.py" "${EXTRA[@]}" \
-  && step ddp_analyze 60 "$RP" analyze "$W/ddp/runs/run-1" -o "$W/ddp/ranks" --perfetto --json
-# (b1) the straggler benchmark through the launcher.
+step ddp 150 "$RP" profile --runs 1 --timeout 140 -o "$W/ddp" -- "${TR[@]}" "$ROOT/bench/multigpu/ddp_step.py" "${EXTRA[@]}"
+step ddp_analyze 60 "$RP" analyze "$W/ddp/runs/run-1" -o "$W/ddp/ranks" --perfetto --json
+# (b1) the straggler benchmark through the launcher (each analysis runs even when the profile step failed:
+# `profile` also analyses the merged trace, and a failure there must not hide the rank databases).
 step straggler 150 "$RP" profile --runs 1 --timeout 140 -o "$W/straggler" -- "${TR[@]}" \
-  "$ROOT/bench/multigpu/allreduce_straggler.py" "${EXTRA[@]}" \
-  && step straggler_analyze 60 "$RP" analyze "$W/straggler/runs/run-1" -o "$W/straggler/ranks" --perfetto --json \
-  && step straggler_terminal 60 "$RP" analyze "$W/straggler/runs/run-1" -o "$W/straggler/ranks_terminal"
+  "$ROOT/bench/multigpu/allreduce_straggler.py" "${EXTRA[@]}"
+step straggler_analyze 60 "$RP" analyze "$W/straggler/runs/run-1" -o "$W/straggler/ranks" --perfetto --json
+step straggler_terminal 60 "$RP" analyze "$W/straggler/runs/run-1" -o "$W/straggler/ranks_terminal"
 # (b2) --rank-wrapper inside the launcher (torchrun --no-python runs rocm-perf as each rank's program).
 step wrapper 150 "${TR[@]}" --no-python "$RP" profile --rank-wrapper --timeout 140 -o "$W/wrapper" -- \
-  "$PY" "$ROOT/bench/multigpu/allreduce_straggler.py" "${EXTRA[@]}" \
-  && step wrapper_analyze 60 "$RP" analyze "$W/wrapper" -o "$W/wrapper/analysis" --json
+  "$PY" "$ROOT/bench/multigpu/allreduce_straggler.py" "${EXTRA[@]}"
+step wrapper_analyze 60 "$RP" analyze "$W/wrapper" -o "$W/wrapper/analysis" --json
 # (c) split / merge over (b1)'s rank databases.
 if [ $DRY = 0 ]; then
   n=0; merge=()
