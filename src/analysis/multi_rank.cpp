@@ -219,15 +219,16 @@ struct JoinModel {
   // Per rank: its matched collective indices in order, and the work before each (and the tail).
   std::vector<std::vector<uint32_t>> chain;
   std::vector<std::vector<TimeNs>> gap;                      // [rank][position], position = chain.size(): tail
-  std::vector<std::vector<std::vector<TimeNs>>> saved;       // [rank][position][scenario]
+  std::size_t scenarios;
+  std::vector<std::vector<TimeNs>> saved;                    // [rank][position * scenarios + scenario]
   std::vector<std::vector<uint32_t>> top;                    // [rank][position] name id of the top kernel
   std::vector<std::vector<TimeNs>> top_ns, busy;              // [rank][position] its time, all kernels' time
   std::vector<uint32_t> order;                               // instances in dependency order
   std::vector<std::vector<uint32_t>> position_of;            // [rank][collective index] -> position in chain
 
   JoinModel(const std::vector<RankSummary>& s_, const std::vector<Instance>& i_,
-            const std::vector<std::vector<uint32_t>>& io, TimeNs origin_, std::size_t scenarios)
-      : s(s_), inst(i_), instance_of(io), origin(origin_) {
+            const std::vector<std::vector<uint32_t>>& io, TimeNs origin_, std::size_t scenarios_)
+      : s(s_), inst(i_), instance_of(io), origin(origin_), scenarios(scenarios_) {
     chain.resize(s.size()), gap.resize(s.size()), saved.resize(s.size()), top.resize(s.size());
     top_ns.resize(s.size()), busy.resize(s.size());
     for (std::size_t r = 0; r < s.size(); ++r) {
@@ -243,7 +244,7 @@ struct JoinModel {
         const TimeNs arrive = tail ? s[r].last_end : s[r].collectives[i].start;
         if (!tail) chain[r].push_back(i);
         gap[r].push_back(std::max<TimeNs>(0, arrive - prev_end));
-        saved[r].push_back(acc);
+        saved[r].insert(saved[r].end(), acc.begin(), acc.end());
         top[r].push_back(seg.top_kernel);
         top_ns[r].push_back(seg.top_kernel_ns);
         busy[r].push_back(busy_acc);
@@ -307,7 +308,7 @@ struct JoinModel {
     out.critical_rank.assign(inst.size(), 0);
     auto work = [&](std::size_t r, std::size_t p) {
       TimeNs g = gap[r][p];
-      if (scenario >= 0) g = std::max<TimeNs>(0, g - saved[r][p][static_cast<std::size_t>(scenario)]);
+      if (scenario >= 0) g = std::max<TimeNs>(0, g - saved[r][p * scenarios + static_cast<std::size_t>(scenario)]);
       return g;
     };
     auto leave = [&](std::size_t r, std::size_t p) {  // when rank r left the instance before position p
