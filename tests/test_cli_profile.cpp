@@ -170,3 +170,29 @@ TEST(ProfileRocm, MissingRocprofv3IsExit8) {
   EXPECT_EQ(r.exit_code, 8);
   EXPECT_NE(r.err.find("rocprofv3 was not found"), std::string::npos) << r.err;
 }
+
+// --rank-wrapper (issue 18): one traced run per rank, into DIR/ranks/rank-<R>/, no analysis; the
+// application's exit status comes back; then `analyze DIR` sees every rank.
+TEST(ProfileRankWrapper, EachRankWritesIntoItsOwnDirectory) {
+  TempDir dir;
+  for (const char* rank : {"0", "1"}) {
+    auto r = run_cli({"profile", "--platform", "rocm", "--rank-wrapper", "-o", dir.path(), "--", "/bin/true"},
+                     {path_with_double(), {"SLURM_PROCID", rank}, {"FAKE_ROCPROFV3_KERNELS", "gemm:4:50000"}});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "");  // no analysis, nothing on stdout
+    EXPECT_TRUE(std::filesystem::exists(dir.file(std::string("ranks/rank-") + rank)));
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("profile.json")));
+  auto a = run_cli({"analyze", dir.path(), "-o", dir.file("analysis"), "--json"});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  auto doc = nlohmann::json::parse(a.out);
+  EXPECT_EQ(doc["ranks"].size(), 2u);  // rocprofv3 records no rank: numbered, with a warning
+  EXPECT_FALSE(doc["warnings"].empty());
+
+  auto failing = run_cli({"profile", "--platform", "rocm", "--rank-wrapper", "-o", dir.path(), "--", "/bin/sh", "-c",
+                          "exit 7"},
+                         {path_with_double(), {"SLURM_PROCID", "2"}, {"FAKE_ROCPROFV3_KERNELS", "gemm:1:5000"}});
+  // The stand-in writes nothing for a failing application: no database is an error naming its status.
+  EXPECT_NE(failing.exit_code, 0);
+  EXPECT_NE(failing.err.find("status 7"), std::string::npos) << failing.err;
+}

@@ -37,6 +37,7 @@ struct SpillBuilder {
   std::vector<StreamRecord> streams;
   std::vector<ProcessRecord> process;
   std::vector<FooterRecord> footer;
+  std::vector<LaunchEnvRecord> launch_env;
 
   void write(const std::string& path) {
     SpillWriter w;
@@ -51,7 +52,8 @@ struct SpillBuilder {
                                 records_chunk(events.data(), events.size()),
                                 records_chunk(copies.data(), copies.size()),
                                 records_chunk(kernels.data(), kernels.size()),
-                                records_chunk(footer.data(), footer.size())};
+                                records_chunk(footer.data(), footer.size()),
+                                records_chunk(launch_env.data(), launch_env.size())};
     ASSERT_TRUE(w.append(chunks, std::size(chunks)));
   }
 };
@@ -670,6 +672,38 @@ TEST(CudaSpillMarkers, NvtxRangesBecomeMarkerRegions) {
   // The launches still pair with their kernels (markers carry correlation id 0 and are left out of it).
   EXPECT_EQ(trace.dispatches.size(), 4u);
   EXPECT_EQ(trace.dispatches[0].correlation_id, 10);
+}
+
+// Distributed jobs (issue 18): the launcher's rank, recorded at start-up, reaches rocpd_info_process.extdata,
+// and the GPU's UUID the agent's extdata.
+TEST(CudaSpillRanks, LaunchEnvironmentBecomesTheProcessRank) {
+  test::TempDir dir;
+  const std::string path = dir.file("4344.rplspill");
+  SpillBuilder b = sample_process(4344);
+  constexpr uint32_t kRankJson = 91;
+  b.strings.add(kRankJson, R"({"rank":3,"local_rank":1,"world_size":8,"rank_source":"SLURM_PROCID"})");
+  b.launch_env.push_back(LaunchEnvRecord{kRankJson, 0});
+  for (auto& d : b.devices)
+    for (int i = 0; i < 16; ++i) d.uuid[i] = static_cast<uint8_t>(0xa0 + i);
+  b.write(path);
+  Trace trace;
+  rocpd::read_database(trace, collectors::convert_spill(path));
+  ASSERT_EQ(trace.processes.size(), 1u);
+  EXPECT_EQ(trace.processes[0].rank.rank, 3);
+  EXPECT_EQ(trace.processes[0].rank.local_rank, 1);
+  EXPECT_EQ(trace.processes[0].rank.world_size, 8);
+  EXPECT_EQ(trace.processes[0].rank.source, "SLURM_PROCID");
+  bool found = false;
+  for (const Agent& a : trace.agents)
+    if (a.is_gpu) found = a.uuid == "GPU-a0a1a2a3-a4a5-a6a7-a8a9-aaabacadaeaf";
+  EXPECT_TRUE(found);
+
+  // Without the chunk (an older collector) the rank is unknown.
+  const std::string old_path = dir.file("4345.rplspill");
+  sample_process(4345).write(old_path);
+  Trace old;
+  rocpd::read_database(old, collectors::convert_spill(old_path));
+  EXPECT_FALSE(old.processes[0].rank.known());
 }
 
 }  // namespace

@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <numeric>
 #include <unordered_map>
+#include <unistd.h>
+
+#include "model/rank_identity.hpp"
 
 #include "app/profile_presets.hpp"
 #include "collectors/collector_factory.hpp"
@@ -274,6 +277,32 @@ ProfileResults run_profile(const ProfileOptions& o) {
     if (out.pc_sampling) out.analysis->pc_hotspots = out.pc_sampling->kernels;
   }
   progress.done();
+  return out;
+}
+
+RankWrapperResult run_rank_wrapper(const ProfileOptions& o) {
+  if (o.argv.empty()) throw Error(ExitCode::Usage, "no application given: rocm-perf profile --rank-wrapper -- APP");
+  if (o.timing_only || o.roofline || o.deep)
+    throw Error(ExitCode::Usage, "--rank-wrapper records a trace only: no --no-rocprof, --roofline or --deep");
+  const RankIdentity id = rank_identity_from_env(std::getenv);
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0 || !host[0]) std::snprintf(host, sizeof host, "localhost");
+  const std::string label = id.known() ? fmt::format("rank-{}", id.rank) : fmt::format("{}-{}", host, getpid());
+  if (!id.known())
+    log::warn("--rank-wrapper: no launcher variable (RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID, ...) is set; "
+              "this process is {}", label);
+  RankWrapperResult out;
+  out.run_dir = (fs::path(o.output_dir) / "ranks" / label).string();
+  std::error_code ec;
+  fs::remove_all(out.run_dir, ec);  // only this rank's directory from an earlier run
+  fs::create_directories(out.run_dir, ec);
+  if (ec) throw Error(ExitCode::OutputFailed, fmt::format("cannot create {}: {}", out.run_dir, ec.message()));
+  platform::Kind kind = o.platform ? *o.platform : platform::detect();
+  auto collector = collectors::make_collector(kind);
+  platform::CollectRequest req{o.argv, out.run_dir, o.debug, o.timeout_s};
+  platform::CollectResult c = collector->collect(req);
+  out.databases = c.databases;
+  out.process = c.process;
   return out;
 }
 

@@ -90,4 +90,15 @@ struct ProfileResults {
 
 ProfileResults run_profile(const ProfileOptions& options);
 
+// `profile --rank-wrapper`: one rank of a distributed job started by the cluster's launcher
+// (`srun rocm-perf profile --rank-wrapper -o DIR -- ./app`): the application runs once under the collector,
+// its database goes to DIR/ranks/rank-<R>/ (R from RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID, ...; else
+// <host>-<pid>), and nothing is analysed: `rocm-perf analyze DIR` does that over all ranks afterwards.
+struct RankWrapperResult {
+  std::string run_dir;
+  std::vector<std::string> databases;
+  ProcessResult process;
+};
+RankWrapperResult run_rank_wrapper(const ProfileOptions& options);
+
 }  // namespace rpl::app

@@ -57,6 +57,7 @@ struct ProfileArgs {
   bool monitor_device = false;
   unsigned sampling_interval_ms = 0;  // 0: not given (100 ms when monitoring)
   bool pc_sampling = false;
+  bool rank_wrapper = false;
 };
 
 int run(const ProfileArgs& a) {
@@ -82,7 +83,19 @@ int run(const ProfileArgs& a) {
   if (a.sampling_interval_ms > 0) o.sampling_interval_ms = a.sampling_interval_ms;
   o.pc_sampling = a.pc_sampling;
 
+  if (a.rank_wrapper) {
+    app::RankWrapperResult w = app::run_rank_wrapper(o);
+    for (const auto& db : w.databases) log::info("rank database: {}", db);
+    if (!w.process.ok()) {
+      log::warn("the application {} (its output: {})", w.process.describe(), w.run_dir);
+      return w.process.signal ? 128 + w.process.signal : w.process.exit_code == 0 ? 1 : w.process.exit_code;
+    }
+    return 0;
+  }
   app::ProfileResults p = app::run_profile(o);
+  if (p.analysis && p.analysis->trace.processes.size() > 1)
+    log::info("{} processes were profiled: for the analysis across ranks run rocm-perf analyze {}", 
+              p.analysis->trace.processes.size(), p.runs[p.representative_run].run_dir);
   const report::ReportOptions ro = report_options(a.flags);
   nlohmann::json profile = report::profile_command_document(p);
   const app::AnalyzeResults* analysis = p.analysis ? &*p.analysis : nullptr;
@@ -160,6 +173,9 @@ Action register_profile(CLI::App& app) {
                   "FILE: collect the counters of a rocprofv3-format counter file ('pmc: A B C' lines, one pass each; "
                   "NVIDIA: ncu/CUPTI metric names) after the trace runs; checked against the device first "
                   "(share/counters/ has per-architecture files; rocm-perf counters list)");
+  cmd->add_flag("--rank-wrapper", args->rank_wrapper,
+                "run as one rank inside a launcher (srun rocm-perf profile --rank-wrapper -o DIR -- ./app): trace once "
+                "into DIR/ranks/rank-<R>/, no analysis; the application's exit status is returned");
   cmd->positionals_at_end();
   return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };
 }

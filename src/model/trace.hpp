@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/device_metrics.hpp"
+#include "model/rank_identity.hpp"
 
 namespace rpl {
 
@@ -44,6 +45,7 @@ struct Process {
   std::string command;
   TimeNs start = 0;  // 0 when the trace does not say
   TimeNs end = 0;
+  RankIdentity rank;  // of a distributed job (rocpd_info_process.extdata); unknown outside one
 };
 
 // A CPU or GPU agent (AMD: HSA agent; NVIDIA: CUDA device).
@@ -64,6 +66,7 @@ struct Agent {
   uint32_t lds_size_kb = 0;
   uint32_t max_clock_mhz = 0;
   uint32_t gfx_target_version = 0;
+  std::string uuid;                 // extdata "uuid" where the collector recorded it (NVIDIA: GPU-xxxxxxxx-...)
 };
 
 struct Queue {

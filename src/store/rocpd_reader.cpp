@@ -60,9 +60,9 @@ std::vector<ProcessRowInfo> SetReader::read_processes() {
                               p.has("guid") && n.has("guid") ? " AND N.guid = P.guid" : "");
       hostname = n("N", "hostname");
     }
-    Stmt s(db_, fmt::format("SELECT {}, {}, {}, {}, {}, {}, {} FROM \"{}\" P{} ORDER BY P.rowid", p("P", "guid"),
+    Stmt s(db_, fmt::format("SELECT {}, {}, {}, {}, {}, {}, {}, {} FROM \"{}\" P{} ORDER BY P.rowid", p("P", "guid"),
                             p("P", "pid"), p("P", "ppid"), p("P", "start"), p("P", "end"), p("P", "command"), hostname,
-                            p.table(), node_join));
+                            p("P", "extdata"), p.table(), node_join));
     while (s.step()) {
       ProcessRowInfo info;
       info.guid = s.text(0);
@@ -77,6 +77,7 @@ std::vector<ProcessRowInfo> SetReader::read_processes() {
       info.end = time_or_zero(4);
       info.command = s.text(5);
       info.hostname = s.text(6);
+      if (s.type(7) == SQLITE_TEXT) info.rank = rank_identity_from_json(s.text(7));
       out.push_back(std::move(info));
     }
   }
@@ -102,6 +103,7 @@ void SetReader::read_process(const ProcessRowInfo& info) {
   p.command = info.command;
   p.start = info.start;
   p.end = info.end;
+  p.rank = info.rank;
 
   agents_ = {}, queues_ = {}, streams_ = {}, symbols_ = {}, strings_ = {}, threads_ = {}, sync_names_ = {};
   event_ = columns("event");
@@ -165,6 +167,7 @@ void SetReader::read_agents() {
         a.lds_size_kb = json_u32(j, "lds_size_in_kb");
         a.max_clock_mhz = json_u32(j, "max_engine_clk_fcompute");
         a.gfx_target_version = json_u32(j, "gfx_target_version");
+        if (auto u = j.find("uuid"); u != j.end() && u->is_string()) a.uuid = u->get<std::string>();
       } else {
         log::warn("{}: agent {} has extdata that is not a JSON object; its hardware limits are unknown", db_.path(),
                   a.rocpd_id);

@@ -38,6 +38,7 @@ struct ProcessRowInfo {
   int64_t pid = 0, ppid = 0;
   TimeNs start = 0, end = 0;
   std::string command, hostname;
+  RankIdentity rank;
 };
 
 // What the "stream"/"event" arguments of one sync API call say.

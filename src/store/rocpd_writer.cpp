@@ -213,8 +213,11 @@ void Writer::Impl::write_header() {
   n.run();
 
   // rocprofv3 uses the OS pid as the process row id; every pid column refers to it.
-  Stmt p(*db, fmt::format("INSERT INTO {} (id, nid, ppid, pid, init, fini, start, \"end\", command) "
-                          "VALUES (?,?,?,?,?,?,?,?,?)",
+  const std::string extdata = process.extdata_json.empty() ? std::string("{}") : process.extdata_json;
+  if (!nlohmann::json::accept(extdata))
+    throw Error(ExitCode::Internal, fmt::format("extdata of process {} is not JSON: {}", process.pid, extdata));
+  Stmt p(*db, fmt::format("INSERT INTO {} (id, nid, ppid, pid, init, fini, start, \"end\", command, extdata) "
+                          "VALUES (?,?,?,?,?,?,?,?,?,?)",
                           table("info_process")));
   p.bind(1, process.pid);
   p.bind(2, node.id);
@@ -225,6 +228,7 @@ void Writer::Impl::write_header() {
   p.bind(7, process.start);
   p.bind(8, process.end);
   bind_text_or_null(p, 9, process.command);
+  p.bind(10, std::string_view(extdata));
   p.run();
 }
 

@@ -31,6 +31,7 @@ struct ProcessRow {
   int64_t ppid = 0;
   TimeNs init = 0, start = 0, end = 0, fini = 0;
   std::string command;
+  std::string extdata_json;  // rocpd_info_process.extdata ("{}" when empty): the rank of a distributed job
 };
 
 struct ThreadRow {

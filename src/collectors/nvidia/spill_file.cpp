@@ -183,6 +183,7 @@ SpillContents read_spill(const std::string& path) {
   uint64_t file_bytes = ::fstat(fd.get(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
   uint64_t offset = sizeof c.header;
   std::vector<ProcessRecord> process;
+  std::vector<LaunchEnvRecord> launch_env;
   std::vector<FooterRecord> footer;
   std::vector<uint8_t> skip;
   for (;;) {
@@ -208,6 +209,7 @@ SpillContents read_spill(const std::string& path) {
       case ChunkType::Stream: whole = read_records(fd.get(), ch, available, c.streams, path); break;
       case ChunkType::Process: whole = read_records(fd.get(), ch, available, process, path); break;
       case ChunkType::Footer: whole = read_records(fd.get(), ch, available, footer, path); break;
+      case ChunkType::LaunchEnv: whole = read_records(fd.get(), ch, available, launch_env, path); break;
       default: {
         skip.resize(std::min<uint64_t>(ch.payload_bytes, available));
         whole = read_up_to(fd.get(), skip.data(), skip.size()) == ch.payload_bytes;
@@ -221,6 +223,7 @@ SpillContents read_spill(const std::string& path) {
     offset += ch.payload_bytes;
   }
   if (!process.empty()) c.process = process.front();
+  if (!launch_env.empty()) c.launch_env = launch_env.front();
   if (!footer.empty()) c.footer = footer.back();
   return c;
 }

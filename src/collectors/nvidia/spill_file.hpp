@@ -81,6 +81,7 @@ struct SpillContents {
   std::vector<ContextRecord> contexts;
   std::vector<StreamRecord> streams;
   std::optional<ProcessRecord> process;
+  std::optional<LaunchEnvRecord> launch_env;
   std::optional<FooterRecord> footer;  // absent: the process died before writing one
   bool truncated = false;              // the last chunk was cut short (whole records before it are kept)
   uint32_t skipped_chunks = 0;         // chunks of a type this reader does not know

@@ -54,6 +54,7 @@ enum class ChunkType : uint32_t {
   Stream = 9,
   Process = 10,
   Footer = 11,
+  LaunchEnv = 12,
 };
 
 struct ChunkHeader {
@@ -205,6 +206,13 @@ struct ProcessRecord {
   uint32_t hostname_id = 0;   // String
 };
 
+// Written once at start-up (older readers skip the chunk): what the launcher's environment says about
+// the process (model/rank_identity.hpp), as a JSON string.
+struct LaunchEnvRecord {
+  uint32_t rank_json_id = 0;  // String: rank_identity_json(...)
+  uint32_t reserved = 0;
+};
+
 enum class EndReason : uint32_t { Exit = 0 };  // otherwise the signal number
 
 // Written last by a clean exit or by the fatal-signal handler.
@@ -230,6 +238,7 @@ static_assert(sizeof(ContextRecord) == 16 && kIsSpillRecord<ContextRecord>);
 static_assert(sizeof(StreamRecord) == 24 && kIsSpillRecord<StreamRecord>);
 static_assert(sizeof(ProcessRecord) == 16 && kIsSpillRecord<ProcessRecord>);
 static_assert(sizeof(FooterRecord) == 24 && kIsSpillRecord<FooterRecord>);
+static_assert(sizeof(LaunchEnvRecord) == 8 && kIsSpillRecord<LaunchEnvRecord>);
 
 // The chunk type each record type is written as.
 template <typename T> struct ChunkTypeOf;
@@ -243,5 +252,6 @@ template <> struct ChunkTypeOf<ContextRecord> { static constexpr ChunkType value
 template <> struct ChunkTypeOf<StreamRecord> { static constexpr ChunkType value = ChunkType::Stream; };
 template <> struct ChunkTypeOf<ProcessRecord> { static constexpr ChunkType value = ChunkType::Process; };
 template <> struct ChunkTypeOf<FooterRecord> { static constexpr ChunkType value = ChunkType::Footer; };
+template <> struct ChunkTypeOf<LaunchEnvRecord> { static constexpr ChunkType value = ChunkType::LaunchEnv; };
 
 }  // namespace rpl::spill

@@ -135,6 +135,14 @@ std::string gpu_extdata(const spill::DeviceRecord& d, const std::string& name) {
       {"vendor_name", "NVIDIA"},
       {"product_name", name},
   };
+  if (std::any_of(std::begin(d.uuid), std::end(d.uuid), [](uint8_t b) { return b != 0; })) {
+    std::string u = "GPU-";  // as nvidia-smi -L prints it
+    for (int b = 0; b < 16; ++b) {
+      if (b == 4 || b == 6 || b == 8 || b == 10) u += '-';
+      u += fmt::format("{:02x}", d.uuid[b]);
+    }
+    j["uuid"] = u;
+  }
   return j.dump();
 }
 
@@ -324,6 +332,7 @@ class Converter {
     p.init = p.start = t(s_.process ? s_.process->start_ns : s_.header.init_ns);
     p.end = p.fini = t(s_.footer ? s_.footer->end_ns : last_timestamp(s_));
     if (s_.process) p.command = s_.string(s_.process->command_id);
+    if (s_.launch_env) p.extdata_json = s_.string(s_.launch_env->rank_json_id);
     return p;
   }
 

@@ -53,6 +53,7 @@
 #include "collectors/nvidia/trace_injection/driver_devices.hpp"
 #include "collectors/nvidia/spill_file.hpp"
 #include "collectors/nvidia/spill_to_rocpd.hpp"
+#include "model/rank_identity.hpp"
 
 namespace rpl::cuda {
 namespace {
@@ -431,8 +432,11 @@ void start() {
   process.start_ns = header.init_ns;
   process.command_id = s->translator.intern(command_line());
   process.hostname_id = s->translator.intern(host);
+  spill::LaunchEnvRecord launch_env;
+  launch_env.rank_json_id = s->translator.intern(rank_identity_json(rank_identity_from_env(std::getenv)));
   s->translator.write(s->writer);
   s->writer.append_records(&process, 1);
+  s->writer.append_records(&launch_env, 1);
 
   s->pool.init(c.buffer_bytes, c.preallocated_buffers, std::max(c.preallocated_buffers, 64u));
 

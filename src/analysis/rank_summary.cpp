@@ -1,0 +1,219 @@
+#include "analysis/rank_summary.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "analysis/collectives.hpp"
+#include "support/user_regex.hpp"
+
+namespace rpl::analysis {
+namespace {
+
+struct Interval {
+  TimeNs start, end;
+};
+
+// Sorts and merges in place; returns the covered length.
+TimeNs merge_intervals(std::vector<Interval>& v) {
+  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  std::size_t out = 0;
+  for (const Interval& i : v) {
+    if (out > 0 && i.start <= v[out - 1].end) {
+      v[out - 1].end = std::max(v[out - 1].end, i.end);
+    } else {
+      v[out++] = i;
+    }
+  }
+  v.resize(out);
+  TimeNs total = 0;
+  for (const Interval& i : v) total += i.end - i.start;
+  return total;
+}
+
+TimeNs intersection(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  TimeNs total = 0;
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    TimeNs lo = std::max(a[i].start, b[j].start), hi = std::min(a[i].end, b[j].end);
+    if (hi > lo) total += hi - lo;
+    (a[i].end < b[j].end) ? ++i : ++j;
+  }
+  return total;
+}
+
+// Adds the merged intervals' coverage of each bin of [origin, origin + bins * width).
+std::vector<float> bin_coverage(const std::vector<Interval>& merged, TimeNs origin, TimeNs span) {
+  std::vector<float> bins(kActivityBins, 0.0f);
+  if (span <= 0) return bins;
+  const double width = static_cast<double>(span) / kActivityBins;
+  for (const Interval& i : merged) {
+    double a = (i.start - origin) / width, b = (i.end - origin) / width;
+    for (auto k = static_cast<std::size_t>(std::max(0.0, a)); k < kActivityBins && k < b; ++k) {
+      double lo = std::max(a, static_cast<double>(k)), hi = std::min(b, static_cast<double>(k + 1));
+      if (hi > lo) bins[k] += static_cast<float>(hi - lo);
+    }
+  }
+  for (float& f : bins) f = std::min(f, 1.0f);
+  return bins;
+}
+
+class Summarizer {
+ public:
+  Summarizer(const Trace& t, Index process, const RankSummaryOptions& o) : t_(t), process_(process), o_(o) {
+    for (const WhatIf& w : o.what_if) regexes_.emplace_back(w.pattern, "--what-if");
+  }
+
+  RankSummary run() {
+    const Process& p = t_.processes[process_];
+    s_.identity = p.rank;
+    s_.host = p.hostname;
+    s_.pid = p.pid;
+    s_.source_file = p.source_file;
+    s_.names.emplace_back();
+    for (const WhatIf& w : o_.what_if) s_.what_if.push_back(fmt::format("{}={}", w.pattern, w.factor));
+    describe_gpu();
+    classify_symbols();
+
+    struct Work {
+      TimeNs start, end;
+      Index symbol;
+    };
+    std::vector<Work> compute;
+    std::vector<Interval> compute_iv, comm_iv;
+    bool any = false;
+    auto extend = [&](TimeNs a, TimeNs b) {
+      s_.first_start = any ? std::min(s_.first_start, a) : a;
+      s_.last_end = any ? std::max(s_.last_end, b) : b;
+      any = true;
+    };
+    std::unordered_map<uint32_t, uint32_t> sequence;  // per key
+    for (const Dispatch& d : t_.dispatches) {
+      if (d.process != process_) continue;
+      ++s_.dispatches;
+      extend(d.start, d.end);
+      uint32_t key = d.symbol < collective_key_.size() ? collective_key_[d.symbol] : 0;
+      if (key) {
+        ++s_.collective_kernels;
+        comm_iv.push_back({d.start, d.end});
+        s_.collectives.push_back({key, 0, d.start, d.end});
+      } else {
+        compute_iv.push_back({d.start, d.end});
+        compute.push_back({d.start, d.end, d.symbol});
+      }
+    }
+    for (const MemoryCopy& c : t_.copies) {
+      if (c.process != process_) continue;
+      extend(c.start, c.end);
+      bool different = c.src_agent != kNoIndex && c.dst_agent != kNoIndex && c.src_agent != c.dst_agent;
+      if (!is_peer_copy(t_.strings.at(c.kind), different)) continue;
+      ++s_.peer_copies;
+      s_.peer_copy_bytes += c.bytes;
+      comm_iv.push_back({c.start, c.end});
+    }
+    std::unordered_map<std::string, uint64_t> calls;
+    for (const ApiCall& a : t_.api_calls)
+      if (a.process == process_)
+        if (std::string call = nccl_call_of_marker(t_.strings.at(a.name)); !call.empty()) ++calls[call];
+    s_.nccl_calls.assign(calls.begin(), calls.end());
+    std::sort(s_.nccl_calls.begin(), s_.nccl_calls.end());
+
+    std::sort(s_.collectives.begin(), s_.collectives.end(),
+              [](const CollectiveArrival& a, const CollectiveArrival& b) { return a.start < b.start; });
+    for (CollectiveArrival& c : s_.collectives) c.sequence = sequence[c.key]++;
+    build_segments(compute);
+
+    s_.compute_ns = merge_intervals(compute_iv);
+    s_.communication_ns = merge_intervals(comm_iv);
+    s_.overlap_ns = intersection(compute_iv, comm_iv);
+    const TimeNs span = s_.last_end - s_.first_start;
+    s_.compute_bins = bin_coverage(compute_iv, s_.first_start, span);
+    s_.communication_bins = bin_coverage(comm_iv, s_.first_start, span);
+    return std::move(s_);
+  }
+
+ private:
+  uint32_t name_id(const std::string& name) {
+    auto [it, inserted] = name_ids_.try_emplace(name, static_cast<uint32_t>(s_.names.size()));
+    if (inserted) s_.names.push_back(name);
+    return it->second;
+  }
+
+  void describe_gpu() {
+    for (const Agent& a : t_.agents) {
+      if (a.process != process_ || !a.is_gpu) continue;
+      s_.gpu = !a.uuid.empty() ? a.uuid : fmt::format("{} #{}", a.product_name, a.logical_index);
+      // The first GPU that ran work is the rank's; enough for the usual one-GPU-per-rank jobs.
+      for (const Dispatch& d : t_.dispatches)
+        if (d.process == process_ && d.agent != kNoIndex) {
+          const Agent& used = t_.agents[d.agent];
+          s_.gpu = !used.uuid.empty() ? used.uuid : fmt::format("{} #{}", used.product_name, used.logical_index);
+          break;
+        }
+      break;
+    }
+  }
+
+  void classify_symbols() {
+    collective_key_.assign(t_.symbols.size(), 0);
+    symbol_factor_.assign(t_.symbols.size(), std::vector<double>(regexes_.size(), 1.0));
+    for (std::size_t i = 0; i < t_.symbols.size(); ++i) {
+      if (t_.symbols[i].process != process_) continue;
+      const std::string& name = t_.strings.at(t_.symbols[i].display_name);
+      if (auto c = parse_collective_kernel(name)) {
+        collective_key_[i] = name_id(c->key);
+        continue;
+      }
+      for (std::size_t w = 0; w < regexes_.size(); ++w)
+        if (regexes_[w].search(name)) symbol_factor_[i][w] = o_.what_if[w].factor;
+    }
+  }
+
+  // Compute kernels are attributed to the segment they start in: segment k ends at collective k's start.
+  template <typename Work>
+  void build_segments(std::vector<Work>& compute) {
+    std::sort(compute.begin(), compute.end(), [](const Work& a, const Work& b) { return a.start < b.start; });
+    s_.segments.assign(s_.collectives.size() + 1, WorkSegment{});
+    std::size_t next = 0;
+    std::unordered_map<Index, TimeNs> per_symbol;
+    for (std::size_t k = 0; k < s_.segments.size(); ++k) {
+      WorkSegment& seg = s_.segments[k];
+      seg.saved_ns.assign(regexes_.size(), 0);
+      const TimeNs limit = k < s_.collectives.size() ? s_.collectives[k].start : std::numeric_limits<TimeNs>::max();
+      per_symbol.clear();
+      for (; next < compute.size() && compute[next].start < limit; ++next) {
+        const Work& w = compute[next];
+        const TimeNs d = w.end - w.start;
+        seg.busy_ns += d;
+        per_symbol[w.symbol] += d;
+        for (std::size_t s = 0; s < regexes_.size(); ++s)
+          seg.saved_ns[s] += static_cast<TimeNs>(static_cast<double>(d) * (1.0 - symbol_factor_[w.symbol][s]));
+      }
+      for (const auto& [symbol, ns] : per_symbol)
+        if (ns > seg.top_kernel_ns) {
+          seg.top_kernel_ns = ns;
+          seg.top_kernel = name_id(t_.strings.at(t_.symbols[symbol].display_name));
+        }
+    }
+  }
+
+  const Trace& t_;
+  Index process_;
+  const RankSummaryOptions& o_;
+  std::vector<UserRegex> regexes_;
+  RankSummary s_;
+  std::unordered_map<std::string, uint32_t> name_ids_;
+  std::vector<uint32_t> collective_key_;              // per symbol: 0 or the key's name id
+  std::vector<std::vector<double>> symbol_factor_;    // per symbol, per scenario
+};
+
+}  // namespace
+
+std::vector<RankSummary> summarize_ranks(const Trace& trace, const RankSummaryOptions& options) {
+  std::vector<RankSummary> out;
+  for (Index p = 0; p < trace.processes.size(); ++p) out.push_back(Summarizer(trace, p, options).run());
+  return out;
+}
+
+}  // namespace rpl::analysis

@@ -1,0 +1,122 @@
+#include "app/multi_rank.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "analysis/collectives.hpp"
+#include "store/rocpd_reader.hpp"
+#include "support/atomic_file.hpp"
+#include "support/errors.hpp"
+#include "support/log.hpp"
+#include "support/progress.hpp"
+
+namespace rpl::app {
+namespace fs = std::filesystem;
+
+std::vector<std::string> rank_databases(const std::vector<std::string>& inputs) {
+  std::vector<std::string> out;
+  for (const std::string& in : inputs) {
+    std::error_code ec;
+    if (!fs::is_directory(in, ec)) {
+      out.push_back(in);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (auto it = fs::recursive_directory_iterator(in, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec))
+      if (it->is_regular_file() && it->path().extension() == ".db") found.push_back(it->path().string());
+    if (found.empty())
+      throw Error(ExitCode::InputMissing, fmt::format("{}: no rocpd database (*.db) in this directory", in));
+    std::sort(found.begin(), found.end());
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
+}
+
+std::vector<analysis::RankSummary> summarize_databases(const std::vector<std::string>& databases,
+                                                       const RankSummaryRead& options) {
+  std::vector<analysis::RankSummary> out;
+  analysis::RankSummaryOptions so;
+  so.what_if = options.what_if;
+  rocpd::ReadOptions read;
+  read.lenient = options.lenient;
+  Progress progress(options.show_progress);
+  for (std::size_t i = 0; i < databases.size(); ++i) {
+    progress.update(fmt::format("rank database {}/{}: {}", i + 1, databases.size(), databases[i]));
+    Trace trace;  // one database at a time: freed before the next is read
+    rocpd::read_database(trace, databases[i], read);
+    for (auto& s : analysis::summarize_ranks(trace, so)) {
+      // A launcher (torchrun's agent, mpirun) that touched the GPU API but ran nothing is not a rank.
+      if (s.dispatches == 0 && s.last_end == 0) {
+        log::info("{}: process {} ran no GPU work; not counted as a rank", databases[i], s.pid);
+        continue;
+      }
+      out.push_back(std::move(s));
+    }
+  }
+  progress.done();
+  if (out.empty()) throw Error(ExitCode::InputEmpty, "no process in the given databases");
+  return out;
+}
+
+void write_rank_perfetto(const std::string& path, const std::vector<std::string>& databases,
+                         const analysis::MultiRankResult& result, bool lenient) {
+  std::map<std::pair<std::string, int64_t>, int64_t> rank_of;  // (host, pid) -> rank
+  std::map<std::string, TimeNs> offset_of;
+  TimeNs origin = 0;
+  for (std::size_t i = 0; i < result.ranks.size(); ++i) {
+    const auto& r = result.ranks[i];
+    rank_of[{r.host, r.pid}] = r.rank;
+    origin = i == 0 ? r.start_ns : std::min(origin, r.start_ns);
+  }
+  for (const auto& o : result.clock_offsets)
+    if (o.applied) offset_of[o.host] = o.offset_ns;
+  rocpd::ReadOptions read;
+  read.lenient = lenient;
+  read.load_api_calls = false;
+  write_file_atomically(path, [&](std::FILE* f) {
+    std::fputs("{\"traceEvents\":[\n", f);
+    bool first = true;
+    auto event = [&](const nlohmann::json& e) {
+      if (!first) std::fputs(",\n", f);
+      first = false;
+      std::fputs(e.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str(), f);
+    };
+    for (const std::string& db : databases) {
+      Trace t;
+      rocpd::read_database(t, db, read);
+      for (Index p = 0; p < t.processes.size(); ++p) {
+        const Process& proc = t.processes[p];
+        auto it = rank_of.find({proc.hostname, proc.pid});
+        if (it == rank_of.end()) continue;
+        const int64_t rank = it->second;
+        const TimeNs shift = offset_of.count(proc.hostname) ? offset_of[proc.hostname] : 0;
+        event({{"ph", "M"}, {"name", "process_name"}, {"pid", rank}, {"args", {{"name", fmt::format("rank {} ({})", rank, proc.hostname)}}}});
+        event({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", rank}, {"args", {{"sort_index", rank}}}});
+        auto us = [&](TimeNs ns) { return static_cast<double>(ns + shift - origin) / 1e3; };
+        for (const Dispatch& d : t.dispatches) {
+          if (d.process != p) continue;
+          const std::string& name = t.kernel_name(d);
+          const bool comm = analysis::parse_collective_kernel(name).has_value();
+          event({{"ph", "X"}, {"pid", rank}, {"tid", d.stream == kNoIndex ? 0 : t.streams[d.stream].rocpd_id},
+                 {"ts", us(d.start)}, {"dur", (d.end - d.start) / 1e3}, {"name", name},
+                 {"cat", comm ? "communication" : "compute"}});
+        }
+        for (const MemoryCopy& c : t.copies) {
+          if (c.process != p) continue;
+          event({{"ph", "X"}, {"pid", rank}, {"tid", c.stream == kNoIndex ? 0 : t.streams[c.stream].rocpd_id},
+                 {"ts", us(c.start)}, {"dur", (c.end - c.start) / 1e3}, {"name", t.strings.at(c.kind)},
+                 {"cat", "copy"}, {"args", {{"bytes", c.bytes}}}});
+        }
+      }
+    }
+    std::fputs("\n],\"displayTimeUnit\":\"ns\"}\n", f);
+  });
+}
+
+}  // namespace rpl::app
