@@ -69,7 +69,7 @@ struct ReplayReport {
   // full-vm
   unsigned iterations = 0;
   bool recopy = true;
-  std::string cache;  // "warm" or "cold" (capture/replay_runner.hpp: ReplayRunnerOptions::cache)
+  std::string cache = "warm";  // or "cold" (capture/replay_runner.hpp: ReplayRunnerOptions::cache)
   std::string restore_source;  // "device" (pristine copies in device memory) or "host"
   TimeStats gpu_time;
   double setup_wall_ns = 0, iterations_wall_ns = 0, total_wall_ns = 0;

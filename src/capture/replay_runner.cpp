@@ -175,12 +175,11 @@ void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capt
       replays.push_back(read_results(m, device));
     }
     report.verification = verify_replays(capture_dir, m, replays);
-    // A region the replays changed though the capture saw it unchanged is restored between launches as well.
-    for (std::size_t i = 0; i < m.regions.size(); ++i) {
-      if (written[i] || !m.regions[i].before || !m.regions[i].after) continue;
-      const std::vector<std::byte> before = read_blob(capture_dir, *m.regions[i].before);
-      for (const auto& replay : replays) written[i] = written[i] || replay[i] != before;
-    }
+    // A region where the replays differ from the after-snapshot, though it equals the before-snapshot, was
+    // written by a replay: it is restored between launches as well.
+    for (const RegionDifference& d : report.verification.differing)
+      for (std::size_t i = 0; i < m.regions.size(); ++i)
+        if (m.regions[i].id == d.id && m.regions[i].before) written[i] = true;
   }
 
   // Timing, in the chosen cache state.

@@ -9,7 +9,9 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <span>
 
+#include "capture/replay_compare.hpp"
 #include "support/errors.hpp"
 
 namespace rpl::optimize {
@@ -305,6 +307,61 @@ DumpComparison compare_dumps(const Manifest& m, const std::map<uint64_t, Element
       for (std::size_t i = 0; i < a.size(); ++i)
         if ((i < t.phase || i >= t.phase + count * t.size) && a[i] != b[i]) rc.within_tolerance = false;
     }
+    if (!rc.within_tolerance) out.equivalent = false;
+    out.regions.push_back(rc);
+  }
+  return out;
+}
+
+DumpComparison compare_with_spread(const Manifest& m, const std::map<uint64_t, ElementType>& types,
+                                   const std::vector<fs::path>& originals, const fs::path& candidate) {
+  DumpComparison out;
+  for (const Region& region : m.regions) {
+    RegionComparison rc;
+    rc.region = region.id;
+    rc.bytes = region.size;
+    const std::string file = fmt::format("r{:06d}.bin", region.id);
+    std::vector<std::vector<std::byte>> runs;
+    bool complete = fs::exists(candidate / file);
+    for (const fs::path& o : originals) {
+      complete = complete && fs::exists(o / file);
+      if (complete) runs.push_back(read_file(o / file));
+    }
+    std::vector<std::byte> judged = complete ? read_file(candidate / file) : std::vector<std::byte>{};
+    for (const auto& r : runs) complete = complete && r.size() == judged.size();
+    if (!complete) {
+      rc.problem = "missing or of another size in a dump";
+      rc.within_tolerance = false;
+      out.equivalent = false;
+      out.regions.push_back(rc);
+      continue;
+    }
+    const std::string type = types.count(region.id) ? types.at(region.id).name : "bytes";
+    // Only float elements starting at the region's start are handed over as known; others are inferred.
+    const bool aligned = !types.count(region.id) || types.at(region.id).phase == 0;
+    const capture::Element known = !aligned             ? capture::Element::Infer
+                                   : type == "f32"      ? capture::Element::F32
+                                   : type == "f16"      ? capture::Element::F16
+                                   : type == "bf16"     ? capture::Element::BF16
+                                   : type == "bytes"    ? capture::Element::Infer
+                                                        : capture::Element::Bytes;
+    std::vector<std::span<const std::byte>> spans(runs.begin(), runs.end());
+    const capture::RegionVerdict v = capture::classify_region(judged, spans, known);
+    rc.element = capture::element_name(v.element);
+    rc.bytes_differing = v.bytes_differing;
+    rc.first_difference = v.first_difference;
+    rc.elements_differing = v.difference.elements;
+    rc.max_abs_error = v.difference.max_abs;
+    rc.max_rel_error = v.difference.max_rel;
+    rc.max_ulp = v.difference.max_ulp;
+    rc.within_tolerance = v.status != "mismatch";
+    if (v.status == "nondeterministic")
+      rc.problem = fmt::format("within the original's run-to-run spread ({} ULP, abs {:.3g})", v.replay_spread.max_ulp,
+                               v.replay_spread.max_abs);
+    else if (v.status == "mismatch")
+      rc.problem = fmt::format("beyond the original's run-to-run spread: {} bytes ({} ULP, abs {:.3g} where the original "
+                               "varies by {} ULP, abs {:.3g})", v.mismatched_bytes, v.difference.max_ulp,
+                               v.difference.max_abs, v.replay_spread.max_ulp, v.replay_spread.max_abs);
     if (!rc.within_tolerance) out.equivalent = false;
     out.regions.push_back(rc);
   }

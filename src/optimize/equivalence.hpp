@@ -88,4 +88,12 @@ DumpComparison compare_dumps(const capture::Manifest& m, const std::map<uint64_t
                              const std::filesystem::path& original, const std::filesystem::path& candidate,
                              const Tolerance& tolerance);
 
+// For an original whose result varies run to run (split-K, float atomics): the candidate's dump judged against
+// the spread of several dumps of the original on the same input, by the replay's own rule
+// (capture/replay_compare.hpp): differences only where, or within what, the original's replays differ among
+// themselves. A region passes (within_tolerance) unless that rule calls it a mismatch; `problem` says which.
+DumpComparison compare_with_spread(const capture::Manifest& m, const std::map<uint64_t, ElementType>& types,
+                                   const std::vector<std::filesystem::path>& originals,
+                                   const std::filesystem::path& candidate);
+
 }  // namespace rpl::optimize

@@ -78,6 +78,7 @@ class Replay : public capture::ReplayDevice {
   void map_memory();
   void load_code_object();
   void restore_from_capture();
+  void restore_region_from_capture(std::size_t i, CUstream stream);
   void keep_pristine_copies();
   void prepare_launch();
   void dump();
@@ -233,26 +234,30 @@ void Replay::load_code_object() {
 }
 
 void Replay::restore_from_capture() {
-  for (std::size_t i = 0; i < m_.regions.size(); ++i) {
-    const Region& g = m_.regions[i];
-    if (!g.before) continue;
-    uint64_t off = 0;
-    std::size_t fill = 0;
-    auto flush = [&] {
-      check(cuMemcpyHtoD(device_address(i) + off, staging_, fill), fmt::format("restoring region {} at {}", g.id, to_hex(g.address)));
-      off += fill;
-      fill = 0;
-    };
-    capture::read_blob(dir_, *g.before, [&](const std::byte* d, std::size_t n) {
-      while (n) {
-        std::size_t take = std::min(n, kStagingBytes - fill);
-        std::memcpy(static_cast<std::byte*>(staging_) + fill, d, take);
-        fill += take, d += take, n -= take;
-        if (fill == kStagingBytes) flush();
-      }
-    });
-    if (fill) flush();
-  }
+  for (std::size_t i = 0; i < m_.regions.size(); ++i) restore_region_from_capture(i, nullptr);
+}
+
+// Through the pinned staging buffer; with a stream, that stream's earlier work finishes first.
+void Replay::restore_region_from_capture(std::size_t i, CUstream stream) {
+  const Region& g = m_.regions[i];
+  if (!g.before) return;
+  if (stream) check(cuStreamSynchronize(stream), "cuStreamSynchronize");
+  uint64_t off = 0;
+  std::size_t fill = 0;
+  auto flush = [&] {
+    check(cuMemcpyHtoD(device_address(i) + off, staging_, fill), fmt::format("restoring region {} at {}", g.id, to_hex(g.address)));
+    off += fill;
+    fill = 0;
+  };
+  capture::read_blob(dir_, *g.before, [&](const std::byte* d, std::size_t n) {
+    while (n) {
+      std::size_t take = std::min(n, kStagingBytes - fill);
+      std::memcpy(static_cast<std::byte*>(staging_) + fill, d, take);
+      fill += take, d += take, n -= take;
+      if (fill == kStagingBytes) flush();
+    }
+  });
+  if (fill) flush();
 }
 
 void Replay::keep_pristine_copies() {
@@ -270,19 +275,27 @@ void Replay::keep_pristine_copies() {
     for (std::size_t i = 0; i < m_.regions.size(); ++i)
       if (m_.regions[i].before)
         check(cuMemcpyDtoD(pristine_device_ + pristine_offset_[i], device_address(i), m_.regions[i].size), "keeping a pristine copy");
-  } else {
+  } else if (cuMemAllocHost(&pristine_host_, total) == CUDA_SUCCESS) {
     report_.restore_source = "host";
-    check(cuMemAllocHost(&pristine_host_, total), fmt::format("allocating {} bytes of pinned host memory for restores", total));
     for (std::size_t i = 0; i < m_.regions.size(); ++i)
       if (m_.regions[i].before)
         check(cuMemcpyDtoH(static_cast<char*>(pristine_host_) + pristine_offset_[i], device_address(i), m_.regions[i].size),
               "keeping a pristine copy");
+  } else {
+    // Neither device nor pinned host memory for a second copy: restores decompress the capture again (slow).
+    report_.restore_source = "capture";
+    std::fprintf(stderr, "rpl_replay_cuda: note: no memory for pristine copies (%llu bytes); restores re-read the capture\n",
+                 (unsigned long long)total);
   }
 }
 
 void Replay::restore(const std::vector<bool>& regions) {
   for (std::size_t i = 0; i < m_.regions.size(); ++i) {
     if (!regions[i] || !m_.regions[i].before) continue;
+    if (!pristine_device_ && !pristine_host_) {
+      restore_region_from_capture(i, stream_);
+      continue;
+    }
     CUresult r = pristine_device_
                      ? cuMemcpyDtoDAsync(device_address(i), pristine_device_ + pristine_offset_[i], m_.regions[i].size, stream_)
                      : cuMemcpyHtoDAsync(device_address(i), static_cast<char*>(pristine_host_) + pristine_offset_[i],
