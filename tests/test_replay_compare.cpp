@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 
+#include "capture/element_types.hpp"
 #include "capture/replay_compare.hpp"
 
 namespace rpl::capture {
@@ -239,6 +240,15 @@ TEST(ReplayCompare, AKnownTypeIsUsedAsGiven) {
   EXPECT_EQ(v.element, Element::F32);
   EXPECT_FALSE(v.element_inferred);
   EXPECT_EQ(v.status, "nondeterministic");
+}
+
+TEST(ReplayCompare, SignatureTypesMapOntoTheComparison) {
+  EXPECT_EQ(comparison_element(*pointee_element_type("float const*")), Element::F32);
+  EXPECT_EQ(comparison_element(*pointee_element_type("__nv_bfloat16*")), Element::BF16);
+  EXPECT_EQ(comparison_element(*pointee_element_type("__half*")), Element::F16);
+  EXPECT_EQ(comparison_element(*pointee_element_type("int*")), Element::Bytes) << "integers compare as raw bytes";
+  EXPECT_EQ(comparison_element(ElementType{}), Element::Infer) << "unknown: inferred";
+  EXPECT_EQ(comparison_element(ElementType{"f32", 4, 2}), Element::Infer) << "a pointer into the middle of an element";
 }
 
 TEST(ReplayCompare, WorseStatusRanksMismatchOverNondeterministicOverMatch) {

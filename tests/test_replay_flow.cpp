@@ -101,7 +101,10 @@ struct Fixture {
     m.device_name = "fake";
     m.kernel = {"_Z8row_sumsPKfPf", "row_sums(float const*, float*)", ".*", 1};
     m.code_object = write_blob(tmp.path(), "code/kernel.cubin.zst", as_bytes({1}));
-    m.arguments = write_blob(tmp.path(), "arguments.bin.zst", as_bytes({0, 0, 0, 0}));
+    const uint64_t pointers[2] = {0x7f00'0000'0000, 0x7f00'0010'0000};
+    std::vector<std::byte> args(16);
+    std::memcpy(args.data(), pointers, 16);
+    m.arguments = write_blob(tmp.path(), "arguments.bin.zst", args);
     m.parameters = {{0, 8}, {8, 8}};
     Region input{0, 0x7f00'0000'0000, in.size() * 4, "device", "", {}, {}};
     input.before = write_blob(tmp.path(), region_blob_file(0, false), as_bytes(in));
@@ -157,6 +160,7 @@ TEST(ReplayFlow, ANondeterministicKernelIsToldApartFromAWrongOne) {
   ASSERT_EQ(v.differing.size(), 1u);
   EXPECT_EQ(v.differing[0].id, 1u) << "only the output varies";
   EXPECT_EQ(v.differing[0].verdict.element, Element::F32);
+  EXPECT_FALSE(v.differing[0].verdict.element_inferred) << "float* in the kernel's signature";
   EXPECT_GT(v.differing[0].verdict.replay_spread.max_ulp, 0u);
   EXPECT_NO_THROW(throw_if_mismatch(r)) << "nondeterministic is exit 0";
   EXPECT_EQ(f.validate(r), "");
@@ -168,7 +172,7 @@ TEST(ReplayFlow, ANondeterministicKernelIsToldApartFromAWrongOne) {
   EXPECT_NE(text.find("nondeterministic"), std::string::npos) << text;
   EXPECT_NE(text.find("wall"), std::string::npos) << text;
   EXPECT_NE(text.find("cache warm"), std::string::npos) << text;
-  EXPECT_NE(text.find("ULP (f32, inferred)"), std::string::npos) << text;
+  EXPECT_NE(text.find("ULP (f32)"), std::string::npos) << text;
 
   FakeDevice wrong = f.device(Kernel::Wrong);
   ReplayReport w = f.run(wrong, options(1, "warm"));
@@ -182,6 +186,17 @@ TEST(ReplayFlow, ANondeterministicKernelIsToldApartFromAWrongOne) {
   }
   EXPECT_EQ(f.validate(w), "");
   EXPECT_NE(replay_summary_text(to_json(w)).find("MISMATCH"), std::string::npos);
+}
+
+TEST(ReplayFlow, WithoutTypesInTheKernelNameTheElementTypeIsInferred) {
+  Fixture f;
+  f.m.kernel.demangled_name = f.m.kernel.mangled_name = "row_sums";  // extern "C"
+  FakeDevice d = f.device(Kernel::Nondeterministic);
+  ReplayReport r = f.run(d, options(1, "warm"));
+  ASSERT_EQ(r.verification.differing.size(), 1u);
+  EXPECT_EQ(r.verification.differing[0].verdict.element, Element::F32);
+  EXPECT_TRUE(r.verification.differing[0].verdict.element_inferred);
+  EXPECT_NE(replay_summary_text(to_json(r)).find("ULP (f32, inferred)"), std::string::npos);
 }
 
 TEST(ReplayFlow, ADeterministicKernelMatchesBitExactAfterEveryReplay) {

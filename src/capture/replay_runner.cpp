@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "capture/blob.hpp"
+#include "capture/element_types.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
 
@@ -115,13 +116,15 @@ Verification verify_replays(const std::filesystem::path& capture_dir, const Mani
   v.status = "match";
   v.replays = unsigned(replays.size());
   std::vector<std::span<const std::byte>> spans;
+  // Element types from the kernel's signature where it has one (extern "C" kernels: inferred).
+  const std::vector<Element> elements = replays.empty() ? std::vector<Element>{} : comparison_elements(capture_dir, m);
   for (std::size_t i = 0; i < m.regions.size(); ++i) {
     const Region& g = m.regions[i];
     if (!g.after || replays.empty()) continue;
     const std::vector<std::byte> expected = read_blob(capture_dir, *g.after);
     spans.clear();
     for (const auto& r : replays) spans.emplace_back(r.at(i));
-    RegionVerdict verdict = classify_region(expected, spans);
+    RegionVerdict verdict = classify_region(expected, spans, elements[i]);
     ++v.regions_compared;
     v.bytes_compared += g.size;
     v.bytes_differing += verdict.bytes_differing;
