@@ -148,6 +148,23 @@ TEST(ReplayCompare, RawBytesAreAcceptedOnlyInsideTheVaryingSet) {
   EXPECT_EQ(v.mismatched_bytes, 1u);
 }
 
+TEST(ReplayCompare, SparseDifferencesInALargeRegionAreAllFound) {
+  // Equal 4 KiB blocks are skipped whole: differences on both sides of block boundaries must still count.
+  std::vector<float> base(1 << 18);
+  for (std::size_t i = 0; i < base.size(); ++i) base[i] = float(i % 97) * 0.5f + 1.0f;
+  std::vector<float> r1 = base, r2 = base, judged = base;
+  r2[1023] = std::nextafter(r2[1023], 1e9f);  // the last element of the first block varies
+  r2[1024] = std::nextafter(r2[1024], 1e9f);  // the first of the second
+  judged[200000] = 12345.0f;                  // a wrong value far away
+  RegionVerdict v = classify_region(f32(judged), spans({f32(r1), f32(r2)}), Element::F32);
+  EXPECT_EQ(v.status, "mismatch");
+  EXPECT_EQ(v.first_difference, 1023u * 4);
+  EXPECT_EQ(v.replay_spread.elements, 2u);
+  EXPECT_EQ(v.elements_beyond_spread, 1u);
+  EXPECT_EQ(v.mismatched_bytes, 4u);
+  EXPECT_EQ(v.bytes_differing, 5u) << "the low byte at 1023 and at 1024, three bytes of 42.5 -> 12345 at 200000";
+}
+
 TEST(ReplayCompare, UlpDistanceInEachFormat) {
   const Bytes a = f32({1.0f}), b = f32({std::nextafter(std::nextafter(1.0f, 2.0f), 2.0f)});
   EXPECT_EQ(ulp_distance(Element::F32, a.data(), b.data()), 2u);

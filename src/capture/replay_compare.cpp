@@ -53,10 +53,16 @@ template <typename F>
 void for_each_differing_element(std::span<const std::byte> judged, const std::vector<std::span<const std::byte>>& replays,
                                 std::size_t size, F&& f) {
   const std::size_t count = judged.size() / size;
-  for (std::size_t e = 0; e < count; ++e) {
+  constexpr std::size_t kBlock = 4096;  // a multiple of every element size: equal blocks are skipped whole
+  for (std::size_t e = 0; e < count;) {
     const std::size_t off = e * size;
-    if (same_bytes(judged.data() + off, replays[0].data() + off, size) && replays_agree(replays, off, size)) continue;
-    f(off);
+    const std::size_t block = std::min(kBlock, (count - e) * size);
+    if (off % kBlock == 0 && block == kBlock && same_bytes(judged.data() + off, replays[0].data() + off, block) && replays_agree(replays, off, block)) {
+      e += kBlock / size;
+      continue;
+    }
+    if (!same_bytes(judged.data() + off, replays[0].data() + off, size) || !replays_agree(replays, off, size)) f(off);
+    ++e;
   }
 }
 
@@ -104,9 +110,9 @@ uint64_t ulp_distance(Element e, const std::byte* a, const std::byte* b) {
 }
 
 uint64_t Magnitude::add(Element e, const std::byte* a, const std::byte* b) {
-  ++elements;
   const uint64_t ulp = ulp_distance(e, a, b);
   if (ulp == 0) return 0;
+  ++elements;
   // A NaN or an infinity against something else has no finite size: counted, kept out of the maxima.
   if (ulp == kNanDistance || is_nonfinite(e, a) || is_nonfinite(e, b)) {
     ++nonfinite_pairs;
@@ -168,6 +174,11 @@ RegionVerdict classify_region(std::span<const std::byte> judged, const std::vect
   // Bytes: which vary between replays, which differ at all.
   std::vector<bool> varies(n, false);
   for (std::size_t k = 0; k < n; ++k) {
+    if (k % 4096 == 0 && n - k >= 4096 && same_bytes(judged.data() + k, replays[0].data() + k, 4096) &&
+        replays_agree(replays, k, 4096)) {
+      k += 4095;
+      continue;
+    }
     const std::byte first = replays[0][k];
     bool vary = false;
     for (std::size_t j = 1; j < replays.size() && !vary; ++j) vary = replays[j][k] != first;

@@ -39,7 +39,7 @@ struct Magnitude {
   double max_abs = 0;
   double max_rel = 0;   // |a - b| / |b| over pairs whose reference b is not 0
   uint64_t max_ulp = 0;         // pairs with a NaN or infinity on one side only are counted apart:
-  uint64_t elements = 0;
+  uint64_t elements = 0;        // pairs that differ
   uint64_t nonfinite_pairs = 0; // they have no finite size
   // Adds the pair (a, reference b); returns its ULP distance.
   uint64_t add(Element e, const std::byte* a, const std::byte* b);
