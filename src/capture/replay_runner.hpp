@@ -68,7 +68,8 @@ void run_full_vm(const ReplayRunnerOptions& options, const std::filesystem::path
                  ReplayDevice& device, ReplayReport& report, std::chrono::steady_clock::time_point start);
 
 // The verdict on replays[r][i] (the r-th replay's bytes of region i; empty for regions without an
-// after-snapshot) against the capture's after-snapshots. "skipped" when the capture has none.
+// after-snapshot, and for a non-empty region known to equal its after-snapshot) against the capture's
+// after-snapshots. "skipped" when the capture has none.
 Verification verify_replays(const std::filesystem::path& capture_dir, const Manifest& m,
                             const std::vector<std::vector<std::vector<std::byte>>>& replays);
 
