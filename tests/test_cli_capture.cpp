@@ -147,13 +147,20 @@ capture::ReplayReport sample_report(const std::string& capture_dir) {
   r.ranges = {{0x7f0000000000, 2097152, "exact", 0, ""}};
   r.regions = {{0, 0x7f0000000000, 64, "device", "", "exact", 0x7f0000000000}};
   r.iterations = 4;
+  r.cache = "cold";
   r.restore_source = "device";
   r.gpu_time = capture::time_stats({1000, 1100, 1200, 1300});
   r.verification.status = "mismatch";
   r.verification.regions_compared = 1;
   r.verification.bytes_compared = 64;
   r.verification.bytes_differing = 5;
-  r.verification.differing = {{0, 0x7f0000000000, 64, "device", "", 5, 8}};
+  r.verification.mismatched_bytes = 5;
+  r.verification.replays = 2;
+  capture::RegionVerdict verdict;
+  verdict.status = "mismatch";
+  verdict.bytes_differing = verdict.mismatched_bytes = 5;
+  verdict.first_difference = 8;
+  r.verification.differing = {{0, 0x7f0000000000, 64, "device", "", verdict}};
   return r;
 }
 
@@ -168,10 +175,17 @@ TEST(CliReplay, RunnerDocumentPrintedAndItsExitCodeKept) {
   EXPECT_EQ(test::validate_against_schema("replay", tmp.file("out.json")), "");
   EXPECT_TRUE(mentions(test::read_file(tmp.file("args.txt")), "full-vm --capture-dir " + tmp.file("cap")));
   EXPECT_TRUE(mentions(test::read_file(tmp.file("args.txt")), "--iterations 4 --no-recopy"));
-  r = test::run_cli({"replay", "full-vm", "--capture-dir", tmp.file("cap")}, {{"RPL_REPLAY_RUNNER", runner}});
+  EXPECT_TRUE(mentions(test::read_file(tmp.file("args.txt")), "--cache warm --verify-replays 2")) << "the defaults";
+  r = test::run_cli({"replay", "full-vm", "--capture-dir", tmp.file("cap"), "--cache", "cold", "--verify-replays", "4"},
+                    {{"RPL_REPLAY_RUNNER", runner}});
   EXPECT_EQ(r.exit_code, 13);
-  EXPECT_TRUE(mentions(r.out, "MISMATCH: 5 bytes differ in 1 of 1 regions")) << r.out;
+  EXPECT_TRUE(mentions(test::read_file(tmp.file("args.txt")), "--cache cold --verify-replays 4"));
+  EXPECT_TRUE(mentions(r.out, "MISMATCH: 5 bytes in 1 of 1 regions")) << r.out;
   EXPECT_TRUE(mentions(r.out, "median 1.150 us")) << r.out;
+  EXPECT_TRUE(mentions(r.out, "cache cold (L2 flushed before each launch)")) << r.out;
+  EXPECT_TRUE(mentions(r.out, "wall ")) << r.out;
+  r = test::run_cli({"replay", "full-vm", "--capture-dir", tmp.file("cap"), "--cache", "lukewarm"}, {{"RPL_REPLAY_RUNNER", runner}});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
 TEST(CliReplay, RunnerFailureWithoutDocument) {

@@ -251,6 +251,30 @@ TEST(HsaReplayRunner, FullVmRunsTheCapturedKernelByNameAndMatchesTheAfterSnapsho
   EXPECT_DOUBLE_EQ(t.at("median").get<double>(), 2500.0) << "2500 ticks of the fake's 1 GHz timestamp clock";
 }
 
+TEST(HsaReplayRunner, CacheModesAndVerificationReplaysAreApplied) {
+  // In step with the CUDA runner (capture::run_full_vm): the replays of the unchanged code are counted, cold
+  // flushes through a device buffer before each timed launch, warm launches once untimed. The double's kernel is
+  // deterministic, so the verdict stays a bit-exact match.
+  test::TempDir tmp;
+  write_tile_sum_capture(tmp.path() / "cap");
+  const std::string cap = (tmp.path() / "cap").string();
+  for (const std::string cache : {"warm", "cold"}) {
+    const RunnerRun r = run_runner({"full-vm", "--capture-dir", cap, "--iterations", "2", "--cache", cache,
+                                    "--verify-replays", "3", "--dump-dir", tmp.file(cache)},
+                                   fake(), tmp);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    expect_valid_document(r);
+    EXPECT_EQ(r.doc.at("cache"), cache);
+    EXPECT_EQ(r.doc.at("verification").at("status"), "match");
+    EXPECT_EQ(r.doc.at("verification").at("replays"), 3);
+    EXPECT_EQ(r.doc.at("gpu_time_ns").at("per_iteration").size(), 2u);
+    EXPECT_EQ(as_floats(test::read_file(tmp.file(cache) + "/r000001.bin")).size(), 2u);
+  }
+  const RunnerRun bad = run_runner({"full-vm", "--capture-dir", cap, "--cache", "lukewarm"}, fake(), tmp);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--cache lukewarm"), std::string::npos) << bad.err;
+}
+
 TEST(HsaReplayRunner, ADifferentResultIsAMismatchWithExitCode13NamingTheRegion) {
   test::TempDir tmp;
   write_tile_sum_capture(tmp.path() / "cap", /*correct_after=*/false);

@@ -85,6 +85,7 @@ struct FakeEnv : Environment {
   std::string source;
   bool build_fails = false, app_fails = false, e2e_slower = false;
   std::string original_fails_on;  // an input (capture folder name) the original kernel itself faults on
+  bool nondeterministic = false;  // results 1 ULP apart from replay to replay (float atomics), see replay()
   int replays = 0, builds = 0;
   std::vector<std::string> log;
 
@@ -135,6 +136,10 @@ struct FakeEnv : Environment {
     std::memcpy(x.data(), xb.data(), 64), std::memcpy(y.data(), yb.data(), 64);
     if (co.rfind("STALE", 0) != 0)
       for (int i = 0; i < kN; ++i) y[i] = 2 * x[i] + (co.rfind("WRONG", 0) == 0 && i == 5 ? 1.f : 0.f);
+    // The original's second replay and every candidate replay round differently from the original's first.
+    const bool again = dump.find("original-again") != std::string::npos, candidate = dump.find("candidates") != std::string::npos;
+    if (nondeterministic && again != candidate)
+      for (float& v : y) v = std::nextafter(v, INFINITY);
     if (!dump.empty()) {
       fs::create_directories(dump);
       std::ofstream(fs::path(dump) / "r000001.bin", std::ios::binary).write(reinterpret_cast<const char*>(x.data()), 64);
@@ -257,6 +262,36 @@ TEST(OptimizeLoop, EndToEndRegressionRollsBackAndRebuildsTheOriginal) {
   EXPECT_EQ(f.text(), kSource);
   EXPECT_FALSE(fs::exists(f.source + ".rocm-perf-journal"));
   EXPECT_EQ(f.env.builds, 3);  // original, candidate, original again
+}
+
+TEST(OptimizeLoop, ANondeterministicOriginalJudgesCandidatesByItsOwnSpread) {
+  // The original's result varies by an ULP between replays: the faster candidate, varying alike, is accepted
+  // without --rtol/--atol; a wrong one (1.0 off) is still rejected by the equivalence gate.
+  Fixture f;
+  f.env.nondeterministic = true;
+  f.o.max_candidates = 3;
+  auto proposers = unroll();
+  OptimizeResult r = run_optimize(f.o, f.env, proposers);
+  const json& d = r.document;
+  EXPECT_FALSE(d["baseline"]["deterministic"].get<bool>());
+  EXPECT_EQ(d["decision"]["status"], "accepted") << d["decision"].dump();
+  bool judged_by_spread = false;
+  for (const json& c : d["candidates"])
+    for (const json& g : c["gates"])
+      if (g["gate"] == "equivalence" && g["passed"].get<bool>())
+        judged_by_spread = judged_by_spread || g["reason"].get<std::string>().find("run-to-run spread") != std::string::npos;
+  EXPECT_TRUE(judged_by_spread) << d["candidates"].dump();
+  EXPECT_EQ(test::validate_against_schema("optimize", f.o.output_dir + "/optimize.json"), "");
+
+  Fixture g;
+  g.env.nondeterministic = true;
+  std::ofstream(g.tmp.file("wrong.cu")) << with(kSource, "T acc = 0;", "T acc = 0;  // WRONG");
+  auto wrong = files({g.tmp.file("wrong.cu")});
+  const json& w = run_optimize(g.o, g.env, wrong).document;
+  ASSERT_EQ(w["candidates"].size(), 1u);
+  EXPECT_EQ(w["candidates"][0]["decision"], "rejected");
+  EXPECT_EQ(w["candidates"][0]["gates"].back()["gate"], "equivalence");
+  EXPECT_NE(w["candidates"][0]["gates"].back()["reason"].get<std::string>().find("differs"), std::string::npos);
 }
 
 TEST(OptimizeLoop, AnInputTheOriginalFailsOnIsDroppedWithANote) {

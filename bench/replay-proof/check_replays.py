@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks one case of the capture/replay proof and prints its figures.
 
-- every replay (one fresh process each) exited 0 with verification "match" (bit-exact) and all ranges exact;
+- every replay (one fresh process each) exited 0 with verification "match" (bit-exact), or "nondeterministic"
+  (differences only where replays of the unchanged code differ among themselves), and all ranges exact;
 - the median replayed GPU time (device events, all iterations of all processes) is within +-3% of the median
   in-application time of the same kernel measured by our collector (`rocm-perf profile`, rocpd database).
 Prints PASS/FAIL lines and one "FIGURES {json}" line; exits 1 on a failure."""
@@ -47,13 +48,15 @@ def main():
     manifest = json.load(open(os.path.join(args.capture, "manifest.json")))
     kernel = manifest["kernel"]
     rcs = sorted(glob.glob(os.path.join(args.replays, "replay-*.rc")))
-    exact, samples, medians, walls = 0, [], [], []
+    exact, nondeterministic, samples, medians, walls = 0, 0, [], [], []
     for rc_file in rcs:
         rc = int(open(rc_file).read().strip() or "-1")
         doc_file = rc_file[:-3] + ".json"
         doc = json.load(open(doc_file)) if os.path.exists(doc_file) and os.path.getsize(doc_file) else None
-        ok = rc == 0 and doc and doc["verification"]["status"] == "match" and doc["reservation"]["all_exact"]
-        exact += 1 if ok else 0
+        status = doc["verification"]["status"] if doc else None
+        ok = rc == 0 and doc and status in ("match", "nondeterministic") and doc["reservation"]["all_exact"]
+        exact += 1 if ok and status == "match" else 0
+        nondeterministic += 1 if ok and status == "nondeterministic" else 0
         if doc and "gpu_time_ns" in doc:
             samples += doc["gpu_time_ns"]["per_iteration"]
             medians.append(doc["gpu_time_ns"]["median"])
@@ -61,11 +64,14 @@ def main():
         if not ok:
             print(f"  {os.path.basename(rc_file)}: rc {rc}, verification "
                   f"{doc['verification'] if doc else 'no document'}")
-    check(rcs and exact == len(rcs), f"{args.case}: {exact}/{len(rcs)} fresh-process replays bit-exact at the captured addresses")
+    check(rcs and exact + nondeterministic == len(rcs),
+          f"{args.case}: {exact}/{len(rcs)} fresh-process replays bit-exact, {nondeterministic} nondeterministic "
+          f"(within the replays' own spread), at the captured addresses")
     in_app = in_app_durations(args.profile, kernel["mangled_name"], kernel["demangled_name"])
     check(bool(in_app), f"{args.case}: the collector recorded the kernel in the application", f"{len(in_app)} dispatches")
     figures = {"case": args.case, "kernel": kernel["demangled_name"][:160], "regions": len(manifest["regions"]),
-               "bytes": sum(r["size"] for r in manifest["regions"]), "replays": len(rcs), "bit_exact": exact}
+               "bytes": sum(r["size"] for r in manifest["regions"]), "replays": len(rcs), "bit_exact": exact,
+               "nondeterministic": nondeterministic}
     if samples and in_app:
         replay_median = statistics.median(samples)
         app_median = statistics.median(in_app)

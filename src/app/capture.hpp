@@ -48,6 +48,8 @@ struct ReplayOptions {
   std::string code_object;  // "" = the captured one
   std::string dump_dir;
   double timeout_s = 0;
+  std::string cache = "warm";   // "warm" or "cold": capture/replay_runner.hpp
+  unsigned verify_replays = 2;  // replays of the unchanged code that verification compares
 };
 
 struct ReplayOutcome {

@@ -194,4 +194,6 @@ uint64_t from_hex(const std::string& text) {
   return v;
 }
 
+uint64_t blob_checksum(std::span<const std::byte> bytes) { return XXH64(bytes.data(), bytes.size(), 0); }
+
 }  // namespace rpl::capture

@@ -51,6 +51,9 @@ void read_blob(const std::filesystem::path& dir, const BlobRef& ref, const Chunk
 // Small blobs (code objects, argument buffers) read whole.
 std::vector<std::byte> read_blob(const std::filesystem::path& dir, const BlobRef& ref);
 
+// The checksum BlobRef::xxh64 holds, of bytes in memory.
+uint64_t blob_checksum(std::span<const std::byte> bytes);
+
 // Checks one blob end to end without keeping its contents.
 void verify_blob(const std::filesystem::path& dir, const BlobRef& ref);
 

@@ -27,6 +27,42 @@ bool ReplayReport::all_exact() const {
   return std::all_of(ranges.begin(), ranges.end(), [](const RangeReport& r) { return r.status == "exact"; });
 }
 
+namespace {
+
+json magnitude_json(const Magnitude& m) {
+  return {{"max_abs", m.max_abs}, {"max_rel", m.max_rel}, {"max_ulp", m.max_ulp}, {"elements", m.elements},
+          {"nonfinite_pairs", m.nonfinite_pairs}};
+}
+
+json to_json(const RegionDifference& d) {
+  const RegionVerdict& v = d.verdict;
+  json j{{"id", d.id}, {"address", to_hex(d.address)}, {"size", d.size}, {"kind", d.kind}, {"status", v.status},
+         {"bytes_differing", v.bytes_differing}, {"first_difference", v.first_difference},
+         {"nondeterministic_bytes", v.nondeterministic_bytes}, {"mismatched_bytes", v.mismatched_bytes},
+         {"element", {{"type", element_name(v.element)}, {"inferred", v.element_inferred}}}};
+  if (!d.symbol.empty()) j["symbol"] = d.symbol;
+  if (v.element != Element::Bytes) {
+    j["replay_spread"] = magnitude_json(v.replay_spread);
+    j["difference"] = magnitude_json(v.difference);
+    j["difference"]["elements_beyond_spread"] = v.elements_beyond_spread;
+  }
+  return j;
+}
+
+// "3 ULP (f32, inferred), abs 1.2e-06, rel 3.4e-07"
+std::string magnitude_text(const json& d, const char* which) {
+  if (!d.contains(which)) return "raw bytes";
+  const json& m = d[which];
+  const json& e = d.at("element");
+  std::string text = fmt::format("{} ULP ({}{}), abs {:.3g}, rel {:.3g}", m.at("max_ulp").get<uint64_t>(),
+                                 e.at("type").get<std::string>(), e.at("inferred").get<bool>() ? ", inferred" : "",
+                                 m.at("max_abs").get<double>(), m.at("max_rel").get<double>());
+  if (uint64_t n = m.at("nonfinite_pairs").get<uint64_t>()) text += fmt::format(", {} NaN/inf against a number", n);
+  return text;
+}
+
+}  // namespace
+
 json to_json(const ReplayReport& r) {
   json ranges = json::array(), regions = json::array();
   for (const auto& g : r.ranges) {
@@ -57,22 +93,19 @@ json to_json(const ReplayReport& r) {
   };
   if (r.mode == "full-vm") {
     json diffs = json::array();
-    for (const auto& d : r.verification.differing) {
-      json j{{"id", d.id}, {"address", to_hex(d.address)}, {"size", d.size}, {"kind", d.kind},
-             {"bytes_differing", d.bytes_differing}, {"first_difference", d.first_difference}};
-      if (!d.symbol.empty()) j["symbol"] = d.symbol;
-      diffs.push_back(std::move(j));
-    }
+    for (const auto& d : r.verification.differing) diffs.push_back(to_json(d));
     const Verification& v = r.verification;
     doc["iterations"] = r.iterations;
     doc["recopy"] = r.recopy;
+    doc["cache"] = r.cache;
     doc["restore_source"] = r.restore_source;
     doc["gpu_time_ns"] = {{"mean", r.gpu_time.mean_ns}, {"median", r.gpu_time.median_ns}, {"min", r.gpu_time.min_ns},
                           {"max", r.gpu_time.max_ns}, {"per_iteration", r.gpu_time.per_iteration_ns}};
     doc["wall_time_ns"] = {{"setup", r.setup_wall_ns}, {"iterations", r.iterations_wall_ns}, {"total", r.total_wall_ns}};
-    doc["verification"] = {{"status", v.status}, {"reason", v.reason}, {"regions_compared", v.regions_compared},
-                           {"bytes_compared", v.bytes_compared}, {"bytes_differing", v.bytes_differing},
-                           {"differing_regions", diffs}};
+    doc["verification"] = {{"status", v.status}, {"reason", v.reason}, {"replays", v.replays},
+                           {"regions_compared", v.regions_compared}, {"bytes_compared", v.bytes_compared},
+                           {"bytes_differing", v.bytes_differing}, {"nondeterministic_bytes", v.nondeterministic_bytes},
+                           {"mismatched_bytes", v.mismatched_bytes}, {"differing_regions", diffs}};
   }
   return doc;
 }
@@ -99,35 +132,57 @@ std::string replay_summary_text(const json& doc) {
     return out;
   }
   const json& t = doc.at("gpu_time_ns");
-  out += fmt::format("replay   {} iteration(s), {}; GPU time median {:.3f} us (mean {:.3f}, min {:.3f}, max {:.3f})\n",
+  const std::string cache = doc.value("cache", "");
+  out += fmt::format("replay   {} iteration(s), {}, cache {}; GPU time median {:.3f} us (mean {:.3f}, min {:.3f}, max {:.3f})\n",
                      doc.at("iterations").get<unsigned>(),
                      doc.at("recopy").get<bool>() ? "memory restored before each" : "stateful (--no-recopy)",
+                     cache == "cold" ? "cold (L2 flushed before each launch)"
+                     : cache == "warm" ? "warm (one untimed launch first; only what the kernel writes restored)"
+                                       : cache,
                      t.at("median").get<double>() / 1e3, t.at("mean").get<double>() / 1e3, t.at("min").get<double>() / 1e3,
                      t.at("max").get<double>() / 1e3);
+  const json& w = doc.at("wall_time_ns");
+  out += fmt::format("wall     {:.1f} ms in all: setup and verification {:.1f} ms, timed iterations {:.1f} ms\n",
+                     w.at("total").get<double>() / 1e6, w.at("setup").get<double>() / 1e6,
+                     w.at("iterations").get<double>() / 1e6);
   const json& v = doc.at("verification");
-  std::string status = v.at("status");
+  const std::string status = v.at("status");
+  const unsigned replays = v.value("replays", 1u);
   if (status == "match")
-    out += fmt::format("verify   bit-exact: {} regions, {} bytes identical to the captured after-snapshot\n",
-                       v.at("regions_compared").get<uint64_t>(), v.at("bytes_compared").get<uint64_t>());
+    out += fmt::format("verify   bit-exact: {} regions, {} bytes identical to the captured after-snapshot ({} replay(s))\n",
+                       v.at("regions_compared").get<uint64_t>(), v.at("bytes_compared").get<uint64_t>(), replays);
   else if (status == "skipped")
     out += fmt::format("verify   skipped: {}\n", v.at("reason").get<std::string>());
-  else {
-    out += fmt::format("verify   MISMATCH: {} bytes differ in {} of {} regions\n", v.at("bytes_differing").get<uint64_t>(),
-                       v.at("differing_regions").size(), v.at("regions_compared").get<uint64_t>());
-    for (const json& d : v.at("differing_regions"))
-      out += fmt::format("  region {:>5} {} {:<14} {} of {} bytes differ, first at offset {}\n", d.at("id").get<uint64_t>(),
-                         d.at("address").get<std::string>(), d.at("kind").get<std::string>(),
-                         d.at("bytes_differing").get<uint64_t>(), d.at("size").get<uint64_t>(),
-                         d.at("first_difference").get<uint64_t>());
-  }
+  else if (status == "nondeterministic")
+    out += fmt::format("verify   nondeterministic: {} bytes in {} of {} regions differ between {} replays of the unchanged "
+                       "code or from the capture, all within the replays' own spread\n",
+                       v.at("bytes_differing").get<uint64_t>(), v.at("differing_regions").size(),
+                       v.at("regions_compared").get<uint64_t>(), replays);
+  else
+    out += fmt::format("verify   MISMATCH: {} bytes in {} of {} regions differ from the captured after-snapshot beyond what "
+                       "{} replay(s) of the unchanged code vary by\n",
+                       v.at("mismatched_bytes").get<uint64_t>(), v.at("differing_regions").size(),
+                       v.at("regions_compared").get<uint64_t>(), replays);
+  for (const json& d : v.at("differing_regions"))
+    out += fmt::format("  region {:>5} {} {:<14} {:<16} {} of {} bytes differ (first at offset {}), {} vary between "
+                       "replays, {} mismatched; replays spread {}; capture off by {}\n",
+                       d.at("id").get<uint64_t>(), d.at("address").get<std::string>(), d.at("kind").get<std::string>(),
+                       d.at("status").get<std::string>(), d.at("bytes_differing").get<uint64_t>(), d.at("size").get<uint64_t>(),
+                       d.at("first_difference").get<uint64_t>(), d.at("nondeterministic_bytes").get<uint64_t>(),
+                       d.at("mismatched_bytes").get<uint64_t>(), magnitude_text(d, "replay_spread"),
+                       magnitude_text(d, "difference"));
   return out;
 }
 
 void throw_if_mismatch(const ReplayReport& r) {
   if (r.verification.status != "mismatch") return;
   throw Error(ExitCode::VerificationMismatch,
-              fmt::format("the replayed result differs from the captured after-snapshot: {} bytes in {} region(s)",
-                          r.verification.bytes_differing, r.verification.differing.size()));
+              fmt::format("the replayed result differs from the captured after-snapshot: {} bytes in {} region(s) beyond "
+                          "what {} replay(s) of the unchanged code vary by",
+                          r.verification.mismatched_bytes,
+                          std::count_if(r.verification.differing.begin(), r.verification.differing.end(),
+                                        [](const RegionDifference& d) { return d.verdict.status == "mismatch"; }),
+                          r.verification.replays));
 }
 
 }  // namespace rpl::capture

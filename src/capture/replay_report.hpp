@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "capture/manifest.hpp"
+#include "capture/replay_compare.hpp"
 
 namespace rpl::capture {
 
@@ -37,14 +38,15 @@ struct RegionReport {
 struct RegionDifference {
   uint64_t id = 0, address = 0, size = 0;
   std::string kind, symbol;
-  uint64_t bytes_differing = 0;
-  uint64_t first_difference = 0;  // offset in the region
+  RegionVerdict verdict;  // status "nondeterministic" or "mismatch"; bytes, magnitudes (capture/replay_compare.hpp)
 };
 
 struct Verification {
-  std::string status = "skipped";  // "match", "mismatch", "skipped"
+  std::string status = "skipped";  // "match", "nondeterministic", "mismatch", "skipped"
   std::string reason;              // skipped: why
+  unsigned replays = 0;            // replays of the code from the captured state compared (--verify-replays)
   uint64_t regions_compared = 0, bytes_compared = 0, bytes_differing = 0;
+  uint64_t nondeterministic_bytes = 0, mismatched_bytes = 0;
   std::vector<RegionDifference> differing;
 };
 
@@ -67,6 +69,7 @@ struct ReplayReport {
   // full-vm
   unsigned iterations = 0;
   bool recopy = true;
+  std::string cache = "warm";  // or "cold" (capture/replay_runner.hpp: ReplayRunnerOptions::cache)
   std::string restore_source;  // "device" (pristine copies in device memory) or "host"
   TimeStats gpu_time;
   double setup_wall_ns = 0, iterations_wall_ns = 0, total_wall_ns = 0;
@@ -81,7 +84,8 @@ nlohmann::json to_json(const ReplayReport& r);
 std::string replay_summary_text(const nlohmann::json& doc);
 
 // Throws rpl::Error(VerificationMismatch) saying how many bytes in how many regions differ, when the
-// verification found a mismatch; the report is complete by then (the runners write it before exiting).
+// verification found a mismatch (not when the differences are nondeterministic); the report is complete by
+// then (the runners write it before exiting).
 void throw_if_mismatch(const ReplayReport& r);
 
 }  // namespace rpl::capture

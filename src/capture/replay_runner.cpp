@@ -1,11 +1,16 @@
 #include "capture/replay_runner.hpp"
 
+#include <fmt/core.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "capture/blob.hpp"
+#include "capture/element_types.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
 
@@ -15,7 +20,7 @@ namespace {
 [[noreturn]] void usage(const char* runner, const std::string& why) {
   std::fprintf(stderr,
                "%s: %s\nusage: %s reserve-check|full-vm --capture-dir DIR --result FILE [--iterations N] [--no-recopy] "
-               "[--code-object PATH] [--dump-dir DIR]\n",
+               "[--code-object PATH] [--dump-dir DIR] [--cache warm|cold] [--verify-replays N]\n",
                runner, why.c_str(), runner);
   std::exit(to_int(ExitCode::Usage));
 }
@@ -50,6 +55,15 @@ ReplayRunnerOptions parse_replay_runner_args(int argc, char** argv, const char* 
       o.code_object = value();
     } else if (arg == "--dump-dir") {
       o.dump_dir = value();
+    } else if (arg == "--cache") {
+      o.cache = value();
+      if (o.cache != "warm" && o.cache != "cold") usage(runner, "--cache " + o.cache + ": expected warm or cold");
+    } else if (arg == "--verify-replays") {
+      const std::string v = value();
+      char* end = nullptr;
+      const unsigned long n = std::strtoul(v.c_str(), &end, 10);
+      if (v.empty() || *end || v[0] == '-' || n == 0 || n > 100) usage(runner, "--verify-replays " + v + ": expected 1 to 100");
+      o.verify_replays = static_cast<unsigned>(n);
     } else {
       usage(runner, "unknown argument " + arg);
     }
@@ -63,6 +77,7 @@ int run_replay_runner(const ReplayRunnerOptions& options, const char* runner, co
   ReplayReport report;
   report.mode = options.mode;
   report.runner = argv0;
+  report.cache = options.cache;
   int code = 0;
   try {
     replay(report);
@@ -86,35 +101,131 @@ int run_replay_runner(const ReplayRunnerOptions& options, const char* runner, co
   return code;
 }
 
-Verification compare_with_after_snapshot(const std::filesystem::path& capture_dir, const Manifest& manifest,
-                                         const ReadBack& read_back) {
+std::vector<bool> written_regions(const Manifest& m) {
+  std::vector<bool> written(m.regions.size(), false);
+  for (std::size_t i = 0; i < m.regions.size(); ++i) {
+    const Region& g = m.regions[i];
+    written[i] = g.before && (!g.after || g.after->size != g.before->size || g.after->xxh64 != g.before->xxh64);
+  }
+  return written;
+}
+
+Verification verify_replays(const std::filesystem::path& capture_dir, const Manifest& m,
+                            const std::vector<std::vector<std::vector<std::byte>>>& replays) {
   Verification v;
-  std::vector<std::byte> replayed;
-  for (std::size_t i = 0; i < manifest.regions.size(); ++i) {
-    const Region& g = manifest.regions[i];
-    if (!g.after) continue;
-    RegionDifference diff{g.id, g.address, g.size, g.kind, g.symbol, 0, 0};
-    uint64_t offset = 0;
-    read_blob(capture_dir, *g.after, [&](const std::byte* expected, std::size_t n) {
-      replayed.resize(n);
-      read_back(i, offset, replayed.data(), n);
-      if (std::memcmp(replayed.data(), expected, n) != 0)
-        for (std::size_t k = 0; k < n; ++k)
-          if (replayed[k] != expected[k] && diff.bytes_differing++ == 0) diff.first_difference = offset + k;
-      offset += n;
-    });
+  v.status = "match";
+  v.replays = unsigned(replays.size());
+  std::vector<std::span<const std::byte>> spans;
+  // Element types from the kernel's signature where it has one (extern "C" kernels: inferred).
+  const std::vector<Element> elements = replays.empty() ? std::vector<Element>{} : comparison_elements(capture_dir, m);
+  for (std::size_t i = 0; i < m.regions.size(); ++i) {
+    const Region& g = m.regions[i];
+    if (!g.after || replays.empty()) continue;
+    // An empty replay of a non-empty region stands for "equal to the after-snapshot" (read_results).
+    RegionVerdict verdict;
+    if (g.size == 0 || std::any_of(replays.begin(), replays.end(), [&](const auto& r) { return !r.at(i).empty(); })) {
+      const std::vector<std::byte> expected = read_blob(capture_dir, *g.after);
+      spans.clear();
+      for (const auto& r : replays) spans.emplace_back(r.at(i).empty() ? std::span<const std::byte>(expected) : r.at(i));
+      verdict = classify_region(expected, spans, elements[i]);
+    }
     ++v.regions_compared;
     v.bytes_compared += g.size;
-    v.bytes_differing += diff.bytes_differing;
-    if (diff.bytes_differing) v.differing.push_back(diff);
+    v.bytes_differing += verdict.bytes_differing;
+    v.nondeterministic_bytes += verdict.nondeterministic_bytes;
+    v.mismatched_bytes += verdict.mismatched_bytes;
+    v.status = worse_status(v.status, verdict.status);
+    if (verdict.status != "match") v.differing.push_back({g.id, g.address, g.size, g.kind, g.symbol, std::move(verdict)});
   }
   if (v.regions_compared == 0) {
     v.status = "skipped";
     v.reason = "the capture holds no after-snapshot";
-    return v;
   }
-  v.status = v.differing.empty() ? "match" : "mismatch";
   return v;
+}
+
+namespace {
+
+// Every region with an after-snapshot, read back (the others stay empty). A region the kernel does not write
+// that still equals its after-snapshot (same checksum) is dropped to an empty vector: most of a large capture
+// is read-only input, and N replays of it need not sit in host memory.
+std::vector<std::vector<std::byte>> read_results(const Manifest& m, ReplayDevice& device, const std::vector<bool>& written) {
+  std::vector<std::vector<std::byte>> out(m.regions.size());
+  for (std::size_t i = 0; i < m.regions.size(); ++i) {
+    const Region& g = m.regions[i];
+    if (!g.after) continue;
+    out[i].resize(g.size);
+    if (out[i].empty()) continue;
+    device.read_back(i, 0, out[i].data(), out[i].size());
+    if (!written[i] && g.after->size == g.size && blob_checksum(out[i]) == g.after->xxh64) {
+      out[i].clear();
+      out[i].shrink_to_fit();
+    }
+  }
+  return out;
+}
+
+double since_ns(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capture_dir, const Manifest& m,
+                 ReplayDevice& device, ReplayReport& report, std::chrono::steady_clock::time_point start) {
+  report.cache = o.cache;
+  const bool has_after = std::any_of(m.regions.begin(), m.regions.end(), [](const Region& g) { return bool(g.after); });
+  std::vector<bool> all(m.regions.size()), written = written_regions(m);
+  for (std::size_t i = 0; i < m.regions.size(); ++i) all[i] = bool(m.regions[i].before);
+  bool pristine = true;  // the memory holds the captured before-state
+
+  // Verification: the unchanged code from the captured state, several times; what varies between these
+  // replays is the kernel's own nondeterminism.
+  if (o.recopy && has_after) {
+    std::vector<std::vector<std::vector<std::byte>>> replays;
+    for (unsigned r = 0; r < o.verify_replays; ++r) {
+      if (!pristine) device.restore(all);
+      device.launch();
+      pristine = false;
+      replays.push_back(read_results(m, device, written));
+    }
+    report.verification = verify_replays(capture_dir, m, replays);
+    // A region where the replays differ from the after-snapshot, though it equals the before-snapshot, was
+    // written by a replay: it is restored between launches as well.
+    for (const RegionDifference& d : report.verification.differing)
+      for (std::size_t i = 0; i < m.regions.size(); ++i)
+        if (m.regions[i].id == d.id && m.regions[i].before) written[i] = true;
+  }
+
+  // Timing, in the chosen cache state.
+  if (o.recopy && !pristine) device.restore(written);
+  if (o.recopy && o.cache == "warm") {
+    device.launch();  // inputs resident; not timed
+    device.restore(written);
+  }
+  std::vector<double> samples;
+  report.setup_wall_ns = since_ns(start);
+  const auto loop_start = std::chrono::steady_clock::now();
+  for (unsigned it = 0; it < o.iterations; ++it) {
+    if (it > 0 && o.recopy) device.restore(written);
+    if (o.cache == "cold") device.flush_cache();
+    samples.push_back(device.launch());
+  }
+  report.iterations_wall_ns = since_ns(loop_start);
+  report.gpu_time = time_stats(samples);
+
+  if (o.recopy && !has_after) {
+    report.verification = verify_replays(capture_dir, m, {});
+  } else if (!o.recopy) {
+    // Stateful: only a single launch started from the captured state.
+    if (o.iterations == 1) {
+      report.verification = verify_replays(capture_dir, m, {read_results(m, device, written)});
+    } else {
+      report.verification.status = "skipped";
+      report.verification.reason =
+          fmt::format("--no-recopy with {} iterations: the last one did not start from the captured state", o.iterations);
+    }
+  }
 }
 
 }  // namespace rpl::capture

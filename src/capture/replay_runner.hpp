@@ -1,14 +1,17 @@
 #pragma once
 // What both replay runners (collectors/nvidia/replay_runner, collectors/amd/replay_runner) share, vendor-neutral:
-// their internal command line, the run with its result document and exit code, and the comparison of the
-// replayed memory with the capture's after-snapshot.
+// their internal command line, the run with its result document and exit code, and the full-vm flow over a
+// runner's device operations: N verification replays from the captured state, compared with each other and
+// with the capture's after-snapshot (capture/replay_compare.hpp), then the timed launches in a cache state.
 //   <runner> reserve-check|full-vm --capture-dir DIR --result FILE [--iterations N] [--no-recopy]
-//            [--code-object PATH] [--dump-dir DIR]
+//            [--code-object PATH] [--dump-dir DIR] [--cache warm|cold] [--verify-replays N]
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "capture/manifest.hpp"
 #include "capture/replay_report.hpp"
@@ -23,6 +26,11 @@ struct ReplayRunnerOptions {
   bool recopy = true;
   std::string code_object;  // "" = the captured code object
   std::string dump_dir;     // final memory of every region, raw, as r<ID>.bin
+  // The cache state of the timed launches. "warm": one untimed launch first, then only the regions the kernel
+  // writes are restored before each timed launch, so its inputs are resident in L2 as when a producer kernel
+  // ran just before it in the application. "cold": the last-level cache is flushed before each timed launch.
+  std::string cache = "warm";
+  unsigned verify_replays = 2;  // replays of the code from the captured state that verification compares
 };
 
 // Parses the runner's arguments; on a bad one prints it and the usage as `runner` and exits 2.
@@ -34,10 +42,35 @@ ReplayRunnerOptions parse_replay_runner_args(int argc, char** argv, const char* 
 int run_replay_runner(const ReplayRunnerOptions& options, const char* runner, const std::string& argv0,
                       const std::function<void(ReplayReport&)>& replay);
 
-// Compares every region that has an after-snapshot with the replayed memory, which `read_back(region_index,
-// offset, into, size)` copies from the device. "skipped" when the capture has no after-snapshot.
-using ReadBack = std::function<void(std::size_t region, uint64_t offset, std::byte* into, std::size_t size)>;
-Verification compare_with_after_snapshot(const std::filesystem::path& capture_dir, const Manifest& manifest,
-                                         const ReadBack& read_back);
+// What a runner does on its GPU, for run_full_vm. The memory holds the captured before-state when run_full_vm
+// starts (and the runner keeps pristine copies of it when options.recopy).
+class ReplayDevice {
+ public:
+  virtual ~ReplayDevice() = default;
+  // Copies the pristine before-state back into every region i with regions[i] set.
+  virtual void restore(const std::vector<bool>& regions) = 0;
+  // One launch of the kernel, waited for; its GPU time in nanoseconds.
+  virtual double launch() = 0;
+  // Evicts the device's last-level cache (before a cold launch; not timed).
+  virtual void flush_cache() = 0;
+  // Copies `size` bytes at `offset` of region `region` (index into the manifest) into host memory.
+  virtual void read_back(std::size_t region, uint64_t offset, std::byte* into, std::size_t size) = 0;
+};
+
+// The regions a replay must restore between launches: those with a before-snapshot whose after-snapshot is
+// missing or has other contents (the kernel writes them).
+std::vector<bool> written_regions(const Manifest& m);
+
+// The full-vm flow: verification replays (options.verify_replays, each from the captured state, compared with
+// each other and with the after-snapshots), then options.iterations timed launches in options.cache's state.
+// Fills report's verification, gpu_time, setup and iteration wall times (setup counted from `start`).
+void run_full_vm(const ReplayRunnerOptions& options, const std::filesystem::path& capture_dir, const Manifest& m,
+                 ReplayDevice& device, ReplayReport& report, std::chrono::steady_clock::time_point start);
+
+// The verdict on replays[r][i] (the r-th replay's bytes of region i; empty for regions without an
+// after-snapshot, and for a non-empty region known to equal its after-snapshot) against the capture's
+// after-snapshots. "skipped" when the capture has none.
+Verification verify_replays(const std::filesystem::path& capture_dir, const Manifest& m,
+                            const std::vector<std::vector<std::vector<std::byte>>>& replays);
 
 }  // namespace rpl::capture

@@ -54,6 +54,14 @@ Action register_replay(CLI::App& app) {
   full->add_option("--code-object", args->options.code_object, "launch the kernel from this cubin/code object instead "
                                                                "(another build of the same kernel)");
   full->add_option("--dump-dir", args->options.dump_dir, "write every region's final memory there (r<ID>.bin, raw)");
+  full->add_option("--cache", args->options.cache,
+                   "cache state of the timed launches: warm (one untimed launch first, only what the kernel writes "
+                   "restored before each) or cold (L2 flushed before each)")
+      ->capture_default_str()->check(CLI::IsMember({"warm", "cold"}));
+  full->add_option("--verify-replays", args->options.verify_replays,
+                   "replays of the unchanged code from the captured state that verification compares with each other "
+                   "and with the after-snapshot (bytes that differ between them are nondeterministic)")
+      ->capture_default_str()->check(CLI::Range(1u, 100u));
   return [check, full, args]() -> int {
     if (check->parsed()) args->options.mode = "reserve-check";
     else if (full->parsed()) args->options.mode = "full-vm";

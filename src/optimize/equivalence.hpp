@@ -1,7 +1,8 @@
 #pragma once
 // The equivalence gate's data work, vendor-neutral, on capture directories (src/capture) and replay dumps:
-// - element types of the regions the kernel's pointer parameters point into (from the captured argument
-//   buffer and the kernel's demangled signature), so poison and random values have the right type;
+// - element types of the regions the kernel's pointer parameters point into (capture/element_types.hpp: from
+//   the captured argument buffer and the kernel's demangled signature), so poison and random values have the
+//   right type;
 // - derived captures: "poisoned" (every element the original kernel wrote, i.e. that differs between the
 //   before and after snapshots, filled with a NaN / sentinel pattern before the launch, so a kernel that
 //   skips work or relies on stale output leaves poison behind) and "randomised" (the regions the kernel
@@ -19,30 +20,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "capture/element_types.hpp"
 #include "capture/manifest.hpp"
 
 namespace rpl::optimize {
 
-struct ElementType {
-  std::string name = "bytes";  // f16 bf16 f32 f64 i8 u8 i16 u16 i32 u32 i64 u64 bytes
-  uint64_t size = 1;
-  uint64_t phase = 0;          // byte offset of the first element boundary inside the region
-  bool is_float() const { return name[0] == 'f' || name == "bf16"; }
-};
-
-// The element type of a C/C++ type as a demangler prints it ("float const*", "__half*", "int"): nullopt when
-// the parameter is not a pointer to a known scalar (or vector of scalars).
-std::optional<ElementType> pointee_element_type(const std::string& param_type);
-
-// Top-level parameter types of a demangled signature: "void k<float>(float const*, float*, int)" ->
-// {"float const*", "float*", "int"}.
-std::vector<std::string> demangled_parameters(const std::string& demangled);
-
-// Region id -> element type, for the regions the kernel's pointer parameters point into (others: bytes). The
-// parameter types come from the demangled name, or from the source (`source_param_types`, canonical types from
-// the parser) when the name carries none (extern "C").
-std::map<uint64_t, ElementType> region_element_types(const std::filesystem::path& capture_dir, const capture::Manifest& m,
-                                                     const std::vector<std::string>& source_param_types = {});
+using capture::ElementType;
+using capture::demangled_parameters;
+using capture::pointee_element_type;
+using capture::region_element_types;
 
 struct DeriveOptions {
   bool poison_written = true;
@@ -87,5 +73,13 @@ struct DumpComparison {
 DumpComparison compare_dumps(const capture::Manifest& m, const std::map<uint64_t, ElementType>& types,
                              const std::filesystem::path& original, const std::filesystem::path& candidate,
                              const Tolerance& tolerance);
+
+// For an original whose result varies run to run (split-K, float atomics): the candidate's dump judged against
+// the spread of several dumps of the original on the same input, by the replay's own rule
+// (capture/replay_compare.hpp): differences only where, or within what, the original's replays differ among
+// themselves. A region passes (within_tolerance) unless that rule calls it a mismatch; `problem` says which.
+DumpComparison compare_with_spread(const capture::Manifest& m, const std::map<uint64_t, ElementType>& types,
+                                   const std::vector<std::filesystem::path>& originals,
+                                   const std::filesystem::path& candidate);
 
 }  // namespace rpl::optimize

@@ -75,6 +75,27 @@ std::vector<std::byte> read_file_bytes(const std::string& path) {
   throw Error(ExitCode::AddressRelocation, fmt::format("{} (the kernel is never run at other addresses)", verdict.fatal.front()));
 }
 
+// The runner's device operations for the shared full-vm flow (capture::run_full_vm).
+class HsaReplayDevice : public capture::ReplayDevice {
+ public:
+  HsaReplayDevice(ReplayMemory& memory, ReplayKernel& kernel, const capture::Manifest& m,
+                  const std::vector<uint64_t>& addresses, double timeout_s)
+      : memory_(memory), kernel_(kernel), m_(m), addresses_(addresses), timeout_s_(timeout_s) {}
+  void restore(const std::vector<bool>& regions) override { memory_.restore_pristine(m_, addresses_, regions); }
+  double launch() override { return kernel_.dispatch(timeout_s_); }
+  void flush_cache() override { memory_.flush_cache(); }
+  void read_back(std::size_t region, uint64_t offset, std::byte* into, std::size_t size) override {
+    memory_.read(addresses_[region] + offset, into, size);
+  }
+
+ private:
+  ReplayMemory& memory_;
+  ReplayKernel& kernel_;
+  const capture::Manifest& m_;
+  const std::vector<uint64_t>& addresses_;
+  double timeout_s_;
+};
+
 class Replay {
  public:
   Replay(const ReplayOptions& o, capture::ReplayReport& report) : o_(o), report_(report) {}
@@ -177,28 +198,9 @@ void Replay::full_vm() {
   }
   kernel_->set_arguments(capture::read_blob(dir_, m_.arguments));
   memory_->restore(dir_, m_, addresses);
-  report_.restore_source =
-      o_.recopy && o_.iterations > 1 ? memory_->keep_pristine(m_, addresses) : std::string("device");
-
-  const double timeout = kernel_timeout_s();
-  std::vector<double> samples;
-  report_.setup_wall_ns = since_ns(start_);
-  const auto loop_start = Clock::now();
-  for (unsigned it = 0; it < o_.iterations; ++it) {
-    if (it > 0 && o_.recopy) memory_->restore_pristine(m_, addresses);
-    samples.push_back(kernel_->dispatch(timeout));
-  }
-  report_.iterations_wall_ns = since_ns(loop_start);
-  report_.gpu_time = capture::time_stats(samples);
-
-  auto& v = report_.verification;
-  if (!o_.recopy && o_.iterations > 1) {
-    v.status = "skipped";
-    v.reason = fmt::format("--no-recopy with {} iterations: the last one did not start from the captured state",
-                           o_.iterations);
-  } else {
-    v = memory_->verify(dir_, m_, addresses);
-  }
+  report_.restore_source = o_.recopy ? memory_->keep_pristine(m_, addresses) : std::string("device");
+  HsaReplayDevice device(*memory_, *kernel_, m_, addresses, kernel_timeout_s());
+  capture::run_full_vm(o_, dir_, m_, device, report_, start_);
   if (!o_.dump_dir.empty()) memory_->dump(o_.dump_dir, m_, addresses);
 }
 

@@ -127,6 +127,7 @@ ReplayMemory::~ReplayMemory() {
   for (const auto& [address, size] : reservations_) rt_.vmem.address_free(reinterpret_cast<void*>(address), size);
   if (staging_) rt_.pool_free(staging_);
   if (pristine_) rt_.pool_free(pristine_);
+  if (flush_) rt_.pool_free(flush_);
 }
 
 bool ReplayMemory::reserve(const std::vector<capture::PlannedMapping>& plan, const capture::Manifest& m,
@@ -271,18 +272,28 @@ std::string ReplayMemory::keep_pristine(const capture::Manifest& m, const std::v
   return where;
 }
 
-void ReplayMemory::restore_pristine(const capture::Manifest& m, const std::vector<uint64_t>& addresses) {
+void ReplayMemory::restore_pristine(const capture::Manifest& m, const std::vector<uint64_t>& addresses,
+                                    const std::vector<bool>& regions) {
   for (std::size_t i = 0; i < m.regions.size(); ++i)
-    if (m.regions[i].before)
+    if (regions[i] && m.regions[i].before)
       copy(reinterpret_cast<void*>(addresses[i]), static_cast<char*>(pristine_) + pristine_offset_[i], m.regions[i].size,
-           "restoring memory between iterations");
+           "restoring memory between launches");
 }
 
-capture::Verification ReplayMemory::verify(const std::filesystem::path& dir, const capture::Manifest& m,
-                                           const std::vector<uint64_t>& addresses) {
-  return capture::compare_with_after_snapshot(dir, m, [&](std::size_t i, uint64_t offset, std::byte* into, std::size_t n) {
-    read(addresses[i] + offset, into, n);
-  });
+void ReplayMemory::flush_cache() {
+  if (!flush_) {
+    uint32_t caches[4] = {0, 0, 0, 0};  // HSA_AGENT_INFO_CACHE_SIZE: L1..L4 in bytes
+    std::size_t largest = 0;
+    if (rt_.agent_get_info(device_.gpu, HSA_AGENT_INFO_CACHE_SIZE, caches) == HSA_STATUS_SUCCESS)
+      for (uint32_t c : caches) largest = std::max<std::size_t>(largest, c);
+    flush_bytes_ = std::max(largest * 2, std::size_t{512} << 20);
+    const hsa_status_t status = rt_.pool_allocate(device_.device_coarse, flush_bytes_, 0, &flush_);
+    if (status != HSA_STATUS_SUCCESS)
+      throw Error(ExitCode::ProfilerFailed, fmt::format("allocating {} bytes to flush the caches (--cache cold) failed: {}",
+                                                        flush_bytes_, rt_.describe(status)));
+  }
+  const std::size_t half = flush_bytes_ / 2;
+  copy(static_cast<char*>(flush_) + half, flush_, half, "flushing the caches (--cache cold)");
 }
 
 void ReplayMemory::dump(const std::string& dump_dir, const capture::Manifest& m, const std::vector<uint64_t>& addresses) {

@@ -51,14 +51,15 @@ class ReplayMemory {
   // Every region's before-snapshot into its replay address.
   void restore(const std::filesystem::path& dir, const capture::Manifest& m, const std::vector<uint64_t>& addresses);
 
-  // Pristine copies for restores between iterations: in device memory when it fits, else host memory.
+  // Pristine copies for restores between launches: in device memory when it fits, else host memory.
   // Returns "device" or "host".
   std::string keep_pristine(const capture::Manifest& m, const std::vector<uint64_t>& addresses);
-  void restore_pristine(const capture::Manifest& m, const std::vector<uint64_t>& addresses);
+  // The pristine copy back into every region i with regions[i] set.
+  void restore_pristine(const capture::Manifest& m, const std::vector<uint64_t>& addresses, const std::vector<bool>& regions);
+  // Evicts the GPU's caches before a cold launch: copies through a device buffer twice the largest cache the
+  // agent reports (at least 512 MiB, MI300's Infinity Cache being 256 MiB).
+  void flush_cache();
 
-  // Compares every region with its after-snapshot.
-  capture::Verification verify(const std::filesystem::path& dir, const capture::Manifest& m,
-                               const std::vector<uint64_t>& addresses);
   void dump(const std::string& dump_dir, const capture::Manifest& m, const std::vector<uint64_t>& addresses);
 
  private:
@@ -76,6 +77,8 @@ class ReplayMemory {
   std::vector<Mapping> mappings_;
   void* staging_ = nullptr;
   void* pristine_ = nullptr;
+  void* flush_ = nullptr;
+  std::size_t flush_bytes_ = 0;
   std::vector<uint64_t> pristine_offset_;
 };
 

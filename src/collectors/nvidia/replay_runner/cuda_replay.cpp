@@ -61,21 +61,26 @@ std::vector<std::byte> from_hex_bytes(const std::string& hex) {
   return out;
 }
 
-class Replay {
+class Replay : public capture::ReplayDevice {
  public:
   Replay(const ReplayOptions& o, capture::ReplayReport& report) : o_(o), report_(report) {}
-  ~Replay();
+  ~Replay() override;
   void run();
+
+  // capture::ReplayDevice, for capture::run_full_vm
+  void restore(const std::vector<bool>& regions) override;
+  double launch() override;
+  void flush_cache() override;
+  void read_back(std::size_t region, uint64_t offset, std::byte* into, std::size_t size) override;
 
  private:
   void reserve();
   void map_memory();
   void load_code_object();
   void restore_from_capture();
+  void restore_region_from_capture(std::size_t i, CUstream stream);
   void keep_pristine_copies();
-  void restore_pristine(CUstream stream);
-  void launch_iterations();
-  void verify();
+  void prepare_launch();
   void dump();
   CUdeviceptr device_address(std::size_t region) const { return replay_address_[region]; }
 
@@ -94,10 +99,23 @@ class Replay {
   CUdeviceptr pristine_device_ = 0;
   void* pristine_host_ = nullptr;
   std::vector<uint64_t> pristine_offset_;
+  CUstream stream_ = nullptr;
+  CUevent start_event_ = nullptr, stop_event_ = nullptr;
+  CUlaunchConfig config_{};
+  std::vector<CUlaunchAttribute> attributes_;
+  std::vector<void*> parameter_pointers_;
+  unsigned launches_ = 0;
+  CUdeviceptr flush_buffer_ = 0;
+  std::size_t flush_bytes_ = 0;
+  unsigned flush_value_ = 0;
   Clock::time_point start_ = Clock::now();
 };
 
 Replay::~Replay() {
+  if (flush_buffer_) cuMemFree(flush_buffer_);
+  if (start_event_) cuEventDestroy(start_event_);
+  if (stop_event_) cuEventDestroy(stop_event_);
+  if (stream_) cuStreamDestroy(stream_);
   if (staging_) cuMemFreeHost(staging_);
   if (pristine_host_) cuMemFreeHost(pristine_host_);
   if (pristine_device_) cuMemFree(pristine_device_);
@@ -216,26 +234,30 @@ void Replay::load_code_object() {
 }
 
 void Replay::restore_from_capture() {
-  for (std::size_t i = 0; i < m_.regions.size(); ++i) {
-    const Region& g = m_.regions[i];
-    if (!g.before) continue;
-    uint64_t off = 0;
-    std::size_t fill = 0;
-    auto flush = [&] {
-      check(cuMemcpyHtoD(device_address(i) + off, staging_, fill), fmt::format("restoring region {} at {}", g.id, to_hex(g.address)));
-      off += fill;
-      fill = 0;
-    };
-    capture::read_blob(dir_, *g.before, [&](const std::byte* d, std::size_t n) {
-      while (n) {
-        std::size_t take = std::min(n, kStagingBytes - fill);
-        std::memcpy(static_cast<std::byte*>(staging_) + fill, d, take);
-        fill += take, d += take, n -= take;
-        if (fill == kStagingBytes) flush();
-      }
-    });
-    if (fill) flush();
-  }
+  for (std::size_t i = 0; i < m_.regions.size(); ++i) restore_region_from_capture(i, nullptr);
+}
+
+// Through the pinned staging buffer; with a stream, that stream's earlier work finishes first.
+void Replay::restore_region_from_capture(std::size_t i, CUstream stream) {
+  const Region& g = m_.regions[i];
+  if (!g.before) return;
+  if (stream) check(cuStreamSynchronize(stream), "cuStreamSynchronize");
+  uint64_t off = 0;
+  std::size_t fill = 0;
+  auto flush = [&] {
+    check(cuMemcpyHtoD(device_address(i) + off, staging_, fill), fmt::format("restoring region {} at {}", g.id, to_hex(g.address)));
+    off += fill;
+    fill = 0;
+  };
+  capture::read_blob(dir_, *g.before, [&](const std::byte* d, std::size_t n) {
+    while (n) {
+      std::size_t take = std::min(n, kStagingBytes - fill);
+      std::memcpy(static_cast<std::byte*>(staging_) + fill, d, take);
+      fill += take, d += take, n -= take;
+      if (fill == kStagingBytes) flush();
+    }
+  });
+  if (fill) flush();
 }
 
 void Replay::keep_pristine_copies() {
@@ -245,6 +267,7 @@ void Replay::keep_pristine_copies() {
     pristine_offset_[i] = total;
     if (m_.regions[i].before) total += (m_.regions[i].size + 255) & ~uint64_t(255);
   }
+  report_.restore_source = "device";
   if (total == 0) return;
   // Device memory when it fits (fast restores); pinned host memory otherwise.
   if (cuMemAlloc(&pristine_device_, total) == CUDA_SUCCESS) {
@@ -252,33 +275,38 @@ void Replay::keep_pristine_copies() {
     for (std::size_t i = 0; i < m_.regions.size(); ++i)
       if (m_.regions[i].before)
         check(cuMemcpyDtoD(pristine_device_ + pristine_offset_[i], device_address(i), m_.regions[i].size), "keeping a pristine copy");
-  } else {
+  } else if (cuMemAllocHost(&pristine_host_, total) == CUDA_SUCCESS) {
     report_.restore_source = "host";
-    check(cuMemAllocHost(&pristine_host_, total), fmt::format("allocating {} bytes of pinned host memory for restores", total));
     for (std::size_t i = 0; i < m_.regions.size(); ++i)
       if (m_.regions[i].before)
         check(cuMemcpyDtoH(static_cast<char*>(pristine_host_) + pristine_offset_[i], device_address(i), m_.regions[i].size),
               "keeping a pristine copy");
+  } else {
+    // Neither device nor pinned host memory for a second copy: restores decompress the capture again (slow).
+    report_.restore_source = "capture";
+    std::fprintf(stderr, "rpl_replay_cuda: note: no memory for pristine copies (%llu bytes); restores re-read the capture\n",
+                 (unsigned long long)total);
   }
 }
 
-void Replay::restore_pristine(CUstream stream) {
+void Replay::restore(const std::vector<bool>& regions) {
   for (std::size_t i = 0; i < m_.regions.size(); ++i) {
-    if (!m_.regions[i].before) continue;
+    if (!regions[i] || !m_.regions[i].before) continue;
+    if (!pristine_device_ && !pristine_host_) {
+      restore_region_from_capture(i, stream_);
+      continue;
+    }
     CUresult r = pristine_device_
-                     ? cuMemcpyDtoDAsync(device_address(i), pristine_device_ + pristine_offset_[i], m_.regions[i].size, stream)
+                     ? cuMemcpyDtoDAsync(device_address(i), pristine_device_ + pristine_offset_[i], m_.regions[i].size, stream_)
                      : cuMemcpyHtoDAsync(device_address(i), static_cast<char*>(pristine_host_) + pristine_offset_[i],
-                                         m_.regions[i].size, stream);
-    check(r, "restoring memory between iterations");
+                                         m_.regions[i].size, stream_);
+    check(r, "restoring memory between launches");
   }
 }
 
-void Replay::launch_iterations() {
-  CUstream stream = nullptr;
-  check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-  std::vector<void*> params;
-  for (const auto& p : m_.parameters) params.push_back(arguments_.data() + p.offset);
-  std::vector<CUlaunchAttribute> attrs;
+void Replay::prepare_launch() {
+  check(cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  for (const auto& p : m_.parameters) parameter_pointers_.push_back(arguments_.data() + p.offset);
   for (const auto& a : m_.launch_attributes) {
     if (!launch_attribute_replayable(int(a.id))) {
       std::fprintf(stderr, "rpl_replay_cuda: launch attribute %s is not replayed\n", a.name.c_str());
@@ -288,49 +316,46 @@ void Replay::launch_iterations() {
     attr.id = CUlaunchAttributeID(a.id);
     auto bytes = from_hex_bytes(a.value_hex);
     std::memcpy(&attr.value, bytes.data(), std::min(bytes.size(), sizeof attr.value));
-    attrs.push_back(attr);
+    attributes_.push_back(attr);
   }
-  CUlaunchConfig config{};
-  config.gridDimX = m_.geometry.grid[0], config.gridDimY = m_.geometry.grid[1], config.gridDimZ = m_.geometry.grid[2];
-  config.blockDimX = m_.geometry.block[0], config.blockDimY = m_.geometry.block[1], config.blockDimZ = m_.geometry.block[2];
-  config.sharedMemBytes = m_.geometry.dynamic_shared_bytes;
-  config.hStream = stream;
-  config.attrs = attrs.empty() ? nullptr : attrs.data();
-  config.numAttrs = unsigned(attrs.size());
-  CUevent start = nullptr, stop = nullptr;
-  check(cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
-  check(cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
-  std::vector<double> samples;
-  report_.setup_wall_ns = since_ns(start_);
-  auto loop_start = Clock::now();
-  for (unsigned it = 0; it < o_.iterations; ++it) {
-    if (it > 0 && o_.recopy) restore_pristine(stream);
-    check(cuEventRecord(start, stream), "cuEventRecord");
-    check(cuLaunchKernelEx(&config, function_, params.empty() ? nullptr : params.data(), nullptr),
-          fmt::format("launching {} (iteration {})", m_.kernel.mangled_name, it + 1));
-    check(cuEventRecord(stop, stream), "cuEventRecord");
-    check(cuEventSynchronize(stop), fmt::format("running {} (iteration {}; the kernel faulted?)", m_.kernel.mangled_name, it + 1));
-    float ms = 0;
-    check(cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
-    samples.push_back(double(ms) * 1e6);
-  }
-  report_.iterations_wall_ns = since_ns(loop_start);
-  report_.gpu_time = capture::time_stats(samples);
-  cuEventDestroy(start);
-  cuEventDestroy(stop);
-  cuStreamDestroy(stream);
+  config_.gridDimX = m_.geometry.grid[0], config_.gridDimY = m_.geometry.grid[1], config_.gridDimZ = m_.geometry.grid[2];
+  config_.blockDimX = m_.geometry.block[0], config_.blockDimY = m_.geometry.block[1], config_.blockDimZ = m_.geometry.block[2];
+  config_.sharedMemBytes = m_.geometry.dynamic_shared_bytes;
+  config_.hStream = stream_;
+  config_.attrs = attributes_.empty() ? nullptr : attributes_.data();
+  config_.numAttrs = unsigned(attributes_.size());
+  check(cuEventCreate(&start_event_, CU_EVENT_DEFAULT), "cuEventCreate");
+  check(cuEventCreate(&stop_event_, CU_EVENT_DEFAULT), "cuEventCreate");
 }
 
-void Replay::verify() {
-  auto& v = report_.verification;
-  if (!o_.recopy && o_.iterations > 1) {
-    v.status = "skipped";
-    v.reason = fmt::format("--no-recopy with {} iterations: the last one did not start from the captured state", o_.iterations);
-    return;
+double Replay::launch() {
+  const unsigned n = ++launches_;
+  check(cuEventRecord(start_event_, stream_), "cuEventRecord");
+  check(cuLaunchKernelEx(&config_, function_, parameter_pointers_.empty() ? nullptr : parameter_pointers_.data(), nullptr),
+        fmt::format("launching {} (launch {})", m_.kernel.mangled_name, n));
+  check(cuEventRecord(stop_event_, stream_), "cuEventRecord");
+  check(cuEventSynchronize(stop_event_), fmt::format("running {} (launch {}; the kernel faulted?)", m_.kernel.mangled_name, n));
+  float ms = 0;
+  check(cuEventElapsedTime(&ms, start_event_, stop_event_), "cuEventElapsedTime");
+  return double(ms) * 1e6;
+}
+
+// Writes a buffer twice the size of L2 (as nvbench and Triton's do_bench flush), so nothing the kernel reads is
+// left in it; persisting lines are reset first. On the launch stream, before the start event: not timed.
+void Replay::flush_cache() {
+  if (!flush_buffer_) {
+    int l2 = 0;
+    check(cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device_), "cuDeviceGetAttribute(L2 cache size)");
+    flush_bytes_ = std::max<std::size_t>(std::size_t(l2) * 2, std::size_t{8} << 20);
+    check(cuMemAlloc(&flush_buffer_, flush_bytes_), fmt::format("allocating {} bytes to flush L2 (--cache cold)", flush_bytes_));
   }
-  v = capture::compare_with_after_snapshot(dir_, m_, [&](std::size_t i, uint64_t off, std::byte* into, std::size_t n) {
-    check(cuMemcpyDtoH(into, device_address(i) + off, n), "reading back the replayed memory");
-  });
+  cuCtxResetPersistingL2Cache();
+  check(cuMemsetD32Async(flush_buffer_, ++flush_value_, flush_bytes_ / 4, stream_), "flushing L2 (--cache cold)");
+}
+
+void Replay::read_back(std::size_t region, uint64_t offset, std::byte* into, std::size_t size) {
+  check(cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  check(cuMemcpyDtoH(into, device_address(region) + offset, size), "reading back the replayed memory");
 }
 
 void Replay::dump() {
@@ -404,10 +429,10 @@ void Replay::run() {
   arguments_ = capture::read_blob(dir_, m_.arguments);
   check(cuMemAllocHost(&staging_, kStagingBytes), "cuMemAllocHost (staging buffer)");
   restore_from_capture();
-  if (o_.recopy && o_.iterations > 1) keep_pristine_copies();
+  if (o_.recopy) keep_pristine_copies();
   else report_.restore_source = "device";
-  launch_iterations();
-  verify();
+  prepare_launch();
+  capture::run_full_vm(o_, dir_, m_, *this, report_, start_);
   if (!o_.dump_dir.empty()) dump();
   report_.total_wall_ns = since_ns(start_);
   capture::throw_if_mismatch(report_);

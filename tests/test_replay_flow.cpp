@@ -1,0 +1,300 @@
+// The full-vm flow both replay runners share (capture::run_full_vm), without a GPU: an in-memory device whose
+// "kernel" sums in a different order on every launch (what split-K GEMMs and float atomics do), or writes a
+// wrong value, or accumulates. Checks the verification verdict and exit code, the cache modes (what is
+// restored, flushed and launched untimed), the replay document against schemas/replay.schema.json, and the
+// terminal summary.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <random>
+
+#include "capture/manifest.hpp"
+#include "capture/replay_report.hpp"
+#include "capture/replay_runner.hpp"
+#include "support/errors.hpp"
+#include "testing/cli.hpp"
+#include "testing/tmpdir.hpp"
+
+namespace rpl::capture {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr std::size_t kRows = 32, kTerms = 256;
+
+std::vector<std::byte> as_bytes(const std::vector<float>& v) {
+  std::vector<std::byte> b(v.size() * 4);
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+std::vector<float> input_values() {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> d(-1, 1);
+  std::vector<float> in(kRows * kTerms);
+  for (float& x : in) x = d(rng);
+  return in;
+}
+
+// out[r] = sum of in[r * kTerms ...], the terms added in an order that depends on `seed`.
+std::vector<float> row_sums(const std::vector<float>& in, unsigned seed) {
+  std::vector<float> out(kRows);
+  std::mt19937 rng(seed);
+  for (std::size_t r = 0; r < kRows; ++r) {
+    std::vector<float> terms(in.begin() + r * kTerms, in.begin() + (r + 1) * kTerms);
+    if (seed) std::shuffle(terms.begin(), terms.end(), rng);
+    out[r] = std::accumulate(terms.begin(), terms.end(), 0.0f);
+  }
+  return out;
+}
+
+enum class Kernel { Deterministic, Nondeterministic, Wrong };
+
+// Region 0: input (read only), region 1: output (written).
+class FakeDevice : public ReplayDevice {
+ public:
+  FakeDevice(const Manifest& m, Kernel kernel) : kernel_(kernel) {
+    for (const Region& g : m.regions) memory_.push_back(pristine_.emplace_back(g.size));
+  }
+  void load(std::size_t region, const std::vector<std::byte>& bytes) { memory_[region] = pristine_[region] = bytes; }
+  void restore(const std::vector<bool>& regions) override {
+    for (std::size_t i = 0; i < regions.size(); ++i)
+      if (regions[i]) memory_[i] = pristine_[i], ++restored[i];
+  }
+  double launch() override {
+    ++launches;
+    std::vector<float> in(kRows * kTerms), out(kRows);
+    std::memcpy(in.data(), memory_[0].data(), memory_[0].size());
+    std::memcpy(out.data(), memory_[1].data(), memory_[1].size());
+    std::vector<float> sums = row_sums(in, kernel_ == Kernel::Deterministic ? 0 : launches + 100);
+    for (std::size_t r = 0; r < kRows; ++r) out[r] += sums[r];  // accumulates: the state matters
+    if (kernel_ == Kernel::Wrong) out[3] = 1000;
+    memory_[1] = as_bytes(out);
+    return 1000.0 * launches;
+  }
+  void flush_cache() override { ++flushes; }
+  void read_back(std::size_t region, uint64_t offset, std::byte* into, std::size_t size) override {
+    std::memcpy(into, memory_[region].data() + offset, size);
+  }
+
+  unsigned launches = 0, flushes = 0;
+  std::map<std::size_t, unsigned> restored;
+
+ private:
+  Kernel kernel_;
+  std::vector<std::vector<std::byte>> memory_, pristine_;
+};
+
+struct Fixture {
+  test::TempDir tmp;
+  Manifest m;
+  Fixture() {
+    const std::vector<float> in = input_values(), out_before(kRows, 0.5f);
+    std::vector<float> out_after = row_sums(in, 1);  // the application's own run: yet another order
+    for (float& x : out_after) x += 0.5f;
+    m.platform = "cuda";
+    m.producer = "test_replay_flow";
+    m.created_utc = "2026-11-25T00:00:00Z";
+    m.device_name = "fake";
+    m.kernel = {"_Z8row_sumsPKfPf", "row_sums(float const*, float*)", ".*", 1};
+    m.code_object = write_blob(tmp.path(), "code/kernel.cubin.zst", as_bytes({1}));
+    const uint64_t pointers[2] = {0x7f00'0000'0000, 0x7f00'0010'0000};
+    std::vector<std::byte> args(16);
+    std::memcpy(args.data(), pointers, 16);
+    m.arguments = write_blob(tmp.path(), "arguments.bin.zst", args);
+    m.parameters = {{0, 8}, {8, 8}};
+    Region input{0, 0x7f00'0000'0000, in.size() * 4, "device", "", {}, {}};
+    input.before = write_blob(tmp.path(), region_blob_file(0, false), as_bytes(in));
+    input.after = write_blob(tmp.path(), region_blob_file(0, true), as_bytes(in));
+    Region output{1, 0x7f00'0010'0000, kRows * 4, "device", "", {}, {}};
+    output.before = write_blob(tmp.path(), region_blob_file(1, false), as_bytes(out_before));
+    output.after = write_blob(tmp.path(), region_blob_file(1, true), as_bytes(out_after));
+    m.regions = {input, output};
+    write_manifest(tmp.path(), m);
+  }
+  FakeDevice device(Kernel k) {
+    FakeDevice d(m, k);
+    for (std::size_t i = 0; i < m.regions.size(); ++i) d.load(i, read_blob(tmp.path(), *m.regions[i].before));
+    return d;
+  }
+  ReplayReport run(FakeDevice& d, ReplayRunnerOptions o) {
+    ReplayReport r;
+    r.mode = "full-vm";
+    r.kernel = m.kernel;
+    r.platform = "cuda";
+    r.restore_source = "device";
+    r.iterations = o.iterations;
+    r.recopy = o.recopy;
+    run_full_vm(o, tmp.path(), m, d, r, std::chrono::steady_clock::now());
+    return r;
+  }
+  // Writes the document and validates it with python3-jsonschema.
+  std::string validate(const ReplayReport& r) {
+    const std::string file = tmp.file("replay.json");
+    std::ofstream(file) << to_json(r).dump(1);
+    return test::validate_against_schema("replay", file);
+  }
+};
+
+ReplayRunnerOptions options(unsigned iterations, const std::string& cache, unsigned replays = 2) {
+  ReplayRunnerOptions o;
+  o.mode = "full-vm";
+  o.iterations = iterations;
+  o.cache = cache;
+  o.verify_replays = replays;
+  return o;
+}
+
+TEST(ReplayFlow, ANondeterministicKernelIsToldApartFromAWrongOne) {
+  Fixture f;
+  FakeDevice d = f.device(Kernel::Nondeterministic);
+  ReplayReport r = f.run(d, options(3, "warm"));
+  const Verification& v = r.verification;
+  EXPECT_EQ(v.status, "nondeterministic");
+  EXPECT_EQ(v.replays, 2u);
+  EXPECT_EQ(v.regions_compared, 2u);
+  EXPECT_EQ(v.mismatched_bytes, 0u);
+  ASSERT_EQ(v.differing.size(), 1u);
+  EXPECT_EQ(v.differing[0].id, 1u) << "only the output varies";
+  EXPECT_EQ(v.differing[0].verdict.element, Element::F32);
+  EXPECT_FALSE(v.differing[0].verdict.element_inferred) << "float* in the kernel's signature";
+  EXPECT_GT(v.differing[0].verdict.replay_spread.max_ulp, 0u);
+  EXPECT_NO_THROW(throw_if_mismatch(r)) << "nondeterministic is exit 0";
+  EXPECT_EQ(f.validate(r), "");
+  const nlohmann::json doc = to_json(r);
+  EXPECT_EQ(doc["cache"], "warm");
+  EXPECT_EQ(doc["verification"]["status"], "nondeterministic");
+  EXPECT_EQ(doc["verification"]["differing_regions"][0]["element"]["type"], "f32");
+  const std::string text = replay_summary_text(doc);
+  EXPECT_NE(text.find("nondeterministic"), std::string::npos) << text;
+  EXPECT_NE(text.find("wall"), std::string::npos) << text;
+  EXPECT_NE(text.find("cache warm"), std::string::npos) << text;
+  EXPECT_NE(text.find("ULP (f32)"), std::string::npos) << text;
+
+  FakeDevice wrong = f.device(Kernel::Wrong);
+  ReplayReport w = f.run(wrong, options(1, "warm"));
+  EXPECT_EQ(w.verification.status, "mismatch");
+  EXPECT_EQ(w.verification.mismatched_bytes, 4u);
+  try {
+    throw_if_mismatch(w);
+    ADD_FAILURE() << "a mismatch must throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::VerificationMismatch);
+  }
+  EXPECT_EQ(f.validate(w), "");
+  EXPECT_NE(replay_summary_text(to_json(w)).find("MISMATCH"), std::string::npos);
+}
+
+TEST(ReplayFlow, WithoutTypesInTheKernelNameTheElementTypeIsInferred) {
+  Fixture f;
+  f.m.kernel.demangled_name = f.m.kernel.mangled_name = "row_sums";  // extern "C"
+  FakeDevice d = f.device(Kernel::Nondeterministic);
+  ReplayReport r = f.run(d, options(1, "warm"));
+  ASSERT_EQ(r.verification.differing.size(), 1u);
+  EXPECT_EQ(r.verification.differing[0].verdict.element, Element::F32);
+  EXPECT_TRUE(r.verification.differing[0].verdict.element_inferred);
+  EXPECT_NE(replay_summary_text(to_json(r)).find("ULP (f32, inferred)"), std::string::npos);
+}
+
+TEST(ReplayFlow, ADeterministicKernelMatchesBitExactAfterEveryReplay) {
+  Fixture f;
+  // The capture's own run used order 1; a deterministic kernel must give exactly that: rewrite the after.
+  const std::vector<float> in = input_values();
+  std::vector<float> out = row_sums(in, 0);
+  for (float& x : out) x += 0.5f;
+  f.m.regions[1].after = write_blob(f.tmp.path(), region_blob_file(1, true), as_bytes(out));
+  FakeDevice d = f.device(Kernel::Deterministic);
+  ReplayReport r = f.run(d, options(2, "cold", 3));
+  EXPECT_EQ(r.verification.status, "match");
+  EXPECT_EQ(r.verification.replays, 3u);
+  EXPECT_EQ(f.validate(r), "");
+}
+
+TEST(ReplayFlow, WarmRunsOnceUntimedAndRestoresOnlyWhatTheKernelWrites) {
+  Fixture f;
+  FakeDevice d = f.device(Kernel::Nondeterministic);
+  ReplayReport r = f.run(d, options(4, "warm"));
+  EXPECT_EQ(d.launches, 2u + 1u + 4u) << "2 verification replays, 1 untimed, 4 timed";
+  EXPECT_EQ(d.flushes, 0u);
+  EXPECT_EQ(d.restored[0], 1u) << "the input is restored once, for the second verification replay only";
+  EXPECT_EQ(d.restored[1], 1u + 1u + 1u + 3u) << "replay 2, before the untimed launch, after it, between timed ones";
+  EXPECT_EQ(r.gpu_time.per_iteration_ns.size(), 4u);
+  EXPECT_EQ(r.gpu_time.min_ns, 4000.0) << "the timed launches are the last four";
+  EXPECT_EQ(r.cache, "warm");
+}
+
+TEST(ReplayFlow, ColdFlushesBeforeEveryTimedLaunchAndRunsNothingUntimed) {
+  Fixture f;
+  FakeDevice d = f.device(Kernel::Nondeterministic);
+  ReplayReport r = f.run(d, options(5, "cold"));
+  EXPECT_EQ(d.launches, 2u + 5u);
+  EXPECT_EQ(d.flushes, 5u);
+  EXPECT_EQ(r.cache, "cold");
+  EXPECT_EQ(f.validate(r), "");
+  EXPECT_NE(replay_summary_text(to_json(r)).find("cache cold"), std::string::npos);
+}
+
+TEST(ReplayFlow, EveryTimedLaunchStartsFromTheCapturedState) {
+  // The kernel accumulates into its output: without the restores the final state would hold several sums.
+  Fixture f;
+  FakeDevice d = f.device(Kernel::Deterministic);
+  f.run(d, options(5, "warm"));
+  std::vector<float> out(kRows), expected = row_sums(input_values(), 0);
+  d.read_back(1, 0, reinterpret_cast<std::byte*>(out.data()), kRows * 4);
+  for (std::size_t r = 0; r < kRows; ++r) EXPECT_FLOAT_EQ(out[r], expected[r] + 0.5f);
+}
+
+TEST(ReplayFlow, NoRecopyIsStatefulAndVerifiesOnlyASingleLaunch) {
+  Fixture f;
+  FakeDevice d = f.device(Kernel::Deterministic);
+  ReplayRunnerOptions o = options(3, "warm");
+  o.recopy = false;
+  ReplayReport r = f.run(d, o);
+  EXPECT_EQ(d.launches, 3u) << "no verification replays, no untimed launch";
+  EXPECT_TRUE(d.restored.empty());
+  EXPECT_EQ(r.verification.status, "skipped");
+  FakeDevice one = f.device(Kernel::Wrong);
+  o.iterations = 1;
+  EXPECT_EQ(f.run(one, o).verification.status, "mismatch");
+  EXPECT_EQ(f.run(one, o).verification.replays, 1u);
+}
+
+TEST(ReplayFlow, WithoutAfterSnapshotsNothingIsVerifiedAndNothingReplayedForIt) {
+  Fixture f;
+  for (Region& g : f.m.regions) g.after.reset();
+  FakeDevice d = f.device(Kernel::Nondeterministic);
+  ReplayReport r = f.run(d, options(2, "warm"));
+  EXPECT_EQ(r.verification.status, "skipped");
+  EXPECT_EQ(d.launches, 1u + 2u);
+  EXPECT_EQ(d.restored[0], 2u) << "every region counts as written without an after-snapshot, input included: "
+                                   "restored after the untimed launch and before the second timed one";
+}
+
+TEST(ReplayFlow, AnEmptyReplayOfARegionStandsForItsAfterSnapshot) {
+  // read_results drops read-only regions that still equal their after-snapshot: verify_replays reads "empty" so.
+  Fixture f;
+  const std::vector<std::byte> after = read_blob(f.tmp.path(), *f.m.regions[1].after);
+  std::vector<std::byte> other = after;
+  other[0] ^= std::byte{1};  // the lowest bit of out[0]: one ULP
+  std::vector<std::vector<std::vector<std::byte>>> replays = {{{}, {}}, {{}, after}};
+  Verification v = verify_replays(f.tmp.path(), f.m, replays);
+  EXPECT_EQ(v.status, "match");
+  EXPECT_EQ(v.regions_compared, 2u);
+  replays[1][1] = other;
+  v = verify_replays(f.tmp.path(), f.m, replays);
+  EXPECT_EQ(v.status, "nondeterministic") << "replay 1 equals the capture, replay 2 is one ULP off";
+  EXPECT_EQ(v.nondeterministic_bytes, 1u);
+}
+
+TEST(ReplayFlow, WrittenRegionsAreThoseWhoseSnapshotsDiffer) {
+  Fixture f;
+  EXPECT_EQ(written_regions(f.m), (std::vector<bool>{false, true}));
+  f.m.regions[0].after.reset();
+  EXPECT_EQ(written_regions(f.m), (std::vector<bool>{true, true}));
+}
+
+}  // namespace
+}  // namespace rpl::capture
