@@ -57,7 +57,8 @@ void for_each_differing_element(std::span<const std::byte> judged, const std::ve
   for (std::size_t e = 0; e < count;) {
     const std::size_t off = e * size;
     const std::size_t block = std::min(kBlock, (count - e) * size);
-    if (off % kBlock == 0 && block == kBlock && same_bytes(judged.data() + off, replays[0].data() + off, block) && replays_agree(replays, off, block)) {
+    if (off % kBlock == 0 && block == kBlock && same_bytes(judged.data() + off, replays[0].data() + off, block) &&
+        replays_agree(replays, off, block)) {
       e += kBlock / size;
       continue;
     }

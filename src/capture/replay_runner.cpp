@@ -62,7 +62,8 @@ ReplayRunnerOptions parse_replay_runner_args(int argc, char** argv, const char* 
       const std::string v = value();
       char* end = nullptr;
       const unsigned long n = std::strtoul(v.c_str(), &end, 10);
-      if (v.empty() || *end || v[0] == '-' || n == 0 || n > 100) usage(runner, "--verify-replays " + v + ": expected 1 to 100");
+      if (v.empty() || *end || v[0] == '-' || n == 0 || n > 100)
+        usage(runner, "--verify-replays " + v + ": expected 1 to 100");
       o.verify_replays = static_cast<unsigned>(n);
     } else {
       usage(runner, "unknown argument " + arg);
