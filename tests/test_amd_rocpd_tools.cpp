@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "store/rocpd_counters_append.hpp"
+#include "store/rocpd_writer.hpp"
 #include "support/process.hpp"
 #include "testing/cli.hpp"
+#include "testing/in_memory_trace.hpp"
 #include "testing/sql.hpp"
 #include "testing/tmpdir.hpp"
 
@@ -218,6 +220,46 @@ TEST(AmdRocpdSql, CountersAppendedToADatabaseOfAmdsLayout) {
   EXPECT_EQ(entry["counters"]["gemm(float*)|SQ_INSTS_VALU"], nlohmann::json::array({3, 450.0}));
   EXPECT_EQ(entry["counters"]["softmax(float*)|SQ_INSTS_VALU"], nlohmann::json::array({2, 300.0}));
   EXPECT_TRUE(entry["extra_tables"].empty()) << entry["extra_tables"].dump();
+}
+
+TEST(AmdRocpdSql, OurWriterViewsGiveAmdsRows) {
+  // The views rocm-perf writes into a file must show what AMD's views of the same name show. Chosen to expose
+  // the three ways they once differed: an average that is not a whole number of ns (AMD's top_kernels/top
+  // divide integers), and a copy to a second agent over another span (AMD's busy divides by the span of all
+  // dispatches and copies, not by the agent's own).
+  rpl::test::InMemoryTrace b;
+  b.add_process(7);
+  b.trace.processes[0].guid = "7a6b5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d";
+  const auto gpu = b.add_agent("gfx942", 64);
+  const auto cpu = b.add_agent("cpu");
+  b.trace.agents[cpu].is_gpu = false;
+  b.trace.agents[gpu].rocpd_id = 1;
+  b.trace.agents[cpu].rocpd_id = 2;
+  const auto sym = b.add_symbol("scale(float*, int)", "_Z5scalePfi");
+  b.add_dispatch(sym, 1000, 2000, gpu, 256);
+  b.add_dispatch(sym, 3000, 4001, gpu, 256);
+  b.add_dispatch(sym, 5000, 6003, gpu, 256);
+  auto& copy = b.add_copy(10000, 30000);
+  copy.src_agent = gpu;
+  copy.dst_agent = cpu;
+  copy.bytes = 4096;
+  TempDir dir;
+  const auto db = dir.file("written.db");
+  rpl::rocpd::write_process(b.trace, 0, db);
+  const auto r = check_with_amd({db}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto& entry = r.report["databases"][db];
+  EXPECT_NE(entry["our_views_equal_amds"].dump().find("\"busy\""), std::string::npos);
+  EXPECT_NE(entry["our_views_equal_amds"].dump().find("\"top_kernels\""), std::string::npos);
+  // AMD's busy: the CPU agent's 20000 ns of copy over the whole span 1000..30000.
+  bool cpu_row = false;
+  for (const auto& row : entry["busy"])
+    if (row[1] == "CPU") {
+      cpu_row = true;
+      EXPECT_EQ(row[2], 20000);
+      EXPECT_EQ(row[3], 29000);
+    }
+  EXPECT_TRUE(cpu_row) << entry["busy"].dump();
 }
 
 TEST(AmdRocpdSql, ADispatchAmdsViewsWouldDropIsCaught) {

@@ -8,7 +8,8 @@ Part 1, AMD's SQL (always; tests/amd_rocpd/sql/ holds AMD's files, see its READM
     NOT NULL, default, primary key) and foreign keys;
   * rocpd_metadata: schema_version 3, uuid = the table suffix, guid = rocpd_info_process.guid;
   * in a copy of the database with our views dropped, AMD's rocpd_views.sql, data_views.sql, summary_views.sql
-    and marker_views.sql are created and every view is read in full; AMD's joined views (kernels,
+    and marker_views.sql are created and every view is read in full; the views our writer put in the file give
+    the same columns and rows as AMD's; AMD's joined views (kernels,
     memory_copies, regions, pmc_events, counters_collection, ...) keep every row of the tables below them;
   * per kernel name over all databases, AMD's `kernels` and `top_kernels` views give the dispatch count and the
     total, minimum and maximum duration that `rocm-perf analyze --json` reports.
@@ -154,6 +155,32 @@ def check_views(conn, path, checks, report):
                       f"of {pairs})")
 
 
+def view_contents(conn, view):
+    cursor = conn.execute(f"SELECT * FROM {quoted(view)}")
+    return [d[0] for d in cursor.description], sorted(map(repr, cursor.fetchall()))
+
+
+def compare_our_views(ours, amd, path, checks, report):
+    """The views our writer put in the file give AMD's columns and rows (a user querying `kernels`, `busy`, ...
+    in our file, or AMD's rocpd.connect() on it, sees what AMD's view would show)."""
+    our_views = {r[0] for r in ours.execute("SELECT name FROM sqlite_master WHERE type='view'")}
+    compared = []
+    for (view,) in amd.execute("SELECT name FROM sqlite_master WHERE type='view'").fetchall():
+        if not checks.expect(view in our_views, f"{path}: our file has AMD's view {view}"):
+            continue
+        (amd_columns, amd_rows), (our_columns, our_rows) = view_contents(amd, view), view_contents(ours, view)
+        checks.expect(our_columns == amd_columns,
+                      f"{path}: our view {view} has AMD's columns\n  AMD: {amd_columns}\n  ours: {our_columns}")
+        if our_columns == amd_columns:
+            only_amd = [r for r in amd_rows if r not in set(our_rows)][:1]
+            only_ours = [r for r in our_rows if r not in set(amd_rows)][:1]
+            checks.expect(our_rows == amd_rows, f"{path}: our view {view} gives AMD's rows ({len(our_rows)} vs "
+                                                f"{len(amd_rows)}; first only in AMD's: {only_amd}; first only in "
+                                                f"ours: {only_ours})")
+        compared.append(view)
+    report["our_views_equal_amds"] = compared
+
+
 def analyze_kernels(analyze_json):
     """name -> {count, total, min, max} from `rocm-perf analyze --json` (entries of one name are summed)."""
     with open(analyze_json, encoding="utf-8") as f:
@@ -199,8 +226,9 @@ def run_sql_part(args, checks, report, ours):
         if ids is None:
             continue
         check_tables(conn, path, *ids, checks, entry)
-        conn.close()
         amd = apply_amd_views(path, args.work_dir, index, *ids)
+        compare_our_views(conn, amd, path, checks, entry)
+        conn.close()
         check_views(amd, path, checks, entry)
         merge_kernel_stats(kernels, amd.execute(
             "SELECT name, COUNT(*), SUM(duration), MIN(duration), MAX(duration) FROM kernels GROUP BY name"))
