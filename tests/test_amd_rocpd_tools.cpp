@@ -1,8 +1,9 @@
 // AMD's own rocpd tooling on databases rocm-perf writes (tests/amd_rocpd/README.md).
 //
 // AmdRocpdSql: AMD's rocpd_tables.sql and view files (vendored, tests/amd_rocpd/sql/) against our databases:
-// same columns and foreign keys, AMD's views read in full and keep every row, and per kernel the counts and
-// durations of AMD's `kernels` / `top_kernels` views equal `rocm-perf analyze --json`. Always runs.
+// same columns and foreign keys, AMD's views read in full and keep every row, our writer's views give the rows
+// of AMD's, and per kernel the counts and durations of AMD's `kernels` / `top_kernels` views equal
+// `rocm-perf analyze --json`. Always runs.
 // AmdRocpdPython: AMD's `rocpd` Python package itself (`rocpd summary`, `rocpd query`, time window) from a
 // rocprofiler-sdk source tree named by RPL_ROCPROFILER_SDK_SRC; skips visibly without it or without pandas.
 #include <gtest/gtest.h>
