@@ -599,10 +599,11 @@ TEST(RocpdStore, ViewsGiveTheFixtureTotals) {
                                                    {"NULL", "1", "30.0"}}));
   EXPECT_NEAR(db.number("SELECT percentage FROM top_kernels WHERE name = 'reduce(float*)'"), 43000.0 * 100 / 159000,
               1e-9);
-  // busy, agent 2: kernels 159000 + H2D copy 50000 = 209000 ns over [t0+100000, t0+361000) = 261000 ns.
-  // Agent 0 receives the D2H copy: 40000 of 40000 ns.
+  // busy, as AMD's view: each agent's time over the span of ALL dispatches and copies, [t0+100000 (H2D copy),
+  // t0+406000 (end of the D2H copy)) = 306000 ns. Agent 2: kernels 159000 + H2D copy 50000 = 209000 ns; agent 0
+  // receives the D2H copy: 40000 ns.
   EXPECT_EQ(db.rows("SELECT agent_id, type, GpuTime, WallTime FROM busy ORDER BY agent_id"),
-            (std::vector<std::vector<std::string>>{{"0", "CPU", "40000", "40000"}, {"2", "GPU", "209000", "261000"}}));
+            (std::vector<std::vector<std::string>>{{"0", "CPU", "40000", "306000"}, {"2", "GPU", "209000", "306000"}}));
   // stream_args: the stream args that carry extdata: 7 launches + 2 copies + record + wait = 11.
   EXPECT_EQ(db.value("SELECT COUNT(*) FROM stream_args"), "11");
   EXPECT_EQ(db.value("SELECT stream_name FROM stream_args WHERE arg_value = '0x5500000200' LIMIT 1"), "Stream 2");

@@ -351,7 +351,10 @@ CREATE TABLE IF NOT EXISTS rocpd_event_operation{{uuid}} (
 )SQL";
 
 // Data views. Joins match rows of one process by (id, guid), like rocprofv3's views; the column lists
-// and their order are those of §1.6. Durations are ns except in top_kernels/top (us).
+// and their order are those of §1.6. Durations are ns except in top_kernels/top (us). Every view gives the
+// rows AMD's view of the same name gives (tests/test_amd_rocpd_tools.cpp compares them): busy's WallTime is
+// the span of all dispatches and copies, not the agent's; top_kernels/top average in whole ns (integer
+// division) before the conversion to us; stream_args' pid is the OS pid and its extdata the stream's.
 constexpr std::string_view kDataViews = R"SQL(
 CREATE VIEW IF NOT EXISTS code_objects AS
 SELECT CO.id, CO.guid, CO.nid, P.pid, A.absolute_index AS agent_abs_index, CO.uri, CO.load_base, CO.load_size,
@@ -476,9 +479,11 @@ LEFT JOIN rocpd_string C ON C.id = E.category_id AND C.guid = E.guid;
 
 CREATE VIEW IF NOT EXISTS stream_args AS
 SELECT A.id AS argument_id, A.event_id, A.position AS arg_position, A.type AS arg_type, A.value AS arg_value,
-       ST.id AS stream_id, ST.nid, ST.pid, ST.name AS stream_name, A.extdata
+       json_extract(A.extdata, '$.stream_id') AS stream_id, ST.nid, P.pid, ST.name AS stream_name,
+       ST.extdata
 FROM rocpd_arg A
 JOIN rocpd_info_stream ST ON ST.id = json_extract(A.extdata, '$.stream_id') AND ST.guid = A.guid
+JOIN rocpd_info_process P ON P.id = ST.pid AND P.guid = ST.guid
 WHERE A.name = 'stream';
 
 CREATE VIEW IF NOT EXISTS memory_copies AS
@@ -556,7 +561,7 @@ GROUP BY K.guid, K.dispatch_id, PI.name, K.agent_id;
 
 CREATE VIEW IF NOT EXISTS top_kernels AS
 SELECT S.display_name AS name, COUNT(*) AS total_calls, SUM(K."end" - K.start) / 1000.0 AS total_duration,
-       AVG(K."end" - K.start) / 1000.0 AS average,
+       (SUM(K."end" - K.start) / COUNT(*)) / 1000.0 AS average,
        SUM(K."end" - K.start) * 100.0 / (SELECT SUM("end" - start) FROM rocpd_kernel_dispatch) AS percentage
 FROM rocpd_kernel_dispatch K
 JOIN rocpd_info_kernel_symbol S ON S.id = K.kernel_id AND S.guid = K.guid
@@ -564,16 +569,21 @@ GROUP BY S.display_name
 ORDER BY total_duration DESC;
 
 CREATE VIEW IF NOT EXISTS busy AS
-SELECT W.agent_id, A.type, SUM(W."end" - W.start) AS GpuTime, MAX(W."end") - MIN(W.start) AS WallTime,
-       SUM(W."end" - W.start) * 1.0 / (MAX(W."end") - MIN(W.start)) AS Busy
-FROM (SELECT guid, agent_id, start, "end" FROM rocpd_kernel_dispatch
-      UNION ALL
-      SELECT guid, dst_agent_id AS agent_id, start, "end" FROM rocpd_memory_copy) W
-JOIN rocpd_info_agent A ON A.id = W.agent_id AND A.guid = W.guid
-GROUP BY W.guid, W.agent_id;
+SELECT B.agent_id, A.type, B.GpuTime, S.WallTime, B.GpuTime * 1.0 / S.WallTime AS Busy
+FROM (SELECT guid, agent_id, SUM("end" - start) AS GpuTime
+      FROM (SELECT guid, agent_id, start, "end" FROM rocpd_kernel_dispatch
+            UNION ALL
+            SELECT guid, dst_agent_id, start, "end" FROM rocpd_memory_copy)
+      GROUP BY guid, agent_id) B
+CROSS JOIN (SELECT MAX("end") - MIN(start) AS WallTime
+            FROM (SELECT start, "end" FROM rocpd_kernel_dispatch
+                  UNION ALL
+                  SELECT start, "end" FROM rocpd_memory_copy)) S
+JOIN rocpd_info_agent A ON A.id = B.agent_id AND A.guid = B.guid;
 
 CREATE VIEW IF NOT EXISTS top AS
-SELECT name, COUNT(*) AS total_calls, SUM(duration) / 1000.0 AS total_duration, AVG(duration) / 1000.0 AS average,
+SELECT name, COUNT(*) AS total_calls, SUM(duration) / 1000.0 AS total_duration,
+       (SUM(duration) / COUNT(*)) / 1000.0 AS average,
        SUM(duration) * 100.0 / (SELECT SUM(duration) FROM (
          SELECT "end" - start AS duration FROM rocpd_kernel_dispatch
          UNION ALL SELECT "end" - start FROM rocpd_memory_copy
