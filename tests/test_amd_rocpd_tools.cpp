@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "store/rocpd_counters_append.hpp"
+#include "store/rocpd_device_metrics.hpp"
 #include "store/rocpd_writer.hpp"
 #include "support/process.hpp"
 #include "testing/cli.hpp"
@@ -221,6 +222,20 @@ TEST(AmdRocpdSql, CountersAppendedToADatabaseOfAmdsLayout) {
   EXPECT_EQ(entry["counters"]["gemm(float*)|SQ_INSTS_VALU"], nlohmann::json::array({3, 450.0}));
   EXPECT_EQ(entry["counters"]["softmax(float*)|SQ_INSTS_VALU"], nlohmann::json::array({2, 300.0}));
   EXPECT_TRUE(entry["extra_tables"].empty()) << entry["extra_tables"].dump();
+}
+
+TEST(AmdRocpdSql, DeviceMonitorSamplesAreRowsOfAmdsSamplesView) {
+  // `profile --monitor-device` appends power/clock samples to the run's database: AMD's `samples` view joins each
+  // sample to its track's thread and to an event, so each needs both to be seen by rocprofv3's readers.
+  TempDir dir;
+  const std::string db = dir.file("monitored.db");
+  std::filesystem::copy_file(kSource + "/examples/traces/multistream-h100.db", db);
+  rpl::DeviceMetricSeries power{0, "NVIDIA H100 80GB HBM3", "power", "W", "nvml", {1000, 2000, 3000}, {110.5, 250.0, 260.25}};
+  rpl::DeviceMetricSeries clock{0, "NVIDIA H100 80GB HBM3", "sm_clock", "MHz", "nvml", {1000, 3000}, {1980, 1980}};
+  ASSERT_EQ(rpl::rocpd::append_device_metrics(db, {power, clock}, ""), 5u);
+  const auto r = check_with_amd({db}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.report["databases"][db]["view_rows"]["samples"], 5) << r.report.dump(1);
 }
 
 TEST(AmdRocpdSql, OurWriterViewsGiveAmdsRows) {
