@@ -1,7 +1,11 @@
 // The model search's seed design, in process (the CLI tests run it through the stand-in command).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "autotune/tuner.hpp"
 
@@ -19,6 +23,14 @@ class BowlEvaluator : public Evaluator {
   nlohmann::ordered_json describe() const override { return {{"kind", "bowl"}}; }
 };
 
+// The model search with `budget` valid measurements.
+TuneResult search(const SearchSpace& space, Evaluator& evaluator, std::uint64_t seed, const char* budget) {
+  TuneOptions options;
+  options.seed = seed;
+  options.budget = parse_budget(budget, space.size());
+  return tune(space, evaluator, nullptr, nullptr, options);
+}
+
 TEST(AutotuneSearch, SeedTriesEveryValueOfEveryParameterWhereRestrictionsFavourSomeLevels) {
   // 34 configurations; A >= 5 (and B >= 5) only in 9 of them, so a uniform sample of 10 misses several.
   const auto space = SearchSpace::from_json(
@@ -28,10 +40,7 @@ TEST(AutotuneSearch, SeedTriesEveryValueOfEveryParameterWhereRestrictionsFavourS
   ASSERT_EQ(space.size(), 34u);
   for (std::uint64_t seed = 0; seed < 5; ++seed) {
     BowlEvaluator evaluator;
-    TuneOptions options;
-    options.seed = seed;
-    options.budget = parse_budget("20", space.size());
-    const TuneResult result = tune(space, evaluator, nullptr, nullptr, options);
+    const TuneResult result = search(space, evaluator, seed, "20");
     std::set<std::uint16_t> a, b;
     std::size_t seed_points = 0;
     for (const auto& m : result.measurements)
@@ -46,6 +55,53 @@ TEST(AutotuneSearch, SeedTriesEveryValueOfEveryParameterWhereRestrictionsFavourS
     // configurations each), so over 5 seeds it fails this almost surely.
     EXPECT_GE(a.size(), 7u) << "seed " << seed;
     EXPECT_GE(b.size(), 7u) << "seed " << seed;
+  }
+}
+
+// Two basins: a broad one around A=B=C=D=0 (times 2.0 and up) that the first measurements fall into, and a
+// narrow better one at A=B=C=D=5 (1.0) that no one- or two-parameter step from the broad one reaches.
+class TwoBasinEvaluator : public Evaluator {
+ public:
+  Outcome evaluate(const SearchSpace& space, ConfigView config, std::size_t) override {
+    double far = 0, near = 0;
+    for (std::size_t p = 0; p < config.size(); ++p) {
+      far += std::abs(space.value(config, p) - 5.0);
+      near += space.value(config, p);
+    }
+    return {true, far == 0 ? 1.0 : 2.0 + 0.01 * near, ""};
+  }
+  nlohmann::ordered_json describe() const override { return {{"kind", "two basins"}}; }
+};
+
+TEST(AutotuneSearch, RestartsLeaveAStagnantBasinForConfigurationsFarFromTheBest) {
+  const auto space = SearchSpace::from_json(
+      nlohmann::ordered_json::parse(R"({"parameters": {"A": [0,1,2,3,4,5], "B": [0,1,2,3,4,5],
+                                        "C": [0,1,2,3,4,5], "D": [0,1,2,3,4,5]}, "restrictions": []})"),
+      "test");
+  for (std::uint64_t seed = 0; seed < 3; ++seed) {
+    TwoBasinEvaluator evaluator;
+    const TuneResult result = search(space, evaluator, seed, "60");
+    ASSERT_EQ(result.phases.size(), 2u);
+    // The broad basin improves by 1% per step at most, so the search stagnates and restarts, more than once
+    // in 60 measurements.
+    EXPECT_GE(result.phases[1].restarts, 2u) << "seed " << seed;
+    EXPECT_EQ(result.phases[0].restarts, 0u);
+    // Every restart measures a configuration at least 2 parameters (half of 4) away from the best 3 so far:
+    // the first such far measurement follows each stagnant window.
+    std::size_t far_after_window = 0;
+    for (std::size_t i = 1; i < result.measurements.size(); ++i) {
+      std::vector<std::pair<double, std::size_t>> before;
+      for (std::size_t j = 0; j < i; ++j) before.push_back({result.measurements[j].outcome.objective, result.measurements[j].config});
+      std::sort(before.begin(), before.end());
+      bool far = true;
+      for (std::size_t t = 0; t < 3 && t < before.size(); ++t) {
+        std::size_t d = 0;
+        for (std::size_t p = 0; p < 4; ++p) d += space.config(before[t].second)[p] != space.config(result.measurements[i].config)[p];
+        far = far && d >= 2;
+      }
+      far_after_window += far && result.measurements[i].phase == "predict-confirm";
+    }
+    EXPECT_GE(far_after_window, result.phases[1].restarts) << "seed " << seed;
   }
 }
 

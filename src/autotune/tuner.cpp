@@ -24,6 +24,10 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 constexpr std::size_t kMaxCandidates = 40'000;
 // Runs that must all fail, from the start, before the template is declared broken.
 constexpr std::size_t kFailuresBeforeGivingUp = 10;
+// Restart: when this many valid measurements in a row (since the last restart) improved the best by less than
+// kStagnationGain, the search has settled in a basin; the next round looks elsewhere.
+constexpr std::size_t kStagnationWindow = 8;
+constexpr double kStagnationGain = 0.01;
 
 class Search {
  public:
@@ -339,6 +343,23 @@ class Search {
         break;
       }
     }
+    // Restart: once the search has stagnated, this round takes only candidates that differ from each of the
+    // 3 best configurations measured in at least half the parameters (the model ranks them). A space can have
+    // many basins that no one- or two-parameter step leaves (9 local minima in the measured convolution
+    // space); without restarts the search keeps refining the first good basin found. (Centring the local
+    // steps on the new region after a restart was tried: worse on unseen seeds.)
+    if (stagnant()) {
+      const std::size_t nparams = space_.parameters().size();
+      const std::vector<std::size_t> top = best_measured(3);
+      for (std::size_t i = 0; i < candidates.size(); ++i)
+        for (std::size_t t : top)
+          if (2 * hamming(candidates[i], t) < nparams) {
+            score[i] += 1e8;
+            break;
+          }
+      restart_valid_ = result_.valid;
+      ++result_.phases.back().restarts;
+    }
     const std::size_t batch = std::min(candidates.size(), 1 + result_.valid / 40);
     std::vector<std::size_t> order(candidates.size());
     std::iota(order.begin(), order.end(), 0);
@@ -358,6 +379,21 @@ class Search {
     std::vector<std::size_t> out;
     for (std::size_t i = 0; i < valid.size() && i < n; ++i) out.push_back(valid[i]->config);
     return out;
+  }
+
+  // Whether the last kStagnationWindow valid measurements, all taken since the last restart, improved the
+  // best measured before them by less than kStagnationGain.
+  bool stagnant() const {
+    if (result_.valid < restart_valid_ + kStagnationWindow) return false;
+    double window_best = std::numeric_limits<double>::infinity(), earlier_best = window_best;
+    std::size_t seen = 0;
+    for (auto it = result_.measurements.rbegin(); it != result_.measurements.rend(); ++it) {
+      if (!it->outcome.valid) continue;
+      double& into = seen < kStagnationWindow ? window_best : earlier_best;
+      into = std::min(into, it->outcome.objective);
+      ++seen;
+    }
+    return std::isfinite(earlier_best) && window_best > (1.0 - kStagnationGain) * earlier_best;
   }
 
   // A hash of the configuration with parameter `p` left out.
@@ -389,6 +425,7 @@ class Search {
   Progress progress_;
   std::size_t budget_ = 0, max_invalid_ = 0;
   bool stopped_ = false;
+  std::size_t restart_valid_ = 0;  // valid measurements when the last restart was made
   std::string last_failure_;
   TuneResult result_;
   Clock::time_point phase_start_;

@@ -54,6 +54,7 @@ struct MeasurementRecord {
 struct PhaseRecord {
   std::string name;
   std::size_t valid = 0, invalid = 0, from_cache = 0, rounds = 0;
+  std::size_t restarts = 0;  // predict-confirm: rounds that left a stagnant basin
   double seconds = 0;
 };
 
