@@ -15,6 +15,7 @@
 #include "model/rank_identity.hpp"
 #include "report/multi_rank_report.hpp"
 #include "store/rocpd_reader.hpp"
+#include "store/rocpd_writer.hpp"
 #include "store/synthetic_job.hpp"
 #include "support/errors.hpp"
 #include "testing/cli.hpp"
@@ -308,6 +309,23 @@ TEST(MultiRankCli, DirectoryAnalysisSplitMergeAndSchemas) {
     ASSERT_EQ(one.exit_code, 0) << one.err;
     EXPECT_EQ(test::validate_against_schema("rank-summary", summary), "");
     merge_args.push_back(summary);
+  }
+  // the launcher's own database (torchrun's agent: a process that ran no GPU work) in the same job array gives an
+  // empty summary, not an error, and the merge is unchanged by it
+  {
+    test::InMemoryTrace launcher;
+    launcher.add_process(4242);
+    rocpd::write_process(launcher.trace, 0, dir.file("launcher.db"));
+    const std::string summary = dir.file("launcher.summary.json");
+    auto one = test::run_cli({"analyze", "--ranks", dir.file("launcher.db"), "--rank-summary", summary});
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    EXPECT_NE(one.err.find("ran no GPU work"), std::string::npos) << one.err;
+    EXPECT_EQ(test::validate_against_schema("rank-summary", summary), "");
+    merge_args.push_back(summary);
+    // alone, it is still no job
+    auto alone = test::run_cli({"analyze", "--merge-summaries", summary, "-o", dir.file("alone")});
+    EXPECT_NE(alone.exit_code, 0);
+    EXPECT_NE(alone.err.find("no rank"), std::string::npos) << alone.err;
   }
   auto merged = test::run_cli(merge_args);
   ASSERT_EQ(merged.exit_code, 0) << merged.err;

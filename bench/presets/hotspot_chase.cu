@@ -3,6 +3,7 @@
 // The load on the line marked HOTSPOT is where the samples must land. Usage: hotspot_chase [STEPS] [LAUNCHES]
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>

@@ -60,7 +60,8 @@ std::vector<analysis::RankSummary> summarize_databases(const std::vector<std::st
     }
   }
   progress.done();
-  if (out.empty()) throw Error(ExitCode::InputEmpty, "no process in the given databases");
+  if (out.empty() && !options.allow_no_rank)
+    throw Error(ExitCode::InputEmpty, "no rank in the given databases (no process ran GPU work)");
   return out;
 }
 

@@ -17,6 +17,9 @@ struct RankSummaryRead {
   std::vector<analysis::WhatIf> what_if;
   bool lenient = false;
   bool show_progress = false;
+  // --rank-summary: a database with no rank in it (the launcher's own: torchrun's agent, mpirun) gives an empty
+  // summary rather than an error, so a job array over every database of a run needs no filtering.
+  bool allow_no_rank = false;
 };
 
 std::vector<analysis::RankSummary> summarize_databases(const std::vector<std::string>& databases,

@@ -79,6 +79,7 @@ int run_multi_rank(const AnalyzeArgs& a) {
     read.what_if = ao.what_if;
     read.lenient = ao.lenient;
     read.show_progress = !a.flags.common.quiet && !a.flags.common.json && stderr_is_terminal();
+    read.allow_no_rank = a.rank_summary.has_value();
     summaries = app::summarize_databases(databases, read);
   }
   if (a.rank_summary) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "capture/reservation_plan.hpp"
 #include "collectors/nvidia/cuda_driver/cu_error.hpp"
 #include "collectors/nvidia/cuda_driver/cuda_attributes.hpp"
+#include "collectors/nvidia/replay_runner/kernel_activity_timer.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
 
@@ -101,6 +103,8 @@ class Replay : public capture::ReplayDevice {
   std::vector<uint64_t> pristine_offset_;
   CUstream stream_ = nullptr;
   CUevent start_event_ = nullptr, stop_event_ = nullptr;
+  KernelActivityTimer kernel_timer_;  // CUPTI kernel activity: the in-app collector's time source
+  bool kernel_timer_on_ = false;
   CUlaunchConfig config_{};
   std::vector<CUlaunchAttribute> attributes_;
   std::vector<void*> parameter_pointers_;
@@ -326,6 +330,10 @@ void Replay::prepare_launch() {
   config_.numAttrs = unsigned(attributes_.size());
   check(cuEventCreate(&start_event_, CU_EVENT_DEFAULT), "cuEventCreate");
   check(cuEventCreate(&stop_event_, CU_EVENT_DEFAULT), "cuEventCreate");
+  std::string why_not;
+  kernel_timer_on_ = kernel_timer_.start(why_not);
+  if (!kernel_timer_on_)
+    std::fprintf(stderr, "rpl_replay_cuda: kernel times from CUDA events (they include the launch latency): %s\n", why_not.c_str());
 }
 
 double Replay::launch() {
@@ -337,6 +345,8 @@ double Replay::launch() {
   check(cuEventSynchronize(stop_event_), fmt::format("running {} (launch {}; the kernel faulted?)", m_.kernel.mangled_name, n));
   float ms = 0;
   check(cuEventElapsedTime(&ms, start_event_, stop_event_), "cuEventElapsedTime");
+  if (kernel_timer_on_)
+    if (int64_t ns = kernel_timer_.take_last_kernel_ns(); ns > 0) return double(ns);
   return double(ms) * 1e6;
 }
 
