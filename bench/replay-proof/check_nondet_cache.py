@@ -106,7 +106,8 @@ for mode in ("warm", "cold"):
         medians[mode] = statistics.median(per)
 in_app = []
 try:
-    for line in open(os.path.join(RES, "app.out")):
+    # our collector's (CUPTI) times of scale in the application: the source the replay times come from too
+    for line in open(os.path.join(RES, "app_cupti.out")):
         if line.startswith("RPL_INAPP scale "):
             in_app.append(float(line.split()[2]))
 except OSError:

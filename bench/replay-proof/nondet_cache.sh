@@ -51,6 +51,21 @@ if [ -z "${DRY:-}" ]; then
     fatal "nvcc failed (perturbed cubin)"
   "$W/nondet_cache" 30 >"$W/res/app.out" 2>&1 || fatal "the testbed failed: $(tail -3 "$W/res/app.out")"
   say "testbed: $(tail -1 "$W/res/app.out")"
+  # In-app kernel times as our collector records them (CUPTI kernel activity), the source replay times use too;
+  # the testbed's own CUDA-event times (RPL_INAPP lines above) include the launch latency and are only logged.
+  "$RP" profile --runs 1 -o "$W/inapp" -- "$W/nondet_cache" 30 >"$W/res/profile.out" 2>&1 ||
+    fatal "profiling the testbed failed: $(tail -3 "$W/res/profile.out")"
+  python3 - "$W/inapp" >"$W/res/app_cupti.out" <<'PY' || fatal "no scale dispatches in the profile"
+import glob, sqlite3, sys
+rows = []
+for db in sorted(glob.glob(sys.argv[1] + "/runs/**/*.db", recursive=True)):
+    c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    rows += c.execute("SELECT start, duration FROM kernels WHERE name LIKE 'scale%' OR name LIKE '_Z5scale%' ORDER BY start").fetchall()
+if not rows:
+    sys.exit(1)
+for _, d in rows:
+    print(f"RPL_INAPP scale {d}")
+PY
 fi
 APP="$W/nondet_cache"
 
