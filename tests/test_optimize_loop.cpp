@@ -94,7 +94,10 @@ struct FakeEnv : Environment {
     log.push_back("build " + cmd);
     return build_fails ? CommandOutcome{false, "exited with status 1", "make: *** error"} : CommandOutcome{true, "ok", ""};
   }
-  ProfileOutcome profile(unsigned runs, const std::string& dir) override {
+  double flops_sol_ns = 0;  // > 0: the baseline's counter pass gives the kernel this compute speed of light
+  std::vector<bool> profiled_with_counters;
+  ProfileOutcome profile(unsigned runs, const std::string& dir, bool roofline_counters) override {
+    profiled_with_counters.push_back(roofline_counters);
     if (app_fails) throw Error(ExitCode::ApplicationFailed, "the application exited with status 3 in run 1");
     std::ifstream in(source);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -104,6 +107,10 @@ struct FakeEnv : Environment {
     p.ranking = json::array({{{"name", "void other_kernel(int)"}, {"time_on_path_ns", 2000}},
                              {{"name", "void saxpy<float>(float const*, float*, float, int)"}, {"time_on_path_ns", 1000}}});
     p.output_dir = dir;
+    if (roofline_counters && flops_sol_ns > 0)
+      p.analysis = {{"kernels", json::array({{{"name", "void saxpy<float>(float const*, float*, float, int)"},
+                                              {"flops_per_launch", flops_sol_ns * 60000.0}, {"peak_gflops", 60000.0},
+                                              {"speed_of_light_compute_ns", flops_sol_ns}}})}};
     return p;
   }
   bool capture(const std::string& regex, uint64_t dispatch, const std::string& dir, std::string&) override {
@@ -208,6 +215,30 @@ OptimizeResult run_first_candidate(Fixture& f) {
   f.o.max_candidates = 1;
   auto proposers = unroll();
   return run_optimize(f.o, f.env, proposers);
+}
+
+TEST(OptimizeLoop, ACandidateFasterThanTheOriginalsFlopsAllowIsRejectedAsSuspicious) {
+  // The baseline's counter pass says the original executes FLOPs that take at least 90 ns at peak: the x4
+  // candidate's 80 ns is impossible for the same work, however equivalent its outputs look.
+  Fixture f;
+  f.env.flops_sol_ns = 90;
+  OptimizeResult r = run_first_candidate(f);
+  const json& d = r.document;
+  EXPECT_EQ(d["speed_of_light"]["flops"]["min_time_ns"], 90.0) << d["speed_of_light"].dump();
+  EXPECT_EQ(d["speed_of_light"]["min_time_ns"], 90.0);
+  ASSERT_EQ(d["candidates"].size(), 1u);
+  EXPECT_EQ(d["candidates"][0]["decision"], "rejected");
+  EXPECT_NE(d["candidates"][0]["gates"].back()["reason"].get<std::string>().find("suspicious"), std::string::npos)
+      << d["candidates"][0]["gates"].back().dump();
+  EXPECT_EQ(f.text(), kSource);
+  // only the baseline pays for the counter pass
+  ASSERT_FALSE(f.env.profiled_with_counters.empty());
+  EXPECT_TRUE(f.env.profiled_with_counters.front());
+  EXPECT_EQ(test::validate_against_schema("optimize", f.o.output_dir + "/optimize.json"), "");
+  // below the candidate's time, the bound lets the real speedup through
+  Fixture g;
+  g.env.flops_sol_ns = 50;
+  EXPECT_EQ(run_first_candidate(g).document["decision"]["status"], "accepted");
 }
 
 TEST(OptimizeLoop, DryRunNeverTouchesTheSource) {

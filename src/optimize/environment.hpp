@@ -36,8 +36,10 @@ class Environment {
  public:
   virtual ~Environment() = default;
   virtual CommandOutcome build(const std::string& command) = 0;
-  // Throws rpl::Error(ApplicationFailed, ...) when the application fails.
-  virtual ProfileOutcome profile(unsigned runs, const std::string& output_dir) = 0;
+  // Throws rpl::Error(ApplicationFailed, ...) when the application fails. roofline_counters: also a counter
+  // pass (the baseline's), so each kernel's entry in `analysis` carries its FLOPs and the compute-side speed of
+  // light (`speed_of_light_compute_ns`); a failed counter pass leaves them out, with `counter_failure` said.
+  virtual ProfileOutcome profile(unsigned runs, const std::string& output_dir, bool roofline_counters) = 0;
   // The dispatch-th launch of the kernel matching `regex` into `dir`; nullopt (with `why`) when not captured.
   virtual bool capture(const std::string& regex, uint64_t dispatch, const std::string& dir, std::string& why) = 0;
   // Compiles `source` into the code object `output` for the GPU the capture was taken on.

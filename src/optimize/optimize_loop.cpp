@@ -200,9 +200,23 @@ void Loop::prepare_inputs() {
   doc_["inputs"] = inputs;
   uint64_t written = states_[0].summary.value("bytes_written_by_original", uint64_t{0});
   double peak = env_.peak_bandwidth_gbps(manifest_.device_name);
-  if (peak > 0 && written > 0) sol_ns_ = double(written) / peak;
-  sol_ = {{"bytes_written_by_original", written}, {"peak_bandwidth_gbps", peak}, {"min_time_ns", sol_ns_},
-          {"rule", "a launch cannot take less than the bytes it must write over the device's peak memory bandwidth"}};
+  const double bytes_ns = peak > 0 && written > 0 ? double(written) / peak : 0;
+  // The compute side, from the baseline's counter pass: the original's FLOPs per launch over their class's peak.
+  double flops_ns = 0;
+  json flops_entry = nullptr;
+  const std::string display = doc_["kernel"].value("display_name", "");
+  for (const auto& k : baseline_.analysis.value("kernels", json::array()))
+    if (k.value("name", "") == display && k.contains("speed_of_light_compute_ns")) {
+      flops_ns = k["speed_of_light_compute_ns"].get<double>();
+      flops_entry = {{"flops_per_launch", k["flops_per_launch"]}, {"peak_gflops", k["peak_gflops"]}, {"min_time_ns", flops_ns}};
+    }
+  sol_ns_ = std::max(bytes_ns, flops_ns);
+  sol_ = {{"bytes_written_by_original", written}, {"peak_bandwidth_gbps", peak}, {"bytes_min_time_ns", bytes_ns},
+          {"flops", flops_entry}, {"min_time_ns", sol_ns_},
+          {"rule", "a launch cannot take less than the bytes it must write over the device's peak memory bandwidth, nor "
+                   "less than the original's FLOPs (from our counters) over their class's peak"}};
+  if (flops_entry.is_null())
+    sol_["flops_unavailable"] = baseline_.analysis.value("counter_failure", std::string("no counter data for the kernel"));
 }
 
 bool Loop::static_gates(const Candidate& c, json& entry) {
@@ -350,7 +364,7 @@ bool Loop::end_to_end(const json& entry, const Candidate& c, json& e2e) {
     if (!b.ok) {
       reason = fmt::format("the application does not build with the candidate ({}): {}", b.status, b.messages);
     } else {
-      ProfileOutcome after = env_.profile(o_.runs, (out_ / "profile-candidate" / c.id).string());
+      ProfileOutcome after = env_.profile(o_.runs, (out_ / "profile-candidate" / c.id).string(), false);
       double before_ns = median(baseline_.runtime_per_run_ns), after_ns = median(after.runtime_per_run_ns);
       MannWhitney mw = mann_whitney_less(baseline_.runtime_per_run_ns, after.runtime_per_run_ns);
       e2e["baseline_runtime_ns"] = baseline_.runtime_per_run_ns;
@@ -415,7 +429,7 @@ OptimizeResult Loop::run() {
                                                            "changed: {}", b.status, b.messages));
   }
   log::info("profiling the baseline ({} runs)", o_.runs);
-  baseline_ = env_.profile(o_.runs, (out_ / "profile-baseline").string());
+  baseline_ = env_.profile(o_.runs, (out_ / "profile-baseline").string(), /*roofline_counters=*/true);
   doc_["baseline"]["runtime_per_run_ns"] = baseline_.runtime_per_run_ns;
   doc_["baseline"]["runtime_median_ns"] = median(baseline_.runtime_per_run_ns);
   doc_["baseline"]["profile_dir"] = baseline_.output_dir;

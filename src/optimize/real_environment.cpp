@@ -38,12 +38,14 @@ CommandOutcome RealEnvironment::run_logged(const std::vector<std::string>& argv,
 
 CommandOutcome RealEnvironment::build(const std::string& command) { return run_logged({"/bin/sh", "-c", command}, "build"); }
 
-ProfileOutcome RealEnvironment::profile(unsigned runs, const std::string& output_dir) {
+ProfileOutcome RealEnvironment::profile(unsigned runs, const std::string& output_dir, bool roofline_counters) {
   app::ProfileOptions po;
   po.argv = o_.app;
   po.runs = runs;
   po.output_dir = output_dir;
   po.timeout_s = o_.timeout_s;
+  po.roofline = roofline_counters;
+  if (roofline_counters) po.counter_launches = 3;  // FLOPs per launch: a few launches per kernel are enough
   app::ProfileResults r = app::run_profile(po);
   ProfileOutcome out;
   out.output_dir = output_dir;
@@ -59,10 +61,20 @@ ProfileOutcome RealEnvironment::profile(unsigned runs, const std::string& output
       for (const auto& c : out.ranking) ranked = ranked || c["name"] == k.name;
       if (!ranked) out.ranking.push_back({{"name", k.name}, {"time_on_path_ns", 0.0}, {"fraction_of_path", 0.0}});
     }
-    for (const auto& k : r.analysis->stats.kernels)
-      kernels.push_back({{"name", k.name}, {"launches", k.durations.count}, {"total_ns", k.durations.total_ns},
-                         {"median_ns", k.durations.median_ns}, {"share_of_gpu_time", k.share_of_gpu_time}});
+    for (const auto& k : r.analysis->stats.kernels) {
+      nlohmann::json entry = {{"name", k.name}, {"launches", k.durations.count}, {"total_ns", k.durations.total_ns},
+                              {"median_ns", k.durations.median_ns}, {"share_of_gpu_time", k.share_of_gpu_time}};
+      for (const auto& kr : r.analysis->roofline.kernels)
+        if (kr.name == k.name)
+          if (auto sol = compute_speed_of_light_ns(kr.point)) {
+            entry["flops_per_launch"] = *kr.point.flops_per_dispatch[kr.point.dominant->index()];
+            entry["peak_gflops"] = *kr.point.peak_gflops;
+            entry["speed_of_light_compute_ns"] = *sol;
+          }
+      kernels.push_back(entry);
+    }
     out.analysis = {{"kernels", kernels}};
+    if (r.counter_failure) out.analysis["counter_failure"] = *r.counter_failure;
   }
   if (out.ranking.empty())
     for (const auto& k : r.kernels_across_runs)
@@ -131,6 +143,13 @@ ReplayOutcome RealEnvironment::replay(const std::string& capture_dir, const std:
     out.error = e.what();
   }
   return out;
+}
+
+std::optional<double> compute_speed_of_light_ns(const analysis::RooflinePoint& p) {
+  if (!p.dominant || !p.peak_gflops || *p.peak_gflops <= 0) return std::nullopt;
+  const auto& flops = p.flops_per_dispatch[p.dominant->index()];
+  if (!flops || *flops <= 0) return std::nullopt;
+  return *flops / *p.peak_gflops;  // FLOP / (GFLOP/s = FLOP/ns) = ns
 }
 
 double RealEnvironment::peak_bandwidth_gbps(const std::string& device_name) {

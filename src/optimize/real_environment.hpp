@@ -2,9 +2,11 @@
 // The Environment on a real machine: builds with /bin/sh -c, profiles with our `profile` (CUPTI / rocprofv3),
 // captures with `capture`, compiles with nvcc (-cubin for the captured sm_XX) or hipcc (--genco for the
 // captured gfx), replays with `replay full-vm` (each replay a fresh process).
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/roofline.hpp"
 #include "optimize/environment.hpp"
 
 namespace rpl::optimize {
@@ -18,11 +20,16 @@ struct RealEnvironmentOptions {
   double timeout_s = 0;                   // per application run / replay
 };
 
+// The least time one launch can take for the FLOPs it executes: its dominant class's FLOPs per launch over
+// that class's peak (a candidate computes the same result, so it executes at least as many); nullopt without
+// counter data.
+std::optional<double> compute_speed_of_light_ns(const analysis::RooflinePoint& point);
+
 class RealEnvironment : public Environment {
  public:
   explicit RealEnvironment(RealEnvironmentOptions o) : o_(std::move(o)) {}
   CommandOutcome build(const std::string& command) override;
-  ProfileOutcome profile(unsigned runs, const std::string& output_dir) override;
+  ProfileOutcome profile(unsigned runs, const std::string& output_dir, bool roofline_counters) override;
   bool capture(const std::string& regex, uint64_t dispatch, const std::string& dir, std::string& why) override;
   CommandOutcome compile(const std::string& source, const std::string& output, const std::string& capture_dir) override;
   ReplayOutcome replay(const std::string& capture_dir, const std::string& code_object, const std::string& dump_dir,
