@@ -97,6 +97,8 @@ TEST(PresetCli, ComputeMonitorsTheDeviceAndStopsWhenItsLibraryIsMissing) {
   EXPECT_EQ(validate_against_schema("profile", dir.file("out/profile.json")), "");
   const auto doc = load(dir.file("out/profile.json"));
   EXPECT_EQ(doc["preset"]["name"], "compute");
+  EXPECT_EQ(doc["preset"]["settings"]["monitor_device"], true);
+  EXPECT_EQ(doc["runs"]["device_monitor"]["source"], "rocm-smi") << doc["runs"].dump();
   // no library at all: exit 8 naming what is missing, never a profile without the monitor it promised
   TempDir other;
   r = run_cli(profile(other, {"--preset", "compute"}), doubles(other, {{"RPL_ROCM_SMI_LIBRARY", other.file("absent.so")}}));

@@ -315,6 +315,7 @@ TEST(MultiRankCli, DirectoryAnalysisSplitMergeAndSchemas) {
   {
     test::InMemoryTrace launcher;
     launcher.add_process(4242);
+    launcher.trace.processes[0].guid = "0b6e1a52-2f4c-4d7e-9a31-5c2d7e8f9a10";
     rocpd::write_process(launcher.trace, 0, dir.file("launcher.db"));
     const std::string summary = dir.file("launcher.summary.json");
     auto one = test::run_cli({"analyze", "--ranks", dir.file("launcher.db"), "--rank-summary", summary});

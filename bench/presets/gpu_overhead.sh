@@ -30,7 +30,7 @@ say() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 RP="$RPL_BIN_DIR/rocm-perf"
 export LD_LIBRARY_PATH="$RPL_BIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 [ -x "$RP" ] || { say "FATAL: no rocm-perf in $RPL_BIN_DIR"; exit 1; }
-PRESETS="lightweight compute memory communication full perfetto api-overhead pc-sampling"
+PRESETS=${PRESETS:-"lightweight compute memory communication full perfetto api-overhead pc-sampling"}  # a subset reruns only those
 RUNS=${RUNS:-3}
 
 if [ "${DRY:-0}" = 1 ]; then

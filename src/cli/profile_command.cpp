@@ -78,10 +78,11 @@ int run(const ProfileArgs& a) {
   o.show_progress = !a.flags.common.quiet && !a.flags.common.json && stderr_is_terminal();
   o.timeout_s = a.timeout_s;
   o.counters_file = a.counters_file;
-  if (!a.preset.empty()) app::apply_preset(app::find_preset(a.preset), o);
   o.monitor_device = a.monitor_device || a.sampling_interval_ms > 0;  // an interval implies monitoring
   if (a.sampling_interval_ms > 0) o.sampling_interval_ms = a.sampling_interval_ms;
   o.pc_sampling = a.pc_sampling;
+  // after the explicit flags: a preset adds to them, never takes them back
+  if (!a.preset.empty()) app::apply_preset(app::find_preset(a.preset), o);
 
   if (a.rank_wrapper) {
     app::RankWrapperResult w = app::run_rank_wrapper(o);
