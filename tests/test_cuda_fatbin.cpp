@@ -2,6 +2,8 @@
 // where nvcc is found, by nvcc itself), architecture selection, kernel names of any linkage, and the bookkeeping
 // that ties modules, libraries and kernel handles to the call that loaded them.
 #include <gtest/gtest.h>
+
+#include <cctype>
 #include <lz4.h>
 #include <zstd.h>
 
@@ -222,18 +224,21 @@ class NvccFatbin : public ::testing::Test {
 };
 test::TempDir* NvccFatbin::dir_ = nullptr;
 
-// nvcc names an anonymous namespace _GLOBAL__N__<8 hex digits>_..., a hash that covers the command line: it
-// differs between the compression modes' compiles, so it is masked before the cubins are compared.
+// nvcc names an anonymous namespace _GLOBAL__N__<hash>_<file>_<hash>... and a static kernel __nv_static_<hash>...,
+// hashes that can differ between compiles (the three compression modes are three compiles): the rest of each such
+// name is masked before the cubins are compared (the names keep their lengths).
 std::vector<std::byte> without_anonymous_namespace_hash(std::vector<std::byte> b) {
-  const std::string tag = "_GLOBAL__N__";
   std::string_view text(reinterpret_cast<const char*>(b.data()), b.size());
-  for (std::size_t at = text.find(tag); at != std::string_view::npos; at = text.find(tag, at + 1))
-    for (std::size_t i = at + tag.size(); i < at + tag.size() + 8 && i < b.size(); ++i) b[i] = std::byte{0};
+  auto identifier = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (const std::string tag : {"_GLOBAL__N__", "__nv_static_"})  // static kernels get a per-compile prefix too
+    for (std::size_t at = text.find(tag); at != std::string_view::npos; at = text.find(tag, at + 1))
+      for (std::size_t i = at + tag.size(); i < b.size() && identifier(text[i]); ++i) b[i] = std::byte{0};
   return b;
 }
 
 TEST_F(NvccFatbin, EveryCompressionModeGivesTheSameCubin) {
-  auto plain = read_fatbin(read_bytes(dir_->file("none.fatbin")));
+  const auto plain_image = read_bytes(dir_->file("none.fatbin"));  // the members point into it: it must outlive them
+  auto plain = read_fatbin(plain_image);
   auto plain_cubin = without_anonymous_namespace_hash(fatbin_member_bytes(*select_cubin(plain, 90)));
   for (std::string mode : {"size", "speed"}) {
     auto image = read_bytes(dir_->file(mode + ".fatbin"));
@@ -243,15 +248,17 @@ TEST_F(NvccFatbin, EveryCompressionModeGivesTheSameCubin) {
     const FatbinMember* m = select_cubin(members, 90);
     ASSERT_NE(m, nullptr) << mode;
     EXPECT_EQ(without_anonymous_namespace_hash(fatbin_member_bytes(*m)), plain_cubin) << mode;
+
     const FatbinMember* ptx = select_ptx(members, 90);
     ASSERT_NE(ptx, nullptr);
     auto text = fatbin_member_bytes(*ptx);
     EXPECT_NE(std::string(reinterpret_cast<const char*>(text.data()), text.size()).find(".version"), std::string::npos);
   }
   // "size" compresses with zstd; "speed" leaves large cubins alone but compresses the PTX with LZ4.
-  auto size_members = read_fatbin(read_bytes(dir_->file("size.fatbin")));
+  const auto size_image = read_bytes(dir_->file("size.fatbin")), speed_image = read_bytes(dir_->file("speed.fatbin"));
+  auto size_members = read_fatbin(size_image);
   EXPECT_EQ(size_members[1].compression, "zstd");
-  auto speed_members = read_fatbin(read_bytes(dir_->file("speed.fatbin")));
+  auto speed_members = read_fatbin(speed_image);
   EXPECT_EQ(speed_members[2].compression, "lz4");
   EXPECT_EQ(code_image_size(plain_cubin.data(), plain_cubin.size()), plain_cubin.size());
 }
