@@ -3,8 +3,9 @@
 
 - every replay (one fresh process each) exited 0 with verification "match" (bit-exact), or "nondeterministic"
   (differences only where replays of the unchanged code differ among themselves), and all ranges exact;
-- the median replayed GPU time (device events, all iterations of all processes) is within +-3% of the median
-  in-application time of the same kernel measured by our collector (`rocm-perf profile`, rocpd database).
+- the median in-application time of the same kernel measured by our collector (`rocm-perf profile`, rocpd database)
+  lies within the replays' [warm, cold] medians (warm: all iterations of all default replays; cold: cold.json,
+  `--cache cold`) widened by 3% (issue 12's band; warm alone when no cold replay was made).
 Prints PASS/FAIL lines and one "FIGURES {json}" line; exits 1 on a failure."""
 import argparse
 import glob
@@ -84,9 +85,20 @@ def main():
         if os.path.exists(stateful) and os.path.getsize(stateful):
             s = json.load(open(stateful))["gpu_time_ns"]["median"]
             figures.update({"no_recopy_median_us": s / 1e3, "no_recopy_ratio": s / app_median})
-        check(abs(ratio - 1) <= args.tolerance,
-              f"{args.case}: median replay {replay_median / 1e3:.3f} us vs in-application {app_median / 1e3:.3f} us",
-              f"ratio {ratio:.4f}, tolerance {args.tolerance:.0%}")
+        # Issue 12: the default (warm) replay and a cold-cache replay bracket the application's cache state; the
+        # in-app median must lie within [warm, cold] widened by the tolerance. Without a cold replay: warm alone.
+        cold_file = os.path.join(args.replays, "cold.json")
+        cold = None
+        if os.path.exists(cold_file) and os.path.getsize(cold_file):
+            cold = json.load(open(cold_file)).get("gpu_time_ns", {}).get("median")
+        lo, hi = replay_median, replay_median
+        if cold:
+            lo, hi = min(replay_median, cold), max(replay_median, cold)
+            figures.update({"cold_median_us": cold / 1e3, "cold_ratio": cold / app_median})
+        check(lo * (1 - args.tolerance) <= app_median <= hi * (1 + args.tolerance),
+              f"{args.case}: in-application {app_median / 1e3:.3f} us within replay [warm {replay_median / 1e3:.3f}, "
+              f"cold {(cold or replay_median) / 1e3:.3f}] us widened by {args.tolerance:.0%}",
+              f"warm ratio {ratio:.4f}" + (f", cold ratio {cold / app_median:.4f}" if cold else ", no cold replay"))
     print("FIGURES " + json.dumps(figures))
     return 1 if fails else 0
 

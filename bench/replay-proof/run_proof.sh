@@ -50,6 +50,8 @@ run_case() {
   t1=$(date +%s%N); echo "$REPS replays in $(( (t1 - t0) / 1000000 )) ms"
   [ "$(cat "$OUT/$c/replay-1.rc")" = 0 ] || { echo "replay 1:"; tail -5 "$OUT/$c/replay-1.err"; }
   "$RP" replay full-vm --capture-dir "$CAP" --iterations "$ITERS" >"$OUT/$c/replay-text.txt" 2>&1; cat "$OUT/$c/replay-text.txt"
+  # The cold-cache side of issue 12's band: in-app time must lie within [warm, cold] medians widened by 3%.
+  "$RP" replay full-vm --timeout 180 --capture-dir "$CAP" --iterations "$ITERS" --cache cold --json >"$OUT/$c/cold.json" 2>/dev/null
   # For the record: the same launches without restoring memory in between (no restore traffic before a launch).
   "$RP" replay full-vm --timeout 180 --capture-dir "$CAP" --iterations "$ITERS" --no-recopy --json >"$OUT/$c/stateful.json" 2>/dev/null
   # shellcheck disable=SC2086
