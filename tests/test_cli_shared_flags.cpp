@@ -153,7 +153,8 @@ TEST_P(SharedFlags, MemoryBandwidthOverridesTheHbmCeiling) {
 TEST_P(SharedFlags, PerDispatchAddsAPointPerDispatch) {
   auto r = run(std::vector<std::string>{}, out("kernels"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const auto& k : load(out("kernels") + "/roofline.json")["kernels"]) EXPECT_FALSE(k.contains("dispatches"));
+  const auto plain = load(out("kernels") + "/roofline.json");  // a range-for over load(...)[...] would read a dead temporary
+  for (const auto& k : plain["kernels"]) EXPECT_FALSE(k.contains("dispatches"));
   r = run({"--per-dispatch"}, out("dispatches"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto kernels = load(out("dispatches") + "/roofline.json")["kernels"];
