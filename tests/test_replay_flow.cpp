@@ -11,6 +11,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <set>
 
 #include "capture/manifest.hpp"
 #include "capture/replay_report.hpp"
@@ -51,7 +52,8 @@ std::vector<float> row_sums(const std::vector<float>& in, unsigned seed) {
   return out;
 }
 
-enum class Kernel { Deterministic, Nondeterministic, Wrong };
+// Deterministic, Nondeterministic and Wrong accumulate into the output; Overwrites writes it without reading it.
+enum class Kernel { Deterministic, Nondeterministic, Wrong, Overwrites };
 
 // Region 0: input (read only), region 1: output (written).
 class FakeDevice : public ReplayDevice {
@@ -69,19 +71,22 @@ class FakeDevice : public ReplayDevice {
     std::vector<float> in(kRows * kTerms), out(kRows);
     std::memcpy(in.data(), memory_[0].data(), memory_[0].size());
     std::memcpy(out.data(), memory_[1].data(), memory_[1].size());
-    std::vector<float> sums = row_sums(in, kernel_ == Kernel::Deterministic ? 0 : launches + 100);
-    for (std::size_t r = 0; r < kRows; ++r) out[r] += sums[r];  // accumulates: the state matters
+    std::vector<float> sums = row_sums(in, kernel_ == Kernel::Deterministic || kernel_ == Kernel::Overwrites ? 0 : launches + 100);
+    for (std::size_t r = 0; r < kRows; ++r)  // accumulates (the state matters) or overwrites
+      out[r] = kernel_ == Kernel::Overwrites ? sums[r] + 0.5f : out[r] + sums[r];
     if (kernel_ == Kernel::Wrong) out[3] = 1000;
     memory_[1] = as_bytes(out);
     return 1000.0 * launches;
   }
   void flush_cache() override { ++flushes; }
+  bool restores_by_fill(std::size_t region) const override { return fill_regions.count(region) > 0; }
   void read_back(std::size_t region, uint64_t offset, std::byte* into, std::size_t size) override {
     std::memcpy(into, memory_[region].data() + offset, size);
   }
 
   unsigned launches = 0, flushes = 0;
   std::map<std::size_t, unsigned> restored;
+  std::set<std::size_t> fill_regions;
 
  private:
   Kernel kernel_;
@@ -224,6 +229,76 @@ TEST(ReplayFlow, WarmRunsOnceUntimedAndRestoresOnlyWhatTheKernelWrites) {
   EXPECT_EQ(r.gpu_time.per_iteration_ns.size(), 4u);
   EXPECT_EQ(r.gpu_time.min_ns, 4000.0) << "the timed launches are the last four";
   EXPECT_EQ(r.cache, "warm");
+}
+
+// The deterministic after-snapshot (summation order 0) in place of the application's order-1 one.
+void make_after_deterministic(Fixture& f) {
+  std::vector<float> out = row_sums(input_values(), 0);
+  for (float& x : out) x += 0.5f;
+  f.m.regions[1].after = write_blob(f.tmp.path(), region_blob_file(1, true), as_bytes(out));
+}
+
+TEST(ReplayFlow, AKernelThatOnlyOverwritesItsOutputIsTimedBackToBackWithoutRestores) {
+  Fixture f;
+  make_after_deterministic(f);
+  FakeDevice d = f.device(Kernel::Overwrites);
+  ReplayReport r = f.run(d, options(4, "warm"));
+  EXPECT_EQ(r.verification.status, "match");
+  EXPECT_EQ(d.launches, 2u + 1u + 1u + 4u) << "2 verification replays, the relaunch on their output, 1 untimed, 4 timed";
+  EXPECT_EQ(d.restored[1], 1u + 1u) << "for the second verification replay and once before the timing; none between launches";
+  EXPECT_FALSE(r.restores.between_launches);
+  EXPECT_NE(r.restores.reason.find("does not depend on what it overwrites"), std::string::npos) << r.restores.reason;
+  EXPECT_EQ(f.validate(r), "");
+  const std::string text = replay_summary_text(to_json(r));
+  EXPECT_NE(text.find("restores none between timed launches"), std::string::npos) << text;
+  std::vector<float> out(kRows), expected = row_sums(input_values(), 0);
+  d.read_back(1, 0, reinterpret_cast<std::byte*>(out.data()), kRows * 4);
+  for (std::size_t i = 0; i < kRows; ++i) EXPECT_FLOAT_EQ(out[i], expected[i] + 0.5f);
+}
+
+TEST(ReplayFlow, AKernelThatReadsWhatItWritesIsRestoredBeforeEveryTimedLaunch) {
+  Fixture f;
+  make_after_deterministic(f);
+  FakeDevice d = f.device(Kernel::Deterministic);
+  d.fill_regions = {1};
+  ReplayReport r = f.run(d, options(3, "warm"));
+  EXPECT_EQ(r.verification.status, "match");
+  EXPECT_EQ(d.launches, 2u + 1u + 1u + 3u) << "the relaunch shows that the result depends on the output's contents";
+  EXPECT_TRUE(r.restores.between_launches);
+  EXPECT_NE(r.restores.reason.find("reads what it writes"), std::string::npos) << r.restores.reason;
+  EXPECT_EQ(r.restores.regions, 1u);
+  EXPECT_EQ(r.restores.bytes, kRows * 4);
+  EXPECT_EQ(r.restores.filled_regions, 1u);
+  EXPECT_EQ(r.restores.filled_bytes, kRows * 4);
+  EXPECT_EQ(d.restored[1], 1u + 1u + 1u + 2u) << "replay 2, before the untimed launch, after it, between timed ones";
+  EXPECT_EQ(f.validate(r), "");
+  EXPECT_NE(replay_summary_text(to_json(r)).find("restores 1 region(s), 128 bytes, before each timed launch (1 by a fill)"),
+            std::string::npos);
+  // A nondeterministic kernel cannot show independence by a relaunch: restored, and said why.
+  FakeDevice n = f.device(Kernel::Nondeterministic);
+  ReplayReport rn = f.run(n, options(2, "warm"));
+  EXPECT_TRUE(rn.restores.between_launches);
+  EXPECT_NE(rn.restores.reason.find("not bit-exact"), std::string::npos) << rn.restores.reason;
+}
+
+TEST(ReplayFlow, ARepeatedWordIsFoundAcrossPiecesOfAnyLength) {
+  auto word_of = [](const std::vector<uint8_t>& bytes, std::size_t piece) {
+    RepeatedWord w;
+    for (std::size_t at = 0; at < bytes.size(); at += piece)
+      w.add(reinterpret_cast<const std::byte*>(bytes.data()) + at, std::min(piece, bytes.size() - at));
+    return w.word();
+  };
+  std::vector<uint8_t> zeros(4096, 0), pattern;
+  for (int i = 0; i < 1000; ++i) pattern.insert(pattern.end(), {0x00, 0x00, 0x80, 0x3f});  // 1.0f
+  for (std::size_t piece : {1u, 3u, 4u, 7u, 4096u}) {
+    EXPECT_EQ(word_of(zeros, piece), std::optional<uint32_t>(0u)) << piece;
+    EXPECT_EQ(word_of(pattern, piece), std::optional<uint32_t>(0x3f800000u)) << piece;
+  }
+  std::vector<uint8_t> odd(4095, 0), broken = pattern;
+  broken[2001] = 0x01;
+  EXPECT_EQ(word_of(odd, 5), std::nullopt) << "not a whole number of words";
+  EXPECT_EQ(word_of(broken, 5), std::nullopt);
+  EXPECT_EQ(word_of({}, 5), std::nullopt) << "nothing seen";
 }
 
 TEST(ReplayFlow, ColdFlushesBeforeEveryTimedLaunchAndRunsNothingUntimed) {

@@ -39,8 +39,10 @@ MODEL="--layers 2 --d-model 256 --heads 4 --seq 256 --batch 4 --vocab 4096"
 say() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 elapsed() { echo $(( $(date +%s) - T0 )); }
 pack() {
-  (cd "$W" && find . \( -name '*.json' -o -name '*.rc' -o -name '*.stderr' -o -name '*.log' -o -name '*.txt' \
-      -o -name '*.jsonl' -o -name '*.tsv' \) -not -path './profile/*' -size -4M -print0 |
+  # The profile's database too (in-app durations, neighbours of each kernel: what the timing comparison rests on).
+  (cd "$W" && find . \( \( \( -name '*.json' -o -name '*.rc' -o -name '*.stderr' -o -name '*.log' -o -name '*.txt' \
+      -o -name '*.jsonl' -o -name '*.tsv' \) -not -path './profile/*' -size -4M \) -o \( -path './profile/*' -name '*.db' \
+      -size -40M \) \) -print0 |
     tar --null -czf "$OUT/capture-sweep.tar.gz" -T -) || true
   for f in index.json sweep_table.md sweep_table.json inapp.json triton_table.md; do [ -e "$W/$f" ] && cp "$W/$f" "$OUT/$f"; done
   ls -la "$OUT"

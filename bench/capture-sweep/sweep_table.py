@@ -203,7 +203,8 @@ def cmd_table(a):
         app = inapp.get(r["dir"], {}).get("median_ns")
         t = {"dir": r["dir"], "kernel": r["kernel"], "class": r["class"], "in_app_ns": app, "warm_ns": warm,
              "cold_ns": cold, "warm_cache_reported": (wdoc or {}).get("cache"),
-             "cold_cache_reported": (cdoc or {}).get("cache"), "in_app_samples": inapp.get(r["dir"], {}).get("samples")}
+             "cold_cache_reported": (cdoc or {}).get("cache"), "in_app_samples": inapp.get(r["dir"], {}).get("samples"),
+             "restores": restores_text((wdoc or {}).get("restores"))}
         if app is not None and warm is not None and cold is not None:
             lo, hi = min(warm, cold) * (1 - WIDEN), max(warm, cold) * (1 + WIDEN)
             t["within"] = lo <= app <= hi
@@ -231,18 +232,28 @@ def cmd_table(a):
         md += ["", "## Replay time against in-app time", "",
                f"In-app median (our collector) against the replay's warm- and cold-cache medians, the band "
                f"[min, max] widened by {int(WIDEN * 100)}%: {figures['timed_within_band']} of {len(timings)} within.", "",
-               "| class | kernel | in-app µs | warm µs | cold µs | within | closest |", "|---|---|---|---|---|---|---|"]
+               "| class | kernel | in-app µs | warm µs | cold µs | within | closest | restores (warm) |",
+               "|---|---|---|---|---|---|---|---|"]
 
         def us(v):
             return f"{v / 1e3:.2f}" if v is not None else "—"
         md += [f"| {t['class']} | `{short(t['kernel'], 70)}` | {us(t['in_app_ns'])} | {us(t['warm_ns'])} | "
                f"{us(t['cold_ns'])} | {'yes' if t.get('within') else ('no' if 'within' in t else '—')} | "
-               f"{t.get('closest', '—')} |" for t in timings]
+               f"{t.get('closest', '—')} | {t['restores']} |" for t in timings]
     with open(a.md, "w") as f:
         f.write("\n".join(md) + "\n")
     with open(a.json, "w") as f:
         json.dump({"figures": figures, "kernels": rows, "timings": timings}, f, indent=1)
     print(json.dumps(figures))
+
+
+def restores_text(r):
+    """The replay document's restore policy in a few words (older documents have none)."""
+    if not r:
+        return "—"
+    if not r.get("between_launches", True):
+        return "none (back to back)"
+    return f"{r.get('regions', 0)} region(s), {r.get('filled_regions', 0)} by fill"
 
 
 def main():

@@ -99,6 +99,9 @@ json to_json(const ReplayReport& r) {
     doc["recopy"] = r.recopy;
     doc["cache"] = r.cache;
     doc["restore_source"] = r.restore_source;
+    doc["restores"] = {{"between_launches", r.restores.between_launches}, {"reason", r.restores.reason},
+                       {"regions", r.restores.regions}, {"bytes", r.restores.bytes},
+                       {"filled_regions", r.restores.filled_regions}, {"filled_bytes", r.restores.filled_bytes}};
     doc["gpu_time_ns"] = {{"mean", r.gpu_time.mean_ns}, {"median", r.gpu_time.median_ns}, {"min", r.gpu_time.min_ns},
                           {"max", r.gpu_time.max_ns}, {"per_iteration", r.gpu_time.per_iteration_ns}};
     doc["wall_time_ns"] = {{"setup", r.setup_wall_ns}, {"iterations", r.iterations_wall_ns}, {"total", r.total_wall_ns}};
@@ -141,6 +144,15 @@ std::string replay_summary_text(const json& doc) {
                                        : cache,
                      t.at("median").get<double>() / 1e3, t.at("mean").get<double>() / 1e3, t.at("min").get<double>() / 1e3,
                      t.at("max").get<double>() / 1e3);
+  if (doc.contains("restores")) {
+    const json& r = doc.at("restores");
+    if (!r.at("between_launches").get<bool>())
+      out += fmt::format("restores none between timed launches: {}\n", r.at("reason").get<std::string>());
+    else if (r.at("regions").get<uint64_t>() > 0)
+      out += fmt::format("restores {} region(s), {} bytes, before each timed launch ({} by a fill); {}\n",
+                         r.at("regions").get<uint64_t>(), r.at("bytes").get<uint64_t>(),
+                         r.at("filled_regions").get<uint64_t>(), r.at("reason").get<std::string>());
+  }
   const json& w = doc.at("wall_time_ns");
   out += fmt::format("wall     {:.1f} ms in all: setup and verification {:.1f} ms, timed iterations {:.1f} ms\n",
                      w.at("total").get<double>() / 1e6, w.at("setup").get<double>() / 1e6,

@@ -56,6 +56,14 @@ struct TimeStats {
 };
 TimeStats time_stats(std::vector<double> samples);
 
+// How the timed launches get their starting state (capture/replay_runner.cpp: run_full_vm).
+struct RestorePolicy {
+  bool between_launches = true;  // false: the kernel's result was shown not to depend on what it overwrites
+  std::string reason;
+  uint64_t regions = 0, bytes = 0;                // restored before each timed launch
+  uint64_t filled_regions = 0, filled_bytes = 0;  // of those, restored by a fill (the before-state is one repeated word)
+};
+
 struct ReplayReport {
   std::string mode;  // "reserve-check", "full-vm"
   std::string capture_dir, platform, device_name, runner;
@@ -71,6 +79,7 @@ struct ReplayReport {
   bool recopy = true;
   std::string cache = "warm";  // or "cold" (capture/replay_runner.hpp: ReplayRunnerOptions::cache)
   std::string restore_source;  // "device" (pristine copies in device memory) or "host"
+  RestorePolicy restores;
   TimeStats gpu_time;
   double setup_wall_ns = 0, iterations_wall_ns = 0, total_wall_ns = 0;
   Verification verification;

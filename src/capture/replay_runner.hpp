@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,8 +54,25 @@ class ReplayDevice {
   virtual double launch() = 0;
   // Evicts the device's last-level cache (before a cold launch; not timed).
   virtual void flush_cache() = 0;
+  // Whether restore() refills region `region` with one repeated word rather than copying a pristine image.
+  virtual bool restores_by_fill(std::size_t /*region*/) const { return false; }
   // Copies `size` bytes at `offset` of region `region` (index into the manifest) into host memory.
   virtual void read_back(std::size_t region, uint64_t offset, std::byte* into, std::size_t size) = 0;
+};
+
+// Finds whether a region's bytes, seen in pieces, are one 32-bit word repeated (zeroed gradients, cleared
+// counters): such a region is restored by a fill, as the application's own memset did, instead of a copy that
+// reads as many bytes again and displaces the kernel's inputs from the cache.
+class RepeatedWord {
+ public:
+  void add(const std::byte* data, std::size_t n);
+  // The word, when every byte seen repeats the first four and their count is a non-zero multiple of 4.
+  std::optional<uint32_t> word() const;
+
+ private:
+  std::byte pattern_[4]{};
+  uint64_t seen_ = 0;
+  bool repeated_ = true;
 };
 
 // The regions a replay must restore between launches: those with a before-snapshot whose after-snapshot is

@@ -82,6 +82,7 @@ class HsaReplayDevice : public capture::ReplayDevice {
                   const std::vector<uint64_t>& addresses, double timeout_s)
       : memory_(memory), kernel_(kernel), m_(m), addresses_(addresses), timeout_s_(timeout_s) {}
   void restore(const std::vector<bool>& regions) override { memory_.restore_pristine(m_, addresses_, regions); }
+  bool restores_by_fill(std::size_t region) const override { return memory_.restores_by_fill(region); }
   double launch() override { return kernel_.dispatch(timeout_s_); }
   void flush_cache() override { memory_.flush_cache(); }
   void read_back(std::size_t region, uint64_t offset, std::byte* into, std::size_t size) override {

@@ -75,6 +75,8 @@ HsaRuntime load_hsa_runtime() {
   if (!missing.empty())
     throw Error(ExitCode::ProfilerFailed, fmt::format("the HSA runtime {} lacks {} entries this runner needs, e.g. {}",
                                                       rt.library, missing.size(), missing.front()));
+  std::vector<std::string> optional_missing;
+  resolve(handle, "hsa_amd_memory_fill", rt.memory_fill, optional_missing);
   resolve(handle, "hsa_amd_vmem_address_reserve", rt.vmem.address_reserve, missing);
   resolve(handle, "hsa_amd_vmem_address_free", rt.vmem.address_free, missing);
   resolve(handle, "hsa_amd_vmem_handle_create", rt.vmem.handle_create, missing);

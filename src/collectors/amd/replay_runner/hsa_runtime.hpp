@@ -44,6 +44,7 @@ struct HsaRuntime {
   decltype(hsa_amd_agents_allow_access)* agents_allow_access = nullptr;
   decltype(hsa_amd_profiling_set_profiler_enabled)* set_profiler_enabled = nullptr;
   decltype(hsa_amd_profiling_get_dispatch_time)* get_dispatch_time = nullptr;
+  decltype(hsa_amd_memory_fill)* memory_fill = nullptr;  // optional: restores by fill fall back to copies
 
   // ROCm >= 6.0 (declared in hsa_newer_api.hpp).
   hsa_newer::VmemApi vmem;

@@ -236,14 +236,18 @@ void ReplayMemory::read(uint64_t address, std::byte* data, std::size_t size) {
 
 void ReplayMemory::restore(const std::filesystem::path& dir, const capture::Manifest& m,
                            const std::vector<uint64_t>& addresses) {
+  fill_word_.assign(m.regions.size(), std::nullopt);
   for (std::size_t i = 0; i < m.regions.size(); ++i) {
     const capture::Region& g = m.regions[i];
     if (!g.before) continue;
     uint64_t offset = 0;
+    capture::RepeatedWord repeated;
     capture::read_blob(dir, *g.before, [&](const std::byte* data, std::size_t n) {
+      repeated.add(data, n);
       write(addresses[i] + offset, data, n);
       offset += n;
     });
+    fill_word_[i] = repeated.word();
   }
 }
 
@@ -252,7 +256,7 @@ std::string ReplayMemory::keep_pristine(const capture::Manifest& m, const std::v
   pristine_offset_.assign(m.regions.size(), 0);
   for (std::size_t i = 0; i < m.regions.size(); ++i) {
     pristine_offset_[i] = total;
-    if (m.regions[i].before) total += (m.regions[i].size + 255) & ~uint64_t{255};
+    if (m.regions[i].before && !restores_by_fill(i)) total += (m.regions[i].size + 255) & ~uint64_t{255};
   }
   if (total == 0) return "device";
   std::string where = "device";
@@ -266,7 +270,7 @@ std::string ReplayMemory::keep_pristine(const capture::Manifest& m, const std::v
                                                         total, rt_.describe(status)));
   }
   for (std::size_t i = 0; i < m.regions.size(); ++i)
-    if (m.regions[i].before)
+    if (m.regions[i].before && !restores_by_fill(i))
       copy(static_cast<char*>(pristine_) + pristine_offset_[i], reinterpret_cast<const void*>(addresses[i]),
            m.regions[i].size, "keeping a pristine copy");
   return where;
@@ -274,10 +278,18 @@ std::string ReplayMemory::keep_pristine(const capture::Manifest& m, const std::v
 
 void ReplayMemory::restore_pristine(const capture::Manifest& m, const std::vector<uint64_t>& addresses,
                                     const std::vector<bool>& regions) {
-  for (std::size_t i = 0; i < m.regions.size(); ++i)
-    if (regions[i] && m.regions[i].before)
-      copy(reinterpret_cast<void*>(addresses[i]), static_cast<char*>(pristine_) + pristine_offset_[i], m.regions[i].size,
-           "restoring memory between launches");
+  for (std::size_t i = 0; i < m.regions.size(); ++i) {
+    if (!regions[i] || !m.regions[i].before) continue;
+    if (restores_by_fill(i)) {  // one repeated word, as the application's memset left it
+      const hsa_status_t status = rt_.memory_fill(reinterpret_cast<void*>(addresses[i]), *fill_word_[i], m.regions[i].size / 4);
+      if (status != HSA_STATUS_SUCCESS)
+        throw Error(ExitCode::ProfilerFailed, fmt::format("restoring region {} between launches (fill) failed: {}",
+                                                          m.regions[i].id, rt_.describe(status)));
+      continue;
+    }
+    copy(reinterpret_cast<void*>(addresses[i]), static_cast<char*>(pristine_) + pristine_offset_[i], m.regions[i].size,
+         "restoring memory between launches");
+  }
 }
 
 void ReplayMemory::flush_cache() {

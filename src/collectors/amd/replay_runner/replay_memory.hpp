@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <optional>
 #include <vector>
 
 #include "capture/replay_report.hpp"
@@ -54,6 +55,8 @@ class ReplayMemory {
   // Pristine copies for restores between launches: in device memory when it fits, else host memory.
   // Returns "device" or "host".
   std::string keep_pristine(const capture::Manifest& m, const std::vector<uint64_t>& addresses);
+  // Whether restore_pristine refills region i with the one word its before-state repeats (not a copy).
+  bool restores_by_fill(std::size_t i) const { return i < fill_word_.size() && fill_word_[i] && rt_.memory_fill; }
   // The pristine copy back into every region i with regions[i] set.
   void restore_pristine(const capture::Manifest& m, const std::vector<uint64_t>& addresses, const std::vector<bool>& regions);
   // Evicts the GPU's caches before a cold launch: copies through a device buffer twice the largest cache the
@@ -80,6 +83,7 @@ class ReplayMemory {
   void* flush_ = nullptr;
   std::size_t flush_bytes_ = 0;
   std::vector<uint64_t> pristine_offset_;
+  std::vector<std::optional<uint32_t>> fill_word_;  // per region: the word its before-state repeats, if it does
 };
 
 }  // namespace rpl::hsa_replay

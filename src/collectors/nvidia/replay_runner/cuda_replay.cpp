@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 #include "capture/address_steering.hpp"  // restart_in_fresh_process
 #include "capture/reservation_plan.hpp"
@@ -73,6 +74,7 @@ class Replay : public capture::ReplayDevice {
   void restore(const std::vector<bool>& regions) override;
   double launch() override;
   void flush_cache() override;
+  bool restores_by_fill(std::size_t region) const override { return fill_word_.at(region).has_value(); }
   void read_back(std::size_t region, uint64_t offset, std::byte* into, std::size_t size) override;
 
  private:
@@ -101,6 +103,7 @@ class Replay : public capture::ReplayDevice {
   CUdeviceptr pristine_device_ = 0;
   void* pristine_host_ = nullptr;
   std::vector<uint64_t> pristine_offset_;
+  std::vector<std::optional<uint32_t>> fill_word_;  // per region: the word its before-state repeats, if it does
   CUstream stream_ = nullptr;
   CUevent start_event_ = nullptr, stop_event_ = nullptr;
   KernelActivityTimer kernel_timer_;  // CUPTI kernel activity: the in-app collector's time source
@@ -238,6 +241,7 @@ void Replay::load_code_object() {
 }
 
 void Replay::restore_from_capture() {
+  fill_word_.assign(m_.regions.size(), std::nullopt);
   for (std::size_t i = 0; i < m_.regions.size(); ++i) restore_region_from_capture(i, nullptr);
 }
 
@@ -248,12 +252,14 @@ void Replay::restore_region_from_capture(std::size_t i, CUstream stream) {
   if (stream) check(cuStreamSynchronize(stream), "cuStreamSynchronize");
   uint64_t off = 0;
   std::size_t fill = 0;
+  capture::RepeatedWord repeated;
   auto flush = [&] {
     check(cuMemcpyHtoD(device_address(i) + off, staging_, fill), fmt::format("restoring region {} at {}", g.id, to_hex(g.address)));
     off += fill;
     fill = 0;
   };
   capture::read_blob(dir_, *g.before, [&](const std::byte* d, std::size_t n) {
+    if (!stream) repeated.add(d, n);
     while (n) {
       std::size_t take = std::min(n, kStagingBytes - fill);
       std::memcpy(static_cast<std::byte*>(staging_) + fill, d, take);
@@ -262,6 +268,7 @@ void Replay::restore_region_from_capture(std::size_t i, CUstream stream) {
     }
   });
   if (fill) flush();
+  if (!stream) fill_word_[i] = repeated.word();
 }
 
 void Replay::keep_pristine_copies() {
@@ -269,7 +276,7 @@ void Replay::keep_pristine_copies() {
   pristine_offset_.assign(m_.regions.size(), 0);
   for (std::size_t i = 0; i < m_.regions.size(); ++i) {
     pristine_offset_[i] = total;
-    if (m_.regions[i].before) total += (m_.regions[i].size + 255) & ~uint64_t(255);
+    if (m_.regions[i].before && !fill_word_[i]) total += (m_.regions[i].size + 255) & ~uint64_t(255);
   }
   report_.restore_source = "device";
   if (total == 0) return;
@@ -277,12 +284,12 @@ void Replay::keep_pristine_copies() {
   if (cuMemAlloc(&pristine_device_, total) == CUDA_SUCCESS) {
     report_.restore_source = "device";
     for (std::size_t i = 0; i < m_.regions.size(); ++i)
-      if (m_.regions[i].before)
+      if (m_.regions[i].before && !fill_word_[i])
         check(cuMemcpyDtoD(pristine_device_ + pristine_offset_[i], device_address(i), m_.regions[i].size), "keeping a pristine copy");
   } else if (cuMemAllocHost(&pristine_host_, total) == CUDA_SUCCESS) {
     report_.restore_source = "host";
     for (std::size_t i = 0; i < m_.regions.size(); ++i)
-      if (m_.regions[i].before)
+      if (m_.regions[i].before && !fill_word_[i])
         check(cuMemcpyDtoH(static_cast<char*>(pristine_host_) + pristine_offset_[i], device_address(i), m_.regions[i].size),
               "keeping a pristine copy");
   } else {
@@ -296,6 +303,11 @@ void Replay::keep_pristine_copies() {
 void Replay::restore(const std::vector<bool>& regions) {
   for (std::size_t i = 0; i < m_.regions.size(); ++i) {
     if (!regions[i] || !m_.regions[i].before) continue;
+    if (fill_word_[i]) {  // one repeated word, as the application's memset left it
+      check(cuMemsetD32Async(device_address(i), *fill_word_[i], m_.regions[i].size / 4, stream_),
+            "restoring memory between launches (fill)");
+      continue;
+    }
     if (!pristine_device_ && !pristine_host_) {
       restore_region_from_capture(i, stream_);
       continue;
