@@ -138,9 +138,12 @@ std::string replay_summary_text(const json& doc) {
   const std::string cache = doc.value("cache", "");
   out += fmt::format("replay   {} iteration(s), {}, cache {}; GPU time median {:.3f} us (mean {:.3f}, min {:.3f}, max {:.3f})\n",
                      doc.at("iterations").get<unsigned>(),
-                     doc.at("recopy").get<bool>() ? "memory restored before each" : "stateful (--no-recopy)",
+                     !doc.at("recopy").get<bool>() ? "stateful (--no-recopy)"
+                     : doc.contains("restores") && !doc["restores"].at("between_launches").get<bool>()
+                         ? "back to back, nothing restored between them"
+                         : "memory restored before each",
                      cache == "cold" ? "cold (L2 flushed before each launch)"
-                     : cache == "warm" ? "warm (one untimed launch first; only what the kernel writes restored)"
+                     : cache == "warm" ? "warm (one untimed launch first)"
                                        : cache,
                      t.at("median").get<double>() / 1e3, t.at("mean").get<double>() / 1e3, t.at("min").get<double>() / 1e3,
                      t.at("max").get<double>() / 1e3);
