@@ -11,6 +11,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <cstdlib>
 #include <set>
 
 #include "capture/manifest.hpp"
@@ -80,6 +81,9 @@ class FakeDevice : public ReplayDevice {
   }
   void flush_cache() override { ++flushes; }
   bool restores_by_fill(std::size_t region) const override { return fill_regions.count(region) > 0; }
+  void set_restore_ranges(std::size_t region, std::vector<ByteRange> ranges) override { restore_ranges[region] = ranges; }
+  void touch(std::size_t region, uint64_t offset, uint64_t size) override { touched.push_back({region, {offset, size}}); }
+  uint64_t cache_bytes() override { return cache; }
   void read_back(std::size_t region, uint64_t offset, std::byte* into, std::size_t size) override {
     std::memcpy(into, memory_[region].data() + offset, size);
   }
@@ -87,6 +91,9 @@ class FakeDevice : public ReplayDevice {
   unsigned launches = 0, flushes = 0;
   std::map<std::size_t, unsigned> restored;
   std::set<std::size_t> fill_regions;
+  std::map<std::size_t, std::vector<ByteRange>> restore_ranges;
+  std::vector<RegionRange> touched;
+  uint64_t cache = 0;
 
  private:
   Kernel kernel_;
@@ -218,17 +225,76 @@ TEST(ReplayFlow, ADeterministicKernelMatchesBitExactAfterEveryReplay) {
   EXPECT_EQ(f.validate(r), "");
 }
 
-TEST(ReplayFlow, WarmRunsOnceUntimedAndRestoresOnlyWhatTheKernelWrites) {
+// Sets an environment variable for one scope.
+struct ScopedEnv {
+  std::string name;
+  ScopedEnv(const char* n, const char* value) : name(n) { setenv(n, value, 1); }
+  ~ScopedEnv() { unsetenv(name.c_str()); }
+};
+
+TEST(ReplayFlow, WarmFlushesThenRestoresAndReadsInWhatTheParametersPointTo) {
   Fixture f;
   FakeDevice d = f.device(Kernel::Nondeterministic);
+  d.cache = 1 << 20;
   ReplayReport r = f.run(d, options(4, "warm"));
   EXPECT_EQ(d.launches, 2u + 1u + 4u) << "2 verification replays, 1 untimed, 4 timed";
-  EXPECT_EQ(d.flushes, 0u);
+  EXPECT_EQ(d.flushes, 4u) << "before each timed launch";
   EXPECT_EQ(d.restored[0], 1u) << "the input is restored once, for the second verification replay only";
-  EXPECT_EQ(d.restored[1], 1u + 1u + 1u + 3u) << "replay 2, before the untimed launch, after it, between timed ones";
+  EXPECT_EQ(d.restored[1], 1u + 1u + 4u) << "replay 2, before the untimed launch, before each timed one";
+  ASSERT_EQ(d.restore_ranges.count(1), 1u);
+  EXPECT_EQ(d.restore_ranges[1], (std::vector<ByteRange>{{0, kRows * 4}})) << "the pages the kernel writes";
+  // Read in before each timed launch: the input the first parameter points to, not the output (restored).
+  ASSERT_EQ(d.touched.size(), 4u);
+  EXPECT_EQ(d.touched[0], (RegionRange{0, {0, kRows * kTerms * 4}}));
   EXPECT_EQ(r.gpu_time.per_iteration_ns.size(), 4u);
   EXPECT_EQ(r.gpu_time.min_ns, 4000.0) << "the timed launches are the last four";
   EXPECT_EQ(r.cache, "warm");
+  EXPECT_NE(r.cache_preparation.find("L2 flushed"), std::string::npos) << r.cache_preparation;
+  EXPECT_NE(r.cache_preparation.find("32768 byte(s) in 1 range(s)"), std::string::npos) << r.cache_preparation;
+  EXPECT_EQ(f.validate(r), "");
+  EXPECT_NE(replay_summary_text(to_json(r)).find("caches   L2 flushed"), std::string::npos);
+}
+
+TEST(ReplayFlow, WarmBackToBackRestoresOnlyWhatTheKernelWritesAndFlushesNothing) {
+  ScopedEnv env("RPL_REPLAY_WARM", "back-to-back");
+  Fixture f;
+  FakeDevice d = f.device(Kernel::Nondeterministic);
+  d.cache = 1 << 20;
+  ReplayReport r = f.run(d, options(4, "warm"));
+  EXPECT_EQ(d.launches, 2u + 1u + 4u);
+  EXPECT_EQ(d.flushes, 0u);
+  EXPECT_TRUE(d.touched.empty());
+  EXPECT_EQ(d.restored[1], 1u + 1u + 1u + 3u) << "replay 2, before the untimed launch, after it, between timed ones";
+  EXPECT_NE(r.cache_preparation.find("back to back"), std::string::npos) << r.cache_preparation;
+}
+
+TEST(ReplayFlow, WrittenPagesAreWhereAnyResultDiffersFromTheBeforeState) {
+  std::vector<std::byte> before(10000, std::byte{0}), a = before, b = before;
+  a[5000] = std::byte{1};  // page 1
+  b[9999] = std::byte{2};  // page 2, the short last one
+  EXPECT_EQ(differing_pages(before, {a}), (std::vector<ByteRange>{{4096, 4096}}));
+  EXPECT_EQ(differing_pages(before, {a, b}), (std::vector<ByteRange>{{4096, 10000 - 4096}})) << "adjacent pages merge";
+  EXPECT_EQ(differing_pages(before, {{}, before}), (std::vector<ByteRange>{})) << "empty results are skipped";
+}
+
+TEST(ReplayFlow, TheReadSetFollowsPointersInTheArgumentsWithinBudget) {
+  Manifest m;
+  auto region = [](uint64_t id, uint64_t address, uint64_t size) {
+    Region g{id, address, size, "device", "", {}, {}};
+    g.before = BlobRef{};
+    return g;
+  };
+  m.regions = {region(0, 0x1000, 0x1000), region(1, 0x10000, 0x4000), region(2, 0x20000, 0x100)};
+  m.regions.push_back(Region{3, 0x30000, 0x100, "global", "sym", BlobRef{}, {}});  // placed by the loader
+  const uint64_t args[] = {0x10800, 7, 0x1010, 0x30000, 0x10100, 0x99999};  // region 1 twice, then region 0
+  std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(args), sizeof args);
+  std::vector<std::vector<ByteRange>> excluded(4);
+  excluded[1] = {{0x1000, 0x1000}};  // what the kernel writes in region 1
+  auto set = parameter_read_set(m, bytes, excluded, 1 << 20);
+  EXPECT_EQ(set, (std::vector<RegionRange>{{1, {0x100, 0xf00}}, {1, {0x2000, 0x2000}}, {0, {0x10, 0xff0}}}))
+      << "from the lowest address named in each region to its end, less what is written, in argument order";
+  set = parameter_read_set(m, bytes, excluded, 0x1000);
+  EXPECT_EQ(set, (std::vector<RegionRange>{{1, {0x100, 0xf00}}, {1, {0x2000, 0x100}}})) << "cut at the budget";
 }
 
 // The deterministic after-snapshot (summation order 0) in place of the application's order-1 one.

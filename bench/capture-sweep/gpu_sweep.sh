@@ -33,6 +33,7 @@ TIMING_END=${TIMING_END:-295}                # no timing replay starts after thi
 TRITON_START=${TRITON_START:-290}            # the Triton JIT sweep runs only if it can start before this
 TIMING_COUNT=${TIMING_COUNT:-12}             # kernels timed warm and cold
 TIMING_ITERS=${TIMING_ITERS:-20}
+TIMING_VARIANTS=${TIMING_VARIANTS:-"warm cold warm-b2b cold-code"}  # the first two make the band
 MAX_KERNELS=${MAX_KERNELS:-0}                # 0: every kernel
 # The training step, small enough that a capture of all live memory stays ~100 MB, large enough for real kernels.
 MODEL="--layers 2 --d-model 256 --heads 4 --seq 256 --batch 4 --vocab 4096"
@@ -112,11 +113,18 @@ if [ -s "$W/inapp.json" ]; then
                           --inapp "$W/inapp.json" --count "$TIMING_COUNT")
   say "timing ${#TIMED[@]} kernels, warm and cold, one at a time"
   for d in "${TIMED[@]}"; do
-    for mode in warm cold; do
+    for variant in $TIMING_VARIANTS; do
       [ "$(elapsed)" -lt "$TIMING_END" ] || { say "timing deadline reached"; break 2; }
-      "$RP" replay full-vm --capture-dir "$W/sweep/$d" --json --cache "$mode" --iterations "$TIMING_ITERS" --timeout 20 \
-        >"$W/timing/$d.$mode.json" 2>"$W/timing/$d.$mode.stderr"
-      echo $? >"$W/timing/$d.$mode.rc"
+      # Variants beside the two modes, for the record: warm-b2b (RPL_REPLAY_WARM=back-to-back: launches back to
+      # back, no flush, no read-in) and cold-code (RPL_REPLAY_COLD=code: the instruction caches evicted as well).
+      case $variant in
+        warm-b2b) mode=warm; envs=(RPL_REPLAY_WARM=back-to-back) ;;
+        cold-code) mode=cold; envs=(RPL_REPLAY_COLD=code) ;;
+        *) mode=$variant; envs=() ;;
+      esac
+      env "${envs[@]}" "$RP" replay full-vm --capture-dir "$W/sweep/$d" --json --cache "$mode" --iterations "$TIMING_ITERS" \
+        --timeout 20 >"$W/timing/$d.$variant.json" 2>"$W/timing/$d.$variant.stderr"
+      echo $? >"$W/timing/$d.$variant.rc"
     done
   done
 fi

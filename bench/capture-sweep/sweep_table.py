@@ -204,7 +204,9 @@ def cmd_table(a):
         t = {"dir": r["dir"], "kernel": r["kernel"], "class": r["class"], "in_app_ns": app, "warm_ns": warm,
              "cold_ns": cold, "warm_cache_reported": (wdoc or {}).get("cache"),
              "cold_cache_reported": (cdoc or {}).get("cache"), "in_app_samples": inapp.get(r["dir"], {}).get("samples"),
-             "restores": restores_text((wdoc or {}).get("restores"))}
+             "restores": restores_text((wdoc or {}).get("restores")),
+             "variants": {v: timing(a.timing, r["dir"], v)[0] for v in EXTRA_VARIANTS
+                          if r["dir"] and timing(a.timing, r["dir"], v)[0] is not None}}
         if app is not None and warm is not None and cold is not None:
             lo, hi = min(warm, cold) * (1 - WIDEN), max(warm, cold) * (1 + WIDEN)
             t["within"] = lo <= app <= hi
@@ -232,19 +234,25 @@ def cmd_table(a):
         md += ["", "## Replay time against in-app time", "",
                f"In-app median (our collector) against the replay's warm- and cold-cache medians, the band "
                f"[min, max] widened by {int(WIDEN * 100)}%: {figures['timed_within_band']} of {len(timings)} within.", "",
-               "| class | kernel | in-app µs | warm µs | cold µs | within | closest | restores (warm) |",
-               "|---|---|---|---|---|---|---|---|"]
+               "| class | kernel | in-app µs | warm µs | cold µs | within | closest | restores (warm) | "
+               "warm back to back µs | cold, code evicted µs |",
+               "|---|---|---|---|---|---|---|---|---|---|"]
 
         def us(v):
             return f"{v / 1e3:.2f}" if v is not None else "—"
         md += [f"| {t['class']} | `{short(t['kernel'], 70)}` | {us(t['in_app_ns'])} | {us(t['warm_ns'])} | "
                f"{us(t['cold_ns'])} | {'yes' if t.get('within') else ('no' if 'within' in t else '—')} | "
-               f"{t.get('closest', '—')} | {t['restores']} |" for t in timings]
+               f"{t.get('closest', '—')} | {t['restores']} | {us(t['variants'].get('warm-b2b'))} | "
+               f"{us(t['variants'].get('cold-code'))} |" for t in timings]
     with open(a.md, "w") as f:
         f.write("\n".join(md) + "\n")
     with open(a.json, "w") as f:
         json.dump({"figures": figures, "kernels": rows, "timings": timings}, f, indent=1)
     print(json.dumps(figures))
+
+
+# Timing variants beside warm and cold (gpu_sweep.sh TIMING_VARIANTS): reported, not part of the band.
+EXTRA_VARIANTS = ("warm-b2b", "cold-code")
 
 
 def restores_text(r):

@@ -99,6 +99,7 @@ json to_json(const ReplayReport& r) {
     doc["recopy"] = r.recopy;
     doc["cache"] = r.cache;
     doc["restore_source"] = r.restore_source;
+    doc["cache_preparation"] = r.cache_preparation;
     doc["restores"] = {{"between_launches", r.restores.between_launches}, {"reason", r.restores.reason},
                        {"regions", r.restores.regions}, {"bytes", r.restores.bytes},
                        {"filled_regions", r.restores.filled_regions}, {"filled_bytes", r.restores.filled_bytes}};
@@ -147,6 +148,8 @@ std::string replay_summary_text(const json& doc) {
                                        : cache,
                      t.at("median").get<double>() / 1e3, t.at("mean").get<double>() / 1e3, t.at("min").get<double>() / 1e3,
                      t.at("max").get<double>() / 1e3);
+  if (doc.contains("cache_preparation") && !doc["cache_preparation"].get<std::string>().empty())
+    out += fmt::format("caches   {}\n", doc["cache_preparation"].get<std::string>());
   if (doc.contains("restores")) {
     const json& r = doc.at("restores");
     if (!r.at("between_launches").get<bool>())

@@ -80,6 +80,7 @@ struct ReplayReport {
   std::string cache = "warm";  // or "cold" (capture/replay_runner.hpp: ReplayRunnerOptions::cache)
   std::string restore_source;  // "device" (pristine copies in device memory) or "host"
   RestorePolicy restores;
+  std::string cache_preparation;  // what happens before each timed launch, in words (capture/replay_runner.cpp)
   TimeStats gpu_time;
   double setup_wall_ns = 0, iterations_wall_ns = 0, total_wall_ns = 0;
   Verification verification;

@@ -11,6 +11,7 @@
 
 #include "capture/blob.hpp"
 #include "capture/element_types.hpp"
+#include "capture/replay_cache_state.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
 
@@ -184,13 +185,48 @@ double since_ns(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t).count();
 }
 
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+// The pages of region i that the kernel writes: where its before-snapshot differs from the after-snapshot or
+// from a verification replay. Empty (restore it whole) without both snapshots, or for a region over 1 GiB
+// (two host copies of it would be needed).
+std::vector<ByteRange> written_ranges(const std::filesystem::path& capture_dir, const Manifest& m, std::size_t i,
+                                      const std::vector<std::vector<std::vector<std::byte>>>& replays) {
+  const Region& g = m.regions[i];
+  if (!g.before || !g.after || g.size > (uint64_t{1} << 30)) return {};
+  const std::vector<std::byte> before = read_blob(capture_dir, *g.before), after = read_blob(capture_dir, *g.after);
+  if (before.size() != g.size) return {};
+  std::vector<std::span<const std::byte>> results = {after};
+  for (const auto& r : replays) results.emplace_back(r.at(i));
+  std::vector<ByteRange> pages = differing_pages(before, results);
+  if (pages.empty()) pages.push_back({0, g.size});  // flagged as written, yet equal: restore it whole
+  return pages;
+}
+
+std::string cache_preparation_text(const std::string& cache, const std::string& warm_style, bool cold_code,
+                                   bool restore_each, const std::vector<RegionRange>& read_set) {
+  const std::string restore = restore_each ? "what the kernel writes restored" : "nothing restored";
+  if (cache == "cold")
+    return fmt::format("{}, then L2 flushed{}", restore, cold_code ? " and the instruction caches evicted" : "");
+  if (warm_style != "inputs") return fmt::format("back to back after an untimed launch, {}", restore);
+  uint64_t bytes = 0;
+  for (const RegionRange& r : read_set) bytes += r.range.size;
+  return fmt::format("L2 flushed, {}, then {} byte(s) in {} range(s) the parameters point to read in, as if just "
+                     "written by a producer kernel",
+                     restore, bytes, read_set.size());
+}
+
 // Restoring what a kernel writes before every timed launch is needed only when its result depends on what it
 // overwrites (an accumulation, a counter). When one more launch, on the last verification replay's output,
 // gives the same bytes again, it does not: the timed launches then run back to back like the application's,
 // without copies that would displace the kernel's inputs from the cache. Otherwise each written region is
 // restored, by a fill where its before-state is one repeated word (device.restores_by_fill).
 RestorePolicy restore_policy(const ReplayRunnerOptions& o, const Manifest& m, ReplayDevice& device,
-                             const std::vector<bool>& written, const std::vector<std::vector<std::vector<std::byte>>>& replays,
+                             const std::vector<bool>& written, const std::vector<uint64_t>& restore_bytes,
+                             const std::vector<std::vector<std::vector<std::byte>>>& replays,
                              const Verification& verification) {
   RestorePolicy p;
   if (!o.recopy) {
@@ -200,8 +236,8 @@ RestorePolicy restore_policy(const ReplayRunnerOptions& o, const Manifest& m, Re
   }
   for (std::size_t i = 0; i < m.regions.size(); ++i) {
     if (!written[i] || !m.regions[i].before) continue;
-    ++p.regions, p.bytes += m.regions[i].size;
-    if (device.restores_by_fill(i)) ++p.filled_regions, p.filled_bytes += m.regions[i].size;
+    ++p.regions, p.bytes += restore_bytes[i];
+    if (device.restores_by_fill(i)) ++p.filled_regions, p.filled_bytes += restore_bytes[i];
   }
   if (p.regions == 0) {
     p.between_launches = false;
@@ -251,21 +287,56 @@ void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capt
       for (std::size_t i = 0; i < m.regions.size(); ++i)
         if (m.regions[i].id == d.id && m.regions[i].before) written[i] = true;
   }
-  report.restores = restore_policy(o, m, device, written, replays, report.verification);
+  // Restores copy only the pages the kernel writes.
+  std::vector<std::vector<ByteRange>> written_pages(m.regions.size());
+  for (std::size_t i = 0; i < m.regions.size(); ++i)
+    if (written[i]) written_pages[i] = written_ranges(capture_dir, m, i, replays);
+  std::vector<uint64_t> restore_bytes(m.regions.size());
+  for (std::size_t i = 0; i < m.regions.size(); ++i) {
+    restore_bytes[i] = m.regions[i].size;
+    if (written_pages[i].empty()) continue;
+    restore_bytes[i] = 0;
+    for (const ByteRange& r : written_pages[i]) restore_bytes[i] += r.size;
+    device.set_restore_ranges(i, written_pages[i]);
+  }
+  report.restores = restore_policy(o, m, device, written, restore_bytes, replays, report.verification);
 
   // Timing, in the chosen cache state.
   const bool restore_each = o.recopy && report.restores.between_launches;
-  if (o.recopy && !pristine) device.restore(written);
-  if (o.recopy && o.cache == "warm") {
-    device.launch();  // inputs resident; not timed
-    if (restore_each) device.restore(written);
+  const std::string warm_style = env_or("RPL_REPLAY_WARM", "inputs");  // or "back-to-back"
+  const bool cold_code = env_or("RPL_REPLAY_COLD", "") == "code";
+  std::vector<RegionRange> read_set;
+  if (o.cache == "warm" && warm_style == "inputs") {
+    // Up to three quarters of the cache: the rest takes what the kernel writes.
+    read_set = parameter_read_set(m, read_blob(capture_dir, m.arguments), written_pages, device.cache_bytes() / 4 * 3);
   }
+  report.cache_preparation = cache_preparation_text(o.cache, warm_style, cold_code, restore_each, read_set);
+  bool dirty = o.recopy && !pristine;  // memory differs from what the next launch must start from
+  if (o.recopy && o.cache == "warm") {
+    if (dirty) device.restore(written);
+    device.launch();  // code and constants resident; not timed
+    dirty = restore_each;
+  }
+  auto prepare = [&] {  // before each timed launch; not timed
+    if (o.cache == "cold") {
+      if (dirty) device.restore(written);
+      device.flush_cache();
+      if (cold_code) device.flush_code();
+    } else if (warm_style == "inputs") {
+      device.flush_cache();
+      if (dirty) device.restore(written);  // after the flush: resident, as the application's memset left it
+      for (const RegionRange& r : read_set) device.touch(r.region, r.range.offset, r.range.size);
+    } else if (dirty) {
+      device.restore(written);
+    }
+    dirty = restore_each;
+  };
   std::vector<double> samples;
   report.setup_wall_ns = since_ns(start);
   const auto loop_start = std::chrono::steady_clock::now();
   for (unsigned it = 0; it < o.iterations; ++it) {
-    if (it > 0 && restore_each) device.restore(written);
-    if (o.cache == "cold") device.flush_cache();
+    if (o.recopy) prepare();
+    else if (o.cache == "cold") device.flush_cache();
     samples.push_back(device.launch());
   }
   report.iterations_wall_ns = since_ns(loop_start);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "capture/manifest.hpp"
+#include "capture/replay_cache_state.hpp"
 #include "capture/replay_report.hpp"
 
 namespace rpl::capture {
@@ -54,6 +55,14 @@ class ReplayDevice {
   virtual double launch() = 0;
   // Evicts the device's last-level cache (before a cold launch; not timed).
   virtual void flush_cache() = 0;
+  // Restricts restore() of region `region` to these ranges (by default it restores the whole region).
+  virtual void set_restore_ranges(std::size_t /*region*/, std::vector<ByteRange> /*ranges*/) {}
+  // Reads `size` bytes at `offset` of region `region` into the last-level cache (warm launches; not timed).
+  virtual void touch(std::size_t /*region*/, uint64_t /*offset*/, uint64_t /*size*/) {}
+  // Evicts the kernel's code from the multiprocessors' instruction caches (RPL_REPLAY_COLD=code; not timed).
+  virtual void flush_code() {}
+  // The last-level cache's size in bytes (0: unknown, and warm launches read nothing in).
+  virtual uint64_t cache_bytes() { return 0; }
   // Whether restore() refills region `region` with one repeated word rather than copying a pristine image.
   virtual bool restores_by_fill(std::size_t /*region*/) const { return false; }
   // Copies `size` bytes at `offset` of region `region` (index into the manifest) into host memory.

@@ -83,6 +83,13 @@ class HsaReplayDevice : public capture::ReplayDevice {
       : memory_(memory), kernel_(kernel), m_(m), addresses_(addresses), timeout_s_(timeout_s) {}
   void restore(const std::vector<bool>& regions) override { memory_.restore_pristine(m_, addresses_, regions); }
   bool restores_by_fill(std::size_t region) const override { return memory_.restores_by_fill(region); }
+  void set_restore_ranges(std::size_t region, std::vector<capture::ByteRange> ranges) override {
+    memory_.set_restore_ranges(region, std::move(ranges));
+  }
+  void touch(std::size_t region, uint64_t offset, uint64_t size) override {
+    memory_.touch(m_, addresses_, region, offset, size);
+  }
+  uint64_t cache_bytes() override { return memory_.cache_bytes(); }
   double launch() override { return kernel_.dispatch(timeout_s_); }
   void flush_cache() override { memory_.flush_cache(); }
   void read_back(std::size_t region, uint64_t offset, std::byte* into, std::size_t size) override {

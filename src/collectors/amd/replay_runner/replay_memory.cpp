@@ -276,20 +276,42 @@ std::string ReplayMemory::keep_pristine(const capture::Manifest& m, const std::v
   return where;
 }
 
+void ReplayMemory::set_restore_ranges(std::size_t i, std::vector<capture::ByteRange> ranges) {
+  if (restore_ranges_.size() <= i) restore_ranges_.resize(i + 1);
+  restore_ranges_[i] = std::move(ranges);
+}
+
 void ReplayMemory::restore_pristine(const capture::Manifest& m, const std::vector<uint64_t>& addresses,
                                     const std::vector<bool>& regions) {
   for (std::size_t i = 0; i < m.regions.size(); ++i) {
     if (!regions[i] || !m.regions[i].before) continue;
-    if (restores_by_fill(i)) {  // one repeated word, as the application's memset left it
-      const hsa_status_t status = rt_.memory_fill(reinterpret_cast<void*>(addresses[i]), *fill_word_[i], m.regions[i].size / 4);
-      if (status != HSA_STATUS_SUCCESS)
-        throw Error(ExitCode::ProfilerFailed, fmt::format("restoring region {} between launches (fill) failed: {}",
-                                                          m.regions[i].id, rt_.describe(status)));
-      continue;
+    const std::vector<capture::ByteRange> whole = {{0, m.regions[i].size}};
+    const auto& ranges = i < restore_ranges_.size() && !restore_ranges_[i].empty() ? restore_ranges_[i] : whole;
+    for (const capture::ByteRange& r : ranges) {
+      void* to = reinterpret_cast<void*>(addresses[i] + r.offset);
+      if (restores_by_fill(i)) {  // one repeated word, as the application's memset left it
+        const hsa_status_t status = rt_.memory_fill(to, *fill_word_[i], r.size / 4);
+        if (status != HSA_STATUS_SUCCESS)
+          throw Error(ExitCode::ProfilerFailed, fmt::format("restoring region {} between launches (fill) failed: {}",
+                                                            m.regions[i].id, rt_.describe(status)));
+        continue;
+      }
+      copy(to, static_cast<char*>(pristine_) + pristine_offset_[i] + r.offset, r.size, "restoring memory between launches");
     }
-    copy(reinterpret_cast<void*>(addresses[i]), static_cast<char*>(pristine_) + pristine_offset_[i], m.regions[i].size,
-         "restoring memory between launches");
   }
+}
+
+void ReplayMemory::touch(const capture::Manifest& m, const std::vector<uint64_t>& addresses, std::size_t i,
+                         uint64_t offset, uint64_t size) {
+  if (!pristine_ || !m.regions[i].before || restores_by_fill(i)) return;
+  copy(reinterpret_cast<void*>(addresses[i] + offset), static_cast<char*>(pristine_) + pristine_offset_[i] + offset, size,
+       "reading a kernel input into the caches (warm launch)");
+}
+
+uint64_t ReplayMemory::cache_bytes() {
+  uint32_t caches[4] = {0, 0, 0, 0};  // HSA_AGENT_INFO_CACHE_SIZE: L1..L4 in bytes
+  if (rt_.agent_get_info(device_.gpu, HSA_AGENT_INFO_CACHE_SIZE, caches) != HSA_STATUS_SUCCESS) return 0;
+  return *std::max_element(std::begin(caches), std::end(caches));
 }
 
 void ReplayMemory::flush_cache() {

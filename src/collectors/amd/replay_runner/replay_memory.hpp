@@ -4,10 +4,11 @@
 // HARDWARE.
 #include <cstdint>
 #include <filesystem>
-#include <string>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "capture/replay_cache_state.hpp"
 #include "capture/replay_report.hpp"
 #include "capture/reservation_plan.hpp"
 #include "collectors/amd/amd_launch_record.hpp"
@@ -57,6 +58,14 @@ class ReplayMemory {
   std::string keep_pristine(const capture::Manifest& m, const std::vector<uint64_t>& addresses);
   // Whether restore_pristine refills region i with the one word its before-state repeats (not a copy).
   bool restores_by_fill(std::size_t i) const { return i < fill_word_.size() && fill_word_[i] && rt_.memory_fill; }
+  // Restricts restore_pristine of region i to these ranges (the pages the kernel writes; default: all of it).
+  void set_restore_ranges(std::size_t i, std::vector<capture::ByteRange> ranges);
+  // Rewrites [offset, offset + size) of region i from its pristine copy, so that the range is resident in the
+  // GPU's caches before a warm launch (a blit through L2; unvalidated on AMD hardware whether it stays there).
+  void touch(const capture::Manifest& m, const std::vector<uint64_t>& addresses, std::size_t i, uint64_t offset,
+             uint64_t size);
+  // The largest cache the agent reports (HSA_AGENT_INFO_CACHE_SIZE), in bytes; 0 if unknown.
+  uint64_t cache_bytes();
   // The pristine copy back into every region i with regions[i] set.
   void restore_pristine(const capture::Manifest& m, const std::vector<uint64_t>& addresses, const std::vector<bool>& regions);
   // Evicts the GPU's caches before a cold launch: copies through a device buffer twice the largest cache the
@@ -83,6 +92,7 @@ class ReplayMemory {
   void* flush_ = nullptr;
   std::size_t flush_bytes_ = 0;
   std::vector<uint64_t> pristine_offset_;
+  std::vector<std::vector<capture::ByteRange>> restore_ranges_;  // per region (empty: all of it)
   std::vector<std::optional<uint32_t>> fill_word_;  // per region: the word its before-state repeats, if it does
 };
 

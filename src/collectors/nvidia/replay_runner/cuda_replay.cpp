@@ -17,6 +17,7 @@
 #include "capture/reservation_plan.hpp"
 #include "collectors/nvidia/cuda_driver/cu_error.hpp"
 #include "collectors/nvidia/cuda_driver/cuda_attributes.hpp"
+#include "collectors/nvidia/replay_runner/cache_kernels.hpp"
 #include "collectors/nvidia/replay_runner/kernel_activity_timer.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
@@ -75,6 +76,18 @@ class Replay : public capture::ReplayDevice {
   double launch() override;
   void flush_cache() override;
   bool restores_by_fill(std::size_t region) const override { return fill_word_.at(region).has_value(); }
+  void set_restore_ranges(std::size_t region, std::vector<capture::ByteRange> ranges) override {
+    restore_ranges_.resize(m_.regions.size());
+    restore_ranges_.at(region) = std::move(ranges);
+  }
+  void touch(std::size_t region, uint64_t offset, uint64_t size) override {
+    cache_kernels().touch(device_address(region) + offset, size, stream_);
+  }
+  void flush_code() override { cache_kernels().evict_code(stream_); }
+  uint64_t cache_bytes() override {
+    int l2 = 0;
+    return cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device_) == CUDA_SUCCESS ? uint64_t(l2) : 0;
+  }
   void read_back(std::size_t region, uint64_t offset, std::byte* into, std::size_t size) override;
 
  private:
@@ -87,6 +100,10 @@ class Replay : public capture::ReplayDevice {
   void prepare_launch();
   void dump();
   CUdeviceptr device_address(std::size_t region) const { return replay_address_[region]; }
+  CacheKernels& cache_kernels() {
+    if (!cache_kernels_) cache_kernels_.emplace(device_);
+    return *cache_kernels_;
+  }
 
   const ReplayOptions& o_;
   capture::ReplayReport& report_;
@@ -104,6 +121,8 @@ class Replay : public capture::ReplayDevice {
   void* pristine_host_ = nullptr;
   std::vector<uint64_t> pristine_offset_;
   std::vector<std::optional<uint32_t>> fill_word_;  // per region: the word its before-state repeats, if it does
+  std::vector<std::vector<capture::ByteRange>> restore_ranges_;  // per region: what restore() copies (empty: all)
+  std::optional<CacheKernels> cache_kernels_;
   CUstream stream_ = nullptr;
   CUevent start_event_ = nullptr, stop_event_ = nullptr;
   KernelActivityTimer kernel_timer_;  // CUPTI kernel activity: the in-app collector's time source
@@ -303,20 +322,23 @@ void Replay::keep_pristine_copies() {
 void Replay::restore(const std::vector<bool>& regions) {
   for (std::size_t i = 0; i < m_.regions.size(); ++i) {
     if (!regions[i] || !m_.regions[i].before) continue;
-    if (fill_word_[i]) {  // one repeated word, as the application's memset left it
-      check(cuMemsetD32Async(device_address(i), *fill_word_[i], m_.regions[i].size / 4, stream_),
-            "restoring memory between launches (fill)");
-      continue;
-    }
-    if (!pristine_device_ && !pristine_host_) {
+    if (!pristine_device_ && !pristine_host_ && !fill_word_[i]) {
       restore_region_from_capture(i, stream_);
       continue;
     }
-    CUresult r = pristine_device_
-                     ? cuMemcpyDtoDAsync(device_address(i), pristine_device_ + pristine_offset_[i], m_.regions[i].size, stream_)
-                     : cuMemcpyHtoDAsync(device_address(i), static_cast<char*>(pristine_host_) + pristine_offset_[i],
-                                         m_.regions[i].size, stream_);
-    check(r, "restoring memory between launches");
+    const std::vector<capture::ByteRange> whole = {{0, m_.regions[i].size}};
+    const auto& ranges = i < restore_ranges_.size() && !restore_ranges_[i].empty() ? restore_ranges_[i] : whole;
+    for (const capture::ByteRange& r : ranges) {
+      const CUdeviceptr to = device_address(i) + r.offset;
+      CUresult result;
+      if (fill_word_[i])  // one repeated word, as the application's memset left it (ranges are page multiples)
+        result = cuMemsetD32Async(to, *fill_word_[i], r.size / 4, stream_);
+      else if (pristine_device_)
+        result = cuMemcpyDtoDAsync(to, pristine_device_ + pristine_offset_[i] + r.offset, r.size, stream_);
+      else
+        result = cuMemcpyHtoDAsync(to, static_cast<char*>(pristine_host_) + pristine_offset_[i] + r.offset, r.size, stream_);
+      check(result, "restoring memory between launches");
+    }
   }
 }
 

@@ -1,0 +1,33 @@
+#pragma once
+// Small kernels the replay runner launches between timed launches to set the cache state (not timed): one reads
+// a range into L2 (warm launches: the kernel's inputs resident, as a producer kernel would leave them), one
+// runs a long stretch of code on every multiprocessor to evict the replayed kernel's code from the instruction
+// caches (RPL_REPLAY_COLD=code). Written in PTX and compiled by the driver when first used, so the runner
+// needs no compiler and no kernels of its own in its binary.
+#include <cuda.h>
+
+#include <cstdint>
+
+namespace rpl::cuda_capture {
+
+class CacheKernels {
+ public:
+  explicit CacheKernels(CUdevice device) : device_(device) {}
+  ~CacheKernels();
+  // Reads every 32-byte sector of [address, address + bytes) on `stream` (throws rpl::Error on failure).
+  void touch(CUdeviceptr address, uint64_t bytes, CUstream stream);
+  // Runs straight-line code larger than an SM's instruction caches on every SM, on `stream`.
+  void evict_code(CUstream stream);
+
+ private:
+  void load_touch();
+  void load_evict();
+
+  CUdevice device_;
+  int multiprocessors_ = 0;
+  CUmodule touch_module_ = nullptr, evict_module_ = nullptr;
+  CUfunction touch_ = nullptr, evict_ = nullptr;
+  CUdeviceptr scratch_ = 0;  // the evict kernel's loads, and where a kernel would store (it never does)
+};
+
+}  // namespace rpl::cuda_capture
