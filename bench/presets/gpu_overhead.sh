@@ -14,7 +14,9 @@
 #    process wall time, their ratio to the baseline's medians, and the whole command's wall time (counter
 #    passes and analysis included); raw profile.json, stderr and summaries in presets-raw.tar.gz.
 # Under 5 minutes on an H100 (each command has a time limit; the torch workload runs only the presets
-# without a counter pass). DRY=1 runs the same logic against the test doubles on any machine:
+# without a counter pass). Subsets and limits: PRESETS="compute full", WORKLOADS="torch", RUNS=1,
+# TORCH_COUNTER_PRESETS=1 (counter presets on torch too), TORCH_LIMIT=S (per torch command), TORCH_START_BY=S.
+# DRY=1 runs the same logic against the test doubles on any machine:
 #   DRY=1 OUT=/tmp/x RPL_BIN_DIR=build/src/cli DOUBLES=build/tests/doubles/bin bash bench/presets/gpu_overhead.sh
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -82,19 +84,21 @@ measure() {  # WORKLOAD VARIANT LIMIT_S PROFILE_FLAGS... -- APP...
   [ "$rc" = 0 ] || [ "$rc" = 17 ] || tail -5 "$dir/stderr.txt"
 }
 
-for wl in launch_bound gpu_bound torch; do
+for wl in ${WORKLOADS:-launch_bound gpu_bound torch}; do
   # The 5-minute budget: the torch workload (4 variants x 3 runs of ~10 s) starts only with time for it.
-  if [ "$wl" = torch ] && [ $(( $(date +%s) - T0 )) -gt 170 ]; then say "skipping torch: time budget"; break; fi
+  if [ "$wl" = torch ] && [ $(( $(date +%s) - T0 )) -gt "${TORCH_START_BY:-170}" ]; then say "skipping torch: time budget"; break; fi
   case $wl in
     launch_bound) APP=("${LB[@]}"); LIMIT=90 ;;
     gpu_bound) APP=("${GB[@]}"); LIMIT=90 ;;
-    torch) APP=("${TORCH[@]}"); LIMIT=100 ;;
+    torch) APP=("${TORCH[@]}"); LIMIT=${TORCH_LIMIT:-100} ;;
   esac
   measure "$wl" baseline "$LIMIT" --no-rocprof -- "${APP[@]}"
   for p in $PRESETS; do
     # The torch workload: only presets without a counter pass (a counter pass replays its hundreds of
     # kernels, minutes on its own); the others are refused or measured on the testbeds.
-    if [ "$wl" = torch ] && [[ " compute memory communication full " == *" $p "* ]]; then continue; fi
+    # TORCH_COUNTER_PRESETS=1 measures them on torch too (give TORCH_LIMIT for the counter pass).
+    if [ "$wl" = torch ] && [ "${TORCH_COUNTER_PRESETS:-0}" != 1 ] &&
+       [[ " compute memory communication full " == *" $p "* ]]; then continue; fi
     # Presets with a counter file get the same bounded counter pass as the counter-file run below.
     extra=(); [[ " compute memory communication full " == *" $p "* ]] && extra=("${COUNTER_FLAGS[@]}")
     measure "$wl" "$p" "$LIMIT" --preset "$p" "${extra[@]}" -- "${APP[@]}"
