@@ -15,7 +15,8 @@
 #    passes and analysis included); raw profile.json, stderr and summaries in presets-raw.tar.gz.
 # Under 5 minutes on an H100 (each command has a time limit; the torch workload runs only the presets
 # without a counter pass). Subsets and limits: PRESETS="compute full", WORKLOADS="torch", RUNS=1,
-# TORCH_COUNTER_PRESETS=1 (counter presets on torch too), TORCH_LIMIT=S (per torch command), TORCH_START_BY=S.
+# TORCH_COUNTER_PRESETS=1 (counter presets on torch too), TORCH_LIMIT=S (per torch command), TORCH_START_BY=S,
+# COUNTER_LAUNCHES=N (launches per kernel the counter pass profiles; default 20).
 # DRY=1 runs the same logic against the test doubles on any machine:
 #   DRY=1 OUT=/tmp/x RPL_BIN_DIR=build/src/cli DOUBLES=build/tests/doubles/bin bash bench/presets/gpu_overhead.sh
 set -uo pipefail
@@ -46,7 +47,7 @@ if [ "${DRY:-0}" = 1 ]; then
 else
   PLATFORM=cuda; COUNTER_FILE="$ROOT/share/counters/sm_90/compute_bound.txt"
   # The in-process CUPTI pass on the first 20 launches of each kernel: ncu on 20000 launches would take minutes.
-  COUNTER_FLAGS=(--counter-tool cupti --counter-launches 20)
+  COUNTER_FLAGS=(--counter-tool cupti --counter-launches "${COUNTER_LAUNCHES:-20}")
   say "host $(hostname), $(nproc) cores"
   nvidia-smi -L || { say "FATAL: no NVIDIA GPU visible"; exit 1; }
   CC=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
