@@ -80,6 +80,7 @@ class FakeDevice : public ReplayDevice {
     return 1000.0 * launches;
   }
   void flush_cache() override { ++flushes; }
+  void flush_code() override { ++code_flushes; }
   bool restores_by_fill(std::size_t region) const override { return fill_regions.count(region) > 0; }
   void set_restore_ranges(std::size_t region, std::vector<ByteRange> ranges) override { restore_ranges[region] = ranges; }
   void touch(std::size_t region, uint64_t offset, uint64_t size) override { touched.push_back({region, {offset, size}}); }
@@ -88,7 +89,7 @@ class FakeDevice : public ReplayDevice {
     std::memcpy(into, memory_[region].data() + offset, size);
   }
 
-  unsigned launches = 0, flushes = 0;
+  unsigned launches = 0, flushes = 0, code_flushes = 0;
   std::map<std::size_t, unsigned> restored;
   std::set<std::size_t> fill_regions;
   std::map<std::size_t, std::vector<ByteRange>> restore_ranges;
@@ -160,6 +161,13 @@ ReplayRunnerOptions options(unsigned iterations, const std::string& cache, unsig
   return o;
 }
 
+// Sets an environment variable for one scope.
+struct ScopedEnv {
+  std::string name;
+  ScopedEnv(const char* n, const char* value) : name(n) { setenv(n, value, 1); }
+  ~ScopedEnv() { unsetenv(name.c_str()); }
+};
+
 TEST(ReplayFlow, ANondeterministicKernelIsToldApartFromAWrongOne) {
   Fixture f;
   FakeDevice d = f.device(Kernel::Nondeterministic);
@@ -224,13 +232,6 @@ TEST(ReplayFlow, ADeterministicKernelMatchesBitExactAfterEveryReplay) {
   EXPECT_EQ(r.verification.replays, 3u);
   EXPECT_EQ(f.validate(r), "");
 }
-
-// Sets an environment variable for one scope.
-struct ScopedEnv {
-  std::string name;
-  ScopedEnv(const char* n, const char* value) : name(n) { setenv(n, value, 1); }
-  ~ScopedEnv() { unsetenv(name.c_str()); }
-};
 
 TEST(ReplayFlow, WarmFlushesThenRestoresAndReadsInWhatTheParametersPointTo) {
   Fixture f;
@@ -373,6 +374,15 @@ TEST(ReplayFlow, ColdFlushesBeforeEveryTimedLaunchAndRunsNothingUntimed) {
   ReplayReport r = f.run(d, options(5, "cold"));
   EXPECT_EQ(d.launches, 2u + 5u);
   EXPECT_EQ(d.flushes, 5u);
+  EXPECT_EQ(d.code_flushes, 5u) << "the instruction caches too";
+  EXPECT_NE(r.cache_preparation.find("instruction caches evicted"), std::string::npos) << r.cache_preparation;
+  {
+    ScopedEnv env("RPL_REPLAY_COLD", "data");
+    FakeDevice l2_only = f.device(Kernel::Nondeterministic);
+    f.run(l2_only, options(2, "cold"));
+    EXPECT_EQ(l2_only.flushes, 2u);
+    EXPECT_EQ(l2_only.code_flushes, 0u) << "RPL_REPLAY_COLD=data: L2 only";
+  }
   EXPECT_EQ(r.cache, "cold");
   EXPECT_EQ(f.validate(r), "");
   EXPECT_NE(replay_summary_text(to_json(r)).find("cache cold"), std::string::npos);

@@ -235,7 +235,7 @@ def cmd_table(a):
                f"In-app median (our collector) against the replay's warm- and cold-cache medians, the band "
                f"[min, max] widened by {int(WIDEN * 100)}%: {figures['timed_within_band']} of {len(timings)} within.", "",
                "| class | kernel | in-app µs | warm µs | cold µs | within | closest | restores (warm) | "
-               "warm back to back µs | cold, code evicted µs |",
+               "warm back to back µs | cold, L2 only µs |",
                "|---|---|---|---|---|---|---|---|---|---|"]
 
         def us(v):
@@ -243,7 +243,7 @@ def cmd_table(a):
         md += [f"| {t['class']} | `{short(t['kernel'], 70)}` | {us(t['in_app_ns'])} | {us(t['warm_ns'])} | "
                f"{us(t['cold_ns'])} | {'yes' if t.get('within') else ('no' if 'within' in t else '—')} | "
                f"{t.get('closest', '—')} | {t['restores']} | {us(t['variants'].get('warm-b2b'))} | "
-               f"{us(t['variants'].get('cold-code'))} |" for t in timings]
+               f"{us(t['variants'].get('cold-data'))} |" for t in timings]
     with open(a.md, "w") as f:
         f.write("\n".join(md) + "\n")
     with open(a.json, "w") as f:
@@ -252,7 +252,7 @@ def cmd_table(a):
 
 
 # Timing variants beside warm and cold (gpu_sweep.sh TIMING_VARIANTS): reported, not part of the band.
-EXTRA_VARIANTS = ("warm-b2b", "cold-code")
+EXTRA_VARIANTS = ("warm-b2b", "cold-data")
 
 
 def restores_text(r):

@@ -59,7 +59,8 @@ class ReplayDevice {
   virtual void set_restore_ranges(std::size_t /*region*/, std::vector<ByteRange> /*ranges*/) {}
   // Reads `size` bytes at `offset` of region `region` into the last-level cache (warm launches; not timed).
   virtual void touch(std::size_t /*region*/, uint64_t /*offset*/, uint64_t /*size*/) {}
-  // Evicts the kernel's code from the multiprocessors' instruction caches (RPL_REPLAY_COLD=code; not timed).
+  // Evicts the kernel's code from the multiprocessors' instruction caches (cold launches unless
+  // RPL_REPLAY_COLD=data; not timed).
   virtual void flush_code() {}
   // The last-level cache's size in bytes (0: unknown, and warm launches read nothing in).
   virtual uint64_t cache_bytes() { return 0; }

@@ -2,7 +2,7 @@
 // Small kernels the replay runner launches between timed launches to set the cache state (not timed): one reads
 // a range into L2 (warm launches: the kernel's inputs resident, as a producer kernel would leave them), one
 // runs a long stretch of code on every multiprocessor to evict the replayed kernel's code from the instruction
-// caches (RPL_REPLAY_COLD=code). Written in PTX and compiled by the driver when first used, so the runner
+// caches (cold launches, unless RPL_REPLAY_COLD=data). Written in PTX and compiled by the driver when first used, so the runner
 // needs no compiler and no kernels of its own in its binary.
 #include <cuda.h>
 
