@@ -93,8 +93,8 @@ Decoded decode(const std::string& path) {
                                              : std::to_string(a.int_value());
         s.args[arg_names[a.name_iid()]] = v;
       }
-      s.flows_out.assign(e.flow_ids().begin(), e.flow_ids().end());
-      s.flows_in.assign(e.terminating_flow_ids().begin(), e.terminating_flow_ids().end());
+      s.flows_out.assign(e.flow_ids_old().begin(), e.flow_ids_old().end());
+      s.flows_in.assign(e.terminating_flow_ids_old().begin(), e.terminating_flow_ids_old().end());
       open[e.track_uuid()] = s;
     } else if (e.type() == pb::TrackEvent::TYPE_SLICE_END) {
       auto it = open.find(e.track_uuid());

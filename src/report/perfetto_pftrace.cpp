@@ -211,8 +211,8 @@ class PftraceExporter {
     }
     if (stream_label) arg(e, kStream, *stream_label);
     if (with_flows && !out_begin_.empty()) {
-      for (uint32_t k = out_begin_[slot]; k < out_begin_[slot + 1]; ++k) e->add_flow_ids(out_ids_[k]);
-      for (uint32_t k = in_begin_[slot]; k < in_begin_[slot + 1]; ++k) e->add_terminating_flow_ids(in_ids_[k]);
+      for (uint32_t k = out_begin_[slot]; k < out_begin_[slot + 1]; ++k) e->add_flow_ids_old(out_ids_[k]);
+      for (uint32_t k = in_begin_[slot]; k < in_begin_[slot + 1]; ++k) e->add_terminating_flow_ids_old(in_ids_[k]);
     }
     out_.write(begin);
 
