@@ -81,6 +81,7 @@ class FakeDevice : public ReplayDevice {
   }
   void flush_cache() override { ++flushes; }
   void flush_code() override { ++code_flushes; }
+  bool can_flush_code() const override { return true; }
   bool restores_by_fill(std::size_t region) const override { return fill_regions.count(region) > 0; }
   void set_restore_ranges(std::size_t region, std::vector<ByteRange> ranges) override { restore_ranges[region] = ranges; }
   void touch(std::size_t region, uint64_t offset, uint64_t size) override { touched.push_back({region, {offset, size}}); }

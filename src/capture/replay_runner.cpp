@@ -304,7 +304,7 @@ void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capt
   // Timing, in the chosen cache state.
   const bool restore_each = o.recopy && report.restores.between_launches;
   const std::string warm_style = env_or("RPL_REPLAY_WARM", "inputs");  // or "back-to-back"
-  const bool cold_code = env_or("RPL_REPLAY_COLD", "code") != "data";  // "data": L2 only
+  const bool cold_code = env_or("RPL_REPLAY_COLD", "code") != "data" && device.can_flush_code();  // "data": L2 only
   std::vector<RegionRange> read_set;
   if (o.cache == "warm" && warm_style == "inputs") {
     // Up to three quarters of the cache: the rest takes what the kernel writes.

@@ -62,6 +62,7 @@ class ReplayDevice {
   // Evicts the kernel's code from the multiprocessors' instruction caches (cold launches unless
   // RPL_REPLAY_COLD=data; not timed).
   virtual void flush_code() {}
+  virtual bool can_flush_code() const { return false; }
   // The last-level cache's size in bytes (0: unknown, and warm launches read nothing in).
   virtual uint64_t cache_bytes() { return 0; }
   // Whether restore() refills region `region` with one repeated word rather than copying a pristine image.

@@ -84,6 +84,7 @@ class Replay : public capture::ReplayDevice {
     cache_kernels().touch(device_address(region) + offset, size, stream_);
   }
   void flush_code() override { cache_kernels().evict_code(stream_); }
+  bool can_flush_code() const override { return true; }
   uint64_t cache_bytes() override {
     int l2 = 0;
     return cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device_) == CUDA_SUCCESS ? uint64_t(l2) : 0;
