@@ -29,7 +29,8 @@ CLASSES = [
     ("attention", r"flash|fmha|attention|attn|sdpa|mha_"),
     ("layer_norm", r"layer_?norm"),
     ("softmax", r"softmax"),
-    ("optimizer", r"adam|multi_tensor_apply|foreach|optimizer"),
+    # PyTorch's AdamW without foreach: addcmul_ (second moment) and addcdiv_ (the update) are its own kernels.
+    ("optimizer", r"adam|multi_tensor_apply|foreach|optimizer|addcdiv|addcmul"),
     ("gemm", r"gemm|nvjet|cutlass|xmma|matmul|cublas|sm\d+_.*_tn|splitk"),
     ("reduction", r"reduce|reduction|cub::|deviceradix|devicescan|sum_kernel|norm_kernel|nll_loss|cross_entropy"),
     ("elementwise", r"elementwise|unrolled|vectorized|fill|copy|cat_|index|gather|scatter|embedding"),

@@ -12,6 +12,8 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(HERE, "sweep_table.py")
+sys.path.insert(0, HERE)
+import sweep_table  # noqa: E402  (the module under test, for its pure functions)
 
 KERNELS = [  # dir, mangled, demangled, capture status, grid, block
     ("k0001", "_Z4gemmv", "void cutlass_gemm_kernel<bf16>()", "captured", [4, 2, 1], [128, 1, 1]),
@@ -174,6 +176,15 @@ class SweepTable(unittest.TestCase):
         self.assertIn("5 replayed in a fresh process", text)
         self.assertIn("NOT met", text)
         self.assertIn("| layer_norm |", text)
+
+
+class KernelClasses(unittest.TestCase):
+    def test_adamw_kernels_are_optimizer_kernels(self):
+        name = ("void at::native::vectorized_elementwise_kernel<8, at::native::addcdiv_cuda_kernel("
+                "at::TensorIteratorBase&, c10::Scalar const&)::{lambda()#2}>(int, ...)")
+        self.assertEqual(sweep_table.kernel_class(name), "optimizer")
+        self.assertEqual(sweep_table.kernel_class("void at::native::vectorized_elementwise_kernel<4, "
+                                                  "at::native::CUDAFunctor_add<float>>"), "elementwise")
 
 
 if __name__ == "__main__":
