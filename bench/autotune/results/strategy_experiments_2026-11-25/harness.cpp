@@ -1,10 +1,11 @@
-// Dev harness: runs tune() in-process over a measured space table.
+// Dev harness: runs tune() in-process over a measured space table (TRACE=SEED prints that seed's measurements).
 #include "autotune/tuner.hpp"
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 using namespace rpl::autotune;
 struct TableEval : Evaluator {
   std::map<std::string, double> t;  // key -> ms, <0 invalid
@@ -29,9 +30,16 @@ int main(int argc, char** argv) {
   }
   std::vector<double> ratios;
   for (int seed = s0; seed < s0 + seeds; ++seed) {
-    TuneOptions o; o.seed = seed; o.budget = parse_budget("2%", nvalid);
+    TuneOptions o; o.seed = seed; o.budget = parse_budget(std::getenv("BUDGET") ? std::getenv("BUDGET") : "2%", nvalid);
     auto r = tune(space, ev, nullptr, nullptr, o);
     double ratio = r.measurements[*r.best].outcome.objective / best;
+    if (std::getenv("FEATS") && seed == s0)
+      for (auto& f : r.features) std::cout << f << "\n";
+    if (std::getenv("TRACE") && std::atoi(std::getenv("TRACE")) == seed) {
+      for (auto& m : r.measurements)
+        std::cout << m.sequence << " " << m.phase << " " << space.key(space.config(m.config)) << " "
+                  << (m.outcome.valid ? m.outcome.objective / best : -1) << "\n";
+    }
     ratios.push_back(ratio);
     std::cout << seed << ":" << std::fixed; std::cout.precision(3); std::cout << ratio << " " << std::flush;
   }
