@@ -74,6 +74,11 @@ const std::string& scratch_dir() {
 void write_bytes(const std::string& path, const uint8_t* data, std::size_t size) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  out.close();
+  if (!out) {  // a full scratch folder would otherwise turn every input into a quiet "bad input"
+    std::fprintf(stderr, "fuzz harness: cannot write %s (scratch folder full?)\n", path.c_str());
+    std::abort();
+  }
 }
 
 void expect_only_rpl_errors(const std::function<void()>& body) {
