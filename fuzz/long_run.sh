@@ -47,6 +47,8 @@ work=$(cd "$work" && pwd)
 if [[ -x $here/bin/fuzz_rocpd_sql ]]; then  # a folder made by fuzz/stage.sh
   bin=$here/bin
   export LD_LIBRARY_PATH=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  # The machine's C++ runtime first; the staged one (lib/cxx, needs glibc 2.36) where that one is lacking.
+  "$here/bin/fuzz_ceilings" -help=1 >/dev/null 2>&1 || export LD_LIBRARY_PATH=$here/lib:$here/lib/cxx${LD_LIBRARY_PATH#"$here/lib"}
   export RPL_SCHEMA_DIR=${RPL_SCHEMA_DIR:-$here/schemas}
   rm -rf "$work/corpus" && cp -r "$here/seeds" "$work/corpus" || die "cannot copy the seeds"
 else  # the source tree

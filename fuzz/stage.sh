@@ -21,13 +21,17 @@ for t in $targets; do
   strip --strip-debug -o "$dest/bin/$t" "$build/fuzz/$t"
 done
 # glibc (libc, libm, libdl, librt, libpthread, libutil, libresolv, the loader) must be the machine's own;
-# the C++ runtime and everything else comes along.
+# everything else comes along.
 skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|librt\.so|libpthread\.so|libutil\.so|libresolv\.so|libcuda\.so|libnvidia-)'
 for f in "$dest"/bin/*; do
   ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do
   [[ $name =~ $skip ]] && continue
-  strip --strip-debug -o "$dest/lib/$name" "$(readlink -f "$path")"
+  # The C++ runtime apart: long_run.sh uses it only where the machine's own is missing or too old (this
+  # libstdc++ needs glibc 2.36, the binaries and other libraries 2.35).
+  sub=lib
+  [[ $name =~ ^(libstdc\+\+|libgcc_s)\.so ]] && sub=lib/cxx && mkdir -p "$dest/lib/cxx"
+  strip --strip-debug -o "$dest/$sub/$name" "$(readlink -f "$path")"
 done
 cp "$root"/schemas/*.schema.json "$dest/schemas/"
 bash "$root/fuzz/seed_corpora.sh" "$dest/seeds" "$build/fuzz"
@@ -37,7 +41,7 @@ dirty=$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null | gre
 echo "commit $commit$dirty, staged $(date -u +%Y-%m-%dT%H:%M:%SZ) from $build" >"$dest/STAGED_FROM"
 
 # Every binary must resolve all its libraries from DEST/lib plus glibc.
-missing=$(for f in "$dest"/bin/*; do LD_LIBRARY_PATH=$dest/lib ldd "$f" | grep 'not found' || true; done)
+missing=$(for f in "$dest"/bin/*; do LD_LIBRARY_PATH=$dest/lib:$dest/lib/cxx ldd "$f" | grep 'not found' || true; done)
 [[ -z $missing ]] || { echo "stage.sh: unresolved libraries: $missing" >&2; exit 1; }
 
 tar -C "$(dirname "$dest")" -cJf "$dest.tar.xz" "$(basename "$dest")"
