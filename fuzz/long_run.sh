@@ -161,7 +161,7 @@ executions_of() {
 status=0
 summary=$out/fuzz_summary.txt
 {
-  echo "# fuzz/long_run.sh, $(date -u +%Y-%m-%dT%H:%M:%SZ), host $(hostname), $(nproc) CPUs, $cores workers, LONG_SECONDS=$seconds"
+  echo "# fuzz/long_run.sh, $(date -u +%Y-%m-%dT%H:%M:%SZ), host ${HOSTNAME:-$(uname -n)}, $(nproc) CPUs, $cores workers, LONG_SECONDS=$seconds"
   [[ -f $here/STAGED_FROM ]] && echo "# binaries: $(cat "$here/STAGED_FROM")"
   printf '%-18s %7s %5s %13s %9s %6s %8s %s\n' target workers runs executions exec/s wall findings status
   for t in "${names[@]}"; do
