@@ -119,9 +119,10 @@ worker() {  # worker TARGET INDEX SEED: libFuzzer runs until the deadline; resta
     ((left >= 5)) || break
     run=$((run + 1))
     log=$work/logs/$t.w$k.r$run.log
-    # libFuzzer stops itself at max_total_time; the outer timeout only catches a run stuck past it
-    # (SIGINT: libFuzzer still prints its final stats).
-    timeout -s INT -k 60 $((left + 2 * timeout_s + 30)) \
+    # libFuzzer stops itself at max_total_time, between inputs; the outer timeout only catches a run still
+    # going one input timeout later (SIGINT: libFuzzer still prints its final stats), so the whole script
+    # ends within about LONG_SECONDS + FUZZ_TIMEOUT + 30 s.
+    timeout -s INT -k 15 $((left + timeout_s + 15)) \
       "$bin/$t" "$work/corpus/$t" -max_total_time="$left" -timeout="$timeout_s" -rss_limit_mb="$rss_mb" \
       -max_len="$max_len" -seed="$seed" -print_final_stats=1 \
       -artifact_prefix="$work/artifacts/$t-" >"$log" 2>&1
