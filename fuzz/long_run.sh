@@ -17,9 +17,12 @@
 #   FUZZ_TIMEOUT   libFuzzer -timeout per input in seconds (default 30); FUZZ_RSS_MB -rss_limit_mb (4096)
 #   FUZZ_MAX_FINDINGS  a worker that found this many stops (default 5); it restarts after each finding
 #   LONG_PLAN=1    only print the workers per target and exit
+#   FUZZ_CORPUS_IN a fuzz_corpus.tar.gz of an earlier run, added to the seeds (a campaign over several
+#                  commands: each run's summary counts its own executions)
 # Writes into $OUT: fuzz_summary.txt (per target: workers, executions summed over every worker process,
 # exec/s, wall seconds, findings, status), fuzz_artifacts.tar.gz (crash-/leak-/timeout-/oom-/slow-unit-
-# inputs, may be empty), fuzz_logs.tar.gz (each worker log, shortened). Exit 0: no finding; 1: findings or
+# inputs, may be empty), fuzz_logs.tar.gz (each worker log, shortened), fuzz_corpus.tar.gz (the corpora at
+# the end, when under 16 MiB). Exit 0: no finding; 1: findings or
 # a worker that failed; 2: bad setup.
 set -uo pipefail
 
@@ -58,6 +61,9 @@ else  # the source tree
 fi
 if [[ -n ${RPL_SCHEMA_DIR:-} ]]; then
   compgen -G "$RPL_SCHEMA_DIR/*.schema.json" >/dev/null || die "no *.schema.json in RPL_SCHEMA_DIR=$RPL_SCHEMA_DIR"
+fi
+if [[ -n ${FUZZ_CORPUS_IN:-} ]]; then
+  tar -C "$work" -xzf "$FUZZ_CORPUS_IN" || die "cannot unpack FUZZ_CORPUS_IN=$FUZZ_CORPUS_IN"
 fi
 for t in $targets; do
   [[ -x $bin/$t ]] || die "missing binary $bin/$t"
@@ -206,5 +212,11 @@ for log in "$work/logs"/*.log; do
   cp "$log.rc" "$work/short-logs/" 2>/dev/null
 done
 tar -C "$work" -czf "$out/fuzz_logs.tar.gz" short-logs
+# The grown corpora, to go on from them (FUZZ_CORPUS_IN), unless too large to bring back (16 MiB).
+tar -C "$work" -czf "$out/fuzz_corpus.tar.gz" corpus
+if (($(stat -c %s "$out/fuzz_corpus.tar.gz") > 16 * 1024 * 1024)); then
+  rm -f "$out/fuzz_corpus.tar.gz"
+  echo "long_run.sh: the corpora packed exceed 16 MiB; left in $work/corpus only" >&2
+fi
 echo "long_run.sh: summary $summary; artifacts $out/fuzz_artifacts.tar.gz; logs $out/fuzz_logs.tar.gz; corpora $work/corpus" >&2
 exit $status
