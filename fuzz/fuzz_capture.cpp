@@ -2,6 +2,8 @@
 // `rocm-perf replay` checks a capture before it starts the runner. A fixed capture with real blobs is made
 // once; the fuzzer's bytes replace manifest.json (first byte even) or one blob file (odd).
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -17,7 +19,13 @@ using namespace rpl::capture;
 struct Capture {
   fs::path dir;
   Manifest manifest;
+  std::string manifest_bytes, blob_bytes;  // the files as made, put back after each input
 };
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 const Capture& capture_dir() {
   static const Capture c = [] {
@@ -49,6 +57,8 @@ const Capture& capture_dir() {
     r.before = write_blob(out.dir, region_blob_file(1, false), memory);
     m.regions.push_back(r);
     write_manifest(out.dir, m);
+    out.manifest_bytes = read_file(out.dir / "manifest.json");
+    out.blob_bytes = read_file(out.dir / r.before->file);
     if (const char* seed = std::getenv("RPL_FUZZ_WRITE_SEED")) fs::copy_file(out.dir / "manifest.json", seed, fs::copy_options::overwrite_existing);
     return out;
   }();
@@ -68,7 +78,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     verify_capture(c.dir, m);
     rpl::fuzz::check_schema("capture-manifest", to_json(m).dump(), "manifest (re-encoded)");
   });
-  write_manifest(c.dir, c.manifest);  // restore for the next input
-  if (!manifest) (void)write_blob(c.dir, c.manifest.regions[0].before->file, std::vector<std::byte>(4096, std::byte{3}));
+  // Restore for the next input (the bytes made at start-up: no re-encoding or compression per input).
+  const std::string& original = manifest ? c.manifest_bytes : c.blob_bytes;
+  rpl::fuzz::write_bytes(target.string(), reinterpret_cast<const uint8_t*>(original.data()), original.size());
   return 0;
 }

@@ -24,7 +24,12 @@ namespace {
 struct Scratch {
   std::string path;
   Scratch() {
-    const char* base = fs::is_directory("/dev/shm") ? "/dev/shm" : (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp");
+    // RPL_FUZZ_SCRATCH: a parent folder chosen by the runner (fuzz/long_run.sh), which removes it at the end,
+    // also for workers that libFuzzer killed before this destructor could run.
+    const char* chosen = std::getenv("RPL_FUZZ_SCRATCH");
+    const char* base = chosen && *chosen ? chosen
+                       : fs::is_directory("/dev/shm") ? "/dev/shm"
+                                                      : (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp");
     path = std::string(base) + "/rpl-fuzz-" + std::to_string(getpid());
     fs::create_directories(path);
     log::set_level(log::Level::Quiet);  // warnings on every input would drown libFuzzer's own output
@@ -35,8 +40,20 @@ struct Scratch {
   }
 };
 
+// RPL_SCHEMA_DIR in the environment overrides the source tree's schemas/ compiled in, so binaries staged
+// onto another machine (fuzz/stage.sh) find the copy beside them.
 const test::SchemaSet& schemas() {
-  static const test::SchemaSet set(RPL_SCHEMA_DIR);
+  static const test::SchemaSet set = [] {
+    const char* env = std::getenv("RPL_SCHEMA_DIR");
+    const std::string dir = env && *env ? env : RPL_SCHEMA_DIR;
+    try {
+      return test::SchemaSet(dir);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "fuzz harness: cannot load the JSON schemas from %s (set RPL_SCHEMA_DIR): %s\n",
+                   dir.c_str(), e.what());
+      std::exit(2);
+    }
+  }();
   return set;
 }
 
@@ -57,6 +74,11 @@ const std::string& scratch_dir() {
 void write_bytes(const std::string& path, const uint8_t* data, std::size_t size) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  out.close();
+  if (!out) {  // a full scratch folder would otherwise turn every input into a quiet "bad input"
+    std::fprintf(stderr, "fuzz harness: cannot write %s (scratch folder full?)\n", path.c_str());
+    std::abort();
+  }
 }
 
 void expect_only_rpl_errors(const std::function<void()>& body) {

@@ -10,7 +10,7 @@
 
 namespace rpl::fuzz {
 
-// A private folder for this process under /dev/shm (or $TMPDIR), removed at exit.
+// A private folder for this process under $RPL_FUZZ_SCRATCH, /dev/shm or $TMPDIR, removed at exit.
 const std::string& scratch_dir();
 void write_bytes(const std::string& path, const uint8_t* data, std::size_t size);
 

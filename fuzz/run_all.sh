@@ -15,25 +15,7 @@ out=${FUZZ_OUT:-$build/fuzz-out}
 targets=${FUZZ_TARGETS:-"fuzz_rocpd_bytes fuzz_rocpd_sql fuzz_capture fuzz_ncu_csv fuzz_att fuzz_code_object fuzz_ceilings"}
 mkdir -p "$out/artifacts"
 
-seed() {  # seed TARGET FILE [PREFIX_BYTE]: copy FILE into the target's corpus, optionally after one mode byte
-  local dir="$out/corpus/$1" name
-  mkdir -p "$dir"
-  name=$(basename "$2")${3:+.$3}
-  if [[ -n "${3:-}" ]]; then { printf "\\x$3"; cat "$2"; } >"$dir/$name"; else cp "$2" "$dir/$name"; fi
-}
-seed fuzz_rocpd_bytes examples/traces/multistream-h100.db
-mkdir -p "$out/corpus/fuzz_rocpd_sql" && printf '\x00\x00\x00\x00' >"$out/corpus/fuzz_rocpd_sql/empty"
-for f in tests/data/ncu/*.csv; do seed fuzz_ncu_csv "$f"; done
-for f in fuzz/seeds/att/*; do seed fuzz_att "$f"; done
-seed fuzz_code_object tests/data/hip/kernels-gfx90a.co 00
-for f in tests/data/cuobjdump/*.txt; do seed fuzz_code_object "$f" 02; done
-seed fuzz_ceilings bench/cuda/results/2026-11-24/h100_ceilings.json
-for f in fuzz/seeds/ceilings/*; do seed fuzz_ceilings "$f"; done
-# The capture target writes its own valid manifest as a seed (it builds a capture with real blobs first).
-: >"$out/empty.input"
-if [[ -x "$build/fuzz/fuzz_capture" ]] && RPL_FUZZ_WRITE_SEED="$out/manifest.json" "$build/fuzz/fuzz_capture" "$out/empty.input" >/dev/null 2>&1; then
-  seed fuzz_capture "$out/manifest.json" 00
-fi
+fuzz/seed_corpora.sh "$out/corpus" "$build/fuzz"
 
 status=0
 printf '%-18s %10s %8s %s\n' target executions exec/s result
