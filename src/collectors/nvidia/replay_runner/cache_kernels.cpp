@@ -118,6 +118,26 @@ void CacheKernels::load_evict() {
   evict_ = load(evict_ptx(), "rpl_evict_code", evict_module_);
 }
 
+bool CacheKernels::touch_ready(std::string& why) {
+  try {
+    load_touch();
+    return true;
+  } catch (const Error& e) {
+    why = fmt::format("{}; warm launches go without reading their inputs into L2", e.what());
+    return false;
+  }
+}
+
+bool CacheKernels::evict_ready(std::string& why) {
+  try {
+    load_evict();
+    return true;
+  } catch (const Error& e) {
+    why = fmt::format("{}; cold launches flush L2 only", e.what());
+    return false;
+  }
+}
+
 void CacheKernels::touch(CUdeviceptr address, uint64_t bytes, CUstream stream) {
   if (bytes == 0) return;
   load_touch();

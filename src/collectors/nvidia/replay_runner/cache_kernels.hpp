@@ -7,6 +7,7 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <string>
 
 namespace rpl::cuda_capture {
 
@@ -14,6 +15,9 @@ class CacheKernels {
  public:
   explicit CacheKernels(CUdevice device) : device_(device) {}
   ~CacheKernels();
+  // Whether each kernel compiled (the driver's PTX compiler may be missing); false with the reason.
+  bool touch_ready(std::string& why);
+  bool evict_ready(std::string& why);
   // Reads every 32-byte sector of [address, address + bytes) on `stream` (throws rpl::Error on failure).
   void touch(CUdeviceptr address, uint64_t bytes, CUstream stream);
   // Runs straight-line code larger than an SM's instruction caches on every SM, on `stream`.

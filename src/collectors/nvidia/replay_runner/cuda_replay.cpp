@@ -84,9 +84,10 @@ class Replay : public capture::ReplayDevice {
     cache_kernels().touch(device_address(region) + offset, size, stream_);
   }
   void flush_code() override { cache_kernels().evict_code(stream_); }
-  bool can_flush_code() const override { return true; }
+  bool can_flush_code() const override { return code_eviction_ready_; }
   uint64_t cache_bytes() override {
     int l2 = 0;
+    if (!cache_kernel_ready(&CacheKernels::touch_ready)) return 0;  // nothing can be read in
     return cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device_) == CUDA_SUCCESS ? uint64_t(l2) : 0;
   }
   void read_back(std::size_t region, uint64_t offset, std::byte* into, std::size_t size) override;
@@ -104,6 +105,14 @@ class Replay : public capture::ReplayDevice {
   CacheKernels& cache_kernels() {
     if (!cache_kernels_) cache_kernels_.emplace(device_);
     return *cache_kernels_;
+  }
+  // Whether a cache kernel compiles here (the driver's PTX compiler); if not, says so once and the replay
+  // goes on without it (the replay document's cache_preparation then does not claim it).
+  bool cache_kernel_ready(bool (CacheKernels::*ready)(std::string&)) {
+    std::string why;
+    if ((cache_kernels().*ready)(why)) return true;
+    std::fprintf(stderr, "rpl_replay_cuda: warning: %s\n", why.c_str());
+    return false;
   }
 
   const ReplayOptions& o_;
@@ -124,6 +133,7 @@ class Replay : public capture::ReplayDevice {
   std::vector<std::optional<uint32_t>> fill_word_;  // per region: the word its before-state repeats, if it does
   std::vector<std::vector<capture::ByteRange>> restore_ranges_;  // per region: what restore() copies (empty: all)
   std::optional<CacheKernels> cache_kernels_;
+  bool code_eviction_ready_ = false;
   CUstream stream_ = nullptr;
   CUevent start_event_ = nullptr, stop_event_ = nullptr;
   KernelActivityTimer kernel_timer_;  // CUPTI kernel activity: the in-app collector's time source
@@ -477,6 +487,9 @@ void Replay::run() {
   if (o_.recopy) keep_pristine_copies();
   else report_.restore_source = "device";
   prepare_launch();
+  const char* cold = std::getenv("RPL_REPLAY_COLD");  // "data": L2 only (capture/replay_runner.cpp)
+  if (o_.cache == "cold" && !(cold && std::string(cold) == "data"))
+    code_eviction_ready_ = cache_kernel_ready(&CacheKernels::evict_ready);
   capture::run_full_vm(o_, dir_, m_, *this, report_, start_);
   if (!o_.dump_dir.empty()) dump();
   report_.total_wall_ns = since_ns(start_);
