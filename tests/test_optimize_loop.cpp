@@ -199,7 +199,10 @@ TEST(OptimizeLoop, AcceptsTheFasterEquivalentCandidateAndKeepsTheOriginal) {
   EXPECT_EQ(d["decision"]["status"], "accepted") << d["decision"].dump();
   EXPECT_EQ(d["decision"]["candidate"], "unroll-L6-x4");
   EXPECT_EQ(d["kernel"]["name"], "saxpy");
-  EXPECT_EQ(d["inputs"].size(), 4u);
+  ASSERT_EQ(d["inputs"].size(), 4u);
+  EXPECT_EQ(d["inputs"][3]["name"], "launch1-captured");
+  EXPECT_EQ(d["inputs"][3]["derivation"], (json{{"note", "the captured state as it was (in-place kernels)"}}))
+      << "once lost to a braced list that bound it to a path member";
   ASSERT_EQ(d["candidates"].size(), 3u);
   EXPECT_EQ(d["candidates"][1]["decision"], "rejected");  // x2: equivalent but not faster
   EXPECT_EQ(d["candidates"][1]["gates"].back()["gate"], "performance");

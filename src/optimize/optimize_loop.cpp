@@ -160,7 +160,13 @@ void Loop::prepare_inputs() {
     derive("launch1-random-seed2", l1, {true, true, 2, {}});
   }
   derive("launch1-random", l1, {true, true, 1, {}});
-  states_.push_back({"launch1-captured", l1, {}, {{"note", "the captured state as it was (in-place kernels)"}}});
+  // Named fields: a braced list here once bound the note to a path member (a string built from two unrelated
+  // literals as an iterator pair; found by the ASan run).
+  InputState captured;
+  captured.name = "launch1-captured";
+  captured.capture = l1;
+  captured.summary = {{"note", "the captured state as it was (in-place kernels)"}};
+  states_.push_back(captured);
   json inputs = json::array();
   std::vector<InputState> usable;
   for (auto& s : states_) {
