@@ -284,7 +284,13 @@ TEST(ExportPftrace, MillionDispatchesStreamOut) {
   RecordProperty("bytes", std::to_string(bytes));
   std::printf("pftrace: %zu bytes in %.2f s, peak memory +%ld KiB (JSON export: +%ld KiB)\n", std::size_t(bytes), seconds,
               growth_kib, json_growth_kib);
+#if defined(__SANITIZE_ADDRESS__)
+  // ASan keeps freed blocks in its quarantine (256 MB by default), so peak RSS measures the allocator, not the
+  // export: the bound is checked in the ordinary build only.
+  std::printf("ASan build: the peak-memory bound is not checked\n");
+#else
   EXPECT_LE(growth_kib, json_growth_kib + 16 * 1024) << "the export holds the packets in memory";
+#endif
   std::size_t begins = 0, ends = 0;
   for_each_packet(dir.file("big.pftrace"), [&](const pb::TracePacket& p) {
     begins += p.track_event().type() == pb::TrackEvent::TYPE_SLICE_BEGIN;
