@@ -1,6 +1,7 @@
 // Clang offload bundles, plain and CCOB-compressed, as files, in host ELF sections and damaged
 // (collectors/amd/offload_bundle.hpp). The payload is the committed tests/data/hip/kernels-gfx90a.co.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <cstring>
 
@@ -109,6 +110,18 @@ TEST(OffloadBundle, DamagedBundlesAreReported) {
   version9[4] = std::byte{9};
   write_binary(dir.file("v9.hipfb"), version9);
   expect_error([&] { read_kernel_resources(dir.file("v9.hipfb")); }, ExitCode::InputCorrupt, {"version 9"});
+
+  // A header claiming 1 GiB in front of a few bytes: rejected as corrupt without allocating what it claims.
+  auto claims_a_gib = make_compressed(good, 3);
+  const uint64_t gib = uint64_t{1} << 30;
+  std::memcpy(claims_a_gib.data() + 16, &gib, 8);  // v3: uncompressed size at byte 16
+  write_binary(dir.file("claims_a_gib.hipfb"), claims_a_gib);
+  rusage before{}, after{};
+  getrusage(RUSAGE_SELF, &before);
+  expect_error([&] { read_kernel_resources(dir.file("claims_a_gib.hipfb")); }, ExitCode::InputCorrupt,
+               {"claims_a_gib.hipfb", "header says"});
+  getrusage(RUSAGE_SELF, &after);
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 256 * 1024) << "KiB of peak memory for a 1 GiB claim";
 
   auto oversize = make_compressed(good, 2);
   std::memset(oversize.data() + 8, 0x7f, 4);  // total size larger than the file

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <vector>
 #include <fmt/format.h>
 
 #include "support/errors.hpp"
@@ -115,11 +117,25 @@ std::size_t decompress_bundle(Bytes bytes, const std::string& what, std::vector<
   if (h.uncompressed_size > kMaxUncompressedBundle) {
     corrupt(what, fmt::format("uncompressed size {} is implausible", h.uncompressed_size));
   }
-  storage.resize(h.uncompressed_size);
-  const std::size_t produced = ZSTD_decompress(storage.data(), storage.size(), payload.data(), payload.size());
-  if (ZSTD_isError(produced)) corrupt(what, fmt::format("zstd: {}", ZSTD_getErrorName(produced)));
-  if (produced != h.uncompressed_size) {
-    corrupt(what, fmt::format("decompressed {} bytes, header says {}", produced, h.uncompressed_size));
+  // Streamed, so memory follows what the frame really produces, never the size the header claims (a 4 KB
+  // input claiming 1 GiB made every read allocate and clear that much before zstd failed; found by fuzzing).
+  std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> dctx(ZSTD_createDCtx(), &ZSTD_freeDCtx);
+  if (!dctx) throw Error(ExitCode::ProfilerFailed, "zstd: cannot create a decompression context");
+  storage.clear();
+  std::vector<std::byte> chunk(ZSTD_DStreamOutSize());
+  ZSTD_inBuffer in{payload.data(), payload.size(), 0};
+  for (;;) {
+    ZSTD_outBuffer out{chunk.data(), chunk.size(), 0};
+    const std::size_t left = ZSTD_decompressStream(dctx.get(), &out, &in);
+    if (ZSTD_isError(left)) corrupt(what, fmt::format("zstd: {}", ZSTD_getErrorName(left)));
+    if (out.pos > h.uncompressed_size - storage.size())
+      corrupt(what, fmt::format("decompresses to more than the {} bytes its header says", h.uncompressed_size));
+    storage.insert(storage.end(), chunk.begin(), chunk.begin() + std::ptrdiff_t(out.pos));
+    if (left == 0) break;                                    // the frame is complete
+    if (in.pos == in.size && out.pos < out.size) corrupt(what, "zstd: truncated frame");
+  }
+  if (storage.size() != h.uncompressed_size) {
+    corrupt(what, fmt::format("decompressed {} bytes, header says {}", storage.size(), h.uncompressed_size));
   }
   if (!starts_with(Bytes(storage), kBundleMagic)) corrupt(what, "decompressed data is not a bundle");
   return h.header_size + payload.size();
