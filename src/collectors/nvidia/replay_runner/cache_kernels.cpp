@@ -118,24 +118,28 @@ void CacheKernels::load_evict() {
   evict_ = load(evict_ptx(), "rpl_evict_code", evict_module_);
 }
 
-bool CacheKernels::touch_ready(std::string& why) {
+namespace {
+
+// Runs `load`; false with the reason and what the replay does without the kernel when it throws.
+template <typename Load>
+bool loads(Load load, const char* without, std::string& why) {
   try {
-    load_touch();
+    load();
     return true;
   } catch (const Error& e) {
-    why = fmt::format("{}; warm launches go without reading their inputs into L2", e.what());
+    why = fmt::format("{}; {}", e.what(), without);
     return false;
   }
 }
 
+}  // namespace
+
+bool CacheKernels::touch_ready(std::string& why) {
+  return loads([this] { load_touch(); }, "warm launches go without reading their inputs into L2", why);
+}
+
 bool CacheKernels::evict_ready(std::string& why) {
-  try {
-    load_evict();
-    return true;
-  } catch (const Error& e) {
-    why = fmt::format("{}; cold launches flush L2 only", e.what());
-    return false;
-  }
+  return loads([this] { load_evict(); }, "cold launches flush L2 only", why);
 }
 
 void CacheKernels::touch(CUdeviceptr address, uint64_t bytes, CUstream stream) {
