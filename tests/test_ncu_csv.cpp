@@ -138,6 +138,18 @@ TEST(NcuCsv, RawPageOneRowPerInstanceWithUnitsRow) {
   EXPECT_FALSE(r.value(k0, "no_such_metric"));
 }
 
+TEST(NcuCsv, AnIntegerFieldOutOfRangeIsUnreadableNotUndefined) {
+  // Found by fuzzing: 6.6e82 as a process ID was converted to int64 (undefined behaviour under UBSan).
+  std::string csv = kRaw;
+  const std::string row = "\"0\",\"674\",";
+  ASSERT_NE(csv.find(row), std::string::npos);
+  csv.replace(csv.find(row), row.size(), "\"0\",\"6.6e82\",");
+  NcuReport r = parse_ncu_csv(csv, "huge.csv");
+  ASSERT_EQ(r.kernels.size(), 3u);
+  EXPECT_EQ(r.kernels[0].process_id, 0) << "the fallback of an unreadable process ID";
+  EXPECT_EQ(r.kernels[0].id, 0);
+}
+
 TEST(NcuCsv, DetailsPageScaledUnitsGroupedById) {
   NcuReport r = parse_ncu_csv(kDetails, "details.csv");
   ASSERT_EQ(r.kernels.size(), 2u);

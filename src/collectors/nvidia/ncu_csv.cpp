@@ -31,9 +31,12 @@ bool is_chatter(const std::vector<std::string>& r) {
   return r.size() == 1 || (!r.empty() && r[0].rfind("==", 0) == 0);
 }
 
+// An integer field; one that is not a number, or a number outside int64's range (converting it would be
+// undefined behaviour; found by fuzzing), gives `fallback` like any unreadable field.
 int64_t to_int(const std::string& s, int64_t fallback) {
   auto v = parse_ncu_number(s);
-  return v ? static_cast<int64_t>(*v) : fallback;
+  if (!v || !std::isfinite(*v) || *v < -9.2e18 || *v > 9.2e18) return fallback;
+  return static_cast<int64_t>(*v);
 }
 
 struct Columns {
