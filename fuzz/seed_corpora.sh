@@ -23,6 +23,8 @@ seed fuzz_rocpd_bytes examples/traces/multistream-h100.db
 for f in fuzz/seeds/rocpd/*.db; do seed fuzz_rocpd_bytes "$f"; done
 mkdir -p "$out/fuzz_rocpd_sql" && printf '\x00\x00\x00\x00' >"$out/fuzz_rocpd_sql/empty"
 for f in tests/data/ncu/*.csv; do seed fuzz_ncu_csv "$f"; done
+# Inputs of past findings: every run replays them first.
+for f in fuzz/seeds/ncu_csv/*; do seed fuzz_ncu_csv "$f"; done
 for f in fuzz/seeds/att/*; do seed fuzz_att "$f"; done
 seed fuzz_code_object tests/data/hip/kernels-gfx90a.co 00
 for f in tests/data/cuobjdump/*.txt; do seed fuzz_code_object "$f" 02; done
