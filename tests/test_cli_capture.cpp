@@ -175,17 +175,21 @@ TEST(CliReplay, RunnerDocumentPrintedAndItsExitCodeKept) {
   EXPECT_EQ(test::validate_against_schema("replay", tmp.file("out.json")), "");
   EXPECT_TRUE(mentions(test::read_file(tmp.file("args.txt")), "full-vm --capture-dir " + tmp.file("cap")));
   EXPECT_TRUE(mentions(test::read_file(tmp.file("args.txt")), "--iterations 4 --no-recopy"));
-  EXPECT_TRUE(mentions(test::read_file(tmp.file("args.txt")), "--cache warm --verify-replays 2")) << "the defaults";
-  r = test::run_cli({"replay", "full-vm", "--capture-dir", tmp.file("cap"), "--cache", "cold", "--verify-replays", "4"},
+  EXPECT_TRUE(mentions(test::read_file(tmp.file("args.txt")), "--cache warm --verify-replays 2 --warmup-ms 25")) << "the defaults";
+  r = test::run_cli({"replay", "full-vm", "--capture-dir", tmp.file("cap"), "--cache", "cold", "--verify-replays", "4",
+                     "--warmup-ms", "0.5"},
                     {{"RPL_REPLAY_RUNNER", runner}});
   EXPECT_EQ(r.exit_code, 13);
-  EXPECT_TRUE(mentions(test::read_file(tmp.file("args.txt")), "--cache cold --verify-replays 4"));
+  EXPECT_TRUE(mentions(test::read_file(tmp.file("args.txt")), "--cache cold --verify-replays 4 --warmup-ms 0.5"));
   EXPECT_TRUE(mentions(r.out, "MISMATCH: 5 bytes in 1 of 1 regions")) << r.out;
   EXPECT_TRUE(mentions(r.out, "median 1.150 us")) << r.out;
   EXPECT_TRUE(mentions(r.out, "cache cold (L2 flushed before each launch)")) << r.out;
   EXPECT_TRUE(mentions(r.out, "wall ")) << r.out;
   r = test::run_cli({"replay", "full-vm", "--capture-dir", tmp.file("cap"), "--cache", "lukewarm"}, {{"RPL_REPLAY_RUNNER", runner}});
   EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = test::run_cli({"replay", "full-vm", "--capture-dir", tmp.file("cap"), "--warmup-ms", "-1"}, {{"RPL_REPLAY_RUNNER", runner}});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(mentions(r.err, "--warmup-ms")) << r.err;
 }
 
 TEST(CliReplay, RunnerFailureWithoutDocument) {

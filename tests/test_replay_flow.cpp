@@ -159,6 +159,7 @@ ReplayRunnerOptions options(unsigned iterations, const std::string& cache, unsig
   o.iterations = iterations;
   o.cache = cache;
   o.verify_replays = replays;
+  o.warmup_ms = 0;  // the launch counts below; WarmUpLaunchesArePreparedAsTimedOnesAndNotTimed tests the warm-up
   return o;
 }
 
@@ -255,6 +256,32 @@ TEST(ReplayFlow, WarmFlushesThenRestoresAndReadsInWhatTheParametersPointTo) {
   EXPECT_NE(r.cache_preparation.find("32768 byte(s) in 1 range(s)"), std::string::npos) << r.cache_preparation;
   EXPECT_EQ(f.validate(r), "");
   EXPECT_NE(replay_summary_text(to_json(r)).find("caches   L2 flushed"), std::string::npos);
+}
+
+TEST(ReplayFlow, WarmUpLaunchesArePreparedAsTimedOnesAndNotTimed) {
+  Fixture f;
+  FakeDevice d = f.device(Kernel::Nondeterministic);
+  d.cache = 1 << 20;
+  ReplayRunnerOptions o = options(4, "cold");
+  o.warmup_ms = 2;
+  ReplayReport r = f.run(d, o);
+  ASSERT_GE(r.warmup_launches, 1u);
+  EXPECT_GE(r.warmup_wall_ns, 2e6) << "until the requested time had passed";
+  EXPECT_EQ(d.launches, 2u + r.warmup_launches + 4u) << "2 verification replays, the warm-up, 4 timed";
+  EXPECT_EQ(d.flushes, r.warmup_launches + 4u) << "each warm-up launch prepared as a timed one";
+  ASSERT_EQ(r.gpu_time.per_iteration_ns.size(), 4u);
+  EXPECT_EQ(r.gpu_time.min_ns, 1000.0 * (d.launches - 3)) << "the timed launches are the last four";
+  EXPECT_EQ(f.validate(r), "");
+  const nlohmann::json doc = to_json(r);
+  EXPECT_EQ(doc["warmup"]["ms_requested"], 2.0);
+  EXPECT_EQ(doc["warmup"]["launches"], r.warmup_launches);
+  EXPECT_NE(replay_summary_text(doc).find("warm-up  "), std::string::npos) << replay_summary_text(doc);
+
+  FakeDevice stateful = f.device(Kernel::Deterministic);
+  o.recopy = false;
+  ReplayReport s = f.run(stateful, o);
+  EXPECT_EQ(s.warmup_launches, 0u) << "--no-recopy: a warm-up would change the state the timed launches start from";
+  EXPECT_EQ(stateful.launches, 4u);
 }
 
 TEST(ReplayFlow, WarmBackToBackRestoresOnlyWhatTheKernelWritesAndFlushesNothing) {

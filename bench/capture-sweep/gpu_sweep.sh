@@ -33,7 +33,7 @@ TIMING_END=${TIMING_END:-295}                # no timing replay starts after thi
 TRITON_START=${TRITON_START:-290}            # the Triton JIT sweep runs only if it can start before this
 TIMING_COUNT=${TIMING_COUNT:-12}             # kernels timed warm and cold
 TIMING_ITERS=${TIMING_ITERS:-20}
-TIMING_VARIANTS=${TIMING_VARIANTS:-"warm cold warm-b2b cold-data"}  # the first two make the band
+TIMING_VARIANTS=${TIMING_VARIANTS:-"warm cold warm-nowarmup cold-nowarmup warm-b2b cold-data"}  # the first two make the band
 MAX_KERNELS=${MAX_KERNELS:-0}                # 0: every kernel
 # The training step, small enough that a capture of all live memory stays ~100 MB, large enough for real kernels.
 MODEL="--layers 2 --d-model 256 --heads 4 --seq 256 --batch 4 --vocab 4096"
@@ -116,13 +116,16 @@ if [ -s "$W/inapp.json" ]; then
     for variant in $TIMING_VARIANTS; do
       [ "$(elapsed)" -lt "$TIMING_END" ] || { say "timing deadline reached"; break 2; }
       # Variants beside the two modes, for the record: warm-b2b (RPL_REPLAY_WARM=back-to-back: launches back to
-      # back, no flush, no read-in) and cold-data (RPL_REPLAY_COLD=data: L2 flushed, the instruction caches kept).
+      # back, no flush, no read-in), cold-data (RPL_REPLAY_COLD=data: L2 flushed, the instruction caches kept),
+      # warm-nowarmup and cold-nowarmup (--warmup-ms 0: the timed launches start on a GPU that was idle).
+      args=()
       case $variant in
         warm-b2b) mode=warm; envs=(RPL_REPLAY_WARM=back-to-back) ;;
         cold-data) mode=cold; envs=(RPL_REPLAY_COLD=data) ;;
+        *-nowarmup) mode=${variant%-nowarmup}; envs=(); args=(--warmup-ms 0) ;;
         *) mode=$variant; envs=() ;;
       esac
-      env "${envs[@]}" "$RP" replay full-vm --capture-dir "$W/sweep/$d" --json --cache "$mode" --iterations "$TIMING_ITERS" \
+      env "${envs[@]}" "$RP" replay full-vm --capture-dir "$W/sweep/$d" --json --cache "$mode" --iterations "$TIMING_ITERS" "${args[@]}" \
         --timeout 20 >"$W/timing/$d.$variant.json" 2>"$W/timing/$d.$variant.stderr"
       echo $? >"$W/timing/$d.$variant.rc"
     done

@@ -116,6 +116,10 @@ class SweepTable(unittest.TestCase):
             for mode, v in (("warm", warm), ("cold", cold)):
                 with open(os.path.join(self.timing, f"{kdir}.{mode}.json"), "w") as f:
                     json.dump(replay_doc("match", v, mode), f)
+        # Without the warm-up, k0004 (attention) lies in the band: 19.5 µs cold.
+        for mode, v in (("warm-nowarmup", 18000), ("cold-nowarmup", 19500)):
+            with open(os.path.join(self.timing, f"k0004.{mode}.json"), "w") as f:
+                json.dump(replay_doc("match", v, mode.split("-")[0]), f)
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -171,11 +175,17 @@ class SweepTable(unittest.TestCase):
         self.assertFalse(t["k0004"]["within"])  # 20 µs in-app vs [16.49, 18.03]
         self.assertEqual(t["k0001"]["warm_cache_reported"], "warm")
         self.assertEqual(figures["timed_within_band"], 2)
+        self.assertTrue(t["k0004"]["within_without_warmup"])
+        self.assertNotIn("within_without_warmup", t["k0001"])
+        self.assertEqual(figures["timed_within_band_without_warmup"], 1)
+        self.assertEqual(t["k0004"]["variants"], {"warm-nowarmup": 18000, "cold-nowarmup": 19500})
         self.assertEqual(figures["vectorized_layer_norm_kernels"][0]["replay"], "match")
         text = slurp(md)
         self.assertIn("5 replayed in a fresh process", text)
         self.assertIn("NOT met", text)
         self.assertIn("| layer_norm |", text)
+        self.assertIn("(1 of 3 without the warm-up)", text)
+        self.assertIn("cold, no warm-up µs", text)
 
 
 class KernelClasses(unittest.TestCase):

@@ -162,7 +162,8 @@ ReplayOutcome run_replay(const ReplayOptions& o) {
     if (!o.recopy) spec.argv.push_back("--no-recopy");
     if (!o.code_object.empty()) spec.argv.insert(spec.argv.end(), {"--code-object", o.code_object});
     if (!o.dump_dir.empty()) spec.argv.insert(spec.argv.end(), {"--dump-dir", o.dump_dir});
-    spec.argv.insert(spec.argv.end(), {"--cache", o.cache, "--verify-replays", std::to_string(o.verify_replays)});
+    spec.argv.insert(spec.argv.end(), {"--cache", o.cache, "--verify-replays", std::to_string(o.verify_replays),
+                                       "--warmup-ms", fmt::format("{}", o.warmup_ms)});
   }
   spec.stdout_to_stderr = true;
   spec.timeout_s = o.timeout_s;

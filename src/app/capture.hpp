@@ -50,6 +50,7 @@ struct ReplayOptions {
   double timeout_s = 0;
   std::string cache = "warm";   // "warm" or "cold": capture/replay_runner.hpp
   unsigned verify_replays = 2;  // replays of the unchanged code that verification compares
+  double warmup_ms = 25;        // untimed launches first, for this long (capture/replay_runner.hpp)
 };
 
 struct ReplayOutcome {

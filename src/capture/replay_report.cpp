@@ -100,6 +100,8 @@ json to_json(const ReplayReport& r) {
     doc["cache"] = r.cache;
     doc["restore_source"] = r.restore_source;
     doc["cache_preparation"] = r.cache_preparation;
+    doc["warmup"] = {{"ms_requested", r.warmup_ms_requested}, {"launches", r.warmup_launches},
+                     {"wall_ns", r.warmup_wall_ns}};
     doc["restores"] = {{"between_launches", r.restores.between_launches}, {"reason", r.restores.reason},
                        {"regions", r.restores.regions}, {"bytes", r.restores.bytes},
                        {"filled_regions", r.restores.filled_regions}, {"filled_bytes", r.restores.filled_bytes}};
@@ -150,6 +152,9 @@ std::string replay_summary_text(const json& doc) {
                      t.at("max").get<double>() / 1e3);
   if (doc.contains("cache_preparation") && !doc["cache_preparation"].get<std::string>().empty())
     out += fmt::format("caches   {}\n", doc["cache_preparation"].get<std::string>());
+  if (doc.contains("warmup") && doc["warmup"].value("launches", 0) > 0)
+    out += fmt::format("warm-up  {} untimed launch(es) in {:.1f} ms (--warmup-ms {})\n", doc["warmup"]["launches"].get<unsigned>(),
+                       doc["warmup"]["wall_ns"].get<double>() / 1e6, doc["warmup"]["ms_requested"].get<double>());
   if (doc.contains("restores")) {
     const json& r = doc.at("restores");
     if (!r.at("between_launches").get<bool>())

@@ -81,6 +81,9 @@ struct ReplayReport {
   std::string restore_source;  // "device" (pristine copies in device memory) or "host"
   RestorePolicy restores;
   std::string cache_preparation;  // what happens before each timed launch, in words (capture/replay_runner.cpp)
+  double warmup_ms_requested = 0;  // untimed launches first, until this much time has passed (clocks at steady state)
+  unsigned warmup_launches = 0;
+  double warmup_wall_ns = 0;
   TimeStats gpu_time;
   double setup_wall_ns = 0, iterations_wall_ns = 0, total_wall_ns = 0;
   Verification verification;

@@ -21,7 +21,7 @@ namespace {
 [[noreturn]] void usage(const char* runner, const std::string& why) {
   std::fprintf(stderr,
                "%s: %s\nusage: %s reserve-check|full-vm --capture-dir DIR --result FILE [--iterations N] [--no-recopy] "
-               "[--code-object PATH] [--dump-dir DIR] [--cache warm|cold] [--verify-replays N]\n",
+               "[--code-object PATH] [--dump-dir DIR] [--cache warm|cold] [--verify-replays N] [--warmup-ms MS]\n",
                runner, why.c_str(), runner);
   std::exit(to_int(ExitCode::Usage));
 }
@@ -59,6 +59,12 @@ ReplayRunnerOptions parse_replay_runner_args(int argc, char** argv, const char* 
     } else if (arg == "--cache") {
       o.cache = value();
       if (o.cache != "warm" && o.cache != "cold") usage(runner, "--cache " + o.cache + ": expected warm or cold");
+    } else if (arg == "--warmup-ms") {
+      const std::string v = value();
+      char* end = nullptr;
+      const double ms = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end || !(ms >= 0 && ms <= 60000)) usage(runner, "--warmup-ms " + v + ": expected 0 to 60000");
+      o.warmup_ms = ms;
     } else if (arg == "--verify-replays") {
       const std::string v = value();
       char* end = nullptr;
@@ -331,6 +337,17 @@ void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capt
     }
     dirty = restore_each;
   };
+  if (o.recopy && o.warmup_ms > 0) {  // --no-recopy: the launches would change the state the timed one starts from
+    report.warmup_ms_requested = o.warmup_ms;
+    const auto warmup_start = std::chrono::steady_clock::now();
+    const double warmup_ns = o.warmup_ms * 1e6;
+    do {
+      prepare();
+      device.launch();
+      ++report.warmup_launches;
+    } while (since_ns(warmup_start) < warmup_ns && report.warmup_launches < 100000);
+    report.warmup_wall_ns = since_ns(warmup_start);
+  }
   std::vector<double> samples;
   report.setup_wall_ns = since_ns(start);
   const auto loop_start = std::chrono::steady_clock::now();

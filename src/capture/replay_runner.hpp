@@ -33,6 +33,9 @@ struct ReplayRunnerOptions {
   // ran just before it in the application. "cold": the last-level cache is flushed before each timed launch.
   std::string cache = "warm";
   unsigned verify_replays = 2;  // replays of the code from the captured state that verification compares
+  // Untimed launches, each prepared as a timed one, until this many milliseconds have passed: a fresh process
+  // finds the GPU idle, at lower clocks than a busy application runs at (Triton's do_bench warms up 25 ms).
+  double warmup_ms = 25;
 };
 
 // Parses the runner's arguments; on a bad one prints it and the usage as `runner` and exits 2.

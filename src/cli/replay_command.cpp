@@ -58,6 +58,10 @@ Action register_replay(CLI::App& app) {
                    "cache state of the timed launches: warm (one untimed launch first, only what the kernel writes "
                    "restored before each) or cold (L2 flushed before each)")
       ->capture_default_str()->check(CLI::IsMember({"warm", "cold"}));
+  full->add_option("--warmup-ms", args->options.warmup_ms,
+                   "untimed launches, each prepared as a timed one, for this many milliseconds before the timed ones, "
+                   "so the GPU runs at the clocks of a busy application (0: none)")
+      ->capture_default_str()->check(CLI::Range(0.0, 60000.0));
   full->add_option("--verify-replays", args->options.verify_replays,
                    "replays of the unchanged code from the captured state that verification compares with each other "
                    "and with the after-snapshot (bytes that differ between them are nondeterministic)")
