@@ -153,6 +153,12 @@ TEST(CaptureFormat, TruncatedOrDamagedManifest) {
 
   rewrite(text.substr(0, text.size() / 2));
   expect_error([&] { read_manifest(tmp.path()); }, ExitCode::InputCorrupt, {path.string(), "not valid JSON"});
+  // A number beyond double's range is well-formed JSON that nlohmann refuses with out_of_range, not
+  // parse_error (fuzz_capture's finding, issue 19; a fresh number here).
+  std::string huge = text;
+  huge.insert(huge.find('{') + 1, "\"extra\": -31E777,");
+  rewrite(huge);
+  expect_error([&] { read_manifest(tmp.path()); }, ExitCode::InputCorrupt, {path.string(), "not valid JSON", "406"});
 
   auto edit = [&](const std::function<void(nlohmann::json&)>& change) {
     nlohmann::json j = nlohmann::json::parse(text);

@@ -460,3 +460,28 @@ TEST(NcuDeep, CuptiSubsetWithWarpLatencyGivesTheSameStallFractionAndMemoryShare)
   EXPECT_LT(wanted.size(), ncu_deep_metrics("sm_90").size());
   EXPECT_NE(std::find(wanted.begin(), wanted.end(), "smsp__average_warp_latency_per_inst_issued.ratio"), wanted.end());
 }
+
+TEST(NcuDeep, SharesStayWithinOneWhenTheIssueCyclesDwarfTheStalls) {
+  // Found by fuzz_rocpd_bytes (issue 19): with "selected" some 10^13 times the stalls, total - selected kept
+  // a few digits only and a single reason came out as 1.0000000000001683 of the stalled time, outside the
+  // schema's [0, 1]. Fresh values, not the fuzzer's: two memory reasons beside a huge issue count.
+  const double selected = 3.7e12;
+  const std::map<std::string, double> m = {
+      {"smsp__average_warps_issue_stalled_selected_per_issue_active.ratio", selected},
+      {"smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio", 0.3},
+      {"smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio", 0.7},
+      {"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio", 0.1}};
+  DeepAnalysis d = ncu_deep_analysis([&](std::string_view name) -> std::optional<double> {
+    auto it = m.find(std::string(name));
+    return it == m.end() ? std::nullopt : std::optional<double>(it->second);
+  });
+  ASSERT_TRUE(d.memory_stall_share.has_value());
+  EXPECT_DOUBLE_EQ(*d.memory_stall_share, 1.0) << "both reasons are memory reasons";
+  EXPECT_LE(*d.memory_stall_share, 1.0);
+  ASSERT_EQ(d.stall_breakdown.size(), 2u);
+  EXPECT_NEAR(d.stall_breakdown[0].fraction, 0.7 / 0.8, 1e-12) << "shares of the reasons' own sum";
+  for (const auto& r : d.stall_breakdown) EXPECT_LE(r.fraction, 1.0) << r.name;
+  ASSERT_TRUE(d.stall_fraction.has_value());
+  EXPECT_GE(*d.stall_fraction, 0.0);
+  EXPECT_LE(*d.stall_fraction, 1.0);
+}

@@ -189,7 +189,7 @@ DeepAnalysis ncu_deep_analysis(const std::function<std::optional<double>(std::st
 
   // Stalls: per issued instruction a warp spends sum(ratios) cycles; "selected" is the issue itself and
   // "not_selected" is eligible-but-waiting-for-the-scheduler (latency that is hidden). The rest stalls.
-  double total = 0, selected = 0, not_selected = 0, memory = 0;
+  double total = 0, selected = 0, not_selected = 0;
   std::vector<NamedFraction> reasons;
   for (auto r : kNcuStallReasons) {
     auto v = metric(stall_metric(r));
@@ -197,11 +197,7 @@ DeepAnalysis ncu_deep_analysis(const std::function<std::optional<double>(std::st
     total += *v;
     if (r == "selected") selected = *v;
     else if (r == "not_selected") not_selected = *v;
-    else {
-      reasons.push_back({std::string(r), *v});
-      if (std::find(std::begin(kNcuMemoryReasons), std::end(kNcuMemoryReasons), r) != std::end(kNcuMemoryReasons))
-        memory += *v;
-    }
+    else reasons.push_back({std::string(r), *v});
   }
   // Only some reasons measured (the CUPTI set): the total comes from the warp latency, and what the
   // measured reasons leave is "other (not memory)".
@@ -214,11 +210,19 @@ DeepAnalysis ncu_deep_analysis(const std::function<std::optional<double>(std::st
     total = *latency;
     notes.push_back("stall total from " + std::string(kWarpLatency) + "; non-memory reasons not measured separately");
   }
-  const double stalled = total - selected - not_selected;
+  // The stalled time is the sum of the reasons, not total - selected - not_selected: that difference loses
+  // digits when the issue cycles dwarf the stalls, and a reason's share of it could then exceed 1. Summed in one
+  // pass, the memory reasons' partial sums never exceed the whole's (rounding is monotonic).
+  double stalled = 0, memory_sum = 0;
+  for (const NamedFraction& r : reasons) {
+    stalled += r.fraction;
+    if (std::find(std::begin(kNcuMemoryReasons), std::end(kNcuMemoryReasons), r.name) != std::end(kNcuMemoryReasons))
+      memory_sum += r.fraction;
+  }
   if (total > 0) {
-    d.stall_fraction = std::max(0.0, stalled) / total;
+    d.stall_fraction = std::clamp(stalled / total, 0.0, 1.0);  // the latency path: rounding of its own
     if (stalled > 0) {
-      d.memory_stall_share = memory / stalled;
+      d.memory_stall_share = memory_sum / stalled;
       for (auto& r : reasons) r.fraction /= stalled;
       std::stable_sort(reasons.begin(), reasons.end(),
                        [](const NamedFraction& a, const NamedFraction& b) { return a.fraction > b.fraction; });

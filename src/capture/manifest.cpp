@@ -260,7 +260,7 @@ Manifest read_manifest(const fs::path& dir) {
   json j;
   try {
     j = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number beyond double's range
     throw Error(ExitCode::InputCorrupt,
                 fmt::format("capture manifest {} is not valid JSON (truncated or damaged?): {}", path.string(), e.what()));
   }
