@@ -22,6 +22,7 @@ seed() {  # seed TARGET FILE [PREFIX_BYTE]: copy FILE into the target's corpus, 
 seed fuzz_rocpd_bytes examples/traces/multistream-h100.db
 for f in fuzz/seeds/rocpd/*.db; do seed fuzz_rocpd_bytes "$f"; done
 mkdir -p "$out/fuzz_rocpd_sql" && printf '\x00\x00\x00\x00' >"$out/fuzz_rocpd_sql/empty"
+for f in fuzz/seeds/rocpd_sql/*; do seed fuzz_rocpd_sql "$f"; done  # findings
 for f in tests/data/ncu/*.csv; do seed fuzz_ncu_csv "$f"; done
 # Inputs of past findings: every run replays them first.
 for f in fuzz/seeds/ncu_csv/*; do seed fuzz_ncu_csv "$f"; done

@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "support/json_integer.hpp"
+
 namespace rpl::capture {
 
 SweepBook::Verdict SweepBook::on_launch(const std::string& mangled, bool in_graph_capture) {
@@ -78,13 +80,13 @@ nlohmann::json sweep_entry_json(const SweepEntry& e) {
 SweepEntry sweep_entry_from_json(const nlohmann::json& j) {
   try {
     SweepEntry e;
-    e.order = j.at("order").get<uint64_t>();
+    e.order = json_integer_or_throw<uint64_t>(j.at("order"), "order");
     e.mangled = j.at("kernel").get<std::string>();
     e.dir = j.at("dir").get<std::string>();
     e.status = j.at("status").get<std::string>();
     e.reason = j.at("reason").get<std::string>();
-    e.launches = j.at("launches").get<uint64_t>();
-    e.region_bytes = j.at("region_bytes").get<uint64_t>();
+    e.launches = json_integer_or_throw<uint64_t>(j.at("launches"), "launches");
+    e.region_bytes = json_integer_or_throw<uint64_t>(j.at("region_bytes"), "region_bytes");
     if (e.status != "captured" && e.status != "failed" && e.status != "skipped" && e.status != "not_captured")
       throw std::runtime_error("unknown status \"" + e.status + "\"");
     return e;

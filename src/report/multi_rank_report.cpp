@@ -7,6 +7,7 @@
 
 #include "report/html_util.hpp"
 #include "support/errors.hpp"
+#include "support/json_integer.hpp"
 
 namespace rpl::report {
 namespace {
@@ -66,24 +67,32 @@ json summary_json(const RankSummary& s) {
 
 RankSummary summary_from(const json& j) {
   RankSummary s;
-  s.identity.rank = j.at("rank").get<int64_t>();
-  s.identity.local_rank = j.at("local_rank").get<int64_t>();
-  s.identity.world_size = j.at("world_size").get<int64_t>();
+  auto i64 = [](const json& v, const char* what) { return json_integer_or_throw<int64_t>(v, what); };
+  auto u64 = [](const json& v, const char* what) { return json_integer_or_throw<uint64_t>(v, what); };
+  auto u32 = [](const json& v, const char* what) { return json_integer_or_throw<uint32_t>(v, what); };
+  auto times = [&](const json& a) {
+    std::vector<TimeNs> out;
+    for (const json& t : a) out.push_back(i64(t, "segment time"));
+    return out;
+  };
+  s.identity.rank = i64(j.at("rank"), "rank");
+  s.identity.local_rank = i64(j.at("local_rank"), "local_rank");
+  s.identity.world_size = i64(j.at("world_size"), "world_size");
   s.identity.source = j.at("rank_source").get<std::string>();
   s.identity.visible_devices = j.at("visible_devices").get<std::string>();
   s.host = j.at("host").get<std::string>();
-  s.pid = j.at("pid").get<int64_t>();
+  s.pid = i64(j.at("pid"), "pid");
   s.gpu = j.at("gpu").get<std::string>();
   s.source_file = j.at("source_file").get<std::string>();
-  s.first_start = j.at("first_start_ns").get<TimeNs>();
-  s.last_end = j.at("last_end_ns").get<TimeNs>();
-  s.compute_ns = j.at("compute_ns").get<TimeNs>();
-  s.communication_ns = j.at("communication_ns").get<TimeNs>();
-  s.overlap_ns = j.at("overlap_ns").get<TimeNs>();
-  s.dispatches = j.at("dispatches").get<uint64_t>();
-  s.collective_kernels = j.at("collective_kernels").get<uint64_t>();
-  s.peer_copies = j.at("peer_copies").get<uint64_t>();
-  s.peer_copy_bytes = j.at("peer_copy_bytes").get<uint64_t>();
+  s.first_start = i64(j.at("first_start_ns"), "first_start_ns");
+  s.last_end = i64(j.at("last_end_ns"), "last_end_ns");
+  s.compute_ns = i64(j.at("compute_ns"), "compute_ns");
+  s.communication_ns = i64(j.at("communication_ns"), "communication_ns");
+  s.overlap_ns = i64(j.at("overlap_ns"), "overlap_ns");
+  s.dispatches = u64(j.at("dispatches"), "dispatches");
+  s.collective_kernels = u64(j.at("collective_kernels"), "collective_kernels");
+  s.peer_copies = u64(j.at("peer_copies"), "peer_copies");
+  s.peer_copy_bytes = u64(j.at("peer_copy_bytes"), "peer_copy_bytes");
   s.names = j.at("names").get<std::vector<std::string>>();
   if (s.names.empty() || !s.names[0].empty()) throw std::out_of_range("names must start with \"\"");
   auto name_ok = [&](uint32_t id) {
@@ -91,15 +100,15 @@ RankSummary summary_from(const json& j) {
     return id;
   };
   for (const auto& c : j.at("collectives"))
-    s.collectives.push_back({name_ok(c.at(0).get<uint32_t>()), c.at(1).get<uint32_t>(), c.at(2).get<TimeNs>(),
-                             c.at(3).get<TimeNs>()});
+    s.collectives.push_back({name_ok(u32(c.at(0), "collectives[…][0]")), u32(c.at(1), "collectives[…][1]"), i64(c.at(2), "collectives[…][2]"),
+                             i64(c.at(3), "collectives[…][3]")});
   for (const auto& g : j.at("segments"))
-    s.segments.push_back({g.at(0).get<TimeNs>(), name_ok(g.at(1).get<uint32_t>()), g.at(2).get<TimeNs>(),
-                          g.at(3).get<std::vector<TimeNs>>()});
+    s.segments.push_back({i64(g.at(0), "segments[…][0]"), name_ok(u32(g.at(1), "segments[…][1]")), i64(g.at(2), "segments[…][2]"),
+                          times(g.at(3))});
   if (s.segments.size() != s.collectives.size() + 1)
     throw std::out_of_range("segments must number collectives + 1");
   s.what_if = j.at("what_if").get<std::vector<std::string>>();
-  for (const auto& [k, v] : j.at("nccl_calls").items()) s.nccl_calls.emplace_back(k, v.get<uint64_t>());
+  for (const auto& [k, v] : j.at("nccl_calls").items()) s.nccl_calls.emplace_back(k, u64(v, "nccl_calls"));
   s.compute_bins = bins_from(j.at("compute_bins"));
   s.communication_bins = bins_from(j.at("communication_bins"));
   return s;

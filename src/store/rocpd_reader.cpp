@@ -15,6 +15,7 @@
 #include "store/uuid.hpp"
 #include "support/checked_math.hpp"
 #include "support/errors.hpp"
+#include "support/json_integer.hpp"
 #include "support/log.hpp"
 
 namespace rpl::rocpd {
@@ -24,8 +25,9 @@ namespace {
 
 uint32_t json_u32(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return 0;
-  return to_u32(it->get<int64_t>());
+  if (it == j.end()) return 0;
+  const std::optional<int64_t> v = json_integer<int64_t>(*it);
+  return v ? to_u32(*v) : 0;
 }
 
 }  // namespace
