@@ -86,11 +86,12 @@ class FakeDevice : public ReplayDevice {
   void set_restore_ranges(std::size_t region, std::vector<ByteRange> ranges) override { restore_ranges[region] = ranges; }
   void touch(std::size_t region, uint64_t offset, uint64_t size) override { touched.push_back({region, {offset, size}}); }
   uint64_t cache_bytes() override { return cache; }
+  void synchronize() override { ++syncs; }
   void read_back(std::size_t region, uint64_t offset, std::byte* into, std::size_t size) override {
     std::memcpy(into, memory_[region].data() + offset, size);
   }
 
-  unsigned launches = 0, flushes = 0, code_flushes = 0;
+  unsigned launches = 0, flushes = 0, code_flushes = 0, syncs = 0;
   std::map<std::size_t, unsigned> restored;
   std::set<std::size_t> fill_regions;
   std::map<std::size_t, std::vector<ByteRange>> restore_ranges;
@@ -282,6 +283,27 @@ TEST(ReplayFlow, WarmUpLaunchesArePreparedAsTimedOnesAndNotTimed) {
   ReplayReport s = f.run(stateful, o);
   EXPECT_EQ(s.warmup_launches, 0u) << "--no-recopy: a warm-up would change the state the timed launches start from";
   EXPECT_EQ(stateful.launches, 4u);
+}
+
+TEST(ReplayFlow, SettlingWaitsForThePreparationBeforeEachTimedLaunch) {
+  Fixture f;
+  FakeDevice plain = f.device(Kernel::Nondeterministic);
+  f.run(plain, options(3, "warm"));
+  EXPECT_EQ(plain.syncs, 0u) << "off by default";
+  ScopedEnv settle("RPL_REPLAY_SETTLE_US", "5");
+  FakeDevice d = f.device(Kernel::Nondeterministic);
+  ReplayReport r = f.run(d, options(3, "warm"));
+  EXPECT_EQ(d.syncs, 3u) << "after each timed launch's preparation";
+  EXPECT_NE(r.cache_preparation.find("idle for 5 us"), std::string::npos) << r.cache_preparation;
+  ScopedEnv bad("RPL_REPLAY_SETTLE_US", "soon");
+  FakeDevice e = f.device(Kernel::Nondeterministic);
+  try {
+    f.run(e, options(1, "warm"));
+    ADD_FAILURE() << "a bad value must be refused";
+  } catch (const Error& x) {
+    EXPECT_EQ(x.code(), ExitCode::Usage);
+    EXPECT_NE(std::string(x.what()).find("RPL_REPLAY_SETTLE_US=soon"), std::string::npos) << x.what();
+  }
 }
 
 TEST(ReplayFlow, WarmBackToBackRestoresOnlyWhatTheKernelWritesAndFlushesNothing) {

@@ -213,14 +213,17 @@ def cmd_table(a):
             t["within"] = lo <= app <= hi
             t["closest"] = "warm" if abs(app - warm) <= abs(app - cold) else "cold"
         timings.append(t)
-    for t in timings:  # the same band from the replays without warm-up (--warmup-ms 0), when the sweep ran them
-        w0, c0, app = t["variants"].get("warm-nowarmup"), t["variants"].get("cold-nowarmup"), t["in_app_ns"]
-        if app is not None and w0 is not None and c0 is not None:
-            t["within_without_warmup"] = min(w0, c0) * (1 - WIDEN) <= app <= max(w0, c0) * (1 + WIDEN)
+    for t in timings:  # the same band from other pairs of warm and cold variants, when the sweep ran them
+        app = t["in_app_ns"]
+        for suffix in PAIRED_SUFFIXES:
+            w, c = t["variants"].get("warm-" + suffix), t["variants"].get("cold-" + suffix)
+            if app is not None and w is not None and c is not None:
+                t["within_" + suffix] = min(w, c) * (1 - WIDEN) <= app <= max(w, c) * (1 + WIDEN)
     figures["timed_kernels"] = len(timings)
     figures["timed_within_band"] = sum(1 for t in timings if t.get("within"))
-    if any("within_without_warmup" in t for t in timings):
-        figures["timed_within_band_without_warmup"] = sum(1 for t in timings if t.get("within_without_warmup"))
+    for suffix in PAIRED_SUFFIXES:
+        if any("within_" + suffix in t for t in timings):
+            figures["timed_within_band_" + suffix] = sum(1 for t in timings if t.get("within_" + suffix))
     figures["timed_classes"] = sorted({t["class"] for t in timings})
     closest = {}
     for t in timings:
@@ -241,8 +244,8 @@ def cmd_table(a):
         md += ["", "## Replay time against in-app time", "",
                f"In-app median (our collector) against the replay's warm- and cold-cache medians, the band "
                f"[min, max] widened by {int(WIDEN * 100)}%: {figures['timed_within_band']} of {len(timings)} within"
-               + (f" ({figures['timed_within_band_without_warmup']} of {len(timings)} without the warm-up)"
-                  if "timed_within_band_without_warmup" in figures else "") + ".", ""]
+               + "".join(f" ({figures['timed_within_band_' + sfx]} of {len(timings)} {PAIRED_WORDS[sfx]})"
+                         for sfx in PAIRED_SUFFIXES if "timed_within_band_" + sfx in figures) + ".", ""]
         shown = [v for v in EXTRA_VARIANTS if any(v in t["variants"] for t in timings)]
         md += ["| class | kernel | in-app µs | warm µs | cold µs | within | closest | restores (warm) | "
                + "".join(f"{VARIANT_LABELS[v]} µs | " for v in shown),
@@ -262,9 +265,13 @@ def cmd_table(a):
 
 
 # Timing variants beside warm and cold (gpu_sweep.sh TIMING_VARIANTS): reported, not part of the band.
-EXTRA_VARIANTS = ("warm-nowarmup", "cold-nowarmup", "warm-b2b", "cold-data")
+EXTRA_VARIANTS = ("warm-nowarmup", "cold-nowarmup", "warm-settle", "cold-settle", "warm-b2b", "cold-data")
 VARIANT_LABELS = {"warm-nowarmup": "warm, no warm-up", "cold-nowarmup": "cold, no warm-up",
+                  "warm-settle": "warm, settled", "cold-settle": "cold, settled",
                   "warm-b2b": "warm back to back", "cold-data": "cold, L2 only"}
+# Pairs warm-SUFFIX / cold-SUFFIX that make a band of their own (reported beside the main one).
+PAIRED_SUFFIXES = ("nowarmup", "settle")
+PAIRED_WORDS = {"nowarmup": "without the warm-up", "settle": "with the GPU idle before each timed launch"}
 
 
 def restores_text(r):

@@ -175,9 +175,9 @@ class SweepTable(unittest.TestCase):
         self.assertFalse(t["k0004"]["within"])  # 20 µs in-app vs [16.49, 18.03]
         self.assertEqual(t["k0001"]["warm_cache_reported"], "warm")
         self.assertEqual(figures["timed_within_band"], 2)
-        self.assertTrue(t["k0004"]["within_without_warmup"])
-        self.assertNotIn("within_without_warmup", t["k0001"])
-        self.assertEqual(figures["timed_within_band_without_warmup"], 1)
+        self.assertTrue(t["k0004"]["within_nowarmup"])
+        self.assertNotIn("within_nowarmup", t["k0001"])
+        self.assertEqual(figures["timed_within_band_nowarmup"], 1)
         self.assertEqual(t["k0004"]["variants"], {"warm-nowarmup": 18000, "cold-nowarmup": 19500})
         self.assertEqual(figures["vectorized_layer_norm_kernels"][0]["replay"], "match")
         text = slurp(md)

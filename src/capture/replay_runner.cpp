@@ -311,12 +311,24 @@ void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capt
   const bool restore_each = o.recopy && report.restores.between_launches;
   const std::string warm_style = env_or("RPL_REPLAY_WARM", "inputs");  // or "back-to-back"
   const bool cold_code = env_or("RPL_REPLAY_COLD", "code") != "data" && device.can_flush_code();  // "data": L2 only
+  // Experimental: the GPU left idle this many microseconds after the preparation, before the timed launch (in
+  // the application a kernel often starts on an idle GPU; here its restores' and read-ins' write-backs could
+  // still be draining). 0: the timed launch follows the preparation at once.
+  double settle_us = 0;
+  if (const std::string v = env_or("RPL_REPLAY_SETTLE_US", "0"); v != "0") {
+    char* end = nullptr;
+    settle_us = std::strtod(v.c_str(), &end);
+    if (*end || !(settle_us >= 0 && settle_us <= 1e6))
+      throw Error(ExitCode::Usage, fmt::format("RPL_REPLAY_SETTLE_US={}: expected microseconds, 0 to 1e6", v));
+  }
   std::vector<RegionRange> read_set;
   if (o.cache == "warm" && warm_style == "inputs") {
     // Up to three quarters of the cache: the rest takes what the kernel writes.
     read_set = parameter_read_set(m, read_blob(capture_dir, m.arguments), written_pages, device.cache_bytes() / 4 * 3);
   }
   report.cache_preparation = cache_preparation_text(o.cache, warm_style, cold_code, restore_each, read_set);
+  if (settle_us > 0 && o.recopy)
+    report.cache_preparation += fmt::format("; then the GPU idle for {} us (RPL_REPLAY_SETTLE_US)", settle_us);
   bool dirty = o.recopy && !pristine;  // memory differs from what the next launch must start from
   if (o.recopy && o.cache == "warm") {
     if (dirty) device.restore(written);
@@ -336,6 +348,12 @@ void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capt
       device.restore(written);
     }
     dirty = restore_each;
+    if (settle_us > 0) {
+      device.synchronize();
+      const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(int64_t(settle_us * 1e3));
+      while (std::chrono::steady_clock::now() < until) {
+      }
+    }
   };
   if (o.recopy && o.warmup_ms > 0) {  // --no-recopy: the launches would change the state the timed one starts from
     report.warmup_ms_requested = o.warmup_ms;

@@ -66,6 +66,8 @@ class ReplayDevice {
   // RPL_REPLAY_COLD=data; not timed).
   virtual void flush_code() {}
   virtual bool can_flush_code() const { return false; }
+  // Waits until everything queued before the next launch (restores, flushes, read-ins) has finished.
+  virtual void synchronize() {}
   // The last-level cache's size in bytes (0: unknown, and warm launches read nothing in).
   virtual uint64_t cache_bytes() { return 0; }
   // Whether restore() refills region `region` with one repeated word rather than copying a pristine image.

@@ -85,6 +85,7 @@ class Replay : public capture::ReplayDevice {
   }
   void flush_code() override { cache_kernels().evict_code(stream_); }
   bool can_flush_code() const override { return code_eviction_ready_; }
+  void synchronize() override { check(cuStreamSynchronize(stream_), "cuStreamSynchronize (settling before a timed launch)"); }
   uint64_t cache_bytes() override {
     int l2 = 0;
     if (!cache_kernel_ready(&CacheKernels::touch_ready)) return 0;  // nothing can be read in
