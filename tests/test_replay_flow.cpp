@@ -285,6 +285,27 @@ TEST(ReplayFlow, WarmUpLaunchesArePreparedAsTimedOnesAndNotTimed) {
   EXPECT_EQ(stateful.launches, 4u);
 }
 
+TEST(ReplayFlow, WarmInputsOutputsReadsInWhatTheKernelWritesToo) {
+  Fixture f;
+  ScopedEnv style("RPL_REPLAY_WARM", "inputs-outputs");
+  FakeDevice d = f.device(Kernel::Nondeterministic);
+  d.cache = 1 << 20;
+  ReplayReport r = f.run(d, options(2, "warm"));
+  ASSERT_EQ(d.touched.size(), 2u * 2u) << "before each timed launch: the input and the output";
+  EXPECT_EQ(d.touched[0], (RegionRange{0, {0, kRows * kTerms * 4}}));
+  EXPECT_EQ(d.touched[1].region, 1u) << "the region the kernel writes";
+  EXPECT_NE(r.cache_preparation.find("(what it writes too)"), std::string::npos) << r.cache_preparation;
+  ScopedEnv bad("RPL_REPLAY_WARM", "tepid");
+  FakeDevice e = f.device(Kernel::Nondeterministic);
+  try {
+    f.run(e, options(1, "warm"));
+    ADD_FAILURE() << "an unknown style must be refused";
+  } catch (const Error& x) {
+    EXPECT_EQ(x.code(), ExitCode::Usage);
+    EXPECT_NE(std::string(x.what()).find("RPL_REPLAY_WARM=tepid"), std::string::npos) << x.what();
+  }
+}
+
 TEST(ReplayFlow, SettlingWaitsForThePreparationBeforeEachTimedLaunch) {
   Fixture f;
   FakeDevice plain = f.device(Kernel::Nondeterministic);

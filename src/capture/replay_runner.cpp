@@ -217,12 +217,13 @@ std::string cache_preparation_text(const std::string& cache, const std::string& 
   const std::string restore = restore_each ? "what the kernel writes restored" : "nothing restored";
   if (cache == "cold")
     return fmt::format("{}, then L2 flushed{}", restore, cold_code ? " and the instruction caches evicted" : "");
-  if (warm_style != "inputs") return fmt::format("back to back after an untimed launch, {}", restore);
+  if (warm_style != "inputs" && warm_style != "inputs-outputs")
+    return fmt::format("back to back after an untimed launch, {}", restore);
   uint64_t bytes = 0;
   for (const RegionRange& r : read_set) bytes += r.range.size;
-  return fmt::format("L2 flushed, {}, then {} byte(s) in {} range(s) the parameters point to read in, as if just "
+  return fmt::format("L2 flushed, {}, then {} byte(s) in {} range(s) the parameters point to{} read in, as if just "
                      "written by a producer kernel",
-                     restore, bytes, read_set.size());
+                     restore, bytes, read_set.size(), warm_style == "inputs-outputs" ? " (what it writes too)" : "");
 }
 
 // Restoring what a kernel writes before every timed launch is needed only when its result depends on what it
@@ -309,7 +310,12 @@ void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capt
 
   // Timing, in the chosen cache state.
   const bool restore_each = o.recopy && report.restores.between_launches;
-  const std::string warm_style = env_or("RPL_REPLAY_WARM", "inputs");  // or "back-to-back"
+  // "inputs", "inputs-outputs" (what the kernel writes read in too: the application's allocator hands out
+  // memory that was just in use) or "back-to-back".
+  const std::string warm_style = env_or("RPL_REPLAY_WARM", "inputs");
+  if (warm_style != "inputs" && warm_style != "inputs-outputs" && warm_style != "back-to-back")
+    throw Error(ExitCode::Usage,
+                fmt::format("RPL_REPLAY_WARM={}: expected inputs, inputs-outputs or back-to-back", warm_style));
   const bool cold_code = env_or("RPL_REPLAY_COLD", "code") != "data" && device.can_flush_code();  // "data": L2 only
   // Experimental: the GPU left idle this many microseconds after the preparation, before the timed launch (in
   // the application a kernel often starts on an idle GPU; here its restores' and read-ins' write-backs could
@@ -322,9 +328,12 @@ void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capt
       throw Error(ExitCode::Usage, fmt::format("RPL_REPLAY_SETTLE_US={}: expected microseconds, 0 to 1e6", v));
   }
   std::vector<RegionRange> read_set;
-  if (o.cache == "warm" && warm_style == "inputs") {
+  const bool reads_in = warm_style == "inputs" || warm_style == "inputs-outputs";
+  if (o.cache == "warm" && reads_in) {
     // Up to three quarters of the cache: the rest takes what the kernel writes.
-    read_set = parameter_read_set(m, read_blob(capture_dir, m.arguments), written_pages, device.cache_bytes() / 4 * 3);
+    const std::vector<std::vector<ByteRange>> nothing(m.regions.size());
+    read_set = parameter_read_set(m, read_blob(capture_dir, m.arguments),
+                                  warm_style == "inputs" ? written_pages : nothing, device.cache_bytes() / 4 * 3);
   }
   report.cache_preparation = cache_preparation_text(o.cache, warm_style, cold_code, restore_each, read_set);
   if (settle_us > 0 && o.recopy)
@@ -340,7 +349,7 @@ void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capt
       if (dirty) device.restore(written);
       device.flush_cache();
       if (cold_code) device.flush_code();
-    } else if (warm_style == "inputs") {
+    } else if (reads_in) {
       device.flush_cache();
       if (dirty) device.restore(written);  // after the flush: resident, as the application's memset left it
       for (const RegionRange& r : read_set) device.touch(r.region, r.range.offset, r.range.size);
