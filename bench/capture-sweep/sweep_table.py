@@ -267,15 +267,17 @@ def cmd_table(a):
 
 
 # Timing variants beside warm and cold (gpu_sweep.sh TIMING_VARIANTS): reported, not part of the band.
-EXTRA_VARIANTS = ("warm-nowarmup", "cold-nowarmup", "warm-settle", "cold-settle", "warm-io", "warm-b2b", "cold-data")
+EXTRA_VARIANTS = ("warm-nowarmup", "cold-nowarmup", "warm-settle", "cold-settle", "warm-io", "warm-iotlb", "warm-b2b", "cold-data")
 VARIANT_LABELS = {"warm-nowarmup": "warm, no warm-up", "cold-nowarmup": "cold, no warm-up",
                   "warm-settle": "warm, settled", "cold-settle": "cold, settled", "warm-io": "warm, outputs read in too",
+                  "warm-iotlb": "warm, outputs too, translations warmed",
                   "warm-b2b": "warm back to back", "cold-data": "cold, L2 only"}
 # Pairs warm-SUFFIX / cold-SUFFIX that make a band of their own (reported beside the main one).
-PAIRED_SUFFIXES = ("nowarmup", "settle", "io")
-WARM_ONLY = ("io",)
+PAIRED_SUFFIXES = ("nowarmup", "settle", "io", "iotlb")
+WARM_ONLY = ("io", "iotlb")
 PAIRED_WORDS = {"nowarmup": "without the warm-up", "settle": "with the GPU idle before each timed launch",
-                "io": "with warm reading in what the kernel writes too"}
+                "io": "with warm reading in what the kernel writes too",
+                "iotlb": "with that and every SM's address translations warmed"}
 
 
 def restores_text(r):
