@@ -238,6 +238,7 @@ TEST(ReplayFlow, ADeterministicKernelMatchesBitExactAfterEveryReplay) {
 
 TEST(ReplayFlow, WarmFlushesThenRestoresAndReadsInWhatTheParametersPointTo) {
   Fixture f;
+  ScopedEnv style("RPL_REPLAY_WARM", "inputs");  // the default, inputs-outputs, in the next test
   FakeDevice d = f.device(Kernel::Nondeterministic);
   d.cache = 1 << 20;
   ReplayReport r = f.run(d, options(4, "warm"));
@@ -286,8 +287,7 @@ TEST(ReplayFlow, WarmUpLaunchesArePreparedAsTimedOnesAndNotTimed) {
 }
 
 TEST(ReplayFlow, WarmInputsOutputsReadsInWhatTheKernelWritesToo) {
-  Fixture f;
-  ScopedEnv style("RPL_REPLAY_WARM", "inputs-outputs");
+  Fixture f;  // the default style
   FakeDevice d = f.device(Kernel::Nondeterministic);
   d.cache = 1 << 20;
   ReplayReport r = f.run(d, options(2, "warm"));
