@@ -286,6 +286,19 @@ TEST(ReplayFlow, WarmUpLaunchesArePreparedAsTimedOnesAndNotTimed) {
   EXPECT_EQ(stateful.launches, 4u);
 }
 
+// A bad value of an environment setting of the flow is a usage error that names the setting and the value.
+void expect_refused_setting(Fixture& f, const char* name, const char* value) {
+  ScopedEnv bad(name, value);
+  FakeDevice d = f.device(Kernel::Nondeterministic);
+  try {
+    f.run(d, options(1, "warm"));
+    ADD_FAILURE() << name << "=" << value << " must be refused";
+  } catch (const Error& x) {
+    EXPECT_EQ(x.code(), ExitCode::Usage);
+    EXPECT_NE(std::string(x.what()).find(std::string(name) + "=" + value), std::string::npos) << x.what();
+  }
+}
+
 TEST(ReplayFlow, WarmInputsOutputsReadsInWhatTheKernelWritesToo) {
   Fixture f;  // the default style
   FakeDevice d = f.device(Kernel::Nondeterministic);
@@ -295,15 +308,7 @@ TEST(ReplayFlow, WarmInputsOutputsReadsInWhatTheKernelWritesToo) {
   EXPECT_EQ(d.touched[0], (RegionRange{0, {0, kRows * kTerms * 4}}));
   EXPECT_EQ(d.touched[1].region, 1u) << "the region the kernel writes";
   EXPECT_NE(r.cache_preparation.find("(what it writes too)"), std::string::npos) << r.cache_preparation;
-  ScopedEnv bad("RPL_REPLAY_WARM", "tepid");
-  FakeDevice e = f.device(Kernel::Nondeterministic);
-  try {
-    f.run(e, options(1, "warm"));
-    ADD_FAILURE() << "an unknown style must be refused";
-  } catch (const Error& x) {
-    EXPECT_EQ(x.code(), ExitCode::Usage);
-    EXPECT_NE(std::string(x.what()).find("RPL_REPLAY_WARM=tepid"), std::string::npos) << x.what();
-  }
+  expect_refused_setting(f, "RPL_REPLAY_WARM", "tepid");
 }
 
 TEST(ReplayFlow, SettlingWaitsForThePreparationBeforeEachTimedLaunch) {
@@ -316,15 +321,7 @@ TEST(ReplayFlow, SettlingWaitsForThePreparationBeforeEachTimedLaunch) {
   ReplayReport r = f.run(d, options(3, "warm"));
   EXPECT_EQ(d.syncs, 3u) << "after each timed launch's preparation";
   EXPECT_NE(r.cache_preparation.find("idle for 5 us"), std::string::npos) << r.cache_preparation;
-  ScopedEnv bad("RPL_REPLAY_SETTLE_US", "soon");
-  FakeDevice e = f.device(Kernel::Nondeterministic);
-  try {
-    f.run(e, options(1, "warm"));
-    ADD_FAILURE() << "a bad value must be refused";
-  } catch (const Error& x) {
-    EXPECT_EQ(x.code(), ExitCode::Usage);
-    EXPECT_NE(std::string(x.what()).find("RPL_REPLAY_SETTLE_US=soon"), std::string::npos) << x.what();
-  }
+  expect_refused_setting(f, "RPL_REPLAY_SETTLE_US", "soon");
 }
 
 TEST(ReplayFlow, WarmBackToBackRestoresOnlyWhatTheKernelWritesAndFlushesNothing) {

@@ -118,15 +118,13 @@ if [ -s "$W/inapp.json" ]; then
       # Variants beside the two modes, for the record: warm-b2b (RPL_REPLAY_WARM=back-to-back: launches back to
       # back, no flush, no read-in), cold-data (RPL_REPLAY_COLD=data: L2 flushed, the instruction caches kept),
       # warm-nowarmup and cold-nowarmup (--warmup-ms 0: the timed launches start on a GPU that was idle),
-      # warm-io (RPL_REPLAY_WARM=inputs-outputs: what the kernel writes read in as well), warm-iotlb (and
-      # RPL_REPLAY_WARM_TLB=1: every SM reads every page of it, for the address translations),
+      # warm-io (RPL_REPLAY_WARM=inputs-outputs, now the default: what the kernel writes read in as well),
       # warm-settle and cold-settle (RPL_REPLAY_SETTLE_US=$SETTLE_US, default 10: the GPU left idle after the
       # preparation, before each timed launch).
       args=()
       case $variant in
         warm-b2b) mode=warm; envs=(RPL_REPLAY_WARM=back-to-back) ;;
         warm-io) mode=warm; envs=(RPL_REPLAY_WARM=inputs-outputs) ;;
-        warm-iotlb) mode=warm; envs=(RPL_REPLAY_WARM=inputs-outputs RPL_REPLAY_WARM_TLB=1) ;;
         cold-data) mode=cold; envs=(RPL_REPLAY_COLD=data) ;;
         *-nowarmup) mode=${variant%-nowarmup}; envs=(); args=(--warmup-ms 0) ;;
         *-settle) mode=${variant%-settle}; envs=(RPL_REPLAY_SETTLE_US=${SETTLE_US:-10}) ;;

@@ -267,6 +267,7 @@ def cmd_table(a):
 
 
 # Timing variants beside warm and cold (gpu_sweep.sh TIMING_VARIANTS): reported, not part of the band.
+# warm-iotlb: recorded in run 5 of 2026-11-26 (RPL_REPLAY_WARM_TLB, removed since); kept to rebuild that table.
 EXTRA_VARIANTS = ("warm-nowarmup", "cold-nowarmup", "warm-settle", "cold-settle", "warm-io", "warm-iotlb", "warm-b2b", "cold-data")
 VARIANT_LABELS = {"warm-nowarmup": "warm, no warm-up", "cold-nowarmup": "cold, no warm-up",
                   "warm-settle": "warm, settled", "cold-settle": "cold, settled", "warm-io": "warm, outputs read in too",

@@ -62,46 +62,6 @@ END:
 }
 )";
 
-// Every block reads one byte per 64 KiB of the range (every page, for 64 KiB and 2 MiB pages), so the address
-// translations of every multiprocessor that the next kernel may run on hold the range, as the kernels before it
-// in the application left them; threads of a block take the pages in turn.
-constexpr const char* kTlbPtx = R"(.version 8.0
-.target sm_80
-.address_size 64
-.visible .entry rpl_tlb(.param .u64 base, .param .u64 bytes, .param .u64 sink)
-{
-  .reg .pred %p<3>;
-  .reg .b16 %h<2>;
-  .reg .b32 %r<5>;
-  .reg .b64 %rd<9>;
-  ld.param.u64 %rd1, [base];
-  ld.param.u64 %rd2, [bytes];
-  ld.param.u64 %rd3, [sink];
-  mov.u32 %r1, %tid.x;
-  cvt.u64.u32 %rd4, %r1;
-  shl.b64 %rd4, %rd4, 16;
-  mov.u32 %r2, %ntid.x;
-  cvt.u64.u32 %rd5, %r2;
-  shl.b64 %rd5, %rd5, 16;
-  mov.u32 %r3, 0;
-LOOP:
-  setp.ge.u64 %p1, %rd4, %rd2;
-  @%p1 bra DONE;
-  add.u64 %rd7, %rd1, %rd4;
-  ld.global.cg.u8 %h1, [%rd7];
-  cvt.u32.u16 %r4, %h1;
-  xor.b32 %r3, %r3, %r4;
-  add.u64 %rd4, %rd4, %rd5;
-  bra LOOP;
-DONE:
-  setp.ne.u32 %p2, %r3, 2654435769;
-  @%p2 bra END;
-  st.global.u32 [%rd3], %r3;
-END:
-  ret;
-}
-)";
-
 std::string evict_ptx() {
   std::string ptx = R"(.version 8.0
 .target sm_80
@@ -139,7 +99,6 @@ CUfunction load(const std::string& ptx, const char* name, CUmodule& module) {
 CacheKernels::~CacheKernels() {
   if (scratch_) cuMemFree(scratch_);
   if (touch_module_) cuModuleUnload(touch_module_);
-  if (tlb_module_) cuModuleUnload(tlb_module_);
   if (evict_module_) cuModuleUnload(evict_module_);
 }
 
@@ -194,16 +153,6 @@ void CacheKernels::touch(CUdeviceptr address, uint64_t bytes, CUstream stream) {
   void* args[] = {&base, &sectors, &sink};
   check(cuLaunchKernel(touch_, unsigned(blocks), 1, 1, threads, 1, 1, 0, stream, args, nullptr),
         "launching the replay runner's L2 read-in kernel");
-}
-
-void CacheKernels::warm_translations(CUdeviceptr address, uint64_t bytes, CUstream stream) {
-  if (bytes == 0) return;
-  load_touch();
-  if (!tlb_) tlb_ = load(kTlbPtx, "rpl_tlb", tlb_module_);
-  CUdeviceptr sink = scratch_;
-  void* args[] = {&address, &bytes, &sink};
-  check(cuLaunchKernel(tlb_, unsigned(multiprocessors_) * 2, 1, 1, 64, 1, 1, 0, stream, args, nullptr),
-        "launching the replay runner's address-translation warming kernel");
 }
 
 void CacheKernels::evict_code(CUstream stream) {

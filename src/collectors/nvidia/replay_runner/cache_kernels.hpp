@@ -20,9 +20,6 @@ class CacheKernels {
   bool evict_ready(std::string& why);
   // Reads every 32-byte sector of [address, address + bytes) on `stream` (throws rpl::Error on failure).
   void touch(CUdeviceptr address, uint64_t bytes, CUstream stream);
-  // Every block, on every SM, reads one byte per 64 KiB of [address, address + bytes): the SMs' address
-  // translations hold the range (experimental: RPL_REPLAY_WARM_TLB=1).
-  void warm_translations(CUdeviceptr address, uint64_t bytes, CUstream stream);
   // Runs straight-line code larger than an SM's instruction caches on every SM, on `stream`.
   void evict_code(CUstream stream);
 
@@ -32,8 +29,8 @@ class CacheKernels {
 
   CUdevice device_;
   int multiprocessors_ = 0;
-  CUmodule touch_module_ = nullptr, evict_module_ = nullptr, tlb_module_ = nullptr;
-  CUfunction touch_ = nullptr, evict_ = nullptr, tlb_ = nullptr;
+  CUmodule touch_module_ = nullptr, evict_module_ = nullptr;
+  CUfunction touch_ = nullptr, evict_ = nullptr;
   CUdeviceptr scratch_ = 0;  // the evict kernel's loads, and where a kernel would store (it never does)
 };
 

@@ -82,7 +82,6 @@ class Replay : public capture::ReplayDevice {
   }
   void touch(std::size_t region, uint64_t offset, uint64_t size) override {
     cache_kernels().touch(device_address(region) + offset, size, stream_);
-    if (warm_translations_) cache_kernels().warm_translations(device_address(region) + offset, size, stream_);
   }
   void flush_code() override { cache_kernels().evict_code(stream_); }
   bool can_flush_code() const override { return code_eviction_ready_; }
@@ -136,7 +135,6 @@ class Replay : public capture::ReplayDevice {
   std::vector<std::vector<capture::ByteRange>> restore_ranges_;  // per region: what restore() copies (empty: all)
   std::optional<CacheKernels> cache_kernels_;
   bool code_eviction_ready_ = false;
-  bool warm_translations_ = false;  // RPL_REPLAY_WARM_TLB=1 (experimental): read-ins warm every SM's translations
   CUstream stream_ = nullptr;
   CUevent start_event_ = nullptr, stop_event_ = nullptr;
   KernelActivityTimer kernel_timer_;  // CUPTI kernel activity: the in-app collector's time source
@@ -493,7 +491,6 @@ void Replay::run() {
   const char* cold = std::getenv("RPL_REPLAY_COLD");  // "data": L2 only (capture/replay_runner.cpp)
   if (o_.cache == "cold" && !(cold && std::string(cold) == "data"))
     code_eviction_ready_ = cache_kernel_ready(&CacheKernels::evict_ready);
-  if (const char* tlb = std::getenv("RPL_REPLAY_WARM_TLB"); tlb && std::string(tlb) == "1") warm_translations_ = true;
   capture::run_full_vm(o_, dir_, m_, *this, report_, start_);
   if (!o_.dump_dir.empty()) dump();
   report_.total_wall_ns = since_ns(start_);
