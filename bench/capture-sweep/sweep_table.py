@@ -19,10 +19,12 @@ import argparse
 import json
 import os
 import re
+import sqlite3
 import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "gpu"))
+import rocpd_query  # noqa: E402  (scripts/gpu: sqlite3 only)
 
 # Order matters: the first class whose pattern matches the demangled name wins.
 CLASSES = [
@@ -64,6 +66,12 @@ def read_text(path):
         return ""
 
 
+def manifest_dispatch_index(sweep_dir, kernel):
+    """Which launch of the kernel the capture took (1: the first), from its manifest."""
+    m = load_json(os.path.join(sweep_dir, kernel["dir"], "manifest.json")) if kernel.get("dir") else None
+    return ((m or {}).get("kernel") or {}).get("dispatch_index")
+
+
 def manifest_geometry(sweep_dir, kernel):
     m = load_json(os.path.join(sweep_dir, kernel["dir"], "manifest.json")) if kernel.get("dir") else None
     if not m:
@@ -97,22 +105,58 @@ def index_kernels(index_path):
 
 
 # ---------------------------------------------------------------- inapp
+def step_instances(conn, dispatches):
+    """{name: [[dispatch, ...] per train_step range]} in launch order, and {name: launches before the first
+    step range ("warmup" or "train_step")}: a dispatch belongs to the step range its launch API call started in
+    (correlation: the event's stack_id, as our collector and rocprofv3 write it)."""
+    launch_start, ranges = {}, []
+    try:
+        regions = rocpd_query.regions(conn)
+    except sqlite3.Error:  # a database without API regions: no steps to tell apart
+        return {}, {}
+    for r in regions:
+        if r["corr"] and "aunch" in (r["name"] or ""):
+            launch_start[r["corr"]] = r["start"]
+        elif r["name"] in ("train_step", "warmup"):
+            ranges.append(r)
+    steps = sorted((r["start"], r["end"]) for r in ranges if r["name"] == "train_step")
+    first = min((r["start"] for r in ranges), default=None)
+    per_step, before = {}, {}
+    for d in sorted(dispatches, key=lambda d: launch_start.get(d["corr"], d["start"])):
+        t = launch_start.get(d["corr"])
+        if t is None:
+            continue
+        for name in {d["kernel_name"], d["display_name"]} - {None, ""}:
+            if first is not None and t < first:
+                before[name] = before.get(name, 0) + 1
+            for i, (lo, hi) in enumerate(steps):
+                if lo <= t <= hi:
+                    per_step.setdefault(name, [[] for _ in steps])[i].append(d)
+    return per_step, before
+
+
 def cmd_inapp(a):
-    import rocpd_query  # scripts/gpu: sqlite3 only
     index, sweep_dir = index_kernels(a.index)
     profile = load_json(os.path.join(a.profile, "profile.json"))
     dbs = [db for run in profile["runs"]["per_run"] for db in run["databases"]] if profile else []
     durations = {}  # (mangled, grid work-items, block) -> [ns]
     by_name = {}
+    per_step, before = {}, {}
     for db in dbs:
         conn = rocpd_query.connect(db)
-        for d in rocpd_query.dispatches(conn):
+        ds = rocpd_query.dispatches(conn)
+        for d in ds:
             geometry = ((d["grid_size_x"], d["grid_size_y"], d["grid_size_z"]),
                         (d["workgroup_size_x"], d["workgroup_size_y"], d["workgroup_size_z"]))
             # By mangled name, and by demangled name where the collector stored only that.
             for name in {d["kernel_name"], d["display_name"]} - {None, ""}:
                 durations.setdefault((name, *geometry), []).append(d["end"] - d["start"])
                 by_name.setdefault(name, []).append(d["end"] - d["start"])
+        ps, bf = step_instances(conn, ds)
+        for k, v in ps.items():
+            per_step.setdefault(k, []).extend(v)
+        for k, v in bf.items():
+            before[k] = before.get(k, 0) + v
     out = {"databases": dbs, "kernels": {}}
     for k in index["kernels"]:
         geo = manifest_geometry(sweep_dir, k)
@@ -124,12 +168,28 @@ def cmd_inapp(a):
         matched = "name+geometry"
         if not samples:
             samples, matched = by_name.get(k["kernel"]) or by_name.get(k["demangled"]), "name only"
+        entry = {}
+        # The same launch instance: the capture took launch `dispatch_index` of the kernel in a run of the same
+        # program with one step; less the launches before the first step, that is its place within a step.
+        # Its counterparts are that place in each profiled train_step (same tensors, steady state); the
+        # name+geometry median mixes in other tensors' launches of the same shape.
+        index_in_run = manifest_dispatch_index(sweep_dir, k)
+        name = k["kernel"] if k["kernel"] in per_step else k["demangled"]
+        if index_in_run and name in per_step:
+            place = index_in_run - before.get(name, 0)
+            same = [step[place - 1] for step in per_step[name] if 1 <= place <= len(step)]
+            same = [d for d in same if (d["grid_size_x"], d["grid_size_y"], d["grid_size_z"]) == work and
+                    (d["workgroup_size_x"], d["workgroup_size_y"], d["workgroup_size_z"]) == tuple(geo["block"])]
+            if same:
+                entry["same_instance"] = {"median_ns": statistics.median(d["end"] - d["start"] for d in same),
+                                          "samples": len(same), "place_in_step": place}
         if samples:
-            out["kernels"][k["dir"]] = {"median_ns": statistics.median(samples), "samples": len(samples),
-                                        "matched_by": matched}
+            entry.update({"median_ns": statistics.median(samples), "samples": len(samples), "matched_by": matched})
+            out["kernels"][k["dir"]] = entry
     with open(a.out, "w") as f:
         json.dump(out, f, indent=1)
-    print(f"in-app durations for {len(out['kernels'])} of {len(index['kernels'])} kernels from {len(dbs)} database(s)")
+    print(f"in-app durations for {len(out['kernels'])} of {len(index['kernels'])} kernels from {len(dbs)} database(s); "
+          f"{sum('same_instance' in e for e in out['kernels'].values())} with the same launch in each step")
 
 
 # ---------------------------------------------------------------- select
@@ -201,10 +261,17 @@ def cmd_table(a):
         cold, cdoc = timing(a.timing, r["dir"], "cold") if r["dir"] else (None, None)
         if warm is None and cold is None:
             continue
-        app = inapp.get(r["dir"], {}).get("median_ns")
+        # The in-app time of the launch the capture took, in each profiled step (same tensors); the median of
+        # every launch of the kernel with this shape beside it, and where the steps could not be told apart.
+        entry = inapp.get(r["dir"], {})
+        same = entry.get("same_instance") or {}
+        app = same.get("median_ns", entry.get("median_ns"))
         t = {"dir": r["dir"], "kernel": r["kernel"], "class": r["class"], "in_app_ns": app, "warm_ns": warm,
              "cold_ns": cold, "warm_cache_reported": (wdoc or {}).get("cache"),
-             "cold_cache_reported": (cdoc or {}).get("cache"), "in_app_samples": inapp.get(r["dir"], {}).get("samples"),
+             "cold_cache_reported": (cdoc or {}).get("cache"),
+             "in_app_samples": same.get("samples", entry.get("samples")),
+             "in_app_matched": "same launch in each step" if same else entry.get("matched_by"),
+             "in_app_shape_ns": entry.get("median_ns"), "in_app_shape_samples": entry.get("samples"),
              "restores": restores_text((wdoc or {}).get("restores")),
              "variants": {v: timing(a.timing, r["dir"], v)[0] for v in EXTRA_VARIANTS
                           if r["dir"] and timing(a.timing, r["dir"], v)[0] is not None}}
@@ -221,8 +288,15 @@ def cmd_table(a):
                 c = t["cold_ns"]
             if app is not None and w is not None and c is not None:
                 t["within_" + suffix] = min(w, c) * (1 - WIDEN) <= app <= max(w, c) * (1 + WIDEN)
+    for t in timings:  # the old comparison: every in-app launch of this kernel and shape, whichever tensors
+        w, c, app = t["warm_ns"], t["cold_ns"], t["in_app_shape_ns"]
+        if app is not None and w is not None and c is not None:
+            t["within_shape"] = min(w, c) * (1 - WIDEN) <= app <= max(w, c) * (1 + WIDEN)
     figures["timed_kernels"] = len(timings)
     figures["timed_within_band"] = sum(1 for t in timings if t.get("within"))
+    figures["timed_same_instance"] = sum(1 for t in timings if t["in_app_matched"] == "same launch in each step")
+    figures["timed_within_band_shape"] = sum(1 for t in timings if t.get("within_shape"))
+    figures["timed_within_classes"] = sorted({t["class"] for t in timings if t.get("within")})
     for suffix in PAIRED_SUFFIXES:
         if any("within_" + suffix in t for t in timings):
             figures["timed_within_band_" + suffix] = sum(1 for t in timings if t.get("within_" + suffix))
@@ -244,20 +318,23 @@ def cmd_table(a):
            f"{short(r['reason'], 160)} |" for r in rows]
     if timings:
         md += ["", "## Replay time against in-app time", "",
-               f"In-app median (our collector) against the replay's warm- and cold-cache medians, the band "
+               f"In-app median (our collector; of the captured launch's counterpart in each profiled step for "
+               f"{figures['timed_same_instance']} of {len(timings)}, else of every launch of the kernel with its shape) "
+               f"against the replay's warm- and cold-cache medians, the band "
                f"[min, max] widened by {int(WIDEN * 100)}%: {figures['timed_within_band']} of {len(timings)} within"
+               f" ({figures['timed_within_band_shape']} of {len(timings)} against every launch of the shape)"
                + "".join(f" ({figures['timed_within_band_' + sfx]} of {len(timings)} {PAIRED_WORDS[sfx]})"
                          for sfx in PAIRED_SUFFIXES if "timed_within_band_" + sfx in figures) + ".", ""]
         shown = [v for v in EXTRA_VARIANTS if any(v in t["variants"] for t in timings)]
         md += ["| class | kernel | in-app µs | warm µs | cold µs | within | closest | restores (warm) | "
-               + "".join(f"{VARIANT_LABELS[v]} µs | " for v in shown),
-               "|---|---|---|---|---|---|---|---|" + "---|" * len(shown)]
+               "in-app, every launch of the shape µs | " + "".join(f"{VARIANT_LABELS[v]} µs | " for v in shown),
+               "|---|---|---|---|---|---|---|---|---|" + "---|" * len(shown)]
 
         def us(v):
             return f"{v / 1e3:.2f}" if v is not None else "—"
         md += [f"| {t['class']} | `{short(t['kernel'], 70)}` | {us(t['in_app_ns'])} | {us(t['warm_ns'])} | "
                f"{us(t['cold_ns'])} | {'yes' if t.get('within') else ('no' if 'within' in t else '—')} | "
-               f"{t.get('closest', '—')} | {t['restores']} | "
+               f"{t.get('closest', '—')} | {t['restores']} | {us(t['in_app_shape_ns'])} | "
                + "".join(f"{us(t['variants'].get(v))} | " for v in shown) for t in timings]
     with open(a.md, "w") as f:
         f.write("\n".join(md) + "\n")

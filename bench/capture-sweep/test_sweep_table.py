@@ -58,6 +58,31 @@ def make_db(path, dispatches):
     conn.close()
 
 
+def add_steps(path, launches, steps):
+    """API regions for make_db's dispatches: `launches` = host start of each dispatch's launch call (in the
+    order make_db inserted them; correlation = stack_id = index + 1), `steps` = (name, start, end) ranges."""
+    conn = sqlite3.connect(path)
+    conn.executescript("""
+      ALTER TABLE rocpd_event ADD COLUMN category_id INTEGER;
+      CREATE TABLE rocpd_string (id INTEGER, guid TEXT, string TEXT);
+      CREATE TABLE rocpd_region (id INTEGER, guid TEXT, start INTEGER, "end" INTEGER, tid INTEGER, name_id INTEGER,
+        event_id INTEGER);
+      CREATE TABLE rocpd_arg (event_id INTEGER, name TEXT, value TEXT, extdata TEXT);
+      INSERT INTO rocpd_string VALUES (1, 'g', 'cudaLaunchKernel'), (2, 'g', 'train_step'), (3, 'g', 'warmup');""")
+    event = 1000
+    for i, t in enumerate(launches):
+        event += 1
+        conn.execute("INSERT INTO rocpd_event VALUES (?, 'g', ?, 0)", (event, i + 1))
+        conn.execute("INSERT INTO rocpd_region VALUES (?, 'g', ?, ?, 1, 1, ?)", (event, t, t + 5, event))
+    for name, lo, hi in steps:
+        event += 1
+        conn.execute("INSERT INTO rocpd_event VALUES (?, 'g', 0, 0)", (event,))
+        conn.execute("INSERT INTO rocpd_region VALUES (?, 'g', ?, ?, 1, ?, ?)",
+                     (event, lo, hi, 2 if name == "train_step" else 3, event))
+    conn.commit()
+    conn.close()
+
+
 def slurp(path):
     with open(path) as f:
         return f.read()
@@ -186,6 +211,58 @@ class SweepTable(unittest.TestCase):
         self.assertIn("| layer_norm |", text)
         self.assertIn("(1 of 3 without the warm-up)", text)
         self.assertIn("cold, no warm-up µs", text)
+
+
+class SameLaunchInEachStep(unittest.TestCase):
+    """The capture took launch 2 of an optimizer kernel (one launch before the first step, then its first launch
+    in the step); each step launches it twice at that shape, on different tensors: 1.7 µs, then 1.4 µs. The
+    in-app time to compare with is the first of each step's pair, not the median of all."""
+
+    def test_the_captured_launchs_counterparts_are_compared(self):
+        with tempfile.TemporaryDirectory() as t:
+            sweep, replays, timing, profile = (os.path.join(t, d) for d in ("sweep", "replays", "timing", "profile"))
+            for d in (sweep, replays, timing, profile):
+                os.makedirs(d)
+            os.makedirs(os.path.join(sweep, "k0001"))
+            with open(os.path.join(sweep, "k0001", "manifest.json"), "w") as f:
+                json.dump({"geometry": {"grid": [64, 1, 1], "block": [128, 1, 1], "dynamic_shared_bytes": 0},
+                           "kernel": {"dispatch_index": 2}}, f)
+            index = os.path.join(sweep, "index.json")
+            with open(index, "w") as f:
+                json.dump({"kernels": [{"order": 1, "kernel": "_Z7addcdivv", "demangled": "addcdiv_kernel()",
+                                        "dir": "k0001", "status": "captured", "reason": ""}]}, f)
+            with open(os.path.join(replays, "k0001.json"), "w") as f:
+                json.dump(replay_doc("match", 1000), f)
+            with open(os.path.join(replays, "k0001.rc"), "w") as f:
+                f.write("0\n")
+            for mode, v in (("warm", 1650), ("cold", 2400)):
+                with open(os.path.join(timing, f"k0001.{mode}.json"), "w") as f:
+                    json.dump(replay_doc("match", v, mode), f)
+            geo = ([64, 1, 1], [128, 1, 1])
+            # init, then warm-up (one range, two steps), then three train steps: two launches each.
+            disp = [("_Z7addcdivv", *geo, 1000)] + [("_Z7addcdivv", *geo, d) for d in (1750, 1400) * 5]
+            launches = [10] + [100 + 10 * i for i in range(10)]
+            db = os.path.join(profile, "1_results.db")
+            make_db(db, disp)
+            add_steps(db, launches, [("warmup", 95, 137), ("train_step", 138, 157), ("train_step", 158, 177),
+                                     ("train_step", 178, 197)])
+            with open(os.path.join(profile, "profile.json"), "w") as f:
+                json.dump({"runs": {"per_run": [{"databases": [db]}]}}, f)
+            inapp = os.path.join(t, "inapp.json")
+            subprocess.run([sys.executable, TOOL, "inapp", "--profile", profile, "--index", index, "--out", inapp],
+                           check=True, capture_output=True)
+            k = json.loads(slurp(inapp))["kernels"]["k0001"]
+            self.assertEqual(k["same_instance"], {"median_ns": 1750, "samples": 3, "place_in_step": 1})
+            self.assertEqual(k["median_ns"], 1400)  # all eleven launches of the shape
+            md, js = os.path.join(t, "t.md"), os.path.join(t, "t.json")
+            subprocess.run([sys.executable, TOOL, "table", "--index", index, "--replays", replays, "--inapp", inapp,
+                            "--timing", timing, "--md", md, "--json", js], check=True, capture_output=True)
+            row = json.loads(slurp(js))["timings"][0]
+            self.assertEqual(row["in_app_ns"], 1750)
+            self.assertEqual(row["in_app_matched"], "same launch in each step")
+            self.assertTrue(row["within"])  # [1650, 2400] widened by 3%
+            self.assertFalse(row["within_shape"])  # 1400 is below 1600.5
+            self.assertIn("1 of 1 within (0 of 1 against every launch of the shape)", slurp(md))
 
 
 class KernelClasses(unittest.TestCase):
