@@ -10,6 +10,7 @@
 #include "analysis/rank_summary.hpp"
 #include "report/multi_rank_report.hpp"
 #include "store/rocpd_reader.hpp"
+#include "support/checked_math.hpp"
 #include "support/errors.hpp"
 #include "support/json_integer.hpp"
 #include "testing/fixtures.hpp"
@@ -48,6 +49,20 @@ TEST(JsonInteger, EverythingElseIsNoInteger) {
   } catch (const std::out_of_range& e) {
     EXPECT_NE(std::string(e.what()).find("pid"), std::string::npos) << e.what();
   }
+}
+
+TEST(CheckedDoubleTo, TruncatesInRangeAndRefusesWhatACastCouldNotHold) {
+  // The conversion under json_integer and the ncu CSV reader's integer fields.
+  EXPECT_EQ(checked_double_to<int64_t>(12.7), 12);
+  EXPECT_EQ(checked_double_to<int64_t>(-12.7), -12);
+  EXPECT_EQ(checked_double_to<int64_t>(-9223372036854775808.0), std::numeric_limits<int64_t>::min());
+  EXPECT_FALSE(checked_double_to<int64_t>(9223372036854775808.0)) << "2^63";
+  EXPECT_FALSE(checked_double_to<int64_t>(6.6e82));
+  EXPECT_FALSE(checked_double_to<int64_t>(std::nan("")));
+  EXPECT_FALSE(checked_double_to<int64_t>(-std::numeric_limits<double>::infinity()));
+  EXPECT_FALSE(checked_double_to<uint32_t>(-1.0));
+  EXPECT_EQ(checked_double_to<uint32_t>(4294967295.0), 4294967295u);
+  EXPECT_FALSE(checked_double_to<uint32_t>(4294967296.0));
 }
 
 TEST(JsonInteger, AgentLimitsBeyondRangeInATraceAreUnknownNotUndefined) {

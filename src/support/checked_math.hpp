@@ -1,9 +1,11 @@
 #pragma once
 // Overflow-safe arithmetic for values that come from input files (times, sizes, offsets): a hostile or
 // damaged file must give an error, never a wrapped number.
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 namespace rpl {
 
@@ -36,6 +38,18 @@ inline int64_t span_ns(int64_t start, int64_t end) {
   int64_t r;
   if (__builtin_sub_overflow(end, start, &r)) return std::numeric_limits<int64_t>::max();
   return r;
+}
+
+// d as Int, truncated toward zero as a cast does, when it lies in [Int's min, 2^digits); nullopt for NaN, infinities
+// and values beyond, whose cast would be undefined behaviour. Both bounds are exact doubles (0 or minus a power of
+// two, and a power of two).
+template <class Int>
+std::optional<Int> checked_double_to(double d) {
+  static_assert(std::is_integral_v<Int> && !std::is_same_v<Int, bool>);
+  const double lo = static_cast<double>(std::numeric_limits<Int>::min());
+  const double hi = std::ldexp(1.0, std::numeric_limits<Int>::digits);
+  if (!(d >= lo && d < hi)) return std::nullopt;
+  return static_cast<Int>(d);
 }
 
 // True when [offset, offset + size) lies within [0, limit), without overflow for any inputs.

@@ -5,13 +5,14 @@
 // integers in range and floating-point values that hold one exactly (3.0, as some JSON writers print).
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include <nlohmann/json.hpp>
+
+#include "support/checked_math.hpp"
 
 namespace rpl {
 
@@ -30,11 +31,8 @@ std::optional<Int> json_integer(const nlohmann::json& v) {
   }
   if (v.is_number_float()) {
     const double d = v.get<double>();
-    // [min, 2^digits): both bounds are exact doubles (0 or minus a power of two, and a power of two).
-    const double lo = static_cast<double>(std::numeric_limits<Int>::min());
-    const double hi = std::ldexp(1.0, std::numeric_limits<Int>::digits);
-    if (!std::isfinite(d) || d != std::trunc(d) || d < lo || d >= hi) return std::nullopt;
-    return static_cast<Int>(d);
+    if (d != std::trunc(d)) return std::nullopt;  // NaN too; infinities fail the range check
+    return checked_double_to<Int>(d);
   }
   return std::nullopt;
 }

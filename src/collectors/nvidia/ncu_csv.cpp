@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "support/checked_math.hpp"
 #include "support/csv.hpp"
 #include "support/errors.hpp"
 #include "support/input_file.hpp"
@@ -35,8 +36,7 @@ bool is_chatter(const std::vector<std::string>& r) {
 // undefined behaviour; found by fuzzing), gives `fallback` like any unreadable field.
 int64_t to_int(const std::string& s, int64_t fallback) {
   auto v = parse_ncu_number(s);
-  if (!v || !std::isfinite(*v) || *v < -9.2e18 || *v > 9.2e18) return fallback;
-  return static_cast<int64_t>(*v);
+  return v ? checked_double_to<int64_t>(*v).value_or(fallback) : fallback;
 }
 
 struct Columns {
