@@ -183,6 +183,17 @@ TEST(HsaReplayRunner, BadArgumentsAreUsageErrors) {
   const RunnerRun r = run_runner({"full-vm", "--capture-dir", tmp.path().string(), "--iterations", "0"}, {}, tmp);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--iterations 0"), std::string::npos) << r.err;
+  // The runners' shared parser: whole numbers within each option's range, integers as decimal digits only.
+  for (const std::vector<std::string> bad : {std::vector<std::string>{"--iterations", "1e3"}, {"--iterations", "-1"},
+                                             {"--iterations", "1000001"}, {"--verify-replays", "101"},
+                                             {"--verify-replays", ""}, {"--warmup-ms", "5ms"}, {"--warmup-ms", "60001"},
+                                             {"--warmup-ms", "nan"}}) {
+    std::vector<std::string> args = {"full-vm", "--capture-dir", tmp.path().string()};
+    args.insert(args.end(), bad.begin(), bad.end());
+    const RunnerRun b = run_runner(args, {}, tmp);
+    EXPECT_EQ(b.exit_code, 2) << bad[0] << " " << bad[1];
+    EXPECT_NE(b.err.find(bad[0] + " " + bad[1] + ":"), std::string::npos) << b.err;
+  }
   const RunnerRun missing = run_runner({"full-vm", "--capture-dir", (tmp.path() / "none").string()}, fake(), tmp);
   EXPECT_EQ(missing.exit_code, 3) << missing.err;
 }

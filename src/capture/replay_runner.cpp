@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "capture/blob.hpp"
@@ -24,6 +26,23 @@ namespace {
                "[--code-object PATH] [--dump-dir DIR] [--cache warm|cold] [--verify-replays N] [--warmup-ms MS]\n",
                runner, why.c_str(), runner);
   std::exit(to_int(ExitCode::Usage));
+}
+
+// The whole of `v` as a number within [lo, hi]; integral T takes decimal digits only (no sign, no exponent).
+template <typename T>
+std::optional<T> number_within(const std::string& v, T lo, T hi) {
+  if (v.empty()) return std::nullopt;
+  char* end = nullptr;
+  if constexpr (std::is_integral_v<T>) {
+    if (v[0] == '-') return std::nullopt;
+    const unsigned long n = std::strtoul(v.c_str(), &end, 10);
+    if (*end || n < static_cast<unsigned long>(lo) || n > static_cast<unsigned long>(hi)) return std::nullopt;
+    return static_cast<T>(n);
+  } else {
+    const T d = std::strtod(v.c_str(), &end);
+    if (*end || !(d >= lo && d <= hi)) return std::nullopt;
+    return d;
+  }
 }
 
 }  // namespace
@@ -45,11 +64,9 @@ ReplayRunnerOptions parse_replay_runner_args(int argc, char** argv, const char* 
       o.result_file = value();
     } else if (arg == "--iterations") {
       const std::string v = value();
-      char* end = nullptr;
-      const unsigned long n = std::strtoul(v.c_str(), &end, 10);
-      if (v.empty() || *end || v[0] == '-' || n == 0 || n > 1000000)
-        usage(runner, "--iterations " + v + ": expected 1 to 1000000");
-      o.iterations = static_cast<unsigned>(n);
+      const auto n = number_within(v, 1u, 1000000u);
+      if (!n) usage(runner, "--iterations " + v + ": expected 1 to 1000000");
+      o.iterations = *n;
     } else if (arg == "--no-recopy") {
       o.recopy = false;
     } else if (arg == "--code-object") {
@@ -61,17 +78,14 @@ ReplayRunnerOptions parse_replay_runner_args(int argc, char** argv, const char* 
       if (o.cache != "warm" && o.cache != "cold") usage(runner, "--cache " + o.cache + ": expected warm or cold");
     } else if (arg == "--warmup-ms") {
       const std::string v = value();
-      char* end = nullptr;
-      const double ms = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || !(ms >= 0 && ms <= 60000)) usage(runner, "--warmup-ms " + v + ": expected 0 to 60000");
-      o.warmup_ms = ms;
+      const auto ms = number_within(v, 0.0, 60000.0);
+      if (!ms) usage(runner, "--warmup-ms " + v + ": expected 0 to 60000");
+      o.warmup_ms = *ms;
     } else if (arg == "--verify-replays") {
       const std::string v = value();
-      char* end = nullptr;
-      const unsigned long n = std::strtoul(v.c_str(), &end, 10);
-      if (v.empty() || *end || v[0] == '-' || n == 0 || n > 100)
-        usage(runner, "--verify-replays " + v + ": expected 1 to 100");
-      o.verify_replays = static_cast<unsigned>(n);
+      const auto n = number_within(v, 1u, 100u);
+      if (!n) usage(runner, "--verify-replays " + v + ": expected 1 to 100");
+      o.verify_replays = *n;
     } else {
       usage(runner, "unknown argument " + arg);
     }
@@ -321,13 +335,11 @@ void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capt
   // Experimental: the GPU left idle this many microseconds after the preparation, before the timed launch (in
   // the application a kernel often starts on an idle GPU; here its restores' and read-ins' write-backs could
   // still be draining). 0: the timed launch follows the preparation at once.
-  double settle_us = 0;
-  if (const std::string v = env_or("RPL_REPLAY_SETTLE_US", "0"); v != "0") {
-    char* end = nullptr;
-    settle_us = std::strtod(v.c_str(), &end);
-    if (*end || !(settle_us >= 0 && settle_us <= 1e6))
-      throw Error(ExitCode::Usage, fmt::format("RPL_REPLAY_SETTLE_US={}: expected microseconds, 0 to 1e6", v));
-  }
+  const std::string settle = env_or("RPL_REPLAY_SETTLE_US", "0");
+  const std::optional<double> settle_parsed = number_within(settle, 0.0, 1e6);
+  if (!settle_parsed)
+    throw Error(ExitCode::Usage, fmt::format("RPL_REPLAY_SETTLE_US={}: expected microseconds, 0 to 1e6", settle));
+  const double settle_us = *settle_parsed;
   std::vector<RegionRange> read_set;
   const bool reads_in = warm_style == "inputs" || warm_style == "inputs-outputs";
   if (o.cache == "warm" && reads_in) {
