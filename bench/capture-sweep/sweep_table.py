@@ -66,18 +66,13 @@ def read_text(path):
         return ""
 
 
-def manifest_dispatch_index(sweep_dir, kernel):
-    """Which launch of the kernel the capture took (1: the first), from its manifest."""
-    m = load_json(os.path.join(sweep_dir, kernel["dir"], "manifest.json")) if kernel.get("dir") else None
-    return ((m or {}).get("kernel") or {}).get("dispatch_index")
-
-
 def manifest_geometry(sweep_dir, kernel):
+    """The captured launch's geometry and which launch of the kernel it was (dispatch_index, 1: the first)."""
     m = load_json(os.path.join(sweep_dir, kernel["dir"], "manifest.json")) if kernel.get("dir") else None
     if not m:
         return None
     g = m["geometry"]
-    return {"grid": g["grid"], "block": g["block"]}
+    return {"grid": g["grid"], "block": g["block"], "dispatch_index": (m.get("kernel") or {}).get("dispatch_index")}
 
 
 def replay_outcome(replays, kdir):
@@ -122,10 +117,8 @@ def step_instances(conn, dispatches):
     steps = sorted((r["start"], r["end"]) for r in ranges if r["name"] == "train_step")
     first = min((r["start"] for r in ranges), default=None)
     per_step, before = {}, {}
-    for d in sorted(dispatches, key=lambda d: launch_start.get(d["corr"], d["start"])):
-        t = launch_start.get(d["corr"])
-        if t is None:
-            continue
+    for t, d in sorted(((launch_start[d["corr"]], d) for d in dispatches if d["corr"] in launch_start),
+                       key=lambda td: td[0]):
         for name in {d["kernel_name"], d["display_name"]} - {None, ""}:
             if first is not None and t < first:
                 before[name] = before.get(name, 0) + 1
@@ -135,13 +128,28 @@ def step_instances(conn, dispatches):
     return per_step, before
 
 
+def same_launch(per_step, before, kernel, geo):
+    """The captured launch's counterpart in each profiled step of one database: the capture took launch
+    `dispatch_index` of the kernel in a run of the same program with one step; less the launches before the first
+    step, that is its place within a step (checked against the captured geometry). Returns (place, dispatches)."""
+    name = kernel["kernel"] if kernel["kernel"] in per_step else kernel["demangled"]
+    if not geo["dispatch_index"] or name not in per_step:
+        return None, []
+    place = geo["dispatch_index"] - before.get(name, 0)
+    work = tuple(g * b for g, b in zip(geo["grid"], geo["block"]))
+    found = [step[place - 1] for step in per_step[name] if 1 <= place <= len(step)]
+    return place, [d for d in found if (d["grid_size_x"], d["grid_size_y"], d["grid_size_z"]) == work and
+                   (d["workgroup_size_x"], d["workgroup_size_y"], d["workgroup_size_z"]) == tuple(geo["block"])]
+
+
 def cmd_inapp(a):
     index, sweep_dir = index_kernels(a.index)
     profile = load_json(os.path.join(a.profile, "profile.json"))
     dbs = [db for run in profile["runs"]["per_run"] for db in run["databases"]] if profile else []
+    geometries = {k["dir"]: geo for k in index["kernels"] if (geo := manifest_geometry(sweep_dir, k))}
     durations = {}  # (mangled, grid work-items, block) -> [ns]
     by_name = {}
-    per_step, before = {}, {}
+    same = {}  # dir -> (place in the step, [ns]): the captured launch's counterparts, database by database
     for db in dbs:
         conn = rocpd_query.connect(db)
         ds = rocpd_query.dispatches(conn)
@@ -152,14 +160,15 @@ def cmd_inapp(a):
             for name in {d["kernel_name"], d["display_name"]} - {None, ""}:
                 durations.setdefault((name, *geometry), []).append(d["end"] - d["start"])
                 by_name.setdefault(name, []).append(d["end"] - d["start"])
-        ps, bf = step_instances(conn, ds)
-        for k, v in ps.items():
-            per_step.setdefault(k, []).extend(v)
-        for k, v in bf.items():
-            before[k] = before.get(k, 0) + v
+        per_step, before = step_instances(conn, ds)
+        for k in index["kernels"]:
+            if k["dir"] in geometries:
+                place, found = same_launch(per_step, before, k, geometries[k["dir"]])
+                if found:
+                    same.setdefault(k["dir"], (place, []))[1].extend(d["end"] - d["start"] for d in found)
     out = {"databases": dbs, "kernels": {}}
     for k in index["kernels"]:
-        geo = manifest_geometry(sweep_dir, k)
+        geo = geometries.get(k["dir"])
         if not geo:
             continue
         work = tuple(g * b for g, b in zip(geo["grid"], geo["block"]))
@@ -169,20 +178,11 @@ def cmd_inapp(a):
         if not samples:
             samples, matched = by_name.get(k["kernel"]) or by_name.get(k["demangled"]), "name only"
         entry = {}
-        # The same launch instance: the capture took launch `dispatch_index` of the kernel in a run of the same
-        # program with one step; less the launches before the first step, that is its place within a step.
-        # Its counterparts are that place in each profiled train_step (same tensors, steady state); the
+        # Its counterparts in each profiled train_step are the same tensors in the steady state; the
         # name+geometry median mixes in other tensors' launches of the same shape.
-        index_in_run = manifest_dispatch_index(sweep_dir, k)
-        name = k["kernel"] if k["kernel"] in per_step else k["demangled"]
-        if index_in_run and name in per_step:
-            place = index_in_run - before.get(name, 0)
-            same = [step[place - 1] for step in per_step[name] if 1 <= place <= len(step)]
-            same = [d for d in same if (d["grid_size_x"], d["grid_size_y"], d["grid_size_z"]) == work and
-                    (d["workgroup_size_x"], d["workgroup_size_y"], d["workgroup_size_z"]) == tuple(geo["block"])]
-            if same:
-                entry["same_instance"] = {"median_ns": statistics.median(d["end"] - d["start"] for d in same),
-                                          "samples": len(same), "place_in_step": place}
+        if k["dir"] in same:
+            place, ns = same[k["dir"]]
+            entry["same_instance"] = {"median_ns": statistics.median(ns), "samples": len(ns), "place_in_step": place}
         if samples:
             entry.update({"median_ns": statistics.median(samples), "samples": len(samples), "matched_by": matched})
             out["kernels"][k["dir"]] = entry
