@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Turns a brute-forced Kernel Tuner cache (the AutoTuningAssociation benchmark hub's `cachefiles/<kernel>/<GPU>.json.gz`,
+MIT licence) into a measured space in this benchmark's format (bench/autotune/spaces/*.json: `space` in rocm-perf's
+--space format, `results` one row per configuration), gzip-compressed.
+
+Parameters with a single value are dropped (their value is substituted in the restrictions). The restrictions are
+the hub's T1 "Conditions" for the kernel, written in rocm-perf's restriction language (given below per kernel);
+the script checks that they admit exactly the configurations the cache holds, so the tuner enumerates the same
+space that was measured. Configurations the cache records as failed (RuntimeFailedConfig, CompilationFailedConfig)
+are invalid, with that reason.
+
+Usage: import_kernel_tuner_space.py KERNEL CACHE.json.gz OUT.json.gz   (KERNEL: convolution_milo | dedispersion_milo)
+"""
+import gzip
+import itertools
+import json
+import re
+import sys
+
+# The hub's kernels/<kernel>.json Conditions, in rocm-perf's restriction syntax (single-valued parameters substituted:
+# filter_width = filter_height = 15).
+RESTRICTIONS = {
+    "convolution_milo": [
+        "use_padding == 0 || block_size_x % 32 != 0",
+        "block_size_x*block_size_y <= 1024",
+        "use_padding == 0 || use_shmem != 0",
+        "use_shmem == 0 || (block_size_x*tile_size_x + 14)*(block_size_y*tile_size_y + 14) < 12*1024",
+    ],
+    "dedispersion_milo": [
+        "32 <= block_size_x*block_size_y && block_size_x*block_size_y <= 1024",
+        "tile_size_x > 1 || tile_stride_x == 0",
+        "tile_size_y > 1 || tile_stride_y == 0",
+    ],
+}
+
+
+def admitted(restrictions, config):
+    env = dict(config)
+    for r in restrictions:
+        py = r.replace("&&", " and ").replace("||", " or ")
+        py = re.sub(r"!(?!=)", " not ", py)
+        if not eval(py, {}, env):  # noqa: S307 - fixed expressions above, integer parameters only
+            return False
+    return True
+
+
+def main():
+    if len(sys.argv) != 4 or sys.argv[1] not in RESTRICTIONS:
+        sys.exit(__doc__)
+    kernel, cache_path, out_path = sys.argv[1:]
+    doc = json.load(gzip.open(cache_path))
+    params = {k: v for k, v in doc["tune_params"].items() if len(v) > 1}
+    names = list(params)
+    restrictions = RESTRICTIONS[kernel]
+    results, seen = [], set()
+    for entry in doc["cache"].values():
+        config = {n: entry[n] for n in names}
+        key = tuple(config[n] for n in names)
+        if key in seen:
+            sys.exit(f"{cache_path}: configuration {config} twice")
+        seen.add(key)
+        row = dict(config)
+        t = entry["time"]
+        if isinstance(t, (int, float)) and t > 0:
+            row.update(valid=True, time_ms=float(t))
+        else:
+            row.update(valid=False, reason=f"Kernel Tuner: {t}")
+        results.append(row)
+    enumerated = {tuple(c) for c in itertools.product(*params.values())
+                  if admitted(restrictions, dict(zip(names, c)))}
+    if enumerated != seen:
+        sys.exit(f"{cache_path}: restrictions admit {len(enumerated)} configurations, the cache holds {len(seen)} "
+                 f"({len(enumerated - seen)} not measured, {len(seen - enumerated)} measured but excluded)")
+    valid = [r["time_ms"] for r in results if r["valid"]]
+    out = {
+        "kind": "rocm-perf-lab measured tuning space",
+        "name": f"kt_{kernel.split('_')[0]}_{cache_path.split('/')[-1].split('.')[0]}",
+        "device": doc.get("device_name") or cache_path.split("/")[-1].split(".")[0],
+        "source": "AutoTuningAssociation/benchmark_hub (MIT licence, doi:10.5281/zenodo.15364124), "
+                  f"cachefiles/{kernel}/{cache_path.split('/')[-1]}; Kernel Tuner brute force, objective 'time' (ms)",
+        "problem": f"{doc.get('kernel_name')} {doc.get('problem_size')}",
+        "space": {"parameters": params, "restrictions": restrictions},
+        "configurations_compiled": len(results),
+        "valid": len(valid),
+        "invalid": len(results) - len(valid),
+        "best_ms": min(valid),
+        "results": results,
+    }
+    with gzip.open(out_path, "wt") as f:
+        json.dump(out, f, separators=(",", ":"))
+    print(f"{out_path}: {len(results)} configurations, {len(valid)} valid, best {min(valid):.4f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+// In-process quality benchmark of the autotuner's search: runs autotune::tune() over an exhaustively measured
+// space (bench/autotune/spaces/*.json format, uncompressed; read from a path or "-" for stdin) for a range of
+// seeds and prints, per seed, the ratio best found / true optimum as one JSON line, then a summary line.
+// Same search and ratios as the CLI path of bench/autotune/replay_bench.py (which runs every configuration as a
+// process), at a fraction of the time, so search changes can be compared over many spaces and seeds.
+//
+// Usage: autotune_quality SPACE.json|- [--seeds N] [--first-seed S] [--budget 2%|N] [--strategy model|random]
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <string>
+#include <unordered_map>
+
+#include "autotune/tuner.hpp"
+
+namespace {
+
+using namespace rpl::autotune;
+
+// Looks configurations up in the measured table; one the table marks invalid fails like its launch did.
+struct TableEvaluator : Evaluator {
+  std::unordered_map<std::string, double> ms;  // key -> time; negative: invalid
+  Outcome evaluate(const SearchSpace& space, ConfigView c, std::size_t) override {
+    const auto it = ms.find(space.key(c));
+    if (it == ms.end() || it->second < 0) return {false, 0, "invalid in the measured table"};
+    return {true, it->second, ""};
+  }
+  nlohmann::ordered_json describe() const override { return {{"kind", "measured table"}}; }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"autotune search quality over a measured space"};
+  std::string path;
+  int seeds = 25, first_seed = 0;
+  std::string budget_text = "2%", strategy = "model";
+  app.add_option("space", path, "measured space JSON (or - for stdin)")->required();
+  app.add_option("--seeds", seeds);
+  app.add_option("--first-seed", first_seed);
+  app.add_option("--budget", budget_text);
+  app.add_option("--strategy", strategy)->check(CLI::IsMember({"model", "random"}));
+  CLI11_PARSE(app, argc, argv);
+
+  nlohmann::ordered_json doc;
+  if (path == "-") {
+    doc = nlohmann::ordered_json::parse(std::cin);
+  } else {
+    std::ifstream in(path);
+    if (!in) {
+      std::cerr << "autotune_quality: cannot read " << path << "\n";
+      return 2;
+    }
+    doc = nlohmann::ordered_json::parse(in);
+  }
+  const auto space = SearchSpace::from_json(doc["space"], path);
+  TableEvaluator table;
+  double optimum = std::numeric_limits<double>::infinity();
+  std::size_t valid = 0, unmatched = 0;
+  for (const auto& r : doc["results"]) {
+    std::vector<double> values;
+    for (const auto& [name, _] : doc["space"]["parameters"].items()) values.push_back(r[name].get<double>());
+    const auto index = space.find(values);
+    if (index == SearchSpace::npos) {
+      ++unmatched;
+      continue;
+    }
+    const double ms = r["valid"].get<bool>() ? r["time_ms"].get<double>() : -1;
+    table.ms[space.key(space.config(index))] = ms;
+    if (ms > 0) {
+      optimum = std::min(optimum, ms);
+      ++valid;
+    }
+  }
+  if (unmatched != 0 || valid == 0) {
+    std::cerr << "autotune_quality: " << path << ": " << unmatched << " measured rows outside the space, " << valid
+              << " valid\n";
+    return 2;
+  }
+  std::vector<double> ratios;
+  for (int seed = first_seed; seed < first_seed + seeds; ++seed) {
+    TuneOptions options;
+    options.seed = static_cast<std::uint64_t>(seed);
+    options.strategy = strategy == "random" ? Strategy::Random : Strategy::Model;
+    options.budget = parse_budget(budget_text, valid);
+    const auto result = tune(space, table, nullptr, nullptr, options);
+    const double ratio = result.measurements[*result.best].outcome.objective / optimum;
+    ratios.push_back(ratio);
+    std::cout << nlohmann::json{{"seed", seed}, {"ratio", ratio}, {"valid_measured", result.valid},
+                                {"invalid_measured", result.invalid}}
+                     .dump()
+              << std::endl;
+  }
+  auto sorted = ratios;
+  std::sort(sorted.begin(), sorted.end());
+  const auto within = [&](double f) { return std::count_if(sorted.begin(), sorted.end(), [&](double x) { return x <= f; }); };
+  std::cout << nlohmann::json{{"summary", true},
+                              {"valid_configurations", valid},
+                              {"median", sorted[sorted.size() / 2]},
+                              {"worst", sorted.back()},
+                              {"within_5pct", within(1.05)},
+                              {"within_10pct", within(1.10)},
+                              {"seeds", seeds}}
+                   .dump()
+            << std::endl;
+}
