@@ -5,6 +5,7 @@
 // process), at a fraction of the time, so search changes can be compared over many spaces and seeds.
 //
 // Usage: autotune_quality SPACE.json|- [--seeds N] [--first-seed S] [--budget 2%|N] [--strategy model|random]
+//        [--trace SEED]
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -37,12 +38,13 @@ struct TableEvaluator : Evaluator {
 int main(int argc, char** argv) {
   CLI::App app{"autotune search quality over a measured space"};
   std::string path;
-  int seeds = 25, first_seed = 0;
+  int seeds = 25, first_seed = 0, trace = -1;
   std::string budget_text = "2%", strategy = "model";
   app.add_option("space", path, "measured space JSON (or - for stdin)")->required();
   app.add_option("--seeds", seeds);
   app.add_option("--first-seed", first_seed);
   app.add_option("--budget", budget_text);
+  app.add_option("--trace", trace, "print this seed's measurements (sequence, phase, configuration, ratio) to stderr");
   app.add_option("--strategy", strategy)->check(CLI::IsMember({"model", "random"}));
   CLI11_PARSE(app, argc, argv);
 
@@ -90,6 +92,10 @@ int main(int argc, char** argv) {
     const auto result = tune(space, table, nullptr, nullptr, options);
     const double ratio = result.measurements[*result.best].outcome.objective / optimum;
     ratios.push_back(ratio);
+    if (seed == trace)
+      for (const auto& m : result.measurements)
+        std::cerr << m.sequence << " " << m.phase << " " << space.key(space.config(m.config)) << " "
+                  << (m.outcome.valid ? m.outcome.objective / optimum : -1.0) << "\n";
     std::cout << nlohmann::json{{"seed", seed}, {"ratio", ratio}, {"valid_measured", result.valid},
                                 {"invalid_measured", result.invalid}}
                      .dump()
