@@ -33,21 +33,16 @@ struct TableEvaluator : Evaluator {
   nlohmann::ordered_json describe() const override { return {{"kind", "measured table"}}; }
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"autotune search quality over a measured space"};
+struct Settings {
   std::string path;
   int seeds = 25, first_seed = 0, trace = -1;
   std::string budget_text = "2%", strategy = "model";
-  app.add_option("space", path, "measured space JSON (or - for stdin)")->required();
-  app.add_option("--seeds", seeds);
-  app.add_option("--first-seed", first_seed);
-  app.add_option("--budget", budget_text);
-  app.add_option("--trace", trace, "print this seed's measurements (sequence, phase, configuration, ratio) to stderr");
-  app.add_option("--strategy", strategy)->check(CLI::IsMember({"model", "random"}));
-  CLI11_PARSE(app, argc, argv);
+};
 
+int run(const Settings& s) {
+  const std::string& path = s.path;
+  const int seeds = s.seeds, first_seed = s.first_seed, trace = s.trace;
+  const std::string &budget_text = s.budget_text, &strategy = s.strategy;
   nlohmann::ordered_json doc;
   if (path == "-") {
     doc = nlohmann::ordered_json::parse(std::cin);
@@ -113,4 +108,26 @@ int main(int argc, char** argv) {
                               {"seeds", seeds}}
                    .dump()
             << std::endl;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"autotune search quality over a measured space"};
+  Settings s;
+  app.add_option("space", s.path, "measured space JSON (or - for stdin)")->required();
+  app.add_option("--seeds", s.seeds)->check(CLI::Range(1, 100000));
+  app.add_option("--first-seed", s.first_seed);
+  app.add_option("--budget", s.budget_text);
+  app.add_option("--trace", s.trace, "print this seed's measurements (sequence, phase, configuration, ratio) to stderr");
+  app.add_option("--strategy", s.strategy)->check(CLI::IsMember({"model", "random"}));
+  CLI11_PARSE(app, argc, argv);
+  // A space file that does not parse, or rows that do not fit its space, end the run with one message.
+  try {
+    return run(s);
+  } catch (const std::exception& e) {
+    std::cerr << "autotune_quality: " << s.path << ": " << e.what() << "\n";
+    return 2;
+  }
 }
