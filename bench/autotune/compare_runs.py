@@ -23,11 +23,12 @@ def main():
         cells = []
         for i, (_, rows) in enumerate(runs):
             r = rows[s]
-            gm = math.exp(sum(math.log(x) for x in r["ratios"]) / len(r["ratios"]))
-            cells.append(f"{r['within_10pct']:>3}({r['within_5pct']:>2}) {gm:.3f} {r['worst']:.2f}")
+            log_sum = sum(math.log(x) for x in r["ratios"])
+            cells.append(f"{r['within_10pct']:>3}({r['within_5pct']:>2}) {math.exp(log_sum / len(r['ratios'])):.3f} "
+                         f"{r['worst']:.2f}")
             totals[i][0] += r["within_10pct"]
             totals[i][1] += r["within_5pct"]
-            totals[i][2] += sum(math.log(x) for x in r["ratios"])
+            totals[i][2] += log_sum
             totals[i][3] += len(r["ratios"])
         print(f"{s[:24]:24}" + "".join(f"{c:>20}" for c in cells))
     print(f"{'total':24}" + "".join(f"{f'{t[0]:>3}({t[1]:>3}) {math.exp(t[2] / t[3]):.3f}':>20}" for t in totals))

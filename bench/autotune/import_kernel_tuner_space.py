@@ -14,6 +14,7 @@ Usage: import_kernel_tuner_space.py KERNEL CACHE.json.gz OUT.json.gz   (KERNEL: 
 import gzip
 import itertools
 import json
+import os
 import re
 import sys
 
@@ -72,12 +73,14 @@ def main():
         sys.exit(f"{cache_path}: restrictions admit {len(enumerated)} configurations, the cache holds {len(seen)} "
                  f"({len(enumerated - seen)} not measured, {len(seen - enumerated)} measured but excluded)")
     valid = [r["time_ms"] for r in results if r["valid"]]
+    cache_file = os.path.basename(cache_path)
+    gpu = cache_file.split(".")[0]
     out = {
         "kind": "rocm-perf-lab measured tuning space",
-        "name": f"kt_{kernel.split('_')[0]}_{cache_path.split('/')[-1].split('.')[0]}",
-        "device": doc.get("device_name") or cache_path.split("/")[-1].split(".")[0],
+        "name": f"kt_{kernel.split('_')[0]}_{gpu}",
+        "device": doc.get("device_name") or gpu,
         "source": "AutoTuningAssociation/benchmark_hub (MIT licence, doi:10.5281/zenodo.15364124), "
-                  f"cachefiles/{kernel}/{cache_path.split('/')[-1]}; Kernel Tuner brute force, objective 'time' (ms)",
+                  f"cachefiles/{kernel}/{cache_file}; Kernel Tuner brute force, objective 'time' (ms)",
         "problem": f"{doc.get('kernel_name')} {doc.get('problem_size')}",
         "space": {"parameters": params, "restrictions": restrictions},
         "configurations_compiled": len(results),

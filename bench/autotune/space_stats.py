@@ -53,18 +53,19 @@ def stats(path):
         for p in trail:
             end[p] = end[c]
     minima = sorted({e for e in end.values()}, key=lambda e: time[e])
+    near = sum(t <= 1.10 * best for t in valid)
+    budget = math.ceil(0.02 * len(valid))
     return {
         "space": path.split("/")[-1].split(".")[0],
         "valid": len(valid),
         "within_5pct": sum(t <= 1.05 * best for t in valid),
-        "within_10pct": sum(t <= 1.10 * best for t in valid),
+        "within_10pct": near,
         "median_over_best": valid[len(valid) // 2] / best,
         "local_minima": len(minima),
         "local_minima_ratios": [round(time[e] / best, 3) for e in minima],
         "descent_reaches_10pct": sum(1 for e in end.values() if time[e] <= 1.10 * best),
-        "budget_2pct": math.ceil(0.02 * len(valid)),
-        "random_p_within_10pct_at_2pct": random_hit_probability(
-            len(valid), sum(t <= 1.10 * best for t in valid), math.ceil(0.02 * len(valid))),
+        "budget_2pct": budget,
+        "random_p_within_10pct_at_2pct": random_hit_probability(len(valid), near, budget),
     }
 
 
