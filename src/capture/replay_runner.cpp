@@ -226,18 +226,32 @@ std::vector<ByteRange> written_ranges(const std::filesystem::path& capture_dir, 
   return pages;
 }
 
-std::string cache_preparation_text(const std::string& cache, const std::string& warm_style, bool cold_code,
-                                   bool restore_each, const std::vector<RegionRange>& read_set) {
+// How the warm state is prepared (RPL_REPLAY_WARM): "inputs-outputs" (default: what the parameters point to is read
+// into L2, what the kernel writes included, as the application's caching allocator hands out memory that was just
+// in use; on the H100 sweeps this put softmax forward in the band, its output writes then hit L2), "inputs" (what it
+// writes left out) or "back-to-back" (no flush, no read-in).
+enum class WarmStyle { InputsOutputs, Inputs, BackToBack };
+
+WarmStyle warm_style_from_env() {
+  const std::string v = env_or("RPL_REPLAY_WARM", "inputs-outputs");
+  if (v == "inputs-outputs") return WarmStyle::InputsOutputs;
+  if (v == "inputs") return WarmStyle::Inputs;
+  if (v == "back-to-back") return WarmStyle::BackToBack;
+  throw Error(ExitCode::Usage, fmt::format("RPL_REPLAY_WARM={}: expected inputs, inputs-outputs or back-to-back", v));
+}
+
+std::string cache_preparation_text(const std::string& cache, WarmStyle warm_style, bool cold_code, bool restore_each,
+                                   const std::vector<RegionRange>& read_set) {
   const std::string restore = restore_each ? "what the kernel writes restored" : "nothing restored";
   if (cache == "cold")
     return fmt::format("{}, then L2 flushed{}", restore, cold_code ? " and the instruction caches evicted" : "");
-  if (warm_style != "inputs" && warm_style != "inputs-outputs")
-    return fmt::format("back to back after an untimed launch, {}", restore);
+  if (warm_style == WarmStyle::BackToBack) return fmt::format("back to back after an untimed launch, {}", restore);
   uint64_t bytes = 0;
   for (const RegionRange& r : read_set) bytes += r.range.size;
   return fmt::format("L2 flushed, {}, then {} byte(s) in {} range(s) the parameters point to{} read in, as if just "
                      "written by a producer kernel",
-                     restore, bytes, read_set.size(), warm_style == "inputs-outputs" ? " (what it writes too)" : "");
+                     restore, bytes, read_set.size(),
+                     warm_style == WarmStyle::InputsOutputs ? " (what it writes too)" : "");
 }
 
 // Restoring what a kernel writes before every timed launch is needed only when its result depends on what it
@@ -324,13 +338,7 @@ void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capt
 
   // Timing, in the chosen cache state.
   const bool restore_each = o.recopy && report.restores.between_launches;
-  // "inputs-outputs" (default: what the kernel writes is read in too, as the application's caching allocator
-  // hands out memory that was just in use; on the H100 sweeps this put softmax forward in the band, its output
-  // writes then hit L2), "inputs" (what it writes left out) or "back-to-back".
-  const std::string warm_style = env_or("RPL_REPLAY_WARM", "inputs-outputs");
-  if (warm_style != "inputs" && warm_style != "inputs-outputs" && warm_style != "back-to-back")
-    throw Error(ExitCode::Usage,
-                fmt::format("RPL_REPLAY_WARM={}: expected inputs, inputs-outputs or back-to-back", warm_style));
+  const WarmStyle warm_style = warm_style_from_env();
   const bool cold_code = env_or("RPL_REPLAY_COLD", "code") != "data" && device.can_flush_code();  // "data": L2 only
   // Experimental: the GPU left idle this many microseconds after the preparation, before the timed launch (in
   // the application a kernel often starts on an idle GPU; here its restores' and read-ins' write-backs could
@@ -341,12 +349,12 @@ void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capt
     throw Error(ExitCode::Usage, fmt::format("RPL_REPLAY_SETTLE_US={}: expected microseconds, 0 to 1e6", settle));
   const double settle_us = *settle_parsed;
   std::vector<RegionRange> read_set;
-  const bool reads_in = warm_style == "inputs" || warm_style == "inputs-outputs";
+  const bool reads_in = warm_style != WarmStyle::BackToBack;
   if (o.cache == "warm" && reads_in) {
     // Up to three quarters of the cache: the rest takes what the kernel writes.
     const std::vector<std::vector<ByteRange>> nothing(m.regions.size());
     read_set = parameter_read_set(m, read_blob(capture_dir, m.arguments),
-                                  warm_style == "inputs" ? written_pages : nothing, device.cache_bytes() / 4 * 3);
+                                  warm_style == WarmStyle::Inputs ? written_pages : nothing, device.cache_bytes() / 4 * 3);
   }
   report.cache_preparation = cache_preparation_text(o.cache, warm_style, cold_code, restore_each, read_set);
   if (settle_us > 0 && o.recopy)
