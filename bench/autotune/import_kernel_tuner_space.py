@@ -49,7 +49,13 @@ def main():
     if len(sys.argv) != 4 or sys.argv[1] not in RESTRICTIONS:
         sys.exit(__doc__)
     kernel, cache_path, out_path = sys.argv[1:]
-    doc = json.load(gzip.open(cache_path))
+    try:
+        doc = json.load(gzip.open(cache_path))
+        missing = [k for k in ("tune_params", "cache") if k not in doc]
+        if missing:
+            raise ValueError(f"no {', '.join(missing)}")
+    except (OSError, ValueError, TypeError) as e:
+        sys.exit(f"{cache_path}: not a readable gzip-compressed Kernel Tuner cache ({e!r})")
     params = {k: v for k, v in doc["tune_params"].items() if len(v) > 1}
     names = list(params)
     restrictions = RESTRICTIONS[kernel]
