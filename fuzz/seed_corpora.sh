@@ -29,7 +29,7 @@ for f in fuzz/seeds/ncu_csv/*; do seed fuzz_ncu_csv "$f"; done
 for f in fuzz/seeds/att/*; do seed fuzz_att "$f"; done
 seed fuzz_code_object tests/data/hip/kernels-gfx90a.co 00
 for f in tests/data/cuobjdump/*.txt; do seed fuzz_code_object "$f" 02; done
-seed fuzz_ceilings bench/cuda/results/2026-11-24/h100_ceilings.json
+seed fuzz_ceilings bench/results/2026-11-24/cuda/h100_ceilings.json
 for f in fuzz/seeds/ceilings/*; do seed fuzz_ceilings "$f"; done
 for f in fuzz/seeds/capture/*; do seed fuzz_capture "$f"; done  # findings (they carry their own mode byte)
 # fuzz_capture builds a capture with real blobs at start-up and writes its manifest as the seed.

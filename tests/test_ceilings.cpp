@@ -23,7 +23,7 @@ using rpl::test::validate_against_schema;
 namespace {
 
 // The benchmark's line protocol with the ceilings an H100 measured (the values of
-// bench/cuda/results/2026-11-24/h100_ceilings.json; that file does not keep the benchmark's raw lines, so the
+// bench/results/2026-11-24/cuda/h100_ceilings.json; that file does not keep the benchmark's raw lines, so the
 // best_ms and reps fields here are illustrative, not measured).
 const char* kH100Output =
     "RPL_DEVICE index=0 arch=sm_90 sms=132 clock_mhz=1980 name=NVIDIA H100 80GB HBM3\n"

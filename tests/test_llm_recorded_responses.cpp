@@ -1,4 +1,4 @@
-// The recorded replies of bench/optimize/llm_responses (written by hand, see its README) go through the LLM
+// The recorded replies of tests/data/llm_responses (written by hand, see its README) go through the LLM
 // proposer exactly as on the GPU: served by a local OpenAI-compatible server, taken out of the reply and
 // spliced into the naive application's source. Every reply must yield its candidate intact (the hacks too:
 // rejecting them is the guard's job), with the signature label the guard will check.
@@ -72,7 +72,7 @@ std::vector<Case> cases(const fs::path& dir) {
 }  // namespace
 
 TEST(LlmRecordedResponses, EveryReplyYieldsItsCandidateThroughTheProposer) {
-  fs::path dir = fs::path(RPL_SOURCE_DIR) / "bench/optimize/llm_responses";
+  fs::path dir = fs::path(RPL_SOURCE_DIR) / "tests/data/llm_responses";
   fs::path naive = fs::path(RPL_SOURCE_DIR) / "bench/optimize/naive";
   auto all = cases(dir);
   ASSERT_EQ(all.size(), 16u);

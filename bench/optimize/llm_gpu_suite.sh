@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU proof of the LLM proposer (issue 16), in one go on an NVIDIA GPU (H100, CUDA, 16 cores, no network):
 #   OUT=/some/dir bash bench/optimize/llm_gpu_suite.sh
-# Replays the hand-written model replies of bench/optimize/llm_responses (cases.tsv: 8 genuine improvements of
+# Replays the hand-written model replies of tests/data/llm_responses (cases.tsv: 8 genuine improvements of
 # the naive-kernel suite, 8 reward hacks) through the guard of `rocm-perf optimize`:
 #  - where `rocm-perf optimize` has `--proposer llm` (the optimize command wired to src/optimize/llm), through
 #    the whole loop: `rpl-llm-replay serve` is the OpenAI-compatible endpoint, serving the case's reply;
@@ -49,7 +49,7 @@ if grep -q -- "--llm-url" "$W/optimize-help.txt"; then MODE=loop; else MODE=cand
 say "mode: $MODE ($( [ $MODE = loop ] && echo 'optimize --proposer llm against the replay server' || echo 'optimize --candidate on the extracted reply'))"
 echo "$MODE" >"$W/mode.txt"
 
-R="$ROOT/bench/optimize/llm_responses"
+R="$ROOT/tests/data/llm_responses"
 run_case() {  # name app kernel kind expected reply
   local name=$1 app=$2 kernel=$3 kind=$4 reply=$6
   local d="$W/cases/$name" stem=${2%.cu}

@@ -1,4 +1,4 @@
-// rpl-llm-replay: replays recorded model replies (bench/optimize/llm_responses) for the GPU proof of the LLM
+// rpl-llm-replay: replays recorded model replies (tests/data/llm_responses) for the GPU proof of the LLM
 // proposer, without a model.
 //   rpl-llm-replay serve --port-file F REPLY.md...   an OpenAI-compatible server on 127.0.0.1 (ephemeral port,
 //                                                     written to F) answering each request with the next reply
