@@ -354,6 +354,8 @@ def check(root, only_docs=None, list_missing=False):
             if figure is None:
                 raise Failure("missing key 'figure' (or 'exempt')")
             mine = [t for t in tokens if t[2] == figure]
+            if "at" in entry and 0 <= entry["at"] < len(mine):
+                mine = [mine[entry["at"]]]  # the same number twice in one context ("163.3 | 163.3"): which one
             if len(mine) != 1:
                 raise Failure(f"figure {figure!r} appears {len(mine)} times as a number in context "
                               f"{entry['context']!r}, not exactly once")

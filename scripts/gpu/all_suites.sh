@@ -10,7 +10,7 @@
 # Without --devbuild it builds on the GPU machine itself (build-gpu/, every core; needs the Debian dev
 # packages of scripts/packages.txt there) and stages into build-gpu/devbuild. Exit status: the number of
 # suites that failed (0: all passed, or skipped without a GPU). Known before this script: the roofline
-# suite's counter-pass cost check (<= 100 ms per instance) fails on the H100 (bench/RESULTS.md).
+# suite's counter-pass cost check (<= 100 ms per instance) fails on the H100 (bench/archive/RESULTS-2026-11.md).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=""; DEVBUILD=""
