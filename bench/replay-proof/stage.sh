@@ -26,4 +26,5 @@ NVCC=${NVCC:-nvcc}
   "$NVCC" -cubin -arch=sm_90 -std=c++17 -I. -DVA_CHASE_KERNELS_ONLY -DVA_CHASE_PERTURB -o "$DEST/bin/va_chase_perturbed.cubin" va_chase.cu)
 cp -r "$ROOT/bench/replay-proof" "$DEST/bench/"
 cp -r "$ROOT/scripts/gpu" "$DEST/scripts/"
+. "$ROOT/scripts/gpu/staged_commit.sh"; write_staged_commit "$DEST" "$ROOT"  # batch logs name it
 du -sh "$DEST"; ls -la "$DEST/lib"

@@ -37,6 +37,8 @@ if [ -z "$DEVBUILD" ]; then
   say "built and staged in $(( $(date +%s) - T0 )) s"
 fi
 DEVBUILD=$(cd "$DEVBUILD" && pwd)
+. "$ROOT/scripts/gpu/staged_commit.sh"
+say "binaries: commit $(staged_commit "$DEVBUILD")"
 RAW="$OUT/raw"; mkdir -p "$RAW"
 FAILED=0
 suite() {  # NAME LIMIT_S COMMAND...: runs one suite with a time limit, its output in OUT/NAME.log

@@ -12,6 +12,8 @@ WORK=${BATCH_WORK:-/tmp/rpl-batch}
 mkdir -p "$OUT" "$WORK"
 log() { echo "$*" | tee -a "$OUT/batch.log"; }
 log "batch on $(hostname), $(date -u +%FT%TZ), $(nvidia-smi -L | wc -l) GPU(s)"
+. "$(dirname "$0")/staged_commit.sh"
+log "binaries: commit $(staged_commit "$RPL_BIN_DIR/..")"
 for spec in "$@"; do
   IFS=: read -r name limit script envs <<<"$spec"
   dir="$WORK/$name"; rm -rf "$dir"; mkdir -p "$dir"

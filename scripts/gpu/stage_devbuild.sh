@@ -34,4 +34,5 @@ cp "$BUILD"/apps/* "$DEST/bin/"
 cp -r "$ROOT/scripts/gpu" "$DEST/scripts/"
 cp -r "$ROOT/bench/cuda" "$DEST/bench/"
 cp "$ROOT/examples/apps/multistream.json" "$DEST/examples/apps/"
+. "$ROOT/scripts/gpu/staged_commit.sh"; write_staged_commit "$DEST" "$ROOT"  # batch logs name it
 du -sh "$DEST"

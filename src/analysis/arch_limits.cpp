@@ -1,7 +1,7 @@
 // Per-architecture occupancy limits. Sources, per family:
 //  * AMD: LLVM AMDGPUBaseInfo.cpp (IsaInfo: getMaxWavesPerEU, getTotalNumVGPRs, getVGPRAllocGranule,
 //    getAddressableNumArchVGPRs, getMaxWorkGroupsPerCU, getOccupancyWithNumSGPRs) as summarised in
-//    /work/shared/reference/amd-profiling-stack.md section 4.6, and AMDGPUUsage for LDS granules.
+//    the project's AMD profiling-stack notes, and AMDGPUUsage for LDS granules.
 //  * NVIDIA: CUDA C++ Programming Guide, "Technical Specifications per Compute Capability" (warps,
 //    blocks, registers and shared memory per SM, per block, per thread) and the CUDA occupancy
 //    calculator (cuda_occupancy.h: 256-register warp allocation unit, 4 register sub-partitions per

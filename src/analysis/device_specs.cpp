@@ -1,8 +1,8 @@
 // The device table, device lookup, empirical ceilings and the resolution of the ceilings a roofline uses.
 //
-// Sources. AMD: the reference /work/shared/reference/amd-profiling-stack.md §4.4 (rocprof-compute's peak
-// formulas) and §4.5 (FLOPS/clock/CU from the ROCm GPU-architecture docs, machine values from
-// rocprof-compute's sysinfo). Every AMD compute peak is derived here as CUs x MHz x FLOPs-per-clock-per-CU.
+// Sources. AMD: rocprof-compute's peak formulas, FLOPS/clock/CU from the ROCm GPU-architecture docs, machine
+// values from rocprof-compute's sysinfo (as the project's AMD profiling-stack notes summarise them).
+// Every AMD compute peak is derived here as CUs x MHz x FLOPs-per-clock-per-CU.
 // NVIDIA: the H100 SXM and H200 product datasheets (dense figures = the "with sparsity" figures / 2), the
 // H100 whitepaper where the datasheet is silent, and values read on this workplace's H100 by ncu 2025.3.1
 // (device__attribute_*: 132 SMs, max GPU clock 1,980,000 kHz, L2 52,428,800 B, memory clock 2,619,000 kHz,

@@ -149,11 +149,16 @@ ReplayOutcome run_replay(const ReplayOptions& o) {
                 fmt::format("the replay runner {} was not found in {}; set RPL_REPLAY_RUNNER to its path", runner_name,
                             libexec_locations()));
 
-  char result_template[] = "/tmp/rocm-perf-replay-XXXXXX";
-  int fd = mkstemp(result_template);
-  if (fd < 0) throw Error(ExitCode::OutputFailed, "cannot create a temporary file under /tmp");
+  // The runner's result file goes where TMPDIR says (temp_directory_path), /tmp when it is unset.
+  std::error_code tmp_error;
+  const fs::path tmp_dir = fs::temp_directory_path(tmp_error);
+  if (tmp_error)
+    throw Error(ExitCode::OutputFailed, fmt::format("no temporary directory (TMPDIR): {}", tmp_error.message()));
+  std::string result_file = (tmp_dir / "rocm-perf-replay-XXXXXX").string();
+  int fd = mkstemp(result_file.data());
+  if (fd < 0)
+    throw Error(ExitCode::OutputFailed, fmt::format("cannot create a temporary file under {}", tmp_dir.string()));
   close(fd);
-  std::string result_file = result_template;
 
   ProcessSpec spec;
   spec.argv = {runner, o.mode, "--capture-dir", o.capture_dir, "--result", result_file};

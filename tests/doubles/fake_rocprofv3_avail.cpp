@@ -1,7 +1,7 @@
 // TEST DOUBLE — not AMD's rocprofv3-avail. Prints `rocprofv3-avail [-d N] list --pmc` in the layout of
 // ROCm 7.x's tool ("GPU : N", "Name : gfxNNN", "PMC :" and the counter names in columns), for the tests of
 // `rocm-perf counters list` and of the --counters check. The counter names per architecture are those the
-// reference notes list from ROCm 7.0's counter_defs.yaml (/work/shared/reference, section 4.1 and 7.3).
+// project's reference notes list from ROCm 7.0's counter_defs.yaml.
 //   FAKE_ROCPROFV3_ARCH        gfx90a (default) | gfx942 | gfx1030 (few counters)
 //   FAKE_ROCPROFV3_AVAIL_MODE  ok (default) | fail (exit 1, a message on stderr) | garbage (no agent block)
 #include <fmt/core.h>
