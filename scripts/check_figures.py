@@ -10,7 +10,8 @@ inside that context, the raw file, and a locator that picks one value out of the
 
 Locators: "re" (a regular expression matching exactly one line of the raw file; group 1 is the value),
 "json" (a path into a JSON or JSON Lines file: keys, [N] indices, [key=value] filters), "csv" ({"row": N or
-{"column": "value", ...}, "col": "name"}). "values" + "expr" derive a figure from several located values.
+{"column": "value", ...}, "col": "name"}); "member" reads one file inside a raw tar archive (.tar.gz).
+"values" + "expr" derive a figure from several located values.
 The value is multiplied by "scale" (default 1) and rounded half-up to the figure's written decimals ("round":
 "half-even" or "exact" change that). An entry with "exempt": "reason" instead of a locator says that the
 numbers inside its context are not measured figures (a threshold, a design constant).
@@ -29,6 +30,7 @@ import json
 import os
 import re
 import sys
+import tarfile
 from decimal import Decimal
 
 decimal.getcontext().prec = 40
@@ -47,6 +49,12 @@ VERSION_WORDS = re.compile(
     r"LLVM|Debian|Ubuntu|SQLite|CMake|Perfetto|libFuzzer|capability|NCCL|cuDNN|Triton|vLLM|Ollama|"
     r"schema_version|draft|section|sections|chapter|§)[ ]?$", re.IGNORECASE)
 HEADING_NUMBER = re.compile(r"^#+\s+(\d+(?:\.\d+)*)")
+
+
+# The keys an entry may have (docs/figures.md); "note" is free text for the reader.
+LOCATOR_KEYS = {"raw", "member", "re", "occurrence", "json", "csv"}
+ENTRY_KEYS = LOCATOR_KEYS | {"doc", "context", "figure", "at", "values", "expr", "scale", "abs", "round", "exempt",
+                             "note"}
 
 
 class Failure(Exception):
@@ -208,17 +216,40 @@ def locate_re(text, raw, pattern, occurrence=None):
     return m.group(1)
 
 
+def read_raw(root, raw, member):
+    """The text of a raw file, or of one file inside a raw tar archive ("member": its path in the archive; a list
+    of paths reaches into an archive inside the archive)."""
+    path = os.path.join(root, raw)
+    if not os.path.isfile(path):
+        raise Failure(f"raw file {raw} is missing")
+    if not member:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    data = None
+    for name in [member] if isinstance(member, str) else member:
+        try:
+            with (tarfile.open(path) if data is None else tarfile.open(fileobj=io.BytesIO(data))) as archive:
+                f = archive.extractfile(name)
+                if f is None:
+                    raise Failure(f"{raw}: {name} is not a regular file in the archive")
+                data = f.read()
+        except KeyError:
+            raise Failure(f"{raw}: no member {name} in the archive")
+        except tarfile.TarError as e:
+            raise Failure(f"{raw}: not a readable tar archive before {name} ({e})")
+    return data.decode("utf-8", errors="replace")
+
+
 def locate(root, spec, default_raw, cache):
     raw = spec.get("raw", default_raw)
     if not raw:
         raise Failure("no raw file named")
-    path = os.path.join(root, raw)
-    if raw not in cache:
-        if not os.path.isfile(path):
-            raise Failure(f"raw file {raw} is missing")
-        with open(path, encoding="utf-8", errors="replace") as f:
-            cache[raw] = f.read()
-    text = cache[raw]
+    member = spec.get("member")
+    members = tuple([member] if isinstance(member, str) else member or [])
+    if (raw, members) not in cache:
+        cache[(raw, members)] = read_raw(root, raw, members)
+    text = cache[(raw, members)]
+    raw = ":".join((raw,) + members)  # messages name the file inside the archive
     kinds = [k for k in ("re", "json", "csv") if k in spec]
     if len(kinds) != 1:
         raise Failure(f"needs exactly one locator of re/json/csv, has {kinds or 'none'}")
@@ -257,7 +288,9 @@ def evaluate(expr, names):
 
 def raw_value(root, entry, cache):
     if "expr" in entry:
-        names = {name: locate(root, spec, entry.get("raw"), cache) for name, spec in entry["values"].items()}
+        inherited = {k: entry[k] for k in ("raw", "member") if k in entry}
+        names = {name: locate(root, spec if "raw" in spec else {**inherited, **spec}, entry.get("raw"), cache)
+                 for name, spec in entry["values"].items()}
         value = evaluate(entry["expr"], names)
     else:
         value = locate(root, entry, entry.get("raw"), cache)
@@ -265,6 +298,12 @@ def raw_value(root, entry, cache):
     if entry.get("abs"):
         value = abs(value)
     return value
+
+
+def describe_raw(entry):
+    member = entry.get("member") or []
+    return ":".join([entry["raw"]] + ([member] if isinstance(member, str) else member)) if "raw" in entry \
+        else "values"
 
 
 def compare(figure, value, mode):
@@ -336,6 +375,10 @@ def check(root, only_docs=None, list_missing=False):
             for key in ("doc", "context"):
                 if key not in entry:
                     raise Failure(f"missing key {key!r}")
+            unknown = set(entry) - ENTRY_KEYS - {"_where"}
+            unknown |= {k for spec in entry.get("values", {}).values() for k in set(spec) - LOCATOR_KEYS}
+            if unknown:
+                raise Failure(f"unknown key(s) {', '.join(sorted(unknown))} (a misspelt key would be ignored)")
             doc = entry["doc"]
             if doc not in doc_cache:
                 if not os.path.isfile(os.path.join(root, doc)):
@@ -365,7 +408,7 @@ def check(root, only_docs=None, list_missing=False):
             checked += 1
             if not ok:
                 raise Failure(f"{doc}:{i + 1}: figure {figure} but the raw value {value} gives {shown}"
-                              f" ({entry.get('raw') or 'values'})")
+                              f" ({describe_raw(entry)})")
         except Failure as e:
             failures.append(f"{where}: {e}")
         except (KeyError, TypeError, ValueError, decimal.InvalidOperation) as e:

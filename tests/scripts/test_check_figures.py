@@ -117,6 +117,53 @@ class CheckFigures(unittest.TestCase):
         failures, _ = self.run_check()
         self.assertEqual(failures, [])
 
+    def write_archive(self, rel, members):
+        import io
+        import tarfile
+        path = os.path.join(self.root, rel)
+        with tarfile.open(path, "w:gz") as archive:
+            for name, text in members.items():
+                data = text.encode("latin-1")
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                archive.addfile(info, io.BytesIO(data))
+
+    def test_member_of_a_tar_archive_is_located(self):
+        self.write_archive("bench/results/run.tar.gz", {"run/summary.tsv": "size\tmedian\n3M\t5.675\n",
+                                                         "run/other.tsv": "size\tmedian\n3M\t9.99\n"})
+        self.entries[1].update(raw="bench/results/run.tar.gz", member="run/summary.tsv")
+        failures, checked = self.run_check()
+        self.assertEqual(failures, [])
+        self.entries[1]["member"] = "run/other.tsv"
+        failures, _ = self.run_check()
+        self.assertEqual(len(failures), 1)
+        self.assertIn("run.tar.gz:run/other.tsv", failures[0])
+        self.entries[1]["member"] = "run/absent.tsv"
+        failures, _ = self.run_check()
+        self.assertEqual(len(failures), 1)
+        self.assertIn("no member run/absent.tsv", failures[0])
+
+    def test_member_of_an_archive_inside_an_archive_is_located(self):
+        import io
+        import tarfile
+        inner = io.BytesIO()
+        with tarfile.open(fileobj=inner, mode="w:gz") as archive:
+            data = b"size,median\n3M,5.68\n"
+            info = tarfile.TarInfo("./deep/table.csv")
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+        self.write_archive("bench/results/outer.tar.gz", {"outer/inner.tar.gz": inner.getvalue().decode("latin-1")})
+        self.entries[1].update(raw="bench/results/outer.tar.gz", member=["outer/inner.tar.gz", "./deep/table.csv"])
+        failures, _ = self.run_check()
+        self.assertEqual(failures, [])
+
+    def test_misspelt_key_is_refused(self):
+        self.entries[0]["scael"] = "1000"
+        self.entries[2]["values"]["a"]["ocurrence"] = 2
+        failures, _ = self.run_check()
+        self.assertTrue(any("test.jsonl:1: unknown key(s) scael" in f for f in failures), failures)
+        self.assertTrue(any("test.jsonl:3: unknown key(s) ocurrence" in f for f in failures), failures)
+
     def test_regex_matching_several_lines_is_refused(self):
         self.entries[0]["re"] = r"median_cpu_s=(\S+)"
         failures, _ = self.run_check()
