@@ -47,7 +47,8 @@ SIGNS = "+-−"
 VERSION_WORDS = re.compile(
     r"\b(?:v|version|versions|CUDA|CUPTI|ROCm|HIP|driver|drivers|torch|PyTorch|Python|python3|GCC|gcc|clang|"
     r"LLVM|Debian|Ubuntu|SQLite|CMake|Perfetto|libFuzzer|capability|NCCL|cuDNN|Triton|vLLM|Ollama|"
-    r"schema_version|draft|section|sections|chapter|§)[ ]?$", re.IGNORECASE)
+    r"schema_version|draft|section|sections|chapter|§|Linux|rocpd|rocprofv3)[ ]?(?:(?:<=|>=|<|>|≤|≥)[ ]?)?$",
+    re.IGNORECASE)  # "CUDA 13.0", "CUDA <= 13.2", "NCCL ≥ 2.19"
 HEADING_NUMBER = re.compile(r"^#+\s+(\d+(?:\.\d+)*)")
 
 

@@ -180,6 +180,8 @@ class CheckFigures(unittest.TestCase):
         texts = [t[2] for t in check_figures.figure_tokens(line)]
         self.assertEqual(texts, ["1.5", "244", "250"])
         self.assertEqual([t[2] for t in check_figures.figure_tokens("from -0.9% to +4.0%")], ["-0.9", "+4.0"])
+        versions = "CUDA <= 13.2, NCCL ≥ 2.19, ROCm < 6.0, rocpd 3.0, but < 0.6 and >= 1.5x"
+        self.assertEqual([t[2] for t in check_figures.figure_tokens(versions)], ["0.6", "1.5"])
 
     def test_code_span_across_lines_is_not_a_figure(self):
         self.write("bench/RESULTS.md", RESULTS + "\nRun `tool --cv\n0.05` to set it.\n")
