@@ -20,6 +20,7 @@ export LD_LIBRARY_PATH="$DEVBUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 RP="$DEVBUILD/lib/rocm-perf"; BIN="$DEVBUILD/bin"; PROOF="$DEVBUILD/bench/replay-proof"; FAILS=0
 fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
 echo "== environment"; date -u +"date %Y-%m-%dT%H:%M:%SZ"
+. "$(dirname "$0")/../../scripts/gpu/staged_commit.sh"; echo "binaries: commit $(staged_commit "$DEVBUILD")"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)' 2>&1 | tail -1
 

@@ -22,6 +22,7 @@ W=$(mktemp -d); PY=python3; S=$W/summaries; mkdir -p "$S"
 LOG=$OUT/analysis_truth.log
 exec > >(tee -a "$LOG") 2>&1
 date -u +"date %Y-%m-%dT%H:%M:%SZ"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+. "$(dirname "$0")/staged_commit.sh"; echo "binaries: commit $(staged_commit "$DEVBUILD")"
 run() {  # name, then rocm-perf arguments; the terminal summary goes to summaries/name.txt
   local name=$1; shift
   local t0=$(date +%s%N)

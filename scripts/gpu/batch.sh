@@ -8,7 +8,7 @@ set -uo pipefail
 : "${OUT:?set OUT to the output folder}"
 : "${RPL_BIN_DIR:?set RPL_BIN_DIR to the staged binaries (scripts/gpu/stage_all.sh)}"
 export LD_LIBRARY_PATH="$RPL_BIN_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" PYTHONUNBUFFERED=1
-WORK=${BATCH_WORK:-/tmp/rpl-batch}
+WORK=${BATCH_WORK:-${TMPDIR:-/tmp}/rpl-batch}
 mkdir -p "$OUT" "$WORK"
 log() { echo "$*" | tee -a "$OUT/batch.log"; }
 log "batch on $(hostname), $(date -u +%FT%TZ), $(nvidia-smi -L | wc -l) GPU(s)"

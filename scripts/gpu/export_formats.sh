@@ -19,6 +19,7 @@ W=$(mktemp -d)
 LOG=$OUT/export_formats.txt
 exec > >(tee "$LOG") 2>&1
 date -u +"date %Y-%m-%dT%H:%M:%SZ"; [ "${DRY_RUN:-0}" = 1 ] || nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+. "$(dirname "$0")/staged_commit.sh"; echo "binaries: commit $(staged_commit "$DEVBUILD")"
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 check() {  # name, condition command...
   local name=$1; shift

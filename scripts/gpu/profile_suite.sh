@@ -8,6 +8,7 @@ if ! nvidia-smi -L >/dev/null 2>&1; then echo "SKIP: no NVIDIA GPU: rocm-perf pr
 DEVBUILD=$(cd "$DEVBUILD" && pwd); mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 export LD_LIBRARY_PATH="$DEVBUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 RP="$DEVBUILD/lib/rocm-perf"; BIN="$DEVBUILD/bin"; FAILS=0
+. "$(dirname "$0")/staged_commit.sh"; echo "binaries: commit $(staged_commit "$DEVBUILD")"
 declare -A ARGS=(
   [attention]="--seq=1024 --iters=5" [naive_softmax]="--iters=5" [multistream]="--iters=3"
   [launch_bound]="20000" [gpu_bound]="--launches=20 --inner=16384" [graph_launch]="--launches=10"

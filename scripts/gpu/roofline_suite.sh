@@ -22,6 +22,7 @@ echo "== environment (counter tool: ${COUNTER_TOOL:-auto})"
 date -u +"date %Y-%m-%dT%H:%M:%SZ"
 nvidia-smi --query-gpu=index,name,driver_version,clocks.max.sm --format=csv,noheader
 "$NCU" --version | tail -1
+. "$(dirname "$0")/staged_commit.sh"; echo "binaries: commit $(staged_commit "$DEVBUILD")"
 
 echo "== rocm-perf ceilings"
 if ! "$RP" ceilings -o "$OUT/ceilings.json" >"$OUT/ceilings.txt" 2>"$OUT/ceilings.err"; then

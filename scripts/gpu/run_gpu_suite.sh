@@ -39,6 +39,7 @@ date -u +"date %Y-%m-%dT%H:%M:%SZ"
 nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "devices", torch.cuda.device_count())' 2>&1 | tail -1
 ldd "$LIB" | grep -E "cupti|sqlite|fmt|not found" || true
+. "$(dirname "$0")/staged_commit.sh"; echo "binaries: commit $(staged_commit "$DEVBUILD")"
 
 # run_traced NAME CMD...: runs CMD under the collector with its own trace dir; leaves $TRACE, $RC.
 run_traced() {

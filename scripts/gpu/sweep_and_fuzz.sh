@@ -13,6 +13,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$OUT/batch" "$OUT/fuzz"
 log() { echo "[$(date -u +%T)] $*" | tee -a "$OUT/sweep_and_fuzz.log"; }
 log "host $(hostname), $(nproc) cores, phases: ${*:-none}, fuzz: ${FUZZ_DIR:-none}"
+. "$here/staged_commit.sh"
+[ -n "${RPL_BIN_DIR:-}" ] && log "binaries: commit $(staged_commit "$RPL_BIN_DIR/..")"
+[ -n "${FUZZ_DIR:-}" ] && log "fuzz binaries: $(cat "$FUZZ_DIR/STAGED_FROM" 2>/dev/null || echo "unknown (no STAGED_FROM in $FUZZ_DIR: not staged by fuzz/stage.sh)")"
 pids=()
 if [ $# -gt 0 ]; then
   OUT="$OUT/batch" bash "$here/batch.sh" "$@" >"$OUT/batch/stdout.log" 2>&1 &

@@ -11,6 +11,7 @@ export LD_LIBRARY_PATH="$DEVBUILD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 RP=$DEVBUILD/lib/rocm-perf
 W=$(mktemp -d); PY=python3
 date -u +"date %Y-%m-%dT%H:%M:%SZ"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+. "$(dirname "$0")/staged_commit.sh"; echo "binaries: commit $(staged_commit "$DEVBUILD")"
 run() {  # name, then rocm-perf arguments
   local name=$1; shift
   local t0=$(date +%s%N)

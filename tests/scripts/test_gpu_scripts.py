@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""The GPU scripts name the commit of the binaries they run (issue 28): scripts/gpu/staged_commit.sh records it when
+binaries are staged and reads it back, and every suite script that runs staged binaries logs it. No GPU needed."""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+HELPER = os.path.join(ROOT, "scripts", "gpu", "staged_commit.sh")
+
+
+def sh(script, cwd):
+    return subprocess.run(["bash", "-c", script], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+
+
+class StagedCommit(unittest.TestCase):
+    @unittest.skipIf(shutil.which("git") is None, "git is not installed: staged_commit.sh reads the commit with it")
+    def test_written_when_staged_and_read_back_with_a_note_for_uncommitted_changes(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo, dest = os.path.join(tmp, "repo"), os.path.join(tmp, "dest")
+            os.makedirs(dest)
+            sh("git init -q repo && cd repo && echo a > f && git add f && git -c user.name=t -c user.email=t@t "
+               "commit -qm one", tmp)
+            head = sh("git rev-parse HEAD", repo)
+            read = f'. "{HELPER}"; write_staged_commit "{dest}" "{repo}"; staged_commit "{dest}"'
+            self.assertEqual(sh(read, tmp), head)
+            sh("echo b > f", repo)
+            self.assertEqual(sh(read, tmp), head + " plus uncommitted changes")
+            self.assertIn("unknown (no COMMIT file", sh(f'. "{HELPER}"; staged_commit "{tmp}"', tmp))
+
+    def test_every_suite_that_runs_staged_binaries_logs_their_commit(self):
+        scripts = glob.glob(os.path.join(ROOT, "scripts", "gpu", "*.sh")) + [
+            os.path.join(ROOT, "bench", "replay-proof", "run_proof.sh")]
+        runs_binaries = re.compile(r"\$DEVBUILD/lib|\$RPL_BIN_DIR")
+        missing = []
+        for path in sorted(scripts):
+            text = open(path, encoding="utf-8").read()
+            if os.path.basename(path).startswith("stage") or not runs_binaries.search(text):
+                continue  # staging scripts write the commit; others run no staged binary
+            logs = re.search(r'(?:log|echo|say) "binaries: commit \$\(staged_commit', text)
+            delegate = re.search(r'^exec bash "[^"]*/([\w.-]+\.sh)"', text, re.M)  # replay_proof.sh -> run_proof.sh
+            if not logs and not (delegate and delegate.group(1) in {os.path.basename(s) for s in scripts}):
+                missing.append(os.path.relpath(path, ROOT))
+        self.assertEqual(missing, [], "these run staged binaries without logging their commit")
+
+
+if __name__ == "__main__":
+    unittest.main()
