@@ -48,5 +48,42 @@ class StagedCommit(unittest.TestCase):
         self.assertEqual(missing, [], "these run staged binaries without logging their commit")
 
 
+class GpuRunsIndex(unittest.TestCase):
+    """scripts/gpu_runs.py lists each GPU log's failed and timed-out phases and FAIL lines next to the runs."""
+
+    def test_failures_timeouts_and_commit_are_listed_and_a_stale_readme_is_caught(self):
+        import sys
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        import gpu_runs
+        with tempfile.TemporaryDirectory() as root:
+            run = os.path.join(root, "bench", "results", "2030-01-01", "cuda", "sweep_h200")
+            os.makedirs(run)
+            with open(os.path.join(run, "batch.log"), "w") as f:
+                f.write("batch on vm, 2030-01-01T00:00:00Z, 1 GPU(s)\nbinaries: commit abc1234\n"
+                        "== sweep: exit 0 after 10 s (limit 60 s; x.sh )\n   PASS: fine\n"
+                        "== proof: exit 124 after 60 s (limit 60 s; y.sh )\n   FAIL: chase: too slow\n"
+                        "   torch memory 124 - - 125.01 exit 124, no profile.json\n")
+            with open(os.path.join(run, "notes.txt"), "w") as f:
+                f.write("no status here\n")
+            readmes = gpu_runs.readmes(root)
+            self.assertEqual(list(readmes), [os.path.join(root, "bench", "results", "2030-01-01", "README.md")])
+            text = next(iter(readmes.values()))
+            row = [l for l in text.splitlines() if "cuda/sweep_h200/batch.log" in l]
+            self.assertEqual(len(row), 1, text)
+            for expected in ("H200 (folder name)", "`abc1234`", "1 of 2 exit 0", "1 PASS, 1 FAIL",
+                             "proof: **timed out** (exit 124 after 60 s, limit 60 s)", "`FAIL: chase: too slow`",
+                             "timeout inside a phase: `torch memory 124"):
+                self.assertIn(expected, row[0])
+            self.assertNotIn("notes.txt", text)
+            script = os.path.join(ROOT, "scripts", "gpu_runs.py")
+            check = lambda: subprocess.run([sys.executable, script, "--root", root, "--check"], capture_output=True)
+            self.assertEqual(check().returncode, 1, "no README yet")
+            subprocess.run([sys.executable, script, "--root", root], check=True, capture_output=True)
+            self.assertEqual(check().returncode, 0)
+            with open(os.path.join(run, "batch.log"), "a") as f:
+                f.write("== late: exit 1 after 5 s (limit 60 s; z.sh )\n")
+            self.assertEqual(check().returncode, 1, "a log changed, the README did not")
+
+
 if __name__ == "__main__":
     unittest.main()
