@@ -35,6 +35,8 @@ void write_capture(const std::filesystem::path& dir) {
   capture::write_manifest(dir, m);
 }
 
+namespace fs = std::filesystem;
+
 bool mentions(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
 TEST(CliCapture, BadRegexIsAUsageError) {
@@ -190,6 +192,28 @@ TEST(CliReplay, RunnerDocumentPrintedAndItsExitCodeKept) {
   r = test::run_cli({"replay", "full-vm", "--capture-dir", tmp.file("cap"), "--warmup-ms", "-1"}, {{"RPL_REPLAY_RUNNER", runner}});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_TRUE(mentions(r.err, "--warmup-ms")) << r.err;
+}
+
+// The runner's result file is made under TMPDIR and removed after it is read; a TMPDIR that is not a folder is
+// reported by name before the runner starts.
+TEST(CliReplay, ResultFileFollowsTmpdir) {
+  test::TempDir tmp;
+  write_capture(tmp.path() / "cap");
+  fs::create_directories(tmp.path() / "own-tmp");
+  std::string runner = fake_runner(tmp, sample_report(tmp.file("cap")), 13);
+  auto r = test::run_cli({"replay", "full-vm", "--capture-dir", tmp.file("cap")},
+                         {{"RPL_REPLAY_RUNNER", runner}, {"TMPDIR", tmp.file("own-tmp")}});
+  EXPECT_EQ(r.exit_code, 13) << r.err;
+  EXPECT_TRUE(mentions(test::read_file(tmp.file("args.txt")), "--result " + tmp.file("own-tmp") + "/rocm-perf-replay-"))
+      << test::read_file(tmp.file("args.txt"));
+  EXPECT_TRUE(mentions(r.out, "MISMATCH")) << "the document written there was read: " << r.out;
+  EXPECT_TRUE(fs::is_empty(tmp.path() / "own-tmp")) << "the result file is removed";
+  fs::remove(tmp.file("args.txt"));
+  r = test::run_cli({"replay", "full-vm", "--capture-dir", tmp.file("cap")},
+                    {{"RPL_REPLAY_RUNNER", runner}, {"TMPDIR", tmp.file("absent")}});
+  EXPECT_EQ(r.exit_code, 10) << r.err;
+  EXPECT_TRUE(mentions(r.err, "TMPDIR=" + tmp.file("absent"))) << r.err;
+  EXPECT_FALSE(fs::exists(tmp.file("args.txt"))) << "the runner did not start";
 }
 
 TEST(CliReplay, RunnerFailureWithoutDocument) {

@@ -190,6 +190,19 @@ TEST(CountersCli, ListPrintsTheDevicesCountersAsTextOrSchemaValidJson) {
   EXPECT_EQ(run_cli({"counters", "list", "--device", "-1", "--platform", "rocm"}, doubles(dir)).exit_code, 2);
 }
 
+// rocprofv3-avail's output goes to temporary files under TMPDIR (removed afterwards); a TMPDIR that is not a
+// folder is reported by name, never replaced by /tmp.
+TEST(CountersCli, ListKeepsItsTemporaryFilesUnderTmpdir) {
+  TempDir dir;
+  fs::create_directories(dir.file("own-tmp"));
+  auto r = run_cli({"counters", "list", "--platform", "rocm"}, doubles(dir, {{"TMPDIR", dir.file("own-tmp")}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_empty(dir.file("own-tmp"))) << "the temporary files are removed";
+  r = run_cli({"counters", "list", "--platform", "rocm"}, doubles(dir, {{"TMPDIR", dir.file("absent")}}));
+  EXPECT_EQ(r.exit_code, 10) << r.err;
+  EXPECT_NE(r.err.find("TMPDIR=" + dir.file("absent")), std::string::npos) << r.err;
+}
+
 // Every shipped AMD counter file passes the check against its architecture's counter list (the double's,
 // taken from ROCm 7.0's counter_defs.yaml) and is collected in as many runs as it has pmc lines.
 TEST(CountersCli, TheShippedAmdFilesUseCountersTheirArchitectureHas) {

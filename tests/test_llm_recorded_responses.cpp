@@ -102,7 +102,9 @@ TEST(LlmRecordedResponses, EveryReplyYieldsItsCandidateThroughTheProposer) {
     // the static gates: a genuine reply passes them (the GPU gates decide the rest); a hack aimed at a static
     // gate is stopped by it
     StaticVerdict v = check_static_gates(parse_source(r.source_path, r.source_text), parse_source(r.source_path, got[0].source_text), c.kernel);
-    if (c.kind == "genuine") EXPECT_TRUE(v.passed) << v.gate << ": " << v.reason;
+    if (c.kind == "genuine") {
+      EXPECT_TRUE(v.passed) << v.gate << ": " << v.reason;
+    }
     if (c.expected == "signature" || c.expected == "structure") {
       EXPECT_FALSE(v.passed);
       EXPECT_EQ(v.gate, c.expected) << v.reason;
@@ -140,7 +142,9 @@ TEST(LlmRecordedResponses, HostileSuiteRepliesReachTheGuardIntact) {
     ASSERT_EQ(got.size(), 1u) << transcript.summary()["failed_responses"].dump();
     EXPECT_EQ(got[0].source_text, hack);
     EXPECT_EQ(got[0].details["extraction"]["mode"], "whole_file");
-    if (name.rfind("signature_", 0) == 0) EXPECT_TRUE(got[0].details["signature_changed"].get<bool>());
+    if (name.rfind("signature_", 0) == 0) {
+      EXPECT_TRUE(got[0].details["signature_changed"].get<bool>());
+    }
   }
   EXPECT_GE(n, 8);
 }

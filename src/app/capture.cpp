@@ -14,6 +14,7 @@
 #include "support/errors.hpp"
 #include "support/libexec.hpp"
 #include "support/log.hpp"
+#include "support/temp_file.hpp"
 
 namespace rpl::app {
 namespace fs = std::filesystem;
@@ -149,11 +150,8 @@ ReplayOutcome run_replay(const ReplayOptions& o) {
                 fmt::format("the replay runner {} was not found in {}; set RPL_REPLAY_RUNNER to its path", runner_name,
                             libexec_locations()));
 
-  // The runner's result file goes where TMPDIR says (temp_directory_path), /tmp when it is unset.
-  std::error_code tmp_error;
-  const fs::path tmp_dir = fs::temp_directory_path(tmp_error);
-  if (tmp_error)
-    throw Error(ExitCode::OutputFailed, fmt::format("no temporary directory (TMPDIR): {}", tmp_error.message()));
+  // The runner's result file goes where TMPDIR says, /tmp when it is unset.
+  const fs::path tmp_dir = temporary_directory();
   std::string result_file = (tmp_dir / "rocm-perf-replay-XXXXXX").string();
   int fd = mkstemp(result_file.data());
   if (fd < 0)

@@ -15,6 +15,7 @@
 #include "support/libexec.hpp"
 #include "support/log.hpp"
 #include "support/process.hpp"
+#include "support/temp_file.hpp"
 
 namespace rpl::app {
 namespace fs = std::filesystem;
@@ -133,7 +134,7 @@ CeilingsResult measure_ceilings(const CeilingsOptions& o) {
   if (o.device < 0) throw Error(ExitCode::Usage, "--device must not be negative");
   const std::string bench = find_bench(o.bench);
   std::error_code ec;
-  const fs::path dir = fs::temp_directory_path(ec) / fmt::format("rocm-perf-ceilings-{}", ::getpid());
+  const fs::path dir = temporary_directory() / fmt::format("rocm-perf-ceilings-{}", ::getpid());
   fs::create_directories(dir, ec);
   if (ec) throw Error(ExitCode::OutputFailed, fmt::format("cannot create {}: {}", dir.string(), ec.message()));
   ProcessSpec spec;

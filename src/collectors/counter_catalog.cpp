@@ -61,9 +61,8 @@ std::optional<std::pair<std::string, std::string>> key_value(std::string_view li
 // Runs `argv` with stdout to a temporary file and returns what it printed. A failure throws ProfilerFailed
 // with the tool's stderr, except exit status `usage_status`, which is the caller's to explain.
 std::string run_and_read(const std::vector<std::string>& argv, const std::string& what) {
-  namespace fs = std::filesystem;
-  TempFile out((fs::temp_directory_path() / "rocm-perf-counters.out").string());
-  TempFile err((fs::temp_directory_path() / "rocm-perf-counters.err").string());
+  TempFile out((temporary_directory() / "rocm-perf-counters.out").string());
+  TempFile err((temporary_directory() / "rocm-perf-counters.err").string());
   ProcessSpec spec;
   spec.argv = argv;
   spec.stdout_file = out.path();

@@ -12,6 +12,7 @@
 #include "optimize/gpu_stub_headers.hpp"
 #include "optimize/memory_effects.hpp"
 #include "support/errors.hpp"
+#include "support/temp_file.hpp"
 
 namespace rpl::optimize {
 namespace fs = std::filesystem;
@@ -27,7 +28,7 @@ std::string take(CXString s) {
 // The stub headers, written once per process into a private temporary directory.
 const fs::path& stub_directory() {
   static const fs::path dir = [] {
-    std::string tmpl = (fs::temp_directory_path() / "rpl-gpu-stubs-XXXXXX").string();
+    std::string tmpl = (temporary_directory() / "rpl-gpu-stubs-XXXXXX").string();
     if (!mkdtemp(tmpl.data())) throw Error(ExitCode::OutputFailed, "cannot create a temporary directory for the parser's stub headers");
     for (const auto& [name, text] : gpu_stub_headers()) {
       fs::path p = fs::path(tmpl) / name;

@@ -32,6 +32,21 @@ struct CleanupTable {
 CleanupTable g_table;
 std::mutex g_claim;
 
+}  // namespace
+
+fs::path temporary_directory() {
+  std::error_code ec;
+  fs::path dir = fs::temp_directory_path(ec);
+  if (ec) {
+    const char* tmpdir = std::getenv("TMPDIR");
+    throw Error(ExitCode::OutputFailed, fmt::format("no folder for temporary files: TMPDIR={} ({})",
+                                                    tmpdir ? tmpdir : "(unset)", ec.message()));
+  }
+  return dir;
+}
+
+namespace {
+
 extern "C" void remove_temp_files_and_reraise(int sig) {
   for (int i = 0; i < kSlots; ++i)
     if (g_table.used[i].load(std::memory_order_acquire)) unlink(g_table.paths[i].data());

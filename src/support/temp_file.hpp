@@ -6,6 +6,7 @@
 // file is removed when its owner is destroyed without commit(), and by a handler on SIGINT, SIGTERM, SIGHUP
 // and SIGPIPE (which then re-raises the signal). After SIGKILL or a power cut one can remain: the next
 // TempFile for the same target removes those whose <pid> is no longer a running process.
+#include <filesystem>
 #include <string>
 
 namespace rpl {
@@ -32,6 +33,11 @@ class TempFile {
   int slot_ = -1;  // index in the signal-cleanup table
   bool committed_ = false;
 };
+
+// The folder for temporary files and folders: $TMPDIR when it is set, /tmp otherwise (as
+// std::filesystem::temp_directory_path). Throws Error(OutputFailed) naming TMPDIR when that is not a folder, so a
+// wrong TMPDIR is reported, never silently replaced by /tmp.
+std::filesystem::path temporary_directory();
 
 // The stale-file pattern, for documentation and tests: true when `file_name` is a temporary of `target_name`.
 bool is_temp_name_for(const std::string& file_name, const std::string& target_name);
