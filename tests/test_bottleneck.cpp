@@ -58,6 +58,8 @@ TEST(BottleneckBoundaries, EveryThresholdBelowAtAndAbove) {
       {kMemoryBandwidthBound, BottleneckMetric::MemoryRoofFraction, kSaturatedFraction, true, {}},
       {kComputeThroughputLimited, BottleneckMetric::ComputeRoofFraction, kSaturatedFraction, true, {}},
       {kComputeThroughputLimited, BottleneckMetric::IssueUtilization, kHighIssueUtilization, true, {}},
+      {kComputeThroughputLimited, BottleneckMetric::ValuUtilization, kHighIssueUtilization, true, {}},
+      {kComputeThroughputLimited, BottleneckMetric::MfmaUtilization, kHighIssueUtilization, true, {}},
       {kDivergenceLimited, BottleneckMetric::BranchEfficiency, kLowBranchEfficiency, false, {}},
       {kDivergenceLimited, BottleneckMetric::ThreadUtilization, kLowThreadUtilization, false, {}},
       {kUnderOccupied, BottleneckMetric::AchievedOccupancy, kLowOccupancy, false, {}},
@@ -297,4 +299,24 @@ TEST(BottleneckDocs, RuleTableIsDocumented) {
     s << t;
     EXPECT_NE(doc.find(s.str()), std::string::npos) << t;
   }
+}
+
+TEST(BottleneckRdna, ABandwidthOnlyPointIsBandwidthBoundAboveTheThresholdAndNotBelow) {
+  // RDNA: no FLOPs, so no side of the ridge; the device-memory fraction stands for the memory roof's.
+  RooflinePoint p;
+  p.status = PointStatus::BandwidthOnly;
+  p.fraction_of_bandwidth[static_cast<std::size_t>(MemLevel::Hbm)] = 0.7;
+  BottleneckResult r = classify_bottleneck(bottleneck_inputs(&p, nullptr));
+  EXPECT_EQ(primary(r), kMemoryBandwidthBound);
+  EXPECT_FALSE(r.inputs.value(BottleneckMetric::RoofFraction));  // the other roof stays unknown
+  p.fraction_of_bandwidth[static_cast<std::size_t>(MemLevel::Hbm)] = 0.3;
+  DeepAnalysis d;
+  d.stall_fraction = 0.8;
+  d.memory_stall_share = 0.9;
+  r = classify_bottleneck(bottleneck_inputs(&p, &d));
+  EXPECT_FALSE(fired(r, kMemoryBandwidthBound));
+  EXPECT_EQ(primary(r), kLatencyBound);  // bandwidth known and not saturated: the latency rule may fire
+  bool noted = false;
+  for (const auto& n : r.inputs.notes) noted |= n.find("bandwidth-only") != std::string::npos;
+  EXPECT_TRUE(noted);
 }

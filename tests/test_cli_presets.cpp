@@ -107,6 +107,32 @@ TEST(PresetCli, ComputeMonitorsTheDeviceAndStopsWhenItsLibraryIsMissing) {
   EXPECT_FALSE(fs::exists(other.file("out/profile.json")));
 }
 
+TEST(PresetCli, RdnaRunsTheMemoryPresetWithItsOwnCountersAndAnL2HitRate) {
+  // gfx1030 and gfx1100 ship counter files with GL2C names (was: exit 17 for every counter preset); the
+  // L2 hit rate reaches analysis.json from GL2C_HIT / GL2C_MISS. Unvalidated on AMD hardware.
+  for (const char* arch : {"gfx1030", "gfx1100"}) {
+    TempDir dir;
+    auto r = run_cli(profile(dir, {"--preset", "memory"}),
+                     doubles(dir, {{"RPL_ROCM_SMI_LIBRARY", RPL_FAKE_ROCM_SMI}, {"FAKE_ROCPROFV3_ARCH", arch},
+                                   {"FAKE_ROCPROFV3_COUNTER_VALUES", "GL2C_HIT_sum=900;GL2C_MISS_sum=100"}}));
+    ASSERT_EQ(r.exit_code, 0) << arch << ": " << r.err;
+    EXPECT_EQ(validate_against_schema("profile", dir.file("out/profile.json")), "");
+    EXPECT_EQ(validate_against_schema("analysis", dir.file("out/analysis.json")), "");
+    const auto c = load(dir.file("out/profile.json"))["counters"];
+    EXPECT_EQ(c["counter_file"], std::string("share/counters/") + arch + "/memory_bound.txt") << c.dump();
+    EXPECT_EQ(c["application_runs"], 8);  // one GL2C counter per run: RDNA's per-pass limits are unknown
+    const auto analysis = load(dir.file("out/analysis.json"));
+    const auto& deep = analysis["ranking"]["kernels"][0]["deep_analysis"];
+    ASSERT_TRUE(deep.is_object()) << analysis["ranking"].dump(1);
+    EXPECT_DOUBLE_EQ(deep["l2_hit_rate"].get<double>(), 0.9);
+    EXPECT_TRUE(deep["valu_utilization"].is_null());
+    // The roofline places the device-memory traffic only, and says what it cannot place.
+    const auto roofline = load(dir.file("out/roofline.json"));
+    EXPECT_EQ(roofline["status"], "ok") << roofline.dump(1);
+    EXPECT_NE(roofline["devices"][0]["limitation"].get<std::string>().find("no FLOP counters"), std::string::npos);
+  }
+}
+
 TEST(PresetCli, UsageErrors) {
   TempDir dir;
   auto r = run_cli(profile(dir, {"--preset", "heavy"}), doubles(dir));

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/deep_analysis.hpp"
+#include "analysis/amd_counter_analysis.hpp"
 #include "analysis/roofline_counters.hpp"
 #include "app/profile_counters.hpp"
 #include "collectors/amd/pmc_import.hpp"
@@ -405,25 +406,47 @@ TEST(ProfileRooflineAmd, LaunchesThatCannotBePairedAreReportedNotGuessed) {
   EXPECT_TRUE(any_contains(c["warnings"].get<std::vector<std::string>>(), "more time(s)"));
 }
 
-TEST(ProfileRooflineAmd, RdnaHasNoRooflineCountersAndSaysSo) {
+TEST(ProfileRooflineAmd, RdnaPlacesDeviceMemoryBandwidthOnlyAndSaysWhy) {
+  // gfx1030: no FLOP counters, but the GL2C request counters give the device-memory bytes: one run per
+  // counter (RDNA's per-pass limits are unknown), a bandwidth_only point, and the limitation in roofline.json.
   TempDir dir;
   const auto out = dir.file("out");
   auto r = run_cli({"profile", "--roofline", "--runs", "1", "-o", out, "--", "/bin/true"},
                    {path_with_double(), {"FAKE_ROCPROFV3_ARCH", "gfx1030"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("has no roofline counters"), std::string::npos) << r.err;
-  EXPECT_FALSE(fs::exists(out + "/runs/counters/counters.txt"));
+  const std::string input = read_file(out + "/runs/counters/counters.txt");
+  EXPECT_NE(input.find("pmc: GL2C_EA_RDREQ_128B_sum\n"), std::string::npos) << input;
+  const auto c = load(out + "/profile.json")["counters"];
+  EXPECT_EQ(c["passes"].size(), 6u);
+  EXPECT_EQ(c["application_runs"], 6);
+  EXPECT_EQ(validate_against_schema("roofline", out + "/roofline.json"), "");
+  const auto roofline = load(out + "/roofline.json");
+  EXPECT_EQ(roofline["status"], "ok");
+  EXPECT_EQ(roofline["devices"][0]["roofline_available"], true);
+  ASSERT_EQ(roofline["kernels"].size(), 1u);
+  const auto& point = roofline["kernels"][0]["point"];
+  EXPECT_EQ(point["status"], "bandwidth_only") << point.dump(1);
+  EXPECT_GT(point["bytes"]["hbm"]["gbytes_per_s"].get<double>(), 0);
+  EXPECT_TRUE(point["total_gflops_per_s"].is_null());
+  EXPECT_EQ(point["bound"], "unknown");
+  EXPECT_NE(point["reasons"][0].get<std::string>().find("no FLOP counters"), std::string::npos);
 }
 
 TEST(ProfileDeepAmd, AttRunIsAnalysedPerDispatchWithItsKernelName) {
   TempDir dir;
   const auto out = dir.file("out");
   auto r = run_cli({"profile", "--deep", "--runs", "1", "--kernel", "gemm", "-o", out, "--", "/bin/true"},
-                   {path_with_double(), {"FAKE_ROCPROFV3_KERNELS", "gemm(float*):4:50000;softmax(float*):2:10000"}});
+                   {path_with_double(), {"FAKE_ROCPROFV3_KERNELS", "gemm(float*):4:50000;softmax(float*):2:10000"},
+                    {"FAKE_ROCPROFV3_COUNTER_VALUES", "SQ_THREAD_CYCLES_VALU=32000"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(validate_against_schema("profile", out + "/profile.json"), "");
   const auto c = load(out + "/profile.json")["counters"];
   EXPECT_EQ(c["requested"], nlohmann::json::array({"deep"}));
+  // Before the thread trace, the deep-analysis counters (hit rates, VALU / MFMA / thread utilisation): 2 runs.
+  const std::string deep_input = read_file(out + "/runs/counters/deep-counters/counters.txt");
+  for (const auto& name : rpl::analysis::amd_deep_counters("gfx90a"))
+    EXPECT_NE(deep_input.find(name), std::string::npos) << name << " not in " << deep_input;
+  EXPECT_EQ(c["passes"].size(), 2u);
   ASSERT_EQ(c["att"].size(), 1u);  // the first gemm dispatch only
   EXPECT_EQ(c["att"][0]["kernel"], "gemm(float*)");
   const auto& deep = c["att"][0]["deep"];
@@ -438,10 +461,16 @@ TEST(ProfileDeepAmd, AttRunIsAnalysedPerDispatchWithItsKernelName) {
     if (k["name"] == "gemm(float*)") gemm = &k;
   ASSERT_NE(gemm, nullptr) << analysis["ranking"].dump(1);
   ASSERT_FALSE((*gemm)["deep_analysis"].is_null());
-  EXPECT_EQ((*gemm)["deep_analysis"]["source"], "att");
+  // Both AMD sources: the counters' formulas (the fake's 1000 per counter: SQ_THREAD_CYCLES_VALU 32000 is half of
+  // 1000 x 64 lanes), and the ATT run's stalls.
+  EXPECT_EQ((*gemm)["deep_analysis"]["source"], "att+counters");
+  EXPECT_DOUBLE_EQ((*gemm)["deep_analysis"]["thread_utilization"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ((*gemm)["deep_analysis"]["l2_hit_rate"].get<double>(), 0.5);
   const auto& inputs = (*gemm)["bottleneck"]["inputs"];
   EXPECT_FALSE(inputs["stall_fraction"].is_null()) << inputs.dump();
   EXPECT_EQ(inputs["stall_fraction"], (*gemm)["deep_analysis"]["stall_fraction"]);
+  EXPECT_EQ(inputs["thread_utilization"], 0.5);
+  EXPECT_EQ(validate_against_schema("analysis", out + "/analysis.json"), "");
 }
 
 TEST(ProfileDeepAmd, UndecodedAttIsDiagnosed) {

@@ -126,7 +126,7 @@ TEST(Presets, APresetThePlatformCannotHonourStops) {
 
 TEST(Presets, EveryPresetCounterFileShipsForEachArchitectureAndParses) {
   const auto archs = shipped_counter_archs();
-  for (const char* a : {"gfx90a", "gfx942", "sm_90"}) EXPECT_TRUE(has(archs, a)) << a;
+  for (const char* a : {"gfx90a", "gfx942", "gfx1030", "gfx1100", "sm_90"}) EXPECT_TRUE(has(archs, a)) << a;
   for (const auto& arch : archs)
     for (const char* file : {"compute_bound.txt", "memory_bound.txt", "communication_bound.txt", "full_profile.txt"}) {
       const auto text = shipped_counter_file(arch, file);
@@ -150,7 +150,11 @@ TEST(Presets, EveryPresetCounterFileShipsForEachArchitectureAndParses) {
   EXPECT_TRUE(has(counters("gfx90a"), "TCC_EA_RDREQ_sum"));
   EXPECT_FALSE(has(counters("gfx90a"), "TCC_EA0_RDREQ_sum"));
   EXPECT_TRUE(shipped_counter_file("gfx90a:sramecc+:xnack-", "compute_bound.txt"));  // target features ignored
-  EXPECT_FALSE(shipped_counter_file("gfx1030", "compute_bound.txt"));
+  // RDNA ships its own names (GL2C, no FLOP counters); architectures without files still have none.
+  EXPECT_TRUE(has(counters("gfx1030"), "GL2C_HIT_sum"));
+  EXPECT_TRUE(has(counters("gfx1100"), "GL2C_EA_RDREQ_128B_sum"));
+  EXPECT_FALSE(has(counters("gfx1100"), "TCC_HIT_sum"));
+  EXPECT_FALSE(shipped_counter_file("gfx1200", "compute_bound.txt"));
   EXPECT_FALSE(shipped_counter_file("gfx942", "nothing.txt"));
 }
 

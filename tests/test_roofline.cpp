@@ -316,12 +316,22 @@ TEST(CounterSets, Gfx942AndGfx90aUseTheirOwnTccNames) {
 }
 
 TEST(CounterSets, RdnaAndUnknownArchitecturesSayWhy) {
-  for (const char* arch : {"gfx1030", "gfx1100", "gfx1201"}) {
+  auto has = [](const std::vector<std::string>& v, const char* n) { return std::find(v.begin(), v.end(), n) != v.end(); };
+  // gfx10/gfx11 with GL2C request counters: device-memory bytes only, and the limitation says so.
+  for (const char* arch : {"gfx1030", "gfx1100"}) {
     auto set = roofline_counter_set(arch);
     EXPECT_EQ(set.family, CounterFamily::AmdRdna) << arch;
-    EXPECT_TRUE(set.quantities.empty());
-    EXPECT_NE(set.unavailable_reason.find("no roofline counters"), std::string::npos);
+    EXPECT_FALSE(set.flop_counters);
+    EXPECT_TRUE(set.unavailable_reason.empty());
+    EXPECT_NE(set.limitation.find("no FLOP counters"), std::string::npos);
+    for (const auto& q : set.quantities) EXPECT_EQ(q.kind, RooflineQuantity::Kind::Bytes) << q.name;
+    EXPECT_TRUE(has(roofline_counter_names(set), "GL2C_EA_RDREQ_128B_sum"));
+    EXPECT_TRUE(has(roofline_counter_names(set), "GL2C_MC_WRREQ_sum"));
   }
+  auto set = roofline_counter_set("gfx1201");  // gfx12: no counter of ours is known there
+  EXPECT_EQ(set.family, CounterFamily::AmdRdna);
+  EXPECT_TRUE(set.quantities.empty());
+  EXPECT_NE(set.unavailable_reason.find("no roofline counters"), std::string::npos);
   EXPECT_EQ(roofline_counter_set("gfx908").family, CounterFamily::None);
   EXPECT_FALSE(roofline_counter_set("gfx908").unavailable_reason.empty());
 }
@@ -374,7 +384,12 @@ TEST(CounterPasses, Rocprofv3InputHasOnePmcLinePerPass) {
   EXPECT_NE(text.find("pmc: SQ_INSTS_VALU_ADD_F16"), std::string::npos);
   EXPECT_NE(text.find("TCC_EA0_RDREQ_sum"), std::string::npos);
   EXPECT_EQ(text.find("TCC_EA_RDREQ_sum"), std::string::npos);
-  EXPECT_THROW(rocprofv3_pmc_input("gfx1030"), Error);
+  EXPECT_THROW(rocprofv3_pmc_input("gfx1201"), Error);
+  // RDNA's GL2C limit is unknown: one counter per pass, six runs.
+  const auto rdna = split_amd_passes(roofline_counter_set("gfx1030"));
+  EXPECT_EQ(rdna.size(), 6u);
+  for (const auto& pass : rdna) EXPECT_EQ(pass.size(), 1u);
+  EXPECT_EQ(amd_block_limit("GL2C_HIT_sum"), 1);
   EXPECT_THROW(rocprofv3_pmc_input("sm_90"), Error);
   EXPECT_EQ(amd_block_limit("SQ_WAVES"), 8);
   EXPECT_EQ(amd_block_limit("TCC_HIT_sum"), 4);
@@ -655,9 +670,52 @@ TEST(AboveRoof, ToleranceIsAnOption) {
 // ---------------------------------------------------------------------------------------------------
 // Unavailable and incomplete
 
-TEST(RooflineAvailability, RdnaKernelsAreUnavailableWithAReasonNotZeros) {
+TEST(RooflineAvailability, RdnaPlacesDeviceMemoryBandwidthAndSaysWhatItCannotPlace) {
   test::CounterTraceBuilder b;
   Index gpu = b.agent("gfx1030", "AMD Radeon RX 6900 XT", 80);
+  Index k = b.kernel("stream");
+  // 1000 ns per dispatch: 2000 x 128 B reads + 1000 x 64 B and 500 x 32 B writes = 256000 + 80000 B.
+  for (int i = 0; i < 2; ++i) {
+    Index d = b.dispatch(k, gpu, 10'000 * i, 1'000);
+    b.counters(d, {{"GL2C_EA_RDREQ_32B_sum", 0}, {"GL2C_EA_RDREQ_64B_sum", 0}, {"GL2C_EA_RDREQ_96B_sum", 0},
+                   {"GL2C_EA_RDREQ_128B_sum", 2000}, {"GL2C_MC_WRREQ_sum", 1500}, {"GL2C_EA_WRREQ_64B_sum", 1000}});
+  }
+  RooflineResult r = compute_roofline(b.trace());
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_TRUE(r.agents[0].unavailable_reason.empty());
+  EXPECT_NE(r.agents[0].limitation.find("no FLOP counters"), std::string::npos);
+  const RooflinePoint& p = r.kernels[0].point;
+  EXPECT_EQ(p.status, PointStatus::BandwidthOnly);
+  EXPECT_STREQ(to_string(p.status), "bandwidth_only");
+  ASSERT_TRUE(p.gbps[kHbm]);
+  EXPECT_DOUBLE_EQ(*p.bytes_per_dispatch[kHbm], 336000);
+  EXPECT_DOUBLE_EQ(*p.gbps[kHbm], 336);
+  EXPECT_DOUBLE_EQ(*p.fraction_of_bandwidth[kHbm], 336.0 / 512);
+  EXPECT_NE(p.reasons.at(0).find("FLOP/s, arithmetic intensity, roof and side of the ridge are unknown"), std::string::npos);
+  EXPECT_FALSE(p.total_gflops || p.intensity[kHbm] || p.fraction_of_roof || p.roof_gflops);
+  EXPECT_EQ(p.bound, Bound::Unknown);
+  EXPECT_FALSE(p.gbps[static_cast<std::size_t>(MemLevel::L2)]);
+  EXPECT_EQ(roofline_status(b.trace(), r).status, std::string("ok"));
+
+  // gfx1100: the counters exist, the bandwidth ceiling is in no table of ours: incomplete, and it says which.
+  test::CounterTraceBuilder b2;
+  Index navi31 = b2.agent("gfx1100", "AMD Radeon RX 7900 XTX", 96);
+  Index d = b2.dispatch(b2.kernel("stream"), navi31, 0, 1'000);
+  b2.counters(d, {{"GL2C_EA_RDREQ_32B_sum", 0}, {"GL2C_EA_RDREQ_64B_sum", 0}, {"GL2C_EA_RDREQ_96B_sum", 0},
+                  {"GL2C_EA_RDREQ_128B_sum", 2000}, {"GL2C_MC_WRREQ_sum", 0}, {"GL2C_EA_WRREQ_64B_sum", 0}});
+  RooflineResult r2 = compute_roofline(b2.trace());
+  EXPECT_EQ(r2.kernels.at(0).point.status, PointStatus::Incomplete);
+  bool names_ceiling = false;
+  for (const auto& reason : r2.kernels[0].point.reasons) names_ceiling |= reason.find("no device-memory bandwidth ceiling") != std::string::npos;
+  EXPECT_TRUE(names_ceiling);
+  RooflineOptions o;
+  o.memory_bandwidth_gbps = 960;
+  EXPECT_EQ(compute_roofline(b2.trace(), o).kernels.at(0).point.status, PointStatus::BandwidthOnly);
+}
+
+TEST(RooflineAvailability, RdnaKernelsWithoutKnownCountersAreUnavailableWithAReasonNotZeros) {
+  test::CounterTraceBuilder b;
+  Index gpu = b.agent("gfx1201", "AMD Radeon gfx1201 GPU", 64);
   Index k = b.kernel("k");
   b.dispatch(k, gpu, 0, 1'000);
   b.dispatch(k, gpu, 2'000, 1'000);
@@ -670,12 +728,10 @@ TEST(RooflineAvailability, RdnaKernelsAreUnavailableWithAReasonNotZeros) {
   EXPECT_EQ(p.status, PointStatus::Unavailable);
   EXPECT_EQ(r.kernels[0].dispatch_count, 2u);
   ASSERT_FALSE(p.reasons.empty());
-  EXPECT_NE(p.reasons[0].find("gfx1030"), std::string::npos);
+  EXPECT_NE(p.reasons[0].find("gfx1201"), std::string::npos);
   EXPECT_FALSE(p.total_gflops.has_value());
   EXPECT_FALSE(p.gbps[kHbm].has_value());
   EXPECT_FALSE(p.fraction_of_roof.has_value());
-  // The table still knows the device's ceilings.
-  EXPECT_DOUBLE_EQ(r.agents[0].ceilings.bandwidth_of(MemLevel::Hbm).value, 512);
 }
 
 TEST(RooflineAvailability, MissingFlopCountersMakeThePointIncomplete) {
@@ -771,12 +827,16 @@ TEST(EvaluateCounters, ComputeBoundSideAndRoof) {
 TEST(RooflineDocument, ValidatesAgainstTheSchema) {
   test::CounterTraceBuilder b;
   Index mi300 = b.agent("gfx942", "AMD Instinct MI300X", 304);
-  Index rdna = b.agent("gfx1030", "AMD Radeon RX 6900 XT", 80);
+  Index rdna = b.agent("gfx1201", "AMD Radeon gfx1201 GPU", 64);
   Index k = b.kernel("gemm");
   Index d1 = b.dispatch(k, mi300, 0, 10'000), d2 = b.dispatch(k, mi300, 20'000, 10'000);
   all_counters(b, d1, "gfx942", kGfx942Example);
   all_counters(b, d2, "gfx942", kGfx942Example);
-  b.dispatch(b.kernel("gfx1030_kernel"), rdna, 0, 100);
+  b.dispatch(b.kernel("gfx1201_kernel"), rdna, 0, 100);
+  Index navi21 = b.agent("gfx1030", "AMD Radeon RX 6900 XT", 80);
+  Index bw = b.dispatch(b.kernel("rdna_stream"), navi21, 0, 1'000);
+  b.counters(bw, {{"GL2C_EA_RDREQ_32B_sum", 0}, {"GL2C_EA_RDREQ_64B_sum", 0}, {"GL2C_EA_RDREQ_96B_sum", 0},
+                  {"GL2C_EA_RDREQ_128B_sum", 100}, {"GL2C_MC_WRREQ_sum", 0}, {"GL2C_EA_WRREQ_64B_sum", 0}});
   Index over = b.dispatch(b.kernel("too_fast"), mi300, 50'000, 1);
   all_counters(b, over, "gfx942", {{"TCC_EA0_RDREQ_sum", 1e6}});
   RooflineOptions o;
@@ -788,11 +848,14 @@ TEST(RooflineDocument, ValidatesAgainstTheSchema) {
   std::ofstream(path) << doc.dump(2);
   EXPECT_EQ(test::validate_against_schema("roofline", path), "");
   EXPECT_EQ(doc["schema_version"], "1.0");
-  ASSERT_EQ(doc["devices"].size(), 2u);
+  ASSERT_EQ(doc["devices"].size(), 3u);
+  EXPECT_NE(doc["devices"][2]["limitation"].get<std::string>().find("no FLOP counters"), std::string::npos);
+  EXPECT_TRUE(doc["devices"][0]["limitation"].is_null());
   EXPECT_EQ(doc["devices"][0]["ceilings"]["bandwidth_gbps"]["hbm"]["source"], "table");
   EXPECT_EQ(doc["devices"][1]["roofline_available"], false);
-  bool saw_above = false, saw_unavailable = false;
+  bool saw_above = false, saw_unavailable = false, saw_bandwidth_only = false;
   for (const auto& kernel : doc["kernels"]) {
+    saw_bandwidth_only = saw_bandwidth_only || kernel["point"]["status"] == "bandwidth_only";
     saw_above = saw_above || kernel["point"]["status"] == "above_roof";
     saw_unavailable = saw_unavailable || kernel["point"]["status"] == "unavailable";
     if (kernel["name"] == "gemm") {
@@ -802,4 +865,5 @@ TEST(RooflineDocument, ValidatesAgainstTheSchema) {
   }
   EXPECT_TRUE(saw_above);
   EXPECT_TRUE(saw_unavailable);
+  EXPECT_TRUE(saw_bandwidth_only);
 }

@@ -43,7 +43,7 @@ const char* to_string(BottleneckMetric m) {
       "memory_roof_fraction", "compute_roof_fraction", "roof_fraction",      "hbm_bandwidth_fraction",
       "issue_utilization",    "achieved_occupancy",    "theoretical_occupancy", "stall_fraction",
       "memory_stall_share",   "branch_efficiency",     "thread_utilization",    "duration_us",
-      "device_waves"};
+      "device_waves",         "valu_utilization",      "mfma_utilization"};
   return kNames[static_cast<std::size_t>(m)];
 }
 
@@ -52,7 +52,16 @@ const char* to_string(Comparison c) { return c == Comparison::AtLeast ? ">=" : "
 BottleneckInputs bottleneck_inputs(const RooflinePoint* roofline, const DeepAnalysis* deep,
                                    std::optional<double> theoretical_occupancy) {
   BottleneckInputs in;
-  if (roofline) {
+  if (roofline && roofline->status == PointStatus::BandwidthOnly) {
+    // RDNA: no FLOPs, so no side of the ridge. Device-memory bandwidth at >= 60 % of its ceiling is the limit
+    // on either side (on the compute side it implies >= 60 % of the compute peak as well), so it stands for
+    // the memory roof's fraction; the roof fraction of the vetoes stays unknown.
+    const auto hbm = roofline->fraction_of_bandwidth[static_cast<std::size_t>(MemLevel::Hbm)];
+    in.set(BottleneckMetric::HbmBandwidthFraction, hbm);
+    in.set(BottleneckMetric::MemoryRoofFraction, hbm);
+    in.notes.push_back("bandwidth-only roofline point (no FLOP counters): its device-memory fraction stands for the "
+                       "memory roof's; the side of the ridge is unknown");
+  } else if (roofline) {
     if (roofline->status != PointStatus::Ok) {
       in.notes.push_back(std::string("roofline point left out: its status is '") + to_string(roofline->status) +
                          "' (only a complete point below its roof is evidence)");
@@ -73,6 +82,8 @@ BottleneckInputs bottleneck_inputs(const RooflinePoint* roofline, const DeepAnal
     in.set(BottleneckMetric::MemoryStallShare, deep->memory_stall_share);
     in.set(BottleneckMetric::BranchEfficiency, deep->branch_efficiency);
     in.set(BottleneckMetric::ThreadUtilization, deep->thread_utilization);
+    in.set(BottleneckMetric::ValuUtilization, deep->valu_utilization);
+    in.set(BottleneckMetric::MfmaUtilization, deep->mfma_utilization);
     in.memory_latency_cycles = deep->vmem_latency_cycles;
   }
   if (theoretical_occupancy) in.set(BottleneckMetric::TheoreticalOccupancy, theoretical_occupancy);

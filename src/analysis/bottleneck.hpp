@@ -38,8 +38,10 @@ enum class BottleneckMetric : uint8_t {
   ThreadUtilization,
   DurationUs,   // mean duration of the kernel's dispatches, microseconds (from the trace)
   DeviceWaves,  // blocks (workgroups) of its main launch shape / (SMs (CUs) x resident blocks per SM (CU))
+  ValuUtilization,  // AMD counters: VALU busy cycles / active CU-cycles
+  MfmaUtilization,  // AMD counters: MFMA busy cycles / active SIMD-cycles
 };
-inline constexpr std::size_t kBottleneckMetricCount = 13;
+inline constexpr std::size_t kBottleneckMetricCount = 15;
 const char* to_string(BottleneckMetric m);  // "memory_roof_fraction", ...
 
 enum class Comparison : uint8_t { AtLeast, Below };  // value >= threshold; value < threshold
@@ -71,13 +73,17 @@ inline constexpr double kShortKernelUs = 10.0;   // launch (~2-5 us) and the las
 inline constexpr double kFewDeviceWaves = 2.0;   // one or two waves of blocks: the tail is up to half the time
 
 // In priority order: the first label whose rule fires is primary, the next different one secondary.
-inline constexpr std::array<BottleneckCondition, 14> kBottleneckRules = {{
+inline constexpr std::array<BottleneckCondition, 16> kBottleneckRules = {{
     {kMemoryBandwidthBound, "MB1", BottleneckMetric::MemoryRoofFraction, Comparison::AtLeast, kSaturatedFraction,
      Requirement::Required, "memory side of the ridge, device-memory bandwidth near its ceiling"},
     {kComputeThroughputLimited, "CT1", BottleneckMetric::ComputeRoofFraction, Comparison::AtLeast, kSaturatedFraction,
      Requirement::Required, "compute side of the ridge, FLOP rate near the peak of its precision"},
     {kComputeThroughputLimited, "CT2", BottleneckMetric::IssueUtilization, Comparison::AtLeast, kHighIssueUtilization,
      Requirement::Required, "instruction issue slots nearly all used"},
+    {kComputeThroughputLimited, "CT3", BottleneckMetric::ValuUtilization, Comparison::AtLeast, kHighIssueUtilization,
+     Requirement::Required, "the vector ALUs busy nearly every active cycle (AMD counters)"},
+    {kComputeThroughputLimited, "CT4", BottleneckMetric::MfmaUtilization, Comparison::AtLeast, kHighIssueUtilization,
+     Requirement::Required, "the matrix cores busy nearly every active cycle (AMD counters)"},
     {kLaunchTailDominated, "LT1", BottleneckMetric::DurationUs, Comparison::Below, kShortKernelUs, Requirement::Required,
      "a short kernel: launch overhead is a large share of its time"},
     {kLaunchTailDominated, "LT1", BottleneckMetric::DeviceWaves, Comparison::Below, kFewDeviceWaves,

@@ -132,7 +132,9 @@ nlohmann::json to_json(const DeepAnalysis& d) {
           {"branch_efficiency", opt(d.branch_efficiency)},
           {"thread_utilization", opt(d.thread_utilization)},
           {"l1_hit_rate", opt(d.l1_hit_rate)},
-          {"l2_hit_rate", opt(d.l2_hit_rate)}};
+          {"l2_hit_rate", opt(d.l2_hit_rate)},
+          {"valu_utilization", opt(d.valu_utilization)},
+          {"mfma_utilization", opt(d.mfma_utilization)}};
 }
 
 std::vector<std::string> ncu_deep_metrics(std::string_view arch) {

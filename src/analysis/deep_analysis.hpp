@@ -3,6 +3,8 @@
 // memory latency, divergence and cache hit rates, in one struct for both vendors.
 // - AMD: rocprofv3 --att per-dispatch output (reference amd-profiling-stack.md §5.2): code.json (or the
 //   stats_*.csv summary), occupancy.json and the per-wave se*_sm*_sl*_wv*.json timelines.
+// - AMD: hardware counters stored in the trace (amd_counter_analysis.hpp): hit rates, VALU / MFMA and
+//   thread utilisation.
 // - NVIDIA: ncu metrics (ncu_deep_metrics()), from an ncu CSV or from counters stored in the trace.
 // Every field is optional: a source gives what it measures and nothing is invented.
 #include <array>
@@ -35,7 +37,7 @@ struct NamedFraction {
 };
 
 struct DeepAnalysis {
-  std::string source;                  // "att" or "ncu"
+  std::string source;                  // "att", "ncu", "counters" (AMD PMC) or "att+counters"
   bool available = false;              // false: nothing could be measured (notes say why)
   std::vector<std::string> notes;      // why something is missing, caveats, which source a value came from
 
@@ -63,6 +65,9 @@ struct DeepAnalysis {
   std::optional<double> thread_utilization;     // 0..1: active threads per executed instruction / warp size
   std::optional<double> l1_hit_rate;            // 0..1
   std::optional<double> l2_hit_rate;            // 0..1
+  // AMD counters: busy cycles of the units against every active cycle (amd_counter_analysis.hpp).
+  std::optional<double> valu_utilization;       // 0..1: SQ_ACTIVE_INST_VALU per CU-cycle
+  std::optional<double> mfma_utilization;       // 0..1: SQ_VALU_MFMA_BUSY_CYCLES per SIMD-cycle
 };
 
 nlohmann::json to_json(const DeepAnalysis& d);

@@ -145,7 +145,8 @@ constexpr DeviceSpec mi210() {
 // RX 6900 XT (gfx1030, RDNA2): 80 CUs, 2250 MHz boost, wave32 by default (§4.5). FP32 = 80 x 64 lanes x 2
 // x 2.25e9 = 23.04 TFLOP/s (§4.5 derivation); FP16 46.08 (packed, §4.5 "derived"); FP64 1/16 rate =
 // 1.44. No matrix cores. 16 GiB GDDR6 on a 256-bit bus: 512 GB/s. L2 4 MiB, Infinity Cache 128 MiB. The
-// SQ_INSTS_VALU_* FLOP counters are not defined for gfx1030 (§4.1), hence roofline_counters = false.
+// SQ_INSTS_VALU_* FLOP counters are not defined for gfx1030 (§4.1), hence roofline_counters = false (the
+// counter roofline places only the device-memory bandwidth, from GL2C requests).
 constexpr DeviceSpec rx6900xt() {
   DeviceSpec d{};
   d.key = "rx6900xt";
@@ -163,7 +164,8 @@ constexpr DeviceSpec rx6900xt() {
   set(d, Pipe::Vector, DataType::F16, per_clock(80, 2250, 256));
   set(d, Pipe::Vector, DataType::F64, per_clock(80, 2250, 128.0 / 16));
   set(d, MemLevel::Hbm, 512);
-  d.note = "RDNA2: no FLOP counters, so no counter roofline; the table still serves occupancy and reports";
+  d.note = "RDNA2: no FLOP counters, so the counter roofline places only the device-memory bandwidth (GL2C requests, "
+           "which include Infinity Cache hits); the table also serves occupancy and reports";
   return d;
 }
 

@@ -257,9 +257,12 @@ RooflinePoint Evaluator::evaluate(const CounterStats* stats, const Ceilings& cei
     p.above_roof = true;
     p.status = PointStatus::AboveRoof;
     p.reasons.insert(p.reasons.begin(), above.begin(), above.end());
+  } else if (!set_.flop_counters) {
+    p.status = incomplete ? PointStatus::Incomplete : PointStatus::BandwidthOnly;
   } else {
     p.status = incomplete ? PointStatus::Incomplete : PointStatus::Ok;
   }
+  if (!set_.flop_counters) p.reasons.insert(p.reasons.begin(), set_.limitation);
   return p;
 }
 
@@ -285,6 +288,7 @@ const char* to_string(PointStatus s) {
     case PointStatus::AboveRoof: return "above_roof";
     case PointStatus::Incomplete: return "incomplete";
     case PointStatus::Unavailable: return "unavailable";
+    case PointStatus::BandwidthOnly: return "bandwidth_only";
   }
   return "incomplete";
 }
@@ -367,6 +371,7 @@ class RooflineBuilder {
       RooflineCounterSet set = roofline_counter_set(agent.name);
       ar.family = set.family;
       ar.unavailable_reason = set.unavailable_reason;
+      ar.limitation = set.limitation;
       CeilingOptions co{options_.empirical, options_.memory_bandwidth_gbps};
       ar.ceilings = resolve_ceilings(agent.name, agent.product_name,
                                      find_device(agent.name, agent.product_name, agent.cu_count), co);
@@ -656,6 +661,7 @@ nlohmann::json roofline_document(const Trace& trace, const RooflineResult& resul
                        {"roofline_available", a.unavailable_reason.empty()},
                        {"reason", a.unavailable_reason.empty() ? nlohmann::json(nullptr)
                                                                : nlohmann::json(a.unavailable_reason)},
+                       {"limitation", a.limitation.empty() ? nlohmann::json(nullptr) : nlohmann::json(a.limitation)},
                        {"ceilings", to_json(a.ceilings)}});
   }
   nlohmann::json kernels = nlohmann::json::array();

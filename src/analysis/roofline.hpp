@@ -38,8 +38,9 @@ enum class PointStatus : uint8_t {
   AboveRoof,    // complete, but above a ceiling beyond the tolerance: a measurement error
   Incomplete,   // some counters or ceilings are missing; what is known is still reported
   Unavailable,  // the architecture has no roofline counters
+  BandwidthOnly,  // RDNA: the device-memory traffic is placed against its ceiling; no FLOP counters exist
 };
-const char* to_string(PointStatus s);  // "ok", "above_roof", "incomplete", "unavailable"
+const char* to_string(PointStatus s);  // "ok", "above_roof", "incomplete", "unavailable", "bandwidth_only"
 
 enum class Bound : uint8_t { Unknown, Memory, Compute };
 const char* to_string(Bound b);  // "unknown", "memory", "compute"
@@ -93,6 +94,7 @@ struct AgentRoofline {
   std::string product_name;
   CounterFamily family = CounterFamily::None;
   std::string unavailable_reason;  // the architecture has no roofline counters
+  std::string limitation;          // what its points cannot place (RDNA: no FLOP counters); empty otherwise
   Ceilings ceilings;
 };
 

@@ -100,6 +100,21 @@ constexpr Q kCdna4[] = {
 #undef AMD_COMMON_FLOPS
 #undef AMD_COMMON_BYTES
 
+// ---- AMD RDNA (gfx1010, gfx1030-gfx1032, gfx1100-gfx1102): device-memory bytes only. rocprofiler-sdk
+// counter_defs.yaml (ROCm/rocprofiler-sdk 8ab1ed7) defines for these FETCH_SIZE and WRITE_SIZE as
+//   read  = 32*GL2C_EA_RDREQ_32B_sum + 64*..._64B_sum + 96*..._96B_sum + 128*..._128B_sum
+//   write = 32*(GL2C_MC_WRREQ_sum - GL2C_EA_WRREQ_64B_sum) + 64*GL2C_EA_WRREQ_64B_sum
+// and no FLOP counters (no SQ_INSTS_VALU_{ADD,MUL,FMA,TRANS}_*): FLOPs, intensity and the roof stay unknown.
+constexpr CounterTerm kRdnaHbmRead[] = {{"GL2C_EA_RDREQ_32B_sum", 32}, {"GL2C_EA_RDREQ_64B_sum", 64},
+                                        {"GL2C_EA_RDREQ_96B_sum", 96}, {"GL2C_EA_RDREQ_128B_sum", 128}};
+constexpr CounterTerm kRdnaHbmWrite[] = {{"GL2C_MC_WRREQ_sum", 32}, {"GL2C_EA_WRREQ_64B_sum", 32}};
+constexpr Q kRdna[] = {
+    Q{kBytes, {}, MemLevel::Hbm, "hbm_read", kRdnaHbmRead},
+    Q{kBytes, {}, MemLevel::Hbm, "hbm_write", kRdnaHbmWrite},
+};
+constexpr std::string_view kRdnaWithByteCounters[] = {"gfx1010", "gfx1030", "gfx1031", "gfx1032",
+                                                      "gfx1100", "gfx1101", "gfx1102"};
+
 // ---- NVIDIA (ncu). Vector FLOPs: SASS thread-instruction counts with FMA counted twice:
 //   FLOPs = ADD + MUL + 2*FMA per precision (smsp__sass_thread_inst_executed_op_<op>_pred_on.sum).
 //   Verified on an H100: a kernel of 16 x 2^24 scalar FMAs read ffma = 268,435,456 (f32, f64 dfma and
@@ -162,8 +177,10 @@ struct BlockLimit {
   int limit;
 };
 // Per-pass limits of the gfx908/90a/94x/950 perfmon configuration (reference §4.1, §3.2).
-constexpr BlockLimit kAmdBlockLimits[] = {{"SQ", 8},  {"TA", 2},  {"TD", 2},   {"TCP", 4}, {"TCC", 4},
-                                          {"CPC", 2}, {"CPF", 2}, {"SPI", 6},  {"GRBM", 2}, {"GDS", 4}};
+// GL2C is RDNA's L2 block: its per-pass limit is in none of our references, so one counter per pass (safe by
+// construction, at one application run per counter).
+constexpr BlockLimit kAmdBlockLimits[] = {{"SQ", 8},  {"TA", 2},  {"TD", 2},   {"TCP", 4},  {"TCC", 4}, {"CPC", 2},
+                                          {"CPF", 2}, {"SPI", 6}, {"GRBM", 2}, {"GDS", 4}, {"GL2C", 1}};
 
 std::string_view block_of(std::string_view counter) { return counter.substr(0, counter.find('_')); }
 
@@ -205,9 +222,22 @@ RooflineCounterSet roofline_counter_set(std::string_view arch_in) {
       set.duration_counter = kNcuDuration;
       break;
     case CounterFamily::AmdRdna:
+      if (std::find(std::begin(kRdnaWithByteCounters), std::end(kRdnaWithByteCounters), arch) !=
+          std::end(kRdnaWithByteCounters)) {
+        set.quantities = kRdna;
+        set.flop_counters = false;
+        set.limitation =
+            arch + " (RDNA) has no FLOP counters (SQ_INSTS_VALU_{ADD,MUL,FMA,TRANS}_* are not defined for gfx10/gfx11 "
+                   "in rocprofiler-sdk counter_defs.yaml): the point places the kernel's device-memory traffic "
+                   "(GL2C_EA / GL2C_MC requests, as FETCH_SIZE and WRITE_SIZE) against the memory-bandwidth ceiling; "
+                   "its FLOP/s, arithmetic intensity, roof and side of the ridge are unknown, and L2, L1 and LDS are "
+                   "not placed (their byte counters are not defined there)";
+        break;
+      }
       set.unavailable_reason =
-          arch + " (RDNA) has no roofline counters: the SQ_INSTS_VALU_{ADD,MUL,FMA,TRANS}_* FLOP counters are not "
-                 "defined for gfx10/gfx11/gfx12 (rocprofiler-sdk counter_defs.yaml), so FLOPs cannot be measured";
+          arch + " (RDNA) has no roofline counters: no FLOP counters (SQ_INSTS_VALU_{ADD,MUL,FMA,TRANS}_*) are defined "
+                 "for gfx10/gfx11/gfx12, and the GL2C memory-request counters are known only for gfx1010, "
+                 "gfx1030-gfx1032 and gfx1100-gfx1102 (rocprofiler-sdk counter_defs.yaml)";
       break;
     case CounterFamily::None:
       set.unavailable_reason = "no roofline counter set is known for architecture '" + arch + "'";
@@ -307,7 +337,8 @@ std::string rocprofv3_pmc_input(std::string_view arch) {
   std::string text = "# rocm-perf roofline counters for " + normalize_arch(arch) + " (" + to_string(set.family) +
                      "): " + std::to_string(passes.size()) +
                      " passes, one application run each.\n"
-                     "# Per-pass block limits: SQ 8, TA 2, TD 2, TCP 4, TCC 4, CPC 2, CPF 2, SPI 6, GRBM 2, GDS 4.\n";
+                     "# Per-pass block limits: SQ 8, TA 2, TD 2, TCP 4, TCC 4, CPC 2, CPF 2, SPI 6, GRBM 2, GDS 4; GL2C 1 (RDNA: "
+                     "its limit is unknown).\n";
   for (const auto& p : passes) {
     text += "pmc:";
     for (const auto& c : p) text += " " + c;

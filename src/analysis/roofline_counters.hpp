@@ -47,11 +47,15 @@ struct RooflineCounterSet {
   // where a counter run's dispatch records carry that run's own timestamps.
   std::string_view duration_counter;
   std::string unavailable_reason;     // non-empty: no roofline counters on this architecture
+  // false (RDNA): byte counters only; the point is "bandwidth_only" and `limitation` says what it cannot place.
+  bool flop_counters = true;
+  std::string limitation;
 };
 
 CounterFamily counter_family(std::string_view arch);
-// The set for `arch` (normalised internally). For RDNA and unknown architectures the set has no
-// quantities and says why in unavailable_reason.
+// The set for `arch` (normalised internally). RDNA with GL2C counters (gfx1010, gfx1030-1032, gfx1100-1102):
+// device-memory bytes only (flop_counters false). Other RDNA and unknown architectures: no quantities, and
+// unavailable_reason says why.
 RooflineCounterSet roofline_counter_set(std::string_view arch);
 
 // Distinct counter / metric names the set needs, in first-use order (plus the duration counter).
@@ -60,7 +64,7 @@ std::vector<std::string> roofline_counter_names(const RooflineCounterSet& set);
 // AMD: splits counters into passes under the per-block limits of one pass (reference §4.1/§3.2:
 // SQ 8, TA 2, TD 2, TCP 4, TCC 4, CPC 2, CPF 2, SPI 6, GRBM 2, GDS 4). The counters of one quantity are
 // kept in one pass where they fit (first fit, in table order). The block is the name's prefix up to the
-// first '_'. Throws rpl::Error(Usage) for a counter of an unknown block.
+// first '_'. RDNA's GL2C, whose limit no reference gives: one per pass. Throws rpl::Error(Usage) for a counter of an unknown block.
 int amd_block_limit(std::string_view counter);  // 0 = unknown block
 std::vector<std::vector<std::string>> split_amd_passes(const RooflineCounterSet& set);
 // rocprofv3 -i text: comment lines, then one "pmc: A B C" line per pass.

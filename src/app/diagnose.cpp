@@ -3,6 +3,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "analysis/amd_counter_analysis.hpp"
 #include "analysis/occupancy.hpp"
 
 namespace rpl::app {
@@ -22,11 +23,22 @@ std::unordered_map<std::string, std::vector<Index>> counted_dispatches_by_kernel
 
 std::string canonical_arch_of(const Agent& a) { return analysis::canonical_arch(a.name); }
 
-bool on_nvidia(const Trace& trace, const std::vector<Index>& dispatches) {
-  if (dispatches.empty()) return false;
+analysis::CounterFamily family_of(const Trace& trace, const std::vector<Index>& dispatches) {
+  if (dispatches.empty()) return analysis::CounterFamily::None;
   Index agent = trace.dispatches[dispatches.front()].agent;
-  return agent < trace.agents.size() &&
-         analysis::counter_family(trace.agents[agent].name) == analysis::CounterFamily::Nvidia;
+  return agent < trace.agents.size() ? analysis::counter_family(trace.agents[agent].name) : analysis::CounterFamily::None;
+}
+
+// The kernel's deep analysis from the counters its dispatches carry: ncu's metrics on NVIDIA, the AMD
+// counter formulas on AMD (amd_counter_analysis.hpp). nullopt when nothing could be measured.
+std::optional<analysis::DeepAnalysis> counter_deep_analysis(const Trace& trace, const std::vector<Index>& dispatches) {
+  const auto family = family_of(trace, dispatches);
+  if (family == analysis::CounterFamily::None) return std::nullopt;
+  analysis::DeepAnalysis deep = family == analysis::CounterFamily::Nvidia
+                                    ? analysis::ncu_deep_analysis(trace, dispatches)
+                                    : analysis::amd_counter_deep_analysis(trace, dispatches);
+  if (!deep.available) return std::nullopt;
+  return deep;
 }
 
 // Duration and device waves, from the trace: what the short-kernel rule (LT1) needs.
@@ -65,16 +77,14 @@ void diagnose_kernels(AnalyzeResults& r, const AnalyzeOptions& options) {
     const auto& kernel = r.stats.kernels[i];
     KernelDiagnosis& dx = r.diagnosis[i];
     if (auto it = roofline_of.find(kernel.name); it != roofline_of.end()) dx.roofline = it->second;
-    if (auto it = counted.find(kernel.name); it != counted.end() && on_nvidia(r.trace, it->second)) {
-      analysis::DeepAnalysis deep = analysis::ncu_deep_analysis(r.trace, it->second);
-      if (deep.available) dx.deep = std::move(deep);
-    }
-    if (!dx.deep)  // AMD: the ATT run's results (profile --deep)
-      for (const auto& [name, deep] : options.external_deep)
-        if (name == kernel.name && deep.available) {
-          dx.deep = deep;
-          break;
-        }
+    if (auto it = counted.find(kernel.name); it != counted.end()) dx.deep = counter_deep_analysis(r.trace, it->second);
+    // AMD: the ATT run's results (profile --deep), beside the counters' where both exist.
+    for (const auto& [name, deep] : options.external_deep)
+      if (name == kernel.name && deep.available) {
+        if (!dx.deep) dx.deep = deep;
+        else if (dx.deep->source == "counters") dx.deep = analysis::merge_deep_analyses(std::move(*dx.deep), deep);
+        break;
+      }
     const analysis::RooflinePoint* point =
         dx.roofline >= 0 ? &r.roofline.kernels[static_cast<std::size_t>(dx.roofline)].point : nullptr;
     std::optional<double> theoretical;

@@ -7,6 +7,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "analysis/amd_counter_analysis.hpp"
+#include "analysis/counter_file.hpp"
 #include "analysis/counter_pairing.hpp"
 #include "analysis/roofline_counters.hpp"
 #include "collectors/counter_pass.hpp"
@@ -137,9 +139,23 @@ void collect_amd_roofline(const collectors::CounterPassRequest& req, const Trace
   match_run(trace, run, m);
 }
 
-// The thread trace of the first dispatch of each kernel, analysed one dispatch at a time.
-void collect_amd_deep(const collectors::CounterPassRequest& req, const Agent& agent, CounterCollection& c,
+// The thread trace of the first dispatch of each kernel, analysed one dispatch at a time, and the counters of
+// the AMD deep-analysis formulas (hit rates, VALU / MFMA and thread utilisation; amd_counter_analysis.hpp),
+// stored with the trace like any counter pass.
+void collect_amd_deep(collectors::CounterPassRequest req, const Trace& trace, const Agent& agent, CounterCollection& c,
                       CounterMatch& m) {
+  if (const auto names = analysis::amd_deep_counters(c.arch); !names.empty()) {
+    analysis::CounterFile file;
+    file.path = "the deep-analysis counters";
+    file.passes.push_back({0, names});
+    const auto passes = analysis::plan_amd_counter_passes(file);
+    c.passes.insert(c.passes.end(), passes.begin(), passes.end());
+    collectors::CounterPassRequest counters_req = req;
+    counters_req.run_dir = req.run_dir + "/deep-counters";
+    const auto run = collectors::run_rocprof_pmc_pass(counters_req, analysis::rocprofv3_input_text(passes, file.path));
+    record_run(c, run);
+    match_run(trace, run, m);
+  }
   const auto att = collectors::run_rocprof_att_pass(req);
   record_run(c, att);
   c.att_diagnosis = att.diagnosis;
@@ -276,7 +292,7 @@ CounterCollection collect_counters(const CounterCollectionOptions& o, const std:
     c.vendor = "amd";
     c.tool = "rocprofv3";
     if (o.roofline) collect_amd_roofline(req, trace, c, m);
-    if (o.deep) collect_amd_deep(req, *agent, c, m);
+    if (o.deep) collect_amd_deep(req, trace, *agent, c, m);
     if (o.counter_file) collect_file(o, req, trace, c, m);
   } else {
     throw Error(ExitCode::Usage, fmt::format("no counter collection for architecture '{}' (neither sm_XX nor gfxNNN)", c.arch));

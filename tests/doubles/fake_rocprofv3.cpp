@@ -12,7 +12,8 @@
 // --output-format with several formats; with pftrace it also writes a placeholder .pftrace).
 //   FAKE_ROCPROFV3_KERNELS    "name:count:duration_ns;..." (names may contain commas) (default "vecAdd(float*, float*, int):3:16000")
 //   FAKE_ROCPROFV3_PROCESSES  databases to write, as if the app had started children (default 1)
-//   FAKE_ROCPROFV3_ARCH       the GPU agent's architecture: gfx90a (default, MI210), gfx942 (MI300X), gfx1030
+//   FAKE_ROCPROFV3_ARCH       the GPU agent's architecture: gfx90a (default, MI210), gfx942 (MI300X), gfx1030,
+//                             gfx1100
 //
 // Counter runs (`-i FILE` with "pmc:" lines, as rocprofv3 ROCm 7.x): the application runs once per pmc line
 // and each run writes DIR/pmc_<N>/<hostname>/<pid>_results.db holding the dispatches (timestamps of that run,
@@ -79,6 +80,9 @@ Agent agent_for(const std::string& arch) {
   if (arch == "gfx1030")
     return {arch, "AMD Radeon RX 6900 XT",
             R"({"cu_count":80,"simd_per_cu":2,"max_waves_per_simd":16,"wave_front_size":32,"lds_size_in_kb":64,"max_engine_clk_fcompute":2250})"};
+  if (arch == "gfx1100")
+    return {arch, "AMD Radeon RX 7900 XTX",
+            R"({"cu_count":96,"simd_per_cu":2,"max_waves_per_simd":16,"wave_front_size":32,"lds_size_in_kb":64,"max_engine_clk_fcompute":2500})"};
   return {"gfx90a", "AMD Instinct MI210",
           R"({"cu_count":104,"simd_per_cu":4,"max_waves_per_simd":8,"wave_front_size":64,"lds_size_in_kb":64,"max_engine_clk_fcompute":1700})"};
 }

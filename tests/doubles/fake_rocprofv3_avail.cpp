@@ -2,7 +2,7 @@
 // ROCm 7.x's tool ("GPU : N", "Name : gfxNNN", "PMC :" and the counter names in columns), for the tests of
 // `rocm-perf counters list` and of the --counters check. The counter names per architecture are those the
 // project's reference notes list from ROCm 7.0's counter_defs.yaml.
-//   FAKE_ROCPROFV3_ARCH        gfx90a (default) | gfx942 | gfx1030 (few counters)
+//   FAKE_ROCPROFV3_ARCH        gfx90a (default) | gfx942 | gfx1030 | gfx1100 (RDNA: no FLOP, TCC, TCP counters)
 //   FAKE_ROCPROFV3_AVAIL_MODE  ok (default) | fail (exit 1, a message on stderr) | garbage (no agent block)
 #include <fmt/core.h>
 
@@ -18,9 +18,23 @@ std::string env_or(const char* name, const std::string& fallback) {
 }
 
 std::vector<std::string> counters_for(const std::string& arch) {
-  if (arch == "gfx1030") return {"SQ_WAVES", "SQ_WAVE_CYCLES", "SQ_BUSY_CYCLES", "GRBM_GUI_ACTIVE", "GRBM_COUNT", "GPUBusy"};
+  if (arch == "gfx1030" || arch == "gfx1100") {
+    // RDNA: rocprofiler-sdk counter_defs.yaml (8ab1ed7) names defined for both; no FLOP, TCC or TCP counters.
+    std::vector<std::string> c = {"SQ_WAVES", "SQ_WAVE_CYCLES", "SQ_BUSY_CYCLES", "SQ_INSTS_VALU", "SQ_INSTS_SALU",
+                                  "SQ_INSTS_SMEM", "SQ_INSTS_LDS", "SQ_INSTS_FLAT", "SQ_WAIT_ANY", "SQ_WAIT_INST_ANY",
+                                  "SQ_WAIT_INST_LDS", "SQ_INSTS_WAVE32", "SQ_INSTS_WAVE32_VALU", "SQ_WAVE32_INSTS",
+                                  "SQ_WAVE64_INSTS", "SQC_LDS_IDX_ACTIVE", "SQC_LDS_BANK_CONFLICT", "GRBM_GUI_ACTIVE",
+                                  "GRBM_COUNT", "GPUBusy", "TA_TA_BUSY", "GL2C_HIT", "GL2C_HIT_sum", "GL2C_MISS",
+                                  "GL2C_MISS_sum", "GL2C_MC_RDREQ_sum", "GL2C_MC_WRREQ_sum", "GL2C_MC_WRREQ_STALL",
+                                  "GL2C_EA_WRREQ_64B_sum", "FETCH_SIZE", "WRITE_SIZE", "L2CacheHit"};
+    for (const char* n : {"32B", "64B", "96B", "128B"}) c.push_back(fmt::format("GL2C_EA_RDREQ_{}_sum", n));
+    for (const char* n : arch == "gfx1030" ? std::vector<const char*>{"TA_FLAT_LOAD_WAVEFRONTS_sum", "TA_FLAT_STORE_WAVEFRONTS_sum"}
+                                           : std::vector<const char*>{"TA_BUFFER_LOAD_WAVEFRONTS_sum", "TA_BUFFER_STORE_WAVEFRONTS_sum"})
+      c.push_back(n);
+    return c;
+  }
   std::vector<std::string> c = {"SQ_WAVES", "SQ_WAVE_CYCLES", "SQ_BUSY_CYCLES", "SQ_BUSY_CU_CYCLES", "SQ_INSTS_VALU",
-                                "SQ_ACTIVE_INST_VALU", "SQ_INSTS_SALU", "SQ_INSTS_SMEM", "SQ_WAIT_INST_ANY",
+                                "SQ_ACTIVE_INST_VALU", "SQ_THREAD_CYCLES_VALU", "SQ_VALU_MFMA_BUSY_CYCLES", "SQ_INSTS_SALU", "SQ_INSTS_SMEM", "SQ_WAIT_INST_ANY",
                                 "SQ_INSTS_VMEM_RD", "SQ_INSTS_VMEM_WR", "SQ_LDS_IDX_ACTIVE", "SQ_LDS_BANK_CONFLICT",
                                 "SQ_INSTS_VALU_INT32", "SQ_INSTS_VALU_INT64", "GRBM_GUI_ACTIVE", "GRBM_COUNT",
                                 "TCC_HIT_sum", "TCC_MISS_sum", "TCC_REQ_sum", "TCC_ATOMIC_sum", "TCC_BUBBLE_sum",
