@@ -246,6 +246,32 @@ TEST(ProfileMonitor, TimingOnlyRunsAreMonitoredToo) {
   EXPECT_EQ(doc["runs"]["per_run"][0]["device_samples"], 0);  // no database to store them in
 }
 
+TEST(ProfileMonitor, NvidiaClocksNotLockedAndABusyGpuAreReproducibilityWarnings) {
+  // The NVML stand-in's SM clock alternates 1980 / 1410 MHz and the GPU reads 40% busy before the first run.
+  TempDir dir;
+  auto r = test::run_cli({"profile", "--no-rocprof", "--platform", "cuda", "--runs", "2", "--monitor-device",
+                          "--sampling-interval", "5", "-o", dir.path(), "--", "/bin/sh", "-c", "sleep 0.05"},
+                         {{"RPL_NVML_LIBRARY", RPL_FAKE_NVML}, {"FAKE_NVML_SM_CLOCKS", "1980,1410"},
+                          {"FAKE_NVML_GPU_UTILIZATION", "40"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(test::validate_against_schema("profile", dir.file("profile.json")), "");
+  const auto warnings = load(dir.file("profile.json"))["runs"]["reproducibility_warnings"];
+  ASSERT_EQ(warnings.size(), 2u) << warnings.dump(1);
+  EXPECT_NE(warnings[0].get<std::string>().find("40% busy"), std::string::npos);
+  EXPECT_NE(warnings[1].get<std::string>().find("between 1410 and 1980 MHz"), std::string::npos);
+  EXPECT_NE(r.err.find("reproducibility: "), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("clocks are not locked"), std::string::npos) << r.out;
+
+  // Locked clocks and an idle GPU: nothing to say.
+  TempDir quiet;
+  r = test::run_cli({"profile", "--no-rocprof", "--platform", "cuda", "--runs", "2", "--monitor-device",
+                     "--sampling-interval", "5", "-o", quiet.path(), "--", "/bin/sh", "-c", "sleep 0.05"},
+                    {{"RPL_NVML_LIBRARY", RPL_FAKE_NVML}, {"FAKE_NVML_GPU_UTILIZATION", "0"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(load(quiet.file("profile.json"))["runs"]["reproducibility_warnings"].empty());
+  EXPECT_EQ(r.err.find("reproducibility: "), std::string::npos) << r.err;
+}
+
 TEST(ProfileMonitor, BadIntervalAndMissingLibraryAreClearErrors) {
   TempDir dir;
   EXPECT_EQ(test::run_cli({"profile", "--sampling-interval", "0", "--", "/bin/true"}).exit_code, 2);

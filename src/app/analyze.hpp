@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/run_stability.hpp"
 #include "analysis/api_stats.hpp"
 #include "analysis/pc_hotspots.hpp"
 #include "analysis/bottleneck.hpp"
@@ -78,6 +79,8 @@ struct AnalyzeResults {
   std::optional<analysis::ApiStatsResult> api_stats;  // AnalysisOptions::api_stats
   // `profile --pc-sampling`: the hotspots of the PC-sampling run (app/pc_sampling.hpp), for report.html.
   std::vector<analysis::KernelHotspots> pc_hotspots;
+  // `profile`: run-to-run stability and device-state warnings, for analysis.json's findings; empty for `analyze`.
+  std::optional<analysis::RunToRun> run_to_run;
 };
 
 // Throws rpl::Error(Usage) naming the value for an option that cannot be right (checked before any work).

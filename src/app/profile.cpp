@@ -54,7 +54,11 @@ std::unique_ptr<collectors::DeviceMonitor> make_monitor(const ProfileOptions& o,
 
 // The run's samples: summarised, and stored in its first database (the samples are the device's, not one
 // process's, so one copy; the analysis of that database then draws them).
-void keep_device_samples(RunRecord& run, std::vector<DeviceMetricSeries> series) {
+void keep_device_samples(RunRecord& run, std::vector<DeviceMetricSeries> series, ProfileResults& out) {
+  if (run.index == 1)
+    for (const auto& s : series)
+      if (s.metric == "gpu_utilization" && !s.values.empty())
+        out.utilization_before_first_run_pct = std::max(out.utilization_before_first_run_pct.value_or(0), s.values.front());
   run.devices = analysis::summarize_device_metrics(series);
   if (!run.databases.empty()) run.device_samples = rocpd::append_device_metrics(run.databases.front(), series);
 }
@@ -70,6 +74,19 @@ analysis::DurationStats stats_of(const std::vector<RunRecord>& runs) {
   std::vector<double> v;
   for (const auto& r : runs) v.push_back(r.runtime_ns);
   return analysis::compute_duration_stats(v);
+}
+
+// Stability across the runs and what the device monitor saw that makes timings irreproducible; the warnings
+// go to stderr at once.
+analysis::RunToRun stability_across_runs(const ProfileResults& out) {
+  std::vector<std::vector<analysis::DeviceMetricSummary>> devices;
+  for (const auto& r : out.runs) devices.push_back(r.devices);
+  std::vector<analysis::KernelRunToRun> kernels;
+  for (const auto& k : out.kernels_across_runs) kernels.push_back({k.name, k.total_per_run});
+  auto r = analysis::run_to_run(out.runtime_across_runs, out.runs.size(), kernels,
+                                analysis::device_state_warnings(devices, out.utilization_before_first_run_pct));
+  for (const auto& w : r.warnings) log::warn("reproducibility: {}", w);
+  return r;
 }
 
 void run_timing_only(const ProfileOptions& o, ProfileResults& out, Progress& progress) {
@@ -88,7 +105,7 @@ void run_timing_only(const ProfileOptions& o, ProfileResults& out, Progress& pro
     spec.timeout_s = o.timeout_s;
     if (monitor) monitor->start();
     run.process = run_process(spec);
-    if (monitor) keep_device_samples(run, monitor->stop());
+    if (monitor) keep_device_samples(run, monitor->stop(), out);
     run.runtime_ns = run.process.wall_ns;
     if (!run.process.ok()) application_failed(run, o.argv[0]);
     out.runs.push_back(std::move(run));
@@ -147,7 +164,7 @@ void run_traced(const ProfileOptions& o, platform::Kind kind, ProfileResults& ou
     std::vector<DeviceMetricSeries> samples = monitor ? monitor->stop() : std::vector<DeviceMetricSeries>{};
     run.process = c.process;
     run.databases = c.databases;
-    if (monitor) keep_device_samples(run, std::move(samples));
+    if (monitor) keep_device_samples(run, std::move(samples), out);
     run.stdout_file = c.stdout_file;
     run.stderr_file = c.stderr_file;
     if (!run.process.ok()) application_failed(run, o.argv[0]);
@@ -220,6 +237,7 @@ ProfileResults run_profile(const ProfileOptions& o) {
     run_traced(o, *kind, out, progress);
   out.runtime_across_runs = stats_of(out.runs);
   out.representative_run = median_index(out.runs);
+  out.run_to_run = stability_across_runs(out);
 
   if (!o.timing_only && (o.roofline || o.deep || counters)) {
     progress.update("counter pass");
@@ -275,6 +293,7 @@ ProfileResults run_profile(const ProfileOptions& o) {
       for (const auto& att : out.counters->att) ao.external_deep.emplace_back(att.kernel, att.deep);
     out.analysis = run_analyze(ao);
     if (out.pc_sampling) out.analysis->pc_hotspots = out.pc_sampling->kernels;
+    out.analysis->run_to_run = out.run_to_run;
   }
   progress.done();
   return out;

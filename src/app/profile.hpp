@@ -86,6 +86,10 @@ struct ProfileResults {
   std::optional<std::string> pc_sampling_failure;     // the PC-sampling run failed: every other output stands
   std::string device_monitor;           // "nvml", "rocm-smi"; empty when not monitored
   unsigned sampling_interval_ms = 0;
+  // --monitor-device: the busiest device's utilisation (%) in the sample before the first run's application
+  // started (analysis/run_stability: another process on the GPU).
+  std::optional<double> utilization_before_first_run_pct;
+  analysis::RunToRun run_to_run;  // stability across the runs and device-state warnings
 };
 
 ProfileResults run_profile(const ProfileOptions& options);

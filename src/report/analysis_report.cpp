@@ -131,10 +131,10 @@ void add_kernel_findings(const app::AnalyzeResults& r, const PathShares& path, n
       findings.push_back(finding("unstable_kernel", "warning",
                                  fmt::format("{}: dispatches of the same launch shape and duration class vary (CV "
                                              "{:.3f} {}, time-weighted over its {} shape(s)): its timings are not "
-                                             "reliable for comparisons",
+                                             "reliable for comparisons; {}",
                                              k.name, k.within_class_cv,
                                              analysis::to_string(analysis::VariationScope::WithinDurationClass),
-                                             k.shapes.size()),
+                                             k.shapes.size(), analysis::instability_remedy()),
                                  {{"cv", k.within_class_cv}, {"variation", "within_duration_class"},
                                   {"within_shape_cv", k.within_shape_cv}, {"threshold", Thresholds::kUnstableCv},
                                   {"count", k.durations.count}, {"shape_count", k.shapes.size()}},
@@ -200,6 +200,33 @@ void add_bottleneck_findings(const app::AnalyzeResults& r, nlohmann::json& findi
   }
 }
 
+// profile: the runtime or a kernel's time varied between runs beyond "moderate" (CV > 0.10 over 3+ runs), and
+// what the device monitor saw that makes timings irreproducible.
+void add_run_to_run_findings(const app::AnalyzeResults& r, nlohmann::json& findings) {
+  if (!r.run_to_run) return;
+  const auto& rr = *r.run_to_run;
+  if (rr.unstable()) {
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const auto& k : rr.unstable_kernels)
+      kernels.push_back({{"name", k.name}, {"cv", k.total_per_run.cv}, {"mean_ns", k.total_per_run.mean_ns}});
+    std::string what = rr.runtime.stability == analysis::Stability::Unstable
+                           ? fmt::format("the runtime varies between runs (CV {:.3f} over {} runs)", rr.runtime.cv, rr.runs)
+                           : fmt::format("{} kernel(s) vary between runs (the most: {}, CV {:.3f} over {} runs)",
+                                         rr.unstable_kernels.size(), rr.unstable_kernels.front().name,
+                                         rr.unstable_kernels.front().total_per_run.cv, rr.runs);
+    findings.push_back(finding("run_to_run_instability", "warning",
+                               fmt::format("{}: comparisons between runs are not reliable; {}", what,
+                                           analysis::instability_remedy()),
+                               {{"runs", rr.runs}, {"runtime_cv", rr.runtime.cv},
+                                {"threshold", Thresholds::kUnstableCv}, {"min_runs", analysis::kMinRunsForStability},
+                                {"unstable_kernels", kernels}, {"device_warnings", rr.warnings}}));
+  }
+  for (const auto& w : rr.warnings)
+    findings.push_back(finding("reproducibility", "warning", w + " (docs/reproducibility.md)",
+                               {{"clock_spread_threshold", analysis::kClockSpreadWarning},
+                                {"busy_before_run_threshold_pct", analysis::kBusyBeforeRunPct}}));
+}
+
 nlohmann::json findings_json(const app::AnalyzeResults& r, const PathShares& path) {
   nlohmann::json findings = nlohmann::json::array();
   add_gpu_idle_finding(r, findings);
@@ -207,6 +234,7 @@ nlohmann::json findings_json(const app::AnalyzeResults& r, const PathShares& pat
   add_kernel_findings(r, path, findings);
   add_inferred_edges_finding(r, findings);
   add_bottleneck_findings(r, findings);
+  add_run_to_run_findings(r, findings);
   return findings;
 }
 

@@ -1,5 +1,6 @@
 // dag.json: the critical path, per-dispatch slack and the what-if predictions. Large arrays are written
 // as rows of numbers with names by index, streamed, so a 10M-dispatch trace does not need a JSON DOM.
+#include "analysis/kernel_slack.hpp"
 #include "report/analyze_report.hpp"
 #include "report/idle_report.hpp"
 
@@ -110,6 +111,17 @@ void write_dag_document(JsonStream& out, const app::AnalyzeResults& r) {
   for (const auto& w : r.what_if) what_if.push_back(what_if_json(w));
   out.key("what_if");
   out.value(what_if);
+
+  // Per kernel: the minimum and median slack of its dispatches (analysis/kernel_slack.hpp).
+  nlohmann::json slack = nlohmann::json::array();
+  for (const auto& k : analysis::kernel_slack(t, dag))
+    slack.push_back({{"name", k.name},
+                     {"dispatches", k.dispatches},
+                     {"on_critical_path", k.on_critical_path},
+                     {"min_slack_ns", k.min_slack_ns},
+                     {"median_slack_ns", k.median_slack_ns}});
+  out.key("kernel_slack");
+  out.value(slack);
 
   out.key("kinds");
   out.value(nlohmann::json{"dispatch", "copy"});

@@ -60,7 +60,8 @@ nlohmann::json runs_json(const app::ProfileResults& p) {
           {"representative_run", p.runs[p.representative_run].index},
           {"runtime", durations_json(p.runtime_across_runs)},
           {"per_run", per_run},
-          {"kernels", kernels}};
+          {"kernels", kernels},
+          {"reproducibility_warnings", p.run_to_run.warnings}};
   if (!p.device_monitor.empty())
     out["device_monitor"] = {{"source", p.device_monitor}, {"sampling_interval_ms", p.sampling_interval_ms}};
   return out;
@@ -93,6 +94,8 @@ std::string profile_terminal_summary(const app::ProfileResults& p, const ReportO
       "{} runs ({}{}): runtime mean {:.3f} ms, median {:.3f} ms, CV {:.3f} ({})\n", p.runs.size(), p.mode,
       p.mode == "trace" ? ", " + p.collector : std::string(), s.mean_ns / 1e6, s.median_ns / 1e6, s.cv,
       analysis::to_string(s.stability));
+  for (const auto& w : p.run_to_run.warnings) out += "  reproducibility: " + w + "\n";
+  if (p.run_to_run.unstable()) out += "  unstable between runs: " + analysis::instability_remedy() + "\n";
   for (const auto& d : p.runs[p.representative_run].devices)
     out += fmt::format("  device {} ({}): {} samples over {:.2f} s; energy {}; power mean {} W, peak {} W; peak memory "
                        "used {} MiB\n",

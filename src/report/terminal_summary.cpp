@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "analysis/kernel_slack.hpp"
+#include "analysis/run_stability.hpp"
 #include "report/analyze_report.hpp"
 #include "report/api_stats_report.hpp"
 #include "report/idle_report.hpp"
@@ -82,6 +84,10 @@ std::string terminal_summary(const app::AnalyzeResults& r, const ReportOptions& 
   }
   if (r.stats.kernels.size() > options.top)
     put(out, "  ... {} more (--top N to show more)", r.stats.kernels.size() - options.top);
+  bool unstable_shown = false;
+  for (std::size_t i = 0; i < r.stats.kernels.size() && i < options.top; ++i)
+    unstable_shown |= r.stats.kernels[i].stability == analysis::Stability::Unstable;
+  if (unstable_shown) put(out, "  unstable kernels: {}", analysis::instability_remedy());
   out.push_back('\n');
 
   put(out, "Critical path ({} ordering; edges: {} stream, {} event, {} sync, {} barrier{}{})", dag.ordering,
@@ -101,6 +107,16 @@ std::string terminal_summary(const app::AnalyzeResults& r, const ReportOptions& 
     const auto& c = dag.contributions[i];
     put(out, "  {:>5.1f}%  {:<{}} ({} on path, {})", 100 * c.fraction_of_path, shorten(c.name, name_width), name_width,
          c.dispatches_on_path, us(c.time_on_path_ns));
+  }
+  const auto slack = analysis::kernel_slack(r.trace, dag);
+  if (!slack.empty()) {
+    put(out, "  slack per kernel (how much later its dispatches could start without delaying the end):");
+    put(out, "    {:<{}} {:>10} {:>10} {:>12}", "kernel", name_width, "min", "median", "on path");
+    for (std::size_t i = 0; i < slack.size() && i < options.top; ++i) {
+      const auto& k = slack[i];
+      put(out, "    {:<{}} {:>10} {:>10} {:>5} of {:<5}", shorten(k.name, name_width), name_width,
+           us(static_cast<double>(k.min_slack_ns)), us(k.median_slack_ns), k.on_critical_path, k.dispatches);
+    }
   }
 
   if (!r.what_if.empty()) {

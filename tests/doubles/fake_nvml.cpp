@@ -2,6 +2,12 @@
 // uses, for machines without an NVIDIA driver. One device, "Fake NVML GPU": 150 W constant, an energy
 // counter advancing at 150 W of wall time since the library was loaded, fixed clocks, temperature, memory
 // used and utilisation. Loaded through RPL_NVML_LIBRARY.
+//   FAKE_NVML_SM_CLOCKS        "A,B,...": the SM clock cycles through these values, one per reading (default 1980)
+//   FAKE_NVML_GPU_UTILIZATION  the GPU utilisation in percent (default 50)
+#include <cstdlib>
+#include <string>
+#include <vector>
+
 #include "seconds_since_load.hpp"
 
 namespace {
@@ -48,7 +54,20 @@ int nvmlDeviceGetTotalEnergyConsumption(void*, unsigned long long* mj) {
   return 0;
 }
 int nvmlDeviceGetClockInfo(void*, int type, unsigned* mhz) {
-  *mhz = type == 1 ? 1980 : 2619;  // SM, memory
+  static const std::vector<unsigned> sm = [] {
+    std::vector<unsigned> v;
+    const char* spec = std::getenv("FAKE_NVML_SM_CLOCKS");
+    std::string s = spec && *spec ? spec : "1980";
+    for (std::size_t at = 0; at <= s.size();) {
+      const std::size_t comma = s.find(',', at);
+      v.push_back(static_cast<unsigned>(std::stoul(s.substr(at, comma - at))));
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+    return v;
+  }();
+  static std::size_t reading = 0;
+  *mhz = type == 1 ? sm[reading++ % sm.size()] : 2619;  // SM, memory
   return 0;
 }
 int nvmlDeviceGetTemperature(void*, int, unsigned* c) {
@@ -60,7 +79,8 @@ int nvmlDeviceGetMemoryInfo(void*, FakeMemory* m) {
   return 0;
 }
 int nvmlDeviceGetUtilizationRates(void*, FakeUtilization* u) {
-  *u = {50, 20};
+  const char* gpu = std::getenv("FAKE_NVML_GPU_UTILIZATION");
+  *u = {gpu && *gpu ? static_cast<unsigned>(std::atoi(gpu)) : 50u, 20};
   return 0;
 }
 }
