@@ -212,7 +212,7 @@ namespace {
 nlohmann::json analyze_kernel(const AmdKernel& k, test::TempDir& dir, const std::string& name) {
   Mi300x m;
   m.dispatches(2, k);
-  m.b.trace().processes[0].guid = "0198a0b1-2c3d-7e4f-8a9b-0000000000a" + name.substr(0, 1);
+  m.b.trace().processes[0].guid = "0198a0b1-2c3d-7e4f-8a9b-0000000000a1";  // one database per output directory
   const std::string db = dir.file(name + ".db");
   rocpd::write_process(m.b.trace(), 0, db);
   const auto r = test::run_cli({"analyze", db, "-o", dir.file(name)});
