@@ -4,6 +4,10 @@
 // Same search and ratios as the CLI path of bench/autotune/replay_bench.py (which runs every configuration as a
 // process), at a fraction of the time, so search changes can be compared over many spaces and seeds.
 //
+// Each seed's line also carries its curve: "improvements", [[t, ratio], ...], the count t of configurations
+// measured so far (invalid ones included, as Kernel Tuner counts max_fevals) whenever the best ratio improved,
+// and "evaluations", the count at the end.
+//
 // Usage: autotune_quality SPACE.json|- [--seeds N] [--first-seed S] [--budget 2%|N] [--strategy model|random]
 //        [--trace SEED]
 #include <CLI/CLI.hpp>
@@ -16,22 +20,12 @@
 #include <string>
 #include <unordered_map>
 
+#include "autotune/simulation.hpp"
 #include "autotune/tuner.hpp"
 
 namespace {
 
 using namespace rpl::autotune;
-
-// Looks configurations up in the measured table; one the table marks invalid fails like its launch did.
-struct TableEvaluator : Evaluator {
-  std::unordered_map<std::string, double> ms;  // key -> time; negative: invalid
-  Outcome evaluate(const SearchSpace& space, ConfigView c, std::size_t) override {
-    const auto it = ms.find(space.key(c));
-    if (it == ms.end() || it->second < 0) return {false, 0, "invalid in the measured table"};
-    return {true, it->second, ""};
-  }
-  nlohmann::ordered_json describe() const override { return {{"kind", "measured table"}}; }
-};
 
 struct Settings {
   std::string path;
@@ -55,9 +49,9 @@ int run(const Settings& s) {
     doc = nlohmann::ordered_json::parse(in);
   }
   const auto space = SearchSpace::from_json(doc["space"], path);
-  TableEvaluator table;
-  double optimum = std::numeric_limits<double>::infinity();
-  std::size_t valid = 0, unmatched = 0;
+  // The measured table answers every configuration (the product's simulation evaluator, src/autotune/simulation).
+  std::unordered_map<std::string, Outcome> rows;
+  std::size_t unmatched = 0;
   for (const auto& r : doc["results"]) {
     std::vector<double> values;
     for (const auto& [name, _] : doc["space"]["parameters"].items()) values.push_back(r[name].get<double>());
@@ -67,17 +61,17 @@ int run(const Settings& s) {
       continue;
     }
     const double ms = r["valid"].get<bool>() ? r["time_ms"].get<double>() : -1;
-    table.ms[space.key(space.config(index))] = ms;
-    if (ms > 0) {
-      optimum = std::min(optimum, ms);
-      ++valid;
-    }
+    rows[space.key(space.config(index))] =
+        ms > 0 ? Outcome{true, ms, ""} : Outcome{false, 0, "invalid in the measured table"};
   }
+  TableEvaluator table(std::move(rows), {{"kind", "measured table"}});
+  const std::size_t valid = table.valid();
   if (unmatched != 0 || valid == 0) {
     std::cerr << "autotune_quality: " << path << ": " << unmatched << " measured rows outside the space, " << valid
               << " valid\n";
     return 2;
   }
+  const double optimum = *table.optimum();
   std::vector<double> ratios;
   for (int seed = first_seed; seed < first_seed + seeds; ++seed) {
     TuneOptions options;
@@ -91,8 +85,16 @@ int run(const Settings& s) {
       for (const auto& m : result.measurements)
         std::cerr << m.sequence << " " << m.phase << " " << space.key(space.config(m.config)) << " "
                   << (m.outcome.valid ? m.outcome.objective / optimum : -1.0) << "\n";
+    nlohmann::json improvements = nlohmann::json::array();
+    double best = std::numeric_limits<double>::infinity();
+    for (const auto& m : result.measurements)
+      if (m.outcome.valid && m.outcome.objective / optimum < best) {
+        best = m.outcome.objective / optimum;
+        improvements.push_back({m.sequence + 1, best});
+      }
     std::cout << nlohmann::json{{"seed", seed}, {"ratio", ratio}, {"valid_measured", result.valid},
-                                {"invalid_measured", result.invalid}}
+                                {"invalid_measured", result.invalid}, {"evaluations", result.measurements.size()},
+                                {"improvements", improvements}}
                      .dump()
               << std::endl;
   }

@@ -6,7 +6,10 @@ A100, A4000, A6000, MI250X, W6600, W7800). Strategy model and random at a budget
 configurations; ratio = best found / true optimum, as in replay_bench.py.
 
 Usage: inprocess_bench.py --out RESULTS.json [--build build] [--seeds 25] [--first-seed 0] [--jobs 2]
-                          [--spaces NAME ...] [--strategies model random] [--budget 2%]
+                          [--spaces NAME ...] [--strategies model random] [--budget 2%] [--runs-out RUNS.jsonl]
+--runs-out: also every seed's curve, one JSON line per run in kernel_tuner_anchor.py's format (strategy
+"rocm-perf model" / "rocm-perf random"; improvements [[t, ratio], ...] with t counting failed configurations
+too), for anchor_report.py.
 Environment variables are passed through (for experimental switches of a patched build).
 """
 import argparse
@@ -40,6 +43,7 @@ def run_one(binary, path, strategy, args):
     lines = [json.loads(l) for l in p.stdout.decode().splitlines() if l.strip()]
     summary = lines[-1]
     summary["ratios"] = [l["ratio"] for l in lines[:-1]]
+    summary["runs"] = lines[:-1]
     summary["mean_invalid_measured"] = statistics.mean(l["invalid_measured"] for l in lines[:-1])
     return summary
 
@@ -54,6 +58,7 @@ def main():
     ap.add_argument("--spaces", nargs="+")
     ap.add_argument("--strategies", nargs="+", default=["model", "random"])
     ap.add_argument("--out", required=True)
+    ap.add_argument("--runs-out")
     args = ap.parse_args()
     binary = os.path.abspath(os.path.join(args.build, "bench", "autotune_quality"))
     spaces = all_spaces()
@@ -71,7 +76,20 @@ def main():
     doc = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
            "host": os.uname().nodename, "command": " ".join(sys.argv),
            "switches": {k: v for k, v in os.environ.items() if k.startswith("RPL_AT_")},
-           "results": [dict(space=n, strategy=s, **rows[(n, s)]) for n, s in jobs]}
+           "results": [dict(space=n, strategy=s, **{k: v for k, v in rows[(n, s)].items() if k != "runs"})
+                       for n, s in jobs]}
+    if args.runs_out:
+        pct = float(args.budget.rstrip("%")) if args.budget.endswith("%") else None
+        with open(args.runs_out, "w") as f:
+            f.write(json.dumps({"header": True, "date": doc["date"], "host": doc["host"], "cpus": os.cpu_count(),
+                                "command": doc["command"], "rocm_perf_lab_commit": subprocess.run(
+                                    ["git", "-C", HERE, "rev-parse", "HEAD"], capture_output=True,
+                                    text=True).stdout.strip()}) + "\n")
+            for n, s in jobs:
+                for run in rows[(n, s)]["runs"]:
+                    f.write(json.dumps({"space": n, "strategy": f"rocm-perf {s}", "budget_pct": pct,
+                                        "budget": args.budget, "seed": run["seed"], "evaluations": run["evaluations"],
+                                        "improvements": run["improvements"]}) + "\n")
     with open(args.out, "w") as f:
         json.dump(doc, f, indent=1)
 

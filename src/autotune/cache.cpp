@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -121,17 +123,37 @@ void Cache::append(const std::string& key, const nlohmann::ordered_json& config,
   entries_[key] = m;
 }
 
-std::unordered_map<std::string, CachedMeasurement> import_kernel_tuner_cache(const std::string& path,
-                                                                             const SearchSpace& space,
-                                                                             std::size_t* skipped) {
-  std::ifstream in(path);
-  if (!in) throw Error(ExitCode::InputMissing, fmt::format("--import-cache {}: cannot be read", path));
-  std::string text = read_all(path);
+namespace {
+
+// The whole file, decompressed when it is gzip-compressed (the benchmark hub ships .json.gz; zlib reads plain
+// files as they are).
+std::optional<std::string> read_maybe_gzip(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) return std::nullopt;
+  std::string text;
+  char buffer[1 << 16];
+  int n = 0;
+  while ((n = gzread(f, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(n));
+  int status = Z_OK;
+  gzerror(f, &status);
+  const bool failed = n < 0 || (status != Z_OK && status != Z_STREAM_END);
+  gzclose(f);
+  if (failed) return std::nullopt;
+  return text;
+}
+
+}  // namespace
+
+nlohmann::json read_kernel_tuner_cache(const std::string& path, const std::string& flag) {
+  if (!std::filesystem::is_regular_file(path))
+    throw Error(ExitCode::InputMissing, fmt::format("{} {}: cannot be read", flag, path));
+  const std::optional<std::string> text = read_maybe_gzip(path);
+  if (!text) throw Error(ExitCode::InputCorrupt, fmt::format("{} {}: damaged gzip data", flag, path));
   nlohmann::json doc;
   // Kernel Tuner appends entries while it runs and closes the braces at the end; a killed run leaves
   // them open.
   for (const char* close : {"", "}}", "}"}) {
-    std::string attempt = text;
+    std::string attempt = *text;
     if (*close) {
       while (!attempt.empty() && (std::isspace(static_cast<unsigned char>(attempt.back())) || attempt.back() == ','))
         attempt.pop_back();
@@ -143,9 +165,28 @@ std::unordered_map<std::string, CachedMeasurement> import_kernel_tuner_cache(con
     } catch (const nlohmann::json::exception&) {
     }
   }
-  if (!doc.is_object() || !doc.contains("cache") || !doc.contains("tune_params_keys"))
-    throw Error(ExitCode::InputCorrupt, fmt::format("--import-cache {}: not a Kernel Tuner cache file (needs "
-                                                    "\"tune_params_keys\" and \"cache\")", path));
+  if (!doc.is_object() || !doc.contains("cache") || !doc["cache"].is_object() || !doc.contains("tune_params_keys") ||
+      !doc["tune_params_keys"].is_array())
+    throw Error(ExitCode::InputCorrupt, fmt::format("{} {}: not a Kernel Tuner cache file (needs "
+                                                    "\"tune_params_keys\" and \"cache\")", flag, path));
+  for (const auto& k : doc["tune_params_keys"])
+    if (!k.is_string())
+      throw Error(ExitCode::InputCorrupt, fmt::format("{} {}: tune_params_keys holds {}, not a name", flag, path, k.dump()));
+  return doc;
+}
+
+std::unordered_map<std::string, CachedMeasurement> import_kernel_tuner_cache(const std::string& path,
+                                                                             const SearchSpace& space,
+                                                                             std::size_t* skipped,
+                                                                             const std::string& flag) {
+  return kernel_tuner_measurements(read_kernel_tuner_cache(path, flag), path, space, skipped, flag);
+}
+
+std::unordered_map<std::string, CachedMeasurement> kernel_tuner_measurements(const nlohmann::json& doc,
+                                                                             const std::string& path,
+                                                                             const SearchSpace& space,
+                                                                             std::size_t* skipped,
+                                                                             const std::string& flag) {
   std::vector<std::string> keys = doc["tune_params_keys"].get<std::vector<std::string>>();
   std::vector<std::string> ours;
   for (const auto& p : space.parameters()) ours.push_back(p.name);
@@ -153,8 +194,8 @@ std::unordered_map<std::string, CachedMeasurement> import_kernel_tuner_cache(con
     std::string a, b;
     for (const auto& k : keys) a += (a.empty() ? "" : ",") + k;
     for (const auto& k : ours) b += (b.empty() ? "" : ",") + k;
-    throw Error(ExitCode::Usage, fmt::format("--import-cache {}: from a different space (its parameters are {}, the "
-                                             "space's are {})", path, a, b));
+    throw Error(ExitCode::Usage, fmt::format("{} {}: from a different space (its parameters are {}, the "
+                                             "space's are {})", flag, path, a, b));
   }
   std::unordered_map<std::string, CachedMeasurement> out;
   std::size_t outside = 0;

@@ -40,12 +40,22 @@ class Cache {
   std::unordered_map<std::string, CachedMeasurement> entries_;
 };
 
-// Kernel Tuner cache (kernel_tuner's cachefile JSON, possibly left unterminated by a killed run): returns
-// key -> measurement for the configurations of `space` it holds; configurations outside the space are
-// counted in `skipped`. Throws Usage when its tune_params_keys are not the space's parameters.
+// A Kernel Tuner cache file (kernel_tuner's cachefile JSON, plain or gzip-compressed, possibly left
+// unterminated by a killed run), parsed. Throws InputMissing / InputCorrupt naming `flag` and the file.
+nlohmann::json read_kernel_tuner_cache(const std::string& path, const std::string& flag);
+
+// Returns key -> measurement for the configurations of `space` the cache holds; configurations outside the
+// space are counted in `skipped`. Throws Usage when its tune_params_keys are not the space's parameters.
 std::unordered_map<std::string, CachedMeasurement> import_kernel_tuner_cache(const std::string& path,
                                                                              const SearchSpace& space,
-                                                                             std::size_t* skipped);
+                                                                             std::size_t* skipped,
+                                                                             const std::string& flag = "--import-cache");
+// The same from a cache already read (read_kernel_tuner_cache).
+std::unordered_map<std::string, CachedMeasurement> kernel_tuner_measurements(const nlohmann::json& doc,
+                                                                             const std::string& path,
+                                                                             const SearchSpace& space,
+                                                                             std::size_t* skipped,
+                                                                             const std::string& flag);
 
 struct ExportRow {
   std::size_t config;

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -86,6 +87,37 @@ SearchSpace SearchSpace::load(const std::string& path) {
     throw Error(ExitCode::InputCorrupt, fmt::format("space {}: not valid JSON ({})", path, e.what()));
   }
   return from_json(doc, path);
+}
+
+SearchSpace SearchSpace::from_listed(const nlohmann::ordered_json& parameters,
+                                     const std::vector<std::vector<double>>& configs, const std::string& origin) {
+  SearchSpace s;
+  if (!parameters.is_object() || parameters.empty())
+    throw Error(ExitCode::Usage, fmt::format("space {}: no parameters", origin));
+  for (const auto& [name, values] : parameters.items()) s.parameters_.push_back(parse_parameter(name, values, origin));
+  std::set<std::vector<std::uint16_t>> rows;  // sorted: find() searches the rows in lexicographic order
+  for (const auto& values : configs) {
+    if (values.size() != s.parameters_.size())
+      throw Error(ExitCode::Usage, fmt::format("space {}: a configuration has {} values for {} parameters", origin,
+                                               values.size(), s.parameters_.size()));
+    std::vector<std::uint16_t> row(values.size());
+    for (std::size_t p = 0; p < values.size(); ++p) {
+      const auto& vs = s.parameters_[p].values;
+      const auto it = std::find(vs.begin(), vs.end(), values[p]);
+      if (it == vs.end())
+        throw Error(ExitCode::Usage, fmt::format("space {}: parameter \"{}\": value {} is not among its values", origin,
+                                                 s.parameters_[p].name, values[p]));
+      row[p] = static_cast<std::uint16_t>(it - vs.begin());
+    }
+    rows.insert(std::move(row));
+  }
+  if (rows.empty()) throw Error(ExitCode::Usage, fmt::format("space {}: no configuration", origin));
+  if (rows.size() > kMaxConfigurations)
+    throw Error(ExitCode::Usage, fmt::format("space {}: more than {} configurations", origin, kMaxConfigurations));
+  for (const auto& row : rows) s.indices_.insert(s.indices_.end(), row.begin(), row.end());
+  s.count_ = rows.size();
+  s.listed_ = true;
+  return s;
 }
 
 void SearchSpace::enumerate(const std::string& origin) {
@@ -197,6 +229,12 @@ nlohmann::ordered_json SearchSpace::definition() const {
   return {{"parameters", params}, {"restrictions", restrictions_}};
 }
 
-std::string SearchSpace::fingerprint() const { return definition().dump(); }
+std::string SearchSpace::fingerprint() const {
+  if (!listed_) return definition().dump();
+  // A listed space is its parameters and the list itself.
+  std::uint64_t h = 1469598103934665603ull;
+  for (std::uint16_t i : indices_) h = (h ^ i) * 1099511628211ull;
+  return definition().dump() + fmt::format(" listed {} {:016x}", count_, h);
+}
 
 }  // namespace rpl::autotune

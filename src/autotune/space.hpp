@@ -25,6 +25,11 @@ class SearchSpace {
   // Throws rpl::Error(Usage) naming `origin` and the offending parameter, value or restriction.
   static SearchSpace from_json(const nlohmann::ordered_json& document, const std::string& origin);
   static SearchSpace load(const std::string& path);  // InputMissing / InputCorrupt / Usage
+  // A space given by the list of its configurations rather than by restrictions (a Kernel Tuner cache's
+  // configurations, for --simulate): `parameters` as in from_json, each configuration's values in parameter
+  // order. Throws Usage naming `origin` for a value that is not among its parameter's values, or no configuration.
+  static SearchSpace from_listed(const nlohmann::ordered_json& parameters, const std::vector<std::vector<double>>& configs,
+                                 const std::string& origin);
 
   const std::vector<Parameter>& parameters() const { return parameters_; }
   const std::vector<std::string>& restrictions() const { return restrictions_; }
@@ -42,6 +47,8 @@ class SearchSpace {
   std::size_t find(const std::vector<double>& values) const;
   // Canonical text of parameters and restrictions: two spaces with the same fingerprint are the same.
   std::string fingerprint() const;
+  // Whether the configurations were listed (from_listed) instead of enumerated from restrictions.
+  bool listed() const { return listed_; }
   nlohmann::ordered_json definition() const;  // {"parameters": ..., "restrictions": ...}
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
@@ -51,6 +58,7 @@ class SearchSpace {
   std::vector<std::string> restrictions_;
   std::vector<std::uint16_t> indices_;  // size() x parameters, row major
   std::size_t count_ = 0;
+  bool listed_ = false;
 };
 
 // The most valid configurations a space may have (enumeration memory and model time grow with it).

@@ -9,6 +9,7 @@
 #include "autotune/cache.hpp"
 #include "autotune/evaluator.hpp"
 #include "autotune/replay_evaluator.hpp"
+#include "autotune/simulation.hpp"
 #include "autotune/space.hpp"
 #include "autotune/tuner.hpp"
 #include "cli/commands.hpp"
@@ -33,6 +34,7 @@ struct AutotuneArgs {
   std::optional<std::string> cache_file;
   std::optional<std::string> import_cache;
   std::optional<std::string> export_cache;
+  std::optional<std::string> simulate;  // a Kernel Tuner cache answers every configuration; nothing runs
   std::string output_dir = "rocm-perf-autotune";
   double timeout_s = 600;
   // Capture-dir mode.
@@ -69,16 +71,65 @@ std::unique_ptr<autotune::Evaluator> make_evaluator(const AutotuneArgs& a, const
   throw Error(ExitCode::Usage, fmt::format("--objective \"{}\": expected kernel-time or stdout", a.objective));
 }
 
-int run(const AutotuneArgs& a) {
-  log::set_level(a.common.debug ? log::Level::Debug
-                 : (a.common.json || a.common.quiet) ? log::Level::Warn
-                                                     : log::Level::Info);
-  const autotune::SearchSpace space = autotune::SearchSpace::load(a.space_file);
+autotune::TuneOptions tune_options(const AutotuneArgs& a, const autotune::SearchSpace& space) {
   autotune::TuneOptions options;
   options.strategy = autotune::parse_strategy(a.strategy);
   options.budget = autotune::parse_budget(a.budget, space.size());
   options.seed = a.seed;
   options.show_progress = !a.common.json && !a.common.quiet && stderr_is_terminal();
+  return options;
+}
+
+// Writes autotune.json (and prints it or the summary) as every mode does.
+void write_result(const AutotuneArgs& a, const nlohmann::ordered_json& doc) {
+  const std::string path = (std::filesystem::path(a.output_dir) / "autotune.json").string();
+  const std::string text = doc.dump(1) + "\n";
+  write_file_atomically(path, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
+  if (a.common.json) fmt::print("{}", text);
+  else if (!a.common.quiet) fmt::print("{}", autotune::result_summary(doc));
+  if (doc.contains("warning")) log::warn("{}: cross-validated R^2 below {}", doc["warning"].get<std::string>(),
+                                         autotune::kLowConfidenceR2);
+  log::info("wrote {}", path);
+  if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
+}
+
+// --simulate CACHE: the search against a Kernel Tuner cache, nothing run; the result also says how far the
+// best found is from the cache's optimum.
+int run_simulation(const AutotuneArgs& a) {
+  if (!a.cmd_template.empty() || a.capture_dir)
+    throw Error(ExitCode::Usage, "--simulate runs nothing: give it without --cmd-template or --capture-dir");
+  if (a.cache_file || a.import_cache || a.export_cache)
+    throw Error(ExitCode::Usage, "--simulate takes every measurement from its cache: give it without --cache, "
+                                 "--import-cache or --export-cache");
+  const std::optional<std::string> space_file =
+      a.space_file.empty() ? std::nullopt : std::optional<std::string>(a.space_file);
+  autotune::Simulation sim = autotune::load_simulation(*a.simulate, space_file);
+  if (sim.skipped) log::info("--simulate {}: {} entries outside the space skipped", *a.simulate, sim.skipped);
+  const autotune::TuneOptions options = tune_options(a, sim.space);
+  log::info("autotune --simulate: {} configurations ({} valid in the cache), strategy {}, budget {} ({} configurations)",
+            sim.space.size(), sim.evaluator.valid(), a.strategy, a.budget, options.budget.configurations);
+  std::filesystem::create_directories(a.output_dir);
+  const autotune::TuneResult result = autotune::tune(sim.space, sim.evaluator, nullptr, nullptr, options);
+  nlohmann::ordered_json doc =
+      autotune::result_document(sim.space, space_file.value_or(*a.simulate), sim.evaluator, options, result);
+  const double optimum = *sim.evaluator.optimum();
+  const double best = result.measurements[*result.best].outcome.objective;
+  doc["simulation"] = {{"cache", *a.simulate},
+                       {"valid_in_cache", sim.evaluator.valid()},
+                       {"optimum", optimum},
+                       {"best_to_optimum", best / optimum}};
+  write_result(a, doc);
+  return 0;
+}
+
+int run(const AutotuneArgs& a) {
+  log::set_level(a.common.debug ? log::Level::Debug
+                 : (a.common.json || a.common.quiet) ? log::Level::Warn
+                                                     : log::Level::Info);
+  if (a.simulate) return run_simulation(a);
+  if (a.space_file.empty()) throw Error(ExitCode::Usage, "--space FILE is required (or --simulate CACHE)");
+  const autotune::SearchSpace space = autotune::SearchSpace::load(a.space_file);
+  const autotune::TuneOptions options = tune_options(a, space);
   std::unique_ptr<autotune::Evaluator> evaluator = make_evaluator(a, space);
 
   std::filesystem::create_directories(a.output_dir);
@@ -98,20 +149,12 @@ int run(const AutotuneArgs& a) {
   const autotune::TuneResult result =
       autotune::tune(space, *evaluator, cache ? &*cache : nullptr, a.import_cache ? &imported : nullptr, options);
   const nlohmann::ordered_json doc = autotune::result_document(space, a.space_file, *evaluator, options, result);
-  const std::string path = (std::filesystem::path(a.output_dir) / "autotune.json").string();
-  const std::string text = doc.dump(1) + "\n";
-  write_file_atomically(path, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
   if (a.export_cache) {
     std::vector<autotune::ExportRow> rows;
     for (const auto& m : result.measurements) rows.push_back({m.config, m.outcome});
     autotune::export_kernel_tuner_cache(*a.export_cache, space, rows, a.cmd_template);
   }
-  if (a.common.json) fmt::print("{}", text);
-  else if (!a.common.quiet) fmt::print("{}", autotune::result_summary(doc));
-  if (doc.contains("warning")) log::warn("{}: cross-validated R^2 below {}", doc["warning"].get<std::string>(),
-                                         autotune::kLowConfidenceR2);
-  log::info("wrote {}", path);
-  if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
+  write_result(a, doc);
   return 0;
 }
 
@@ -123,8 +166,8 @@ Action register_autotune(CLI::App& app) {
       "autotune", "Find the best configuration of a kernel's tuning parameters, measuring only a budget of them "
                   "(seed sample, then a surrogate model predicts and the predicted best are confirmed)");
   cmd->add_option("--space", args->space_file, "search space JSON: {\"parameters\": {NAME: [values]}, "
-                                               "\"restrictions\": [EXPR]} (schemas/autotune-space.schema.json)")
-      ->required();
+                                               "\"restrictions\": [EXPR]} (schemas/autotune-space.schema.json); "
+                                               "with --simulate, optional (default: the cache's configurations)");
   cmd->add_option("--cmd-template", args->cmd_template, "command with {NAME} placeholders, run once per "
                                                         "configuration (no shell)");
   cmd->add_option("--objective", args->objective, "kernel-time (sum of kernel durations under the profiler) or "
@@ -143,6 +186,8 @@ Action register_autotune(CLI::App& app) {
                                                "measures nothing twice");
   cmd->add_option("--import-cache", args->import_cache, "take measurements from a Kernel Tuner cache file");
   cmd->add_option("--export-cache", args->export_cache, "write the measurements as a Kernel Tuner cache file");
+  cmd->add_option("--simulate", args->simulate, "tune against this Kernel Tuner cache (.json or .json.gz) without "
+                                                "running anything: every configuration's measurement comes from it");
   cmd->add_option("--capture-dir", args->capture_dir, "tune the kernel captured there (rocm-perf capture): each "
                                                       "configuration compiled and timed by replay on the real inputs");
   cmd->add_option("--kernel-source", args->kernel_source, "capture-dir mode: the kernel's source ({SOURCE})");

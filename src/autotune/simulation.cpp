@@ -1,0 +1,93 @@
+#include "autotune/simulation.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <set>
+
+#include "autotune/cache.hpp"
+#include "support/errors.hpp"
+
+namespace rpl::autotune {
+namespace {
+
+constexpr const char* kFlag = "--simulate";
+
+// The cache's own space: its tune_params (values in their order; from the entries when absent) and the
+// configurations it lists, except those Kernel Tuner marked InvalidConfig (never legal, never run).
+SearchSpace space_of_cache(const nlohmann::json& doc, const std::string& path) {
+  const auto keys = doc["tune_params_keys"].get<std::vector<std::string>>();
+  const std::string origin = fmt::format("{} {}", kFlag, path);
+  nlohmann::ordered_json parameters = nlohmann::ordered_json::object();
+  for (const auto& k : keys) {
+    if (doc.contains("tune_params") && doc["tune_params"].contains(k)) {
+      parameters[k] = doc["tune_params"][k];
+      continue;
+    }
+    std::set<double> seen;
+    for (const auto& [_, entry] : doc["cache"].items())
+      if (entry.is_object() && entry.contains(k) && entry[k].is_number()) seen.insert(entry[k].get<double>());
+    parameters[k] = nlohmann::ordered_json(std::vector<double>(seen.begin(), seen.end()));
+  }
+  const std::string objective = doc.value("objective", "time");
+  std::vector<std::vector<double>> configs;
+  for (const auto& [key, entry] : doc["cache"].items()) {
+    if (!entry.is_object())
+      throw Error(ExitCode::InputCorrupt, fmt::format("{}: entry \"{}\" is not an object", origin, key));
+    const auto& t = entry.contains(objective) ? entry[objective] : entry.value("time", nlohmann::json());
+    if (t.is_string() && t.get<std::string>() == "InvalidConfig") continue;
+    std::vector<double> values;
+    for (const auto& k : keys) {
+      if (!entry.contains(k) || !entry[k].is_number())
+        throw Error(ExitCode::InputCorrupt, fmt::format("{}: entry \"{}\" has no numeric value for {}", origin, key, k));
+      values.push_back(entry[k].get<double>());
+    }
+    configs.push_back(std::move(values));
+  }
+  return SearchSpace::from_listed(parameters, configs, origin);
+}
+
+}  // namespace
+
+TableEvaluator::TableEvaluator(std::unordered_map<std::string, Outcome> table, nlohmann::ordered_json description)
+    : table_(std::move(table)), description_(std::move(description)) {
+  for (const auto& [_, o] : table_)
+    if (o.valid) {
+      ++valid_;
+      optimum_ = std::min(optimum_.value_or(o.objective), o.objective);
+    }
+}
+
+Outcome TableEvaluator::evaluate(const SearchSpace& space, ConfigView config, std::size_t) {
+  const auto it = table_.find(space.key(config));
+  if (it == table_.end()) return {false, 0, "not in the table"};
+  return it->second;
+}
+
+Simulation load_simulation(const std::string& cache_path, const std::optional<std::string>& space_file) {
+  const nlohmann::json doc = read_kernel_tuner_cache(cache_path, kFlag);
+  SearchSpace space = space_file ? SearchSpace::load(*space_file) : space_of_cache(doc, cache_path);
+  std::size_t skipped = 0;
+  const auto measured = kernel_tuner_measurements(doc, cache_path, space, &skipped, kFlag);
+  if (measured.size() != space.size()) {
+    std::string first;
+    for (std::size_t i = 0; i < space.size() && first.empty(); ++i)
+      if (!measured.count(space.key(space.config(i)))) first = space.key(space.config(i));
+    throw Error(ExitCode::Usage,
+                fmt::format("{} {}: {} of the {} configurations of space {} are not in the cache (the first: {}); a "
+                            "simulation must be able to answer every one", kFlag, cache_path,
+                            space.size() - measured.size(), space.size(), space_file.value_or(cache_path), first));
+  }
+  std::unordered_map<std::string, Outcome> table;
+  for (const auto& [key, m] : measured) table[key] = m.outcome;
+  TableEvaluator evaluator(std::move(table), {{"kind", "simulation"},
+                                              {"unit", "as in the cache (Kernel Tuner: ms)"},
+                                              {"cache", cache_path},
+                                              {"objective", doc.value("objective", "time")}});
+  if (!evaluator.optimum())
+    throw Error(ExitCode::Usage, fmt::format("{} {}: no configuration of the space has a valid measurement", kFlag,
+                                             cache_path));
+  return {std::move(space), std::move(evaluator), skipped};
+}
+
+}  // namespace rpl::autotune

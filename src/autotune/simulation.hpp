@@ -1,0 +1,49 @@
+#pragma once
+// Tuning without running anything: a measured table answers every configuration. `rocm-perf autotune
+// --simulate CACHE` tunes against a Kernel Tuner cache (a brute-forced space, or any cache that holds every
+// configuration of the space), so strategies, seeds and budgets can be compared on one's own data in seconds;
+// the benchmark harness (bench/autotune_quality) uses the same evaluator over its measured spaces.
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "autotune/evaluator.hpp"
+#include "autotune/space.hpp"
+
+namespace rpl::autotune {
+
+// Looks configurations up by key (SearchSpace::key); a configuration the table marks invalid fails as its
+// measurement did, one missing from the table is invalid ("not in the table").
+class TableEvaluator : public Evaluator {
+ public:
+  TableEvaluator(std::unordered_map<std::string, Outcome> table, nlohmann::ordered_json description);
+  Outcome evaluate(const SearchSpace& space, ConfigView config, std::size_t sequence) override;
+  nlohmann::ordered_json describe() const override { return description_; }
+  // The best valid objective in the table (nullopt when none is valid) and the number of valid entries.
+  std::optional<double> optimum() const { return optimum_; }
+  std::size_t valid() const { return valid_; }
+
+ private:
+  std::unordered_map<std::string, Outcome> table_;
+  nlohmann::ordered_json description_;
+  std::optional<double> optimum_;
+  std::size_t valid_ = 0;
+};
+
+struct Simulation {
+  SearchSpace space;
+  TableEvaluator evaluator;
+  std::size_t skipped = 0;  // cache entries outside the space
+};
+
+// Reads `cache_path` (Kernel Tuner cache, .json or .json.gz, unterminated accepted). The space is
+// `space_file`'s when given (same parameter names in the same order, and every one of its configurations in
+// the cache: a simulation must be able to answer whatever the search asks), else the configurations the cache
+// lists over its tune_params (entries marked InvalidConfig, outside Kernel Tuner's restrictions, left out).
+// Throws InputMissing / InputCorrupt for an unreadable or damaged cache, Usage for a mismatched space or a
+// cache without a valid measurement; each message names the file.
+Simulation load_simulation(const std::string& cache_path, const std::optional<std::string>& space_file);
+
+}  // namespace rpl::autotune

@@ -1,0 +1,320 @@
+// --strategy model (the default): a level-balanced, space-filling seed sample, then rounds of predict (a
+// gradient-boosted tree ensemble on the log objective; expected improvement times the probability of running,
+// local steps around the incumbent every other round, restarts away from a stagnant basin) and confirm
+// (measure the best-ranked), until the budget of valid measurements is spent. docs/autotune.md, "The search".
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <unordered_map>
+
+#include "autotune/features.hpp"
+#include "autotune/strategy.hpp"
+#include "autotune/surrogate.hpp"
+
+namespace rpl::autotune {
+namespace {
+
+// Candidates the model ranks in one round; larger spaces are subsampled afresh each round.
+constexpr std::size_t kMaxCandidates = 40'000;
+// Restart: when this many valid measurements in a row (since the last restart) improved the best by less than
+// kStagnationGain, the search has settled in a basin; the next round looks elsewhere.
+constexpr std::size_t kStagnationWindow = 8;
+constexpr double kStagnationGain = 0.01;
+
+class ModelSearch : public SearchStrategy {
+ public:
+  void run(SearchContext& ctx) override {
+    ctx_ = &ctx;
+    model_search();
+  }
+
+ private:
+  const SearchSpace& space() const { return ctx_->space(); }
+
+  // Space-filling seed over the discrete levels: built greedily, each point the one among a pool of
+  // random unmeasured configurations whose parameter values have been used least so far (every value of
+  // every parameter is tried early, like a Latin design, as far as the restrictions allow), ties broken by
+  // the distance to the points already chosen (maximin over value ranks scaled to [0, 1]). A plain random
+  // sample of the valid configurations clumps on the levels the restrictions favour.
+  std::vector<std::size_t> space_filling_order(std::size_t want) {
+    const auto& ps = space().parameters();
+    auto coord = [&](std::size_t cfg, std::size_t p) {
+      const std::size_t n = ps[p].values.size();
+      return n > 1 ? static_cast<double>(space().config(cfg)[p]) / static_cast<double>(n - 1) : 0.0;
+    };
+    want = std::min(want, space().size());
+    std::vector<std::vector<std::size_t>> used(ps.size());
+    for (std::size_t p = 0; p < ps.size(); ++p) used[p].assign(ps[p].values.size(), 0);
+    std::vector<bool> chosen(space().size(), false);
+    std::vector<std::size_t> out;
+    std::uniform_int_distribution<std::size_t> pick(0, space().size() - 1);
+    constexpr int kPool = 64;
+    while (out.size() < want) {
+      std::size_t best = SearchSpace::npos;
+      double best_balance = 0, best_distance = 0;
+      for (int k = 0; k < kPool; ++k) {
+        const std::size_t c = pick(ctx_->rng());
+        if (chosen[c]) continue;
+        double balance = 0;  // how often this configuration's values were used, relative to a level's share
+        for (std::size_t p = 0; p < ps.size(); ++p)
+          balance += static_cast<double>(used[p][space().config(c)[p]]) * static_cast<double>(ps[p].values.size());
+        double distance = std::numeric_limits<double>::infinity();
+        for (std::size_t o : out) {
+          double d = 0;
+          for (std::size_t p = 0; p < ps.size(); ++p) d += (coord(c, p) - coord(o, p)) * (coord(c, p) - coord(o, p));
+          distance = std::min(distance, d);
+        }
+        if (best == SearchSpace::npos || balance < best_balance || (balance == best_balance && distance > best_distance)) {
+          best = c;
+          best_balance = balance;
+          best_distance = distance;
+        }
+      }
+      if (best == SearchSpace::npos) continue;
+      chosen[best] = true;
+      out.push_back(best);
+      for (std::size_t p = 0; p < ps.size(); ++p) ++used[p][space().config(best)[p]];
+    }
+    return out;
+  }
+
+  void model_search() {
+    // Seed: 20% of the budget (at least 10 where the budget allows), the rest model-guided.
+    constexpr double fraction = 0.2;
+    const std::size_t budget = ctx_->budget();
+    const std::size_t seed_valid = std::min(
+        budget, std::max<std::size_t>(std::min<std::size_t>(10, budget),
+                                      static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(budget)))));
+    ctx_->begin_phase("seed");
+    // Invalid seed points are replaced by further random ones until the seed has its valid measurements.
+    std::vector<std::size_t> seed = space_filling_order(seed_valid);
+    std::vector<std::size_t> rest(space().size());
+    std::iota(rest.begin(), rest.end(), 0);
+    std::shuffle(rest.begin(), rest.end(), ctx_->rng());
+    seed.insert(seed.end(), rest.begin(), rest.end());
+    for (std::size_t i = 0; i < seed.size() && ctx_->result().valid < seed_valid && !ctx_->stopped(); ++i)
+      if (!ctx_->measured(seed[i])) ctx_->measure(seed[i]);
+    ctx_->end_phase();
+    ctx_->begin_phase("predict-confirm");
+    FeatureMap features(space());
+    ctx_->result().features = features.names();
+    ModelOptions mo;
+    mo.seed = ctx_->options().seed;
+    while (!ctx_->done()) {
+      std::vector<std::size_t> candidates;
+      for (std::size_t i = 0; i < space().size(); ++i)
+        if (!ctx_->measured(i)) candidates.push_back(i);
+      if (candidates.empty()) break;
+      if (candidates.size() > kMaxCandidates) {
+        std::shuffle(candidates.begin(), candidates.end(), ctx_->rng());
+        candidates.resize(kMaxCandidates);
+      }
+      ++ctx_->result().phases.back().rounds;
+      const std::vector<std::size_t> batch = rank(features, candidates, mo);
+      for (std::size_t index : batch) {
+        if (ctx_->done()) break;
+        ctx_->measure(index);
+      }
+    }
+    ctx_->end_phase();
+    // Confidence: cross-validated R² of the log objective over every valid measurement.
+    Matrix x;
+    x.cols = features.size();
+    std::vector<float> y;
+    for (const auto& m : ctx_->result().measurements)
+      if (m.outcome.valid && m.outcome.objective > 0) {
+        features.append(m.config, x.data);
+        y.push_back(static_cast<float>(std::log(m.outcome.objective)));
+      }
+    const double r2 = cross_validated_r2(x, y, 5, mo);
+    if (std::isfinite(r2)) ctx_->result().cv_r2 = r2;
+  }
+
+  // One predict round: the next configurations to measure, best first.
+  std::vector<std::size_t> rank(const FeatureMap& features, const std::vector<std::size_t>& candidates,
+                                const ModelOptions& mo) {
+    Matrix valid_x, all_x;
+    valid_x.cols = all_x.cols = features.size();
+    std::vector<float> y, ok;
+    for (const auto& m : ctx_->result().measurements) {
+      features.append(m.config, all_x.data);
+      ok.push_back(m.outcome.valid ? 1.0f : 0.0f);
+      if (m.outcome.valid && m.outcome.objective > 0) {
+        features.append(m.config, valid_x.data);
+        y.push_back(static_cast<float>(std::log(m.outcome.objective)));
+      }
+    }
+    Matrix cx;
+    cx.cols = features.size();
+    cx.data.reserve(candidates.size() * cx.cols);
+    for (std::size_t c : candidates) features.append(c, cx.data);
+    std::vector<float> mean, spread, p_valid;
+    if (y.size() >= 2) {
+      TreeEnsemble regression;
+      regression.fit(valid_x, y, mo);
+      regression.predict(cx, mean, &spread);
+    } else {
+      mean.assign(candidates.size(), 0.0f);
+      spread.assign(candidates.size(), 1.0f);
+    }
+    const bool both = std::find(ok.begin(), ok.end(), 0.0f) != ok.end() && std::find(ok.begin(), ok.end(), 1.0f) != ok.end();
+    if (both) {
+      TreeEnsemble classifier;
+      ModelOptions co = mo;
+      co.members = 1;
+      classifier.fit(all_x, ok, co, true);
+      classifier.predict(cx, p_valid);
+    }
+    // Expected improvement over the best measured (log objective; the ensemble's spread as the
+    // uncertainty), times the probability the configuration runs at all (constrained EI). Unlike a plain
+    // lowest-prediction pick, it does not spend measurements on configurations the model already knows
+    // to be as good as a measured one (a parameter with no effect).
+    const double best_y = y.empty() ? 0.0 : *std::min_element(y.begin(), y.end());
+    std::vector<double> score(candidates.size());
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const double sigma = std::max(1e-9, static_cast<double>(spread[i]));
+      const double gain = best_y - mean[i];
+      const double z = gain / sigma;
+      const double ei = gain * 0.5 * std::erfc(-z / std::sqrt(2.0)) + sigma * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
+      score[i] = -ei * (both ? p_valid[i] : 1.0);
+    }
+    // A candidate that differs from a measured configuration in one parameter would only confirm that the
+    // parameter does not matter there (a padding flag, say) when the model predicts it within 0.5% of that
+    // measurement, or when the parameter is inert so far: every pair of measurements that differ only in
+    // it came out within 1%. Such a candidate goes after every other one.
+    {
+      std::unordered_map<std::uint64_t, std::vector<float>> masked;  // measured y by (config with p masked)
+      const std::size_t nparams = space().parameters().size();
+      for (const auto& m : ctx_->result().measurements)
+        if (m.outcome.valid && m.outcome.objective > 0)
+          for (std::size_t p = 0; p < nparams; ++p)
+            masked[masked_hash(m.config, p)].push_back(static_cast<float>(std::log(m.outcome.objective)));
+      std::vector<int> inert(nparams, -1);  // -1: no pair measured yet, 0: matters, 1: inert
+      for (const auto& m : ctx_->result().measurements)
+        if (m.outcome.valid && m.outcome.objective > 0)
+          for (std::size_t p = 0; p < nparams; ++p) {
+            const float self = static_cast<float>(std::log(m.outcome.objective));
+            for (float v : masked[masked_hash(m.config, p)]) {
+              if (v == self) continue;
+              const int verdict = std::fabs(v - self) < 0.01 ? 1 : 0;
+              inert[p] = inert[p] == -1 ? verdict : std::min(inert[p], verdict);
+            }
+          }
+      for (std::size_t i = 0; i < candidates.size(); ++i)
+        for (std::size_t p = 0; p < nparams; ++p) {
+          auto it = masked.find(masked_hash(candidates[i], p));
+          if (it == masked.end()) continue;
+          if (inert[p] == 1 ||
+              std::any_of(it->second.begin(), it->second.end(), [&](float v) { return std::fabs(v - mean[i]) < 0.005; })) {
+            score[i] += 1e6;
+            break;
+          }
+        }
+    }
+    // Every other round is a local step around the best configuration measured so far: the candidates are
+    // those that change one parameter, the parameter cycling from round to round, and optionally one other
+    // parameter with it, and the model picks among them. The model's global ranking finds the right region;
+    // these steps make sure every parameter is varied around its best point, where a model trained on few
+    // points often extrapolates a parameter's effect from another region. Changing a second parameter too
+    // lets the step leave a configuration that no single change improves (restrictions and interactions
+    // make such local minima common: on the measured convolution space, 9 of them).
+    const std::size_t round = ctx_->result().phases.back().rounds;
+    if (round % 2 == 0) {
+      const std::size_t incumbent = best_measured(1).front();
+      const std::size_t nparams = space().parameters().size();
+      for (std::size_t attempt = 0; attempt < nparams; ++attempt) {
+        const std::size_t p = (round / 2 + attempt) % nparams;
+        std::vector<bool> near(candidates.size());
+        bool any = false;
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+          near[i] = space().config(candidates[i])[p] != space().config(incumbent)[p] && hamming(candidates[i], incumbent) <= 2;
+          any = any || near[i];
+        }
+        if (!any) continue;
+        for (std::size_t i = 0; i < candidates.size(); ++i)
+          if (!near[i]) score[i] += 1e7;  // EI scores are <= 0
+        break;
+      }
+    }
+    // Restart: once the search has stagnated, this round takes only candidates that differ from each of the
+    // 3 best configurations measured in at least half the parameters (the model ranks them). A space can have
+    // many basins that no one- or two-parameter step leaves (9 local minima in the measured convolution
+    // space); without restarts the search keeps refining the first good basin found. (Centring the local
+    // steps on the new region after a restart was tried: worse on unseen seeds.)
+    if (stagnant()) {
+      const std::size_t nparams = space().parameters().size();
+      const std::vector<std::size_t> top = best_measured(3);
+      for (std::size_t i = 0; i < candidates.size(); ++i)
+        for (std::size_t t : top)
+          if (2 * hamming(candidates[i], t) < nparams) {
+            score[i] += 1e8;
+            break;
+          }
+      restart_valid_ = ctx_->result().valid;
+      ++ctx_->result().phases.back().restarts;
+    }
+    const std::size_t batch = std::min(candidates.size(), 1 + ctx_->result().valid / 40);
+    std::vector<std::size_t> order(candidates.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::partial_sort(order.begin(), order.begin() + batch, order.end(),
+                      [&](std::size_t a, std::size_t b) { return score[a] < score[b] || (score[a] == score[b] && a < b); });
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < batch; ++i) out.push_back(candidates[order[i]]);
+    return out;
+  }
+
+  // The `n` best valid configurations measured so far.
+  std::vector<std::size_t> best_measured(std::size_t n) const {
+    std::vector<const MeasurementRecord*> valid;
+    for (const auto& m : ctx_->result().measurements)
+      if (m.outcome.valid) valid.push_back(&m);
+    std::sort(valid.begin(), valid.end(), [](auto* a, auto* b) { return a->outcome.objective < b->outcome.objective; });
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < valid.size() && i < n; ++i) out.push_back(valid[i]->config);
+    return out;
+  }
+
+  // Whether the last kStagnationWindow valid measurements, all taken since the last restart, improved the
+  // best measured before them by less than kStagnationGain.
+  bool stagnant() const {
+    if (ctx_->result().valid < restart_valid_ + kStagnationWindow) return false;
+    double window_best = std::numeric_limits<double>::infinity(), earlier_best = window_best;
+    std::size_t seen = 0;
+    for (auto it = ctx_->result().measurements.rbegin(); it != ctx_->result().measurements.rend(); ++it) {
+      if (!it->outcome.valid) continue;
+      double& into = seen < kStagnationWindow ? window_best : earlier_best;
+      into = std::min(into, it->outcome.objective);
+      ++seen;
+    }
+    return std::isfinite(earlier_best) && window_best > (1.0 - kStagnationGain) * earlier_best;
+  }
+
+  // A hash of the configuration with parameter `p` left out.
+  std::uint64_t masked_hash(std::size_t config, std::size_t p) const {
+    ConfigView c = space().config(config);
+    std::uint64_t h = 1469598103934665603ull ^ p;
+    for (std::size_t q = 0; q < c.size(); ++q) {
+      h ^= (q == p ? 0xffffull : c[q]) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+      h *= 1099511628211ull;
+    }
+    return h;
+  }
+
+  // The number of parameters in which two configurations differ.
+  std::size_t hamming(std::size_t a, std::size_t b) const {
+    ConfigView x = space().config(a), y = space().config(b);
+    std::size_t d = 0;
+    for (std::size_t q = 0; q < x.size(); ++q) d += x[q] != y[q];
+    return d;
+  }
+
+  SearchContext* ctx_ = nullptr;
+  std::size_t restart_valid_ = 0;  // valid measurements when the last restart was made
+};
+
+}  // namespace
+
+std::unique_ptr<SearchStrategy> make_model_strategy() { return std::make_unique<ModelSearch>(); }
+
+}  // namespace rpl::autotune

@@ -1,0 +1,162 @@
+// rocm-perf autotune --simulate: the search against a Kernel Tuner cache, nothing run. The cache holds the
+// table of test_autotune_cli's fixture (a bowl with one optimum, 20 configurations that fail at run time), so a
+// simulated search must make exactly the decisions of the same search running the stand-in command.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "testing/cli.hpp"
+#include "testing/tmpdir.hpp"
+
+namespace rpl::test {
+namespace {
+
+const std::string kStandin = std::string(RPL_TEST_DOUBLES_DIR) + "/autotune_standin";
+
+// The objective as the stand-in prints it (6 significant digits), so the cache holds the same doubles.
+double bowl(int a, int b, int c) {
+  std::ostringstream text;
+  text << 1 + std::pow(std::log2(a) - 3, 2) + 0.5 * std::pow(std::log2(b) - 2, 2) + 0.3 * c;
+  return std::stod(text.str());
+}
+
+struct Fixture {
+  TempDir dir;
+  std::string space = dir.file("space.json");
+  std::string table = dir.file("table.csv");
+  std::string cache = dir.file("kt_cache.json");
+  Fixture() {
+    std::ofstream(space) << R"({"parameters": {"A": [1, 2, 4, 8, 16, 32], "B": [1, 2, 4, 8, 16, 32],
+                                "C": [0, 1, 2, 3]}, "restrictions": ["A*B <= 512"]})";
+    std::ofstream t(table);
+    t << "A,B,C,time_ms\n";
+    nlohmann::ordered_json entries = nlohmann::ordered_json::object();
+    for (int a = 1; a <= 32; a *= 2)
+      for (int b = 1; b <= 32; b *= 2)
+        for (int c = 0; c < 4; ++c) {
+          const bool fails = a * b >= 256;
+          const std::string key = std::to_string(a) + "," + std::to_string(b) + "," + std::to_string(c);
+          nlohmann::ordered_json e = {{"A", a}, {"B", b}, {"C", c}};
+          if (a * b > 512) {  // outside the restriction: Kernel Tuner records these as InvalidConfig
+            e["time"] = "InvalidConfig";
+          } else if (fails) {
+            e["time"] = "RuntimeFailedConfig";
+            t << a << "," << b << "," << c << ",invalid: too many resources requested\n";
+          } else {
+            e["time"] = bowl(a, b, c);
+            t << a << "," << b << "," << c << "," << bowl(a, b, c) << "\n";
+          }
+          entries[key] = e;
+        }
+    nlohmann::ordered_json doc = {{"device_name", "test"}, {"kernel_name", "bowl"}, {"problem_size", {1}},
+                                  {"tune_params_keys", {"A", "B", "C"}},
+                                  {"tune_params", {{"A", {1, 2, 4, 8, 16, 32}}, {"B", {1, 2, 4, 8, 16, 32}},
+                                                   {"C", {0, 1, 2, 3}}}},
+                                  {"objective", "time"}, {"cache", entries}};
+    std::ofstream(cache) << doc.dump(1);
+  }
+  std::vector<std::string> simulate(const std::string& cache_file, const std::string& out,
+                                    std::vector<std::string> extra = {}) const {
+    std::vector<std::string> a = {"autotune", "--simulate", cache_file, "-o", dir.file(out), "--json"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+};
+
+std::vector<std::string> sequence_of(const nlohmann::json& d) {
+  std::vector<std::string> out;
+  for (const auto& m : d["measurements"]) out.push_back(m["config"].dump() + (m["status"] == "ok" ? "" : " invalid"));
+  return out;
+}
+
+nlohmann::json parse(const CliResult& r) {
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
+}
+
+TEST(AutotuneSimulate, SameDecisionsAsRunningTheConfigurationsAndAValidDocument) {
+  Fixture f;
+  for (const std::string strategy : {"model", "random"}) {
+    SCOPED_TRACE(strategy);
+    const nlohmann::json sim = parse(run_cli(f.simulate(f.cache, "sim_" + strategy, {"--budget", "25", "--seed", "3",
+                                                                                     "--strategy", strategy})));
+    EXPECT_EQ(validate_against_schema("autotune", f.dir.file("sim_" + strategy + "/autotune.json")), "");
+    const nlohmann::json ran = parse(run_cli(
+        {"autotune", "--space", f.space, "--cmd-template", kStandin + " " + f.table + " A={A} B={B} C={C}",
+         "--objective", "stdout", "--objective-regex", "time_ms: (\\S+)", "--budget", "25", "--seed", "3",
+         "--strategy", strategy, "-o", f.dir.file("ran_" + strategy), "--json"}));
+    // The cache's configurations (InvalidConfig entries left out) are the restricted space, in the same order.
+    EXPECT_EQ(sim["space"]["valid_configurations"], 140);
+    EXPECT_EQ(sequence_of(sim), sequence_of(ran));
+    EXPECT_EQ(sim["best"], ran["best"]);
+    EXPECT_EQ(sim["objective"]["kind"], "simulation");
+    EXPECT_EQ(sim["simulation"]["optimum"], 1.0);
+    EXPECT_EQ(sim["simulation"]["valid_in_cache"], 120);
+    EXPECT_DOUBLE_EQ(sim["simulation"]["best_to_optimum"].get<double>(), sim["best"]["objective"].get<double>());
+  }
+}
+
+TEST(AutotuneSimulate, GzipCompressedAndUnterminatedCachesAndAGivenSpace) {
+  Fixture f;
+  const nlohmann::json plain = parse(run_cli(f.simulate(f.cache, "plain", {"--budget", "20"})));
+  ASSERT_EQ(std::system(("gzip -k " + f.cache).c_str()), 0);
+  const nlohmann::json gz = parse(run_cli(f.simulate(f.cache + ".gz", "gz", {"--budget", "20"})));
+  EXPECT_EQ(sequence_of(gz), sequence_of(plain));
+  // A killed Kernel Tuner leaves the braces open.
+  std::string text = read_file(f.cache);
+  text = text.substr(0, text.rfind('}'));
+  text = text.substr(0, text.rfind('}'));
+  const std::string open = f.dir.file("open.json");
+  std::ofstream(open) << text << ",\n";
+  const nlohmann::json unterminated = parse(run_cli(f.simulate(open, "open", {"--budget", "20"})));
+  EXPECT_EQ(sequence_of(unterminated), sequence_of(plain));
+  // The space given explicitly (restrictions instead of the cache's list): the same search.
+  const nlohmann::json given = parse(run_cli(f.simulate(f.cache, "given", {"--budget", "20", "--space", f.space})));
+  EXPECT_EQ(sequence_of(given), sequence_of(plain));
+  EXPECT_EQ(given["space"]["restrictions"][0], "A*B <= 512");
+}
+
+TEST(AutotuneSimulate, BadInputEndsWithOneMessageNamingTheFile) {
+  Fixture f;
+  const auto expect_fails = [&](const std::vector<std::string>& args, int code, const std::string& says) {
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.exit_code, code) << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  };
+  const std::string missing = f.dir.file("missing.json");
+  expect_fails(f.simulate(missing, "m"), 3, missing);
+  const std::string garbage = f.dir.file("garbage.json");
+  std::ofstream(garbage) << "this is not JSON";
+  expect_fails(f.simulate(garbage, "g"), 4, "not a Kernel Tuner cache");
+  const std::string broken_gz = f.dir.file("broken.json.gz");
+  std::ofstream(broken_gz) << std::string("\x1f\x8b\x08\x00", 4) << "truncated";
+  expect_fails(f.simulate(broken_gz, "b"), 4, broken_gz);
+  // A space whose parameters are not the cache's.
+  const std::string other = f.dir.file("other.json");
+  std::ofstream(other) << R"({"parameters": {"A": [1, 2], "D": [0, 1], "C": [0]}})";
+  expect_fails(f.simulate(f.cache, "o", {"--space", other}), 2, "from a different space");
+  // A space with configurations the cache cannot answer (C = 4 was never measured).
+  const std::string wider = f.dir.file("wider.json");
+  std::ofstream(wider) << R"({"parameters": {"A": [1, 2, 4, 8, 16, 32], "B": [1, 2, 4, 8, 16, 32],
+                              "C": [0, 1, 2, 3, 4]}})";
+  expect_fails(f.simulate(f.cache, "w", {"--space", wider}), 2, "36 of the 180 configurations of space " + wider);
+  // Nothing runs in a simulation, and its cache is the only source.
+  expect_fails(f.simulate(f.cache, "c", {"--cmd-template", "/bin/true"}), 2, "runs nothing");
+  expect_fails(f.simulate(f.cache, "i", {"--import-cache", f.cache}), 2, "--simulate takes every measurement");
+  // A cache in which nothing ran successfully.
+  nlohmann::json doc = nlohmann::json::parse(read_file(f.cache));
+  for (auto& [_, e] : doc["cache"].items())
+    if (e["time"].is_number()) e["time"] = "RuntimeFailedConfig";
+  const std::string failed = f.dir.file("failed.json");
+  std::ofstream(failed) << doc.dump();
+  expect_fails(f.simulate(failed, "f"), 2, "no configuration of the space has a valid measurement");
+  EXPECT_FALSE(std::ifstream(f.dir.file("m/autotune.json")).good());
+}
+
+}  // namespace
+}  // namespace rpl::test
