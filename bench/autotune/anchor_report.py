@@ -27,6 +27,7 @@ import json
 import math
 import os
 import random
+import re
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OURS = "rocm-perf model"
@@ -103,7 +104,7 @@ def summarize(runs, spaces):
         finals = [c[-1] for c in curves]
         mean_best = [sum(c[t] for c in curves) / len(curves) for t in range(budget)]
         score = sum((rand[t] - mean_best[t]) / (rand[t] - 1.0) for t in range(budget)) / budget
-        out.append({"space": space, "budget_pct": pct, "budget": budget, "strategy": strategy, "seeds": len(rs),
+        out.append({"id": f"{space} {pct:g}% {strategy}", "space": space, "budget_pct": pct, "budget": budget, "strategy": strategy, "seeds": len(rs),
                     "median": percentile(finals, 0.5), "median_ci": bootstrap(finals, 0.5, rng),
                     "p90": percentile(finals, 0.9), "p90_ci": bootstrap(finals, 0.9, rng),
                     "within_5pct": sum(f <= 1.05 for f in finals) / len(finals),
@@ -203,14 +204,60 @@ def markdown(summary, checks):
     return "\n".join(lines) + "\n"
 
 
-def plots(summary, folder):
+def results_section(summary, checks, summary_path, doc):
+    """The compact table for bench/RESULTS.md and one figure registration (docs/figures.md) per decimal in it,
+    each located in summary.json by the row's id."""
+    by = collections.defaultdict(dict)
+    for s in summary:
+        by[(s["space"], s["budget_pct"])][s["strategy"]] = s
+    lines = ["| space | budget | ours: median [95% CI] | ours: p90 [95% CI] | ours: score | best Kernel Tuner median "
+             "[95% CI] | best Kernel Tuner p90 [95% CI] | best Kernel Tuner score |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    registrations = []
+    for (space, pct), cell in sorted(by.items()):
+        ours = cell.get(OURS)
+        kt = [v for k, v in cell.items() if k != OURS]
+        if not ours or not kt:
+            continue
+        bm = min(kt, key=lambda s: s["median"])
+        bp = min(kt, key=lambda s: s["p90"])
+        bs = max(kt, key=lambda s: s["score"])
+        cells = [(f"{space}", []), (f"{pct:g}% ({ours['budget']}), {ours['seeds']} / {bm['seeds']} seeds", [])]
+
+        def interval(s, key, prefix=""):
+            text = f"{prefix}{s[key]:.3f} [{s[key + '_ci'][0]:.3f}, {s[key + '_ci'][1]:.3f}]"
+            return (text, [(f"{s[key]:.3f}", s["id"], [key]), (f"{s[key + '_ci'][0]:.3f}", s["id"], [key + "_ci", 0]),
+                           (f"{s[key + '_ci'][1]:.3f}", s["id"], [key + "_ci", 1])])
+        cells.append(interval(ours, "median"))
+        cells.append(interval(ours, "p90"))
+        cells.append((f"{ours['score']:.3f}", [(f"{ours['score']:.3f}", ours["id"], ["score"])]))
+        cells.append(interval(bm, "median", f"{bm['strategy']} "))
+        cells.append(interval(bp, "p90", f"{bp['strategy']} "))
+        cells.append((f"{bs['strategy']} {bs['score']:.3f}", [(f"{bs['score']:.3f}", bs["id"], ["score"])]))
+        row = "|"
+        for text, figures in cells:
+            start = row + " "
+            row = start + text + " |"
+            for figure, sid, path in figures:
+                context = row
+                count = len(re.findall(r"(?<![\w.,/=:@#§\\])" + re.escape(figure) + r"(?![\d])", context))
+                reg = {"doc": doc, "context": context, "figure": figure, "raw": summary_path,
+                       "json": ["summary", {"id": sid}] + path}
+                if count > 1:
+                    reg["at"] = count - 1
+                registrations.append(reg)
+        lines.append(row)
+    return "\n".join(lines) + "\n", registrations
+
+
+def plots(summary, folder, pct):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     os.makedirs(folder, exist_ok=True)
     written = []
     for space in sorted({s["space"] for s in summary}):
-        cells = [s for s in summary if s["space"] == space and s["budget_pct"] == 5]
+        cells = [s for s in summary if s["space"] == space and s["budget_pct"] == pct]
         if not cells:
             continue
         kt = sorted((s for s in cells if s["strategy"] not in (OURS, "random_sample")), key=lambda s: -s["score"])[:2]
@@ -223,11 +270,11 @@ def plots(summary, folder):
         ax.set_yscale("log")
         ax.set_xlabel("evaluations (failed included)")
         ax.set_ylabel("mean best / optimum")
-        ax.set_title(f"{space}, budget 5%", fontsize=9)
+        ax.set_title(f"{space}, budget {pct:g}%", fontsize=9)
         ax.legend(fontsize=6)
         ax.tick_params(labelsize=7)
         fig.tight_layout()
-        path = os.path.join(folder, f"{space}.png")
+        path = os.path.join(folder, f"{space}_{pct:g}pct.png")
         fig.savefig(path)
         plt.close(fig)
         written.append(path)
@@ -240,6 +287,9 @@ def main():
     ap.add_argument("--out-md", required=True)
     ap.add_argument("--out-json", required=True)
     ap.add_argument("--plots")
+    ap.add_argument("--plot-budget", type=float, default=5, help="the budget (percent) whose curves are plotted")
+    ap.add_argument("--results-snippet", help="write the compact table for bench/RESULTS.md here, and its figure "
+                    "registrations (docs/figures.md) beside it as .jsonl")
     ap.add_argument("--spaces-dir", default=os.path.join(HERE, "spaces"))
     args = ap.parse_args()
     spaces = load_spaces(args.spaces_dir)
@@ -254,8 +304,16 @@ def main():
     with open(args.out_json, "w") as f:
         json.dump({"runs": args.runs, "summary": [{k: v for k, v in s.items() if not k.endswith("_curve")}
                                                   for s in summary], "targets": checks}, f, indent=1)
+    if args.results_snippet:
+        text, regs = results_section(summary, checks, os.path.relpath(args.out_json, os.path.join(HERE, "..", "..")),
+                                     "bench/RESULTS.md")
+        with open(args.results_snippet, "w") as f:
+            f.write(text)
+        with open(os.path.splitext(args.results_snippet)[0] + ".jsonl", "w") as f:
+            for r in regs:
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
     if args.plots:
-        for p in plots(summary, args.plots):
+        for p in plots(summary, args.plots, args.plot_budget):
             print(p)
 
 
