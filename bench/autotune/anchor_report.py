@@ -236,10 +236,14 @@ def results_section(summary, checks, summary_path, doc):
         cells.append((f"{bs['strategy']} {bs['score']:.3f}", [(f"{bs['score']:.3f}", bs["id"], ["score"])]))
         row = "|"
         for text, figures in cells:
-            start = row + " "
-            row = start + text + " |"
+            start = len(row) + 1
+            row = row + " " + text + " |"
+            offset = start
             for figure, sid, path in figures:
-                context = row
+                # The context ends right after the figure: it is the last occurrence there.
+                offset = row.index(figure, offset)
+                context = row[:offset + len(figure)]
+                offset += len(figure)
                 count = len(re.findall(r"(?<![\w.,/=:@#§\\])" + re.escape(figure) + r"(?![\d])", context))
                 reg = {"doc": doc, "context": context, "figure": figure, "raw": summary_path,
                        "json": ["summary", {"id": sid}] + path}
