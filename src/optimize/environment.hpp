@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collectors/code_object_facts.hpp"
+
 namespace rpl::optimize {
 
 struct CommandOutcome {
@@ -48,6 +50,12 @@ class Environment {
   // dump_dir, every region's final bytes are written there.
   virtual ReplayOutcome replay(const std::string& capture_dir, const std::string& code_object, const std::string& dump_dir,
                                unsigned iterations) = 0;
+  // What the binary gates judge in a code object this environment compiled (ABI, symbols, clock reads, ...);
+  // nullopt when it cannot tell (a scripted stand-in). Throws rpl::Error when the file cannot be read.
+  virtual std::optional<collectors::CodeObjectFacts> inspect(const std::string& code_object) {
+    (void)code_object;
+    return std::nullopt;
+  }
   // Peak device-memory bandwidth (GB/s) of the named GPU, 0 when unknown: the speed-of-light bound.
   virtual double peak_bandwidth_gbps(const std::string& device_name) = 0;
 };

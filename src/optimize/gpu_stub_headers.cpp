@@ -42,9 +42,11 @@ extern const dim3 blockDim;
 extern const dim3 gridDim;
 extern const int warpSize;
 struct __half { unsigned short x; __half() = default; __half(float); __half(double); __half(int); operator float() const; };
-struct __half2 { __half x, y; };
+struct __half2 { __half x, y; __half2() = default; __half2(__half a, __half b) : x(a), y(b) {} };
 struct __nv_bfloat16 { unsigned short x; __nv_bfloat16() = default; __nv_bfloat16(float); operator float() const; };
-struct __nv_bfloat162 { __nv_bfloat16 x, y; };
+struct __nv_bfloat162 { __nv_bfloat16 x, y; __nv_bfloat162() = default;
+  __nv_bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) : x(a), y(b) {} };
+typedef __nv_bfloat162 nv_bfloat162; typedef __nv_bfloat16 nv_bfloat16;
 typedef __half half;
 typedef __half2 half2;
 typedef __nv_bfloat16 hip_bfloat16;
@@ -53,11 +55,23 @@ typedef __nv_bfloat16 hip_bfloat16;
 RPL_VOID(__syncthreads) RPL_VOID(__syncwarp) RPL_VOID(__threadfence) RPL_VOID(__threadfence_block)
 RPL_VOID(__threadfence_system) RPL_VOID(__trap) RPL_VOID(__nanosleep) RPL_VOID(__prefetch_global_l2)
 RPL_FN(__syncthreads_count) RPL_FN(__syncthreads_and) RPL_FN(__syncthreads_or)
-RPL_FN(atomicAdd) RPL_FN(atomicSub) RPL_FN(atomicMax) RPL_FN(atomicMin) RPL_FN(atomicExch) RPL_FN(atomicCAS)
-RPL_FN(atomicAnd) RPL_FN(atomicOr) RPL_FN(atomicXor) RPL_FN(atomicInc) RPL_FN(atomicDec)
-RPL_FN(atomicAdd_block) RPL_FN(atomicAdd_system)
-RPL_FN(__shfl_sync) RPL_FN(__shfl_up_sync) RPL_FN(__shfl_down_sync) RPL_FN(__shfl_xor_sync)
-RPL_FN(__shfl) RPL_FN(__shfl_up) RPL_FN(__shfl_down) RPL_FN(__shfl_xor)
+// Loads, atomics and shuffles return the type they are given (float4, int4, half2, ... included): the
+// toolkit has an overload per type.
+#define RPL_LOAD(name) template <class T> T name(const T*);
+RPL_LOAD(__ldg) RPL_LOAD(__ldcg) RPL_LOAD(__ldca) RPL_LOAD(__ldcs) RPL_LOAD(__ldlu) RPL_LOAD(__ldcv)
+#define RPL_ATOMIC(name) template <class T, class... A> T name(T*, A&&...);
+RPL_ATOMIC(atomicAdd) RPL_ATOMIC(atomicSub) RPL_ATOMIC(atomicMax) RPL_ATOMIC(atomicMin) RPL_ATOMIC(atomicExch)
+RPL_ATOMIC(atomicCAS) RPL_ATOMIC(atomicAnd) RPL_ATOMIC(atomicOr) RPL_ATOMIC(atomicXor) RPL_ATOMIC(atomicInc)
+RPL_ATOMIC(atomicDec) RPL_ATOMIC(atomicAdd_block) RPL_ATOMIC(atomicAdd_system) RPL_ATOMIC(atomicMax_block)
+RPL_ATOMIC(atomicMin_block) RPL_ATOMIC(atomicExch_block) RPL_ATOMIC(atomicCAS_block)
+#define RPL_SHFL_SYNC(name) template <class T, class... A> T name(unsigned, T, A&&...);
+RPL_SHFL_SYNC(__shfl_sync) RPL_SHFL_SYNC(__shfl_up_sync) RPL_SHFL_SYNC(__shfl_down_sync) RPL_SHFL_SYNC(__shfl_xor_sync)
+#define RPL_SHFL(name) template <class T, class... A> T name(T, A&&...);
+RPL_SHFL(__shfl) RPL_SHFL(__shfl_up) RPL_SHFL(__shfl_down) RPL_SHFL(__shfl_xor)
+#undef RPL_LOAD
+#undef RPL_ATOMIC
+#undef RPL_SHFL_SYNC
+#undef RPL_SHFL
 RPL_FN(__ballot_sync) RPL_FN(__any_sync) RPL_FN(__all_sync) RPL_FN(__activemask) RPL_FN(__ballot)
 RPL_FN(__reduce_add_sync) RPL_FN(__reduce_max_sync) RPL_FN(__reduce_min_sync) RPL_FN(__match_any_sync)
 RPL_FN(__popc) RPL_FN(__popcll) RPL_FN(__clz) RPL_FN(__clzll) RPL_FN(__ffs) RPL_FN(__ffsll) RPL_FN(__brev)
@@ -72,8 +86,17 @@ RPL_FN(erff) RPL_FN(erf) RPL_FN(isnan) RPL_FN(isinf) RPL_FN(isfinite) RPL_FN(__f
 RPL_FN(__float2half) RPL_FN(__half2float) RPL_FN(__float2bfloat16) RPL_FN(__bfloat162float)
 RPL_FN(__fadd_rn) RPL_FN(__fmul_rn) RPL_FN(__fmaf_rn) RPL_FN(__dadd_rn) RPL_FN(__dmul_rn) RPL_FN(__fma_rn)
 RPL_FN(rsqrtf) RPL_FN(rsqrt) RPL_FN(rcbrtf) RPL_FN(exp10f) RPL_FN(sincosf) RPL_FN(sincospif) RPL_FN(normf)
-RPL_FN(__ldg) RPL_FN(__ldcg) RPL_FN(__ldca) RPL_FN(__ldcs) RPL_FN(__ldlu) RPL_FN(__ldcv) RPL_FN(__stcg) RPL_FN(__stcs)
-RPL_FN(__float2half) RPL_FN(__half2float) RPL_FN(__float2half_rn) RPL_FN(__hadd) RPL_FN(__hmul) RPL_FN(__hfma)
+RPL_VOID(__stcg) RPL_VOID(__stcs) RPL_VOID(__stwb) RPL_VOID(__stwt)
+RPL_FN(__float2half) RPL_FN(__half2float) RPL_FN(__float2half_rn) RPL_FN(__low2float) RPL_FN(__high2float)
+#define RPL_SAME(name) template <class T, class... A> T name(T, A&&...);
+RPL_SAME(__hadd) RPL_SAME(__hmul) RPL_SAME(__hfma) RPL_SAME(__hsub) RPL_SAME(__hadd2) RPL_SAME(__hmul2) RPL_SAME(__hfma2)
+RPL_SAME(__hsub2) RPL_SAME(__hmax) RPL_SAME(__hmin) RPL_SAME(__hmax2) RPL_SAME(__hmin2) RPL_SAME(__habs2) RPL_SAME(__hneg2)
+RPL_SAME(__h2div) RPL_SAME(__hdiv)
+#undef RPL_SAME
+template <class... A> __half2 __floats2half2_rn(A&&...); template <class... A> __half2 __float2half2_rn(A&&...);
+template <class... A> __half2 __halves2half2(A&&...); template <class... A> float2 __half22float2(A&&...);
+template <class... A> __nv_bfloat162 __floats2bfloat162_rn(A&&...); template <class... A> float2 __bfloat1622float2(A&&...);
+template <class... A> __half __float2half_rz(A&&...); template <class... A> __nv_bfloat16 __float2bfloat16_rn(A&&...);
 RPL_FN(__float2bfloat16) RPL_FN(__bfloat162float) RPL_FN(__float_as_int) RPL_FN(__int_as_float)
 RPL_FN(__float_as_uint) RPL_FN(__uint_as_float) RPL_FN(__double_as_longlong) RPL_FN(__longlong_as_double)
 RPL_FN(__float2int_rn) RPL_FN(__float2int_rz) RPL_FN(__float2uint_rn) RPL_FN(__int2float_rn) RPL_FN(__double2float_rn)

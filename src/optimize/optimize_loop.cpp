@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "capture/manifest.hpp"
+#include "optimize/binary_gates.hpp"
 #include "optimize/source_model.hpp"
 #include "optimize/static_gates.hpp"
 #include "optimize/stats.hpp"
@@ -66,6 +67,7 @@ class Loop {
   void evaluate(const Candidate& c, Proposer& proposer, int depth);
   bool static_gates(const Candidate& c, json& entry);
   bool compile(const Candidate& c, json& entry, fs::path& code_object);
+  bool binary_gates(const fs::path& code_object, json& entry);
   bool equivalence(const fs::path& code_object, json& entry);
   bool performance(const fs::path& code_object, json& entry);
   bool end_to_end(const json& entry, const Candidate& c, json& e2e);
@@ -90,6 +92,8 @@ class Loop {
   double sol_ns_ = 0;
   json sol_ = json::object();
   std::vector<std::pair<json, Candidate>> evaluated_;  // every candidate, repaired ones included
+  std::optional<collectors::CodeObjectFacts> original_facts_;
+  bool original_facts_read_ = false;
 };
 
 void Loop::choose_kernel(const ProfileOutcome& baseline) {
@@ -249,6 +253,38 @@ bool Loop::compile(const Candidate& c, json& entry, fs::path& code_object) {
   return r.ok;
 }
 
+// The compiled code object against the original's: ABI, symbols, machine-code structure (binary_gates.hpp).
+bool Loop::binary_gates(const fs::path& code_object, json& entry) {
+  if (!original_facts_read_) {
+    original_facts_read_ = true;
+    try {
+      original_facts_ = env_.inspect(original_co_.string());
+      if (original_facts_) doc_["baseline"]["code_object"] = describe_facts(*original_facts_);
+    } catch (const Error& e) {
+      doc_["notes"].push_back(fmt::format("the original's code object could not be read ({}): the binary gates are skipped", e.what()));
+    }
+  }
+  if (!original_facts_) return true;
+  std::optional<collectors::CodeObjectFacts> facts;
+  try {
+    facts = env_.inspect(code_object.string());
+  } catch (const Error& e) {
+    entry["gates"].push_back({{"gate", "binary_signature"}, {"passed", false},
+                              {"reason", fmt::format("the candidate's code object cannot be read: {}", e.what())},
+                              {"evidence", json::object()}});
+    return false;
+  }
+  if (!facts) return true;
+  StaticVerdict v = check_binary_gates(*original_facts_, *facts);
+  bool sig_ok = v.passed || v.gate != "binary_signature";
+  entry["gates"].push_back({{"gate", "binary_signature"}, {"passed", sig_ok}, {"reason", sig_ok ? "unchanged" : v.reason},
+                            {"evidence", sig_ok ? json::object() : v.evidence}});
+  if (!sig_ok) return false;
+  entry["gates"].push_back({{"gate", "binary_structure"}, {"passed", v.passed}, {"reason", v.passed ? "unchanged" : v.reason},
+                            {"evidence", v.evidence}});
+  return v.passed;
+}
+
 bool Loop::equivalence(const fs::path& code_object, json& entry) {
   json per_input = json::array();
   bool ok = true, any_by_spread = false;
@@ -348,6 +384,7 @@ void Loop::evaluate(const Candidate& c, Proposer& proposer, int depth) {
     return;
   }
   entry["gates"].push_back({{"gate", "compile"}, {"passed", true}, {"reason", "compiled"}, {"evidence", json::object()}});
+  if (!binary_gates(co, entry)) return finish("rejected");
   if (!equivalence(co, entry)) return finish("rejected");
   if (!performance(co, entry)) return finish("rejected");
   entry["code_object"] = co.string();

@@ -121,7 +121,26 @@ std::vector<std::string> RealEnvironment::compile_command(const std::string& pla
 
 CommandOutcome RealEnvironment::compile(const std::string& source, const std::string& output, const std::string& capture_dir) {
   capture::Manifest m = capture::read_manifest(capture_dir);
-  return run_logged(compile_command(m.platform, m.device_arch, o_.compiler, o_.compile_flags, o_.include_dirs, source, output), "compile");
+  auto argv = compile_command(m.platform, m.device_arch, o_.compiler, o_.compile_flags, o_.include_dirs, source, output);
+  // nvcc keeps the PTX it generated beside the code object: the binary gates read clock reads and inline-asm
+  // exits there (the SASS too when the toolkit has cuobjdump)
+  if (fs::path(argv.front()).filename() == "nvcc") {
+    fs::path keep = output + ".keep";
+    fs::remove_all(keep);
+    fs::create_directories(keep);
+    argv.insert(argv.end() - 3, {"--keep", "--keep-dir", keep.string()});
+  }
+  return run_logged(argv, "compile");
+}
+
+std::optional<collectors::CodeObjectFacts> RealEnvironment::inspect(const std::string& code_object) {
+  std::string ptx;
+  std::error_code ec;
+  fs::path keep = code_object + ".keep";
+  if (fs::is_directory(keep, ec))
+    for (const auto& e : fs::directory_iterator(keep, ec))
+      if (e.path().extension() == ".ptx") ptx = e.path().string();
+  return collectors::read_code_object_facts(code_object, ptx);
 }
 
 ReplayOutcome RealEnvironment::replay(const std::string& capture_dir, const std::string& code_object, const std::string& dump_dir,

@@ -35,6 +35,7 @@ class RealEnvironment : public Environment {
   ReplayOutcome replay(const std::string& capture_dir, const std::string& code_object, const std::string& dump_dir,
                        unsigned iterations) override;
   double peak_bandwidth_gbps(const std::string& device_name) override;
+  std::optional<collectors::CodeObjectFacts> inspect(const std::string& code_object) override;
 
   // The compiler command line for a capture's platform and architecture (exposed for tests).
   static std::vector<std::string> compile_command(const std::string& platform, const std::string& arch, const std::string& compiler,

@@ -6,7 +6,9 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 
 #include "optimize/clang_parse.hpp"
 #include "optimize/gpu_stub_headers.hpp"
@@ -294,22 +296,117 @@ std::string text_outside(const std::string& text, const KernelInfo& kernel) {
   return normalized_text(before, 0, before.size()) + " @@KERNEL@@ " + normalized_text(after, 0, after.size());
 }
 
-ParsedUnit::ParsedUnit(const std::string& path, const std::string& text) : blanked_(blank_launch_syntax(text)) {
+namespace {
+
+// The CUDA toolkit whose headers the parser uses: $CUDA_PATH, $CUDA_HOME, the nvcc on PATH, /usr/local/cuda.
+std::optional<fs::path> find_cuda_toolkit() {
+  if (const char* forced = std::getenv("RPL_OPTIMIZE_HEADERS"); forced && std::string(forced) == "stubs") return std::nullopt;
+  std::vector<fs::path> candidates;
+  for (const char* var : {"CUDA_PATH", "CUDA_HOME"})
+    if (const char* v = std::getenv(var); v && *v) candidates.emplace_back(v);
+  if (const char* path = std::getenv("PATH")) {
+    std::string p = path;
+    for (std::size_t b = 0; b <= p.size();) {
+      std::size_t e = p.find(':', b);
+      if (e == std::string::npos) e = p.size();
+      fs::path nvcc = fs::path(p.substr(b, e - b)) / "nvcc";
+      std::error_code ec;
+      if (e > b && fs::exists(nvcc, ec)) candidates.push_back(fs::weakly_canonical(nvcc, ec).parent_path().parent_path());
+      b = e + 1;
+    }
+  }
+  candidates.emplace_back("/usr/local/cuda");
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    if (fs::exists(c / "include" / "cuda_runtime.h", ec)) return c;
+  }
+  return std::nullopt;
+}
+
+// Forced after clang's CUDA wrapper: the CUDA keywords keep their meaning and also carry the annotations the
+// source model reads (the same ones the stub headers give), so kernels, launch bounds and device variables are
+// found the same way in both modes. texture_fetch_functions.h: CUDA 12 removed it, clang 15's wrapper still
+// includes it.
+constexpr const char* kToolkitAnnotations = R"RPL(#pragma once
+#undef __global__
+#define __global__ __attribute__((global)) __attribute__((annotate("rpl_global")))
+#undef __device__
+#define __device__ __attribute__((device)) __attribute__((annotate("rpl_device")))
+#undef __shared__
+#define __shared__ __attribute__((shared)) __attribute__((annotate("rpl_shared")))
+#undef __constant__
+#define __constant__ __attribute__((constant)) __attribute__((annotate("rpl_constant")))
+#undef __managed__
+#define __managed__ __attribute__((managed)) __attribute__((annotate("rpl_managed")))
+#undef __launch_bounds__
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__))) __attribute__((annotate("rpl_launch_bounds(" #__VA_ARGS__ ")")))
+)RPL";
+
+const fs::path& toolkit_shim_directory() {
+  static const fs::path dir = [] {
+    fs::path d = stub_directory() / "toolkit-shim";
+    fs::create_directories(d);
+    std::ofstream(d / "rpl_toolkit_annotations.h") << kToolkitAnnotations;
+    std::ofstream(d / "texture_fetch_functions.h") << "#pragma once\n";
+    return d;
+  }();
+  return dir;
+}
+
+bool is_cuda_source(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  return ext == ".cu" || ext == ".cuh";
+}
+
+}  // namespace
+
+ParsedUnit::ParsedUnit(const std::string& path, const std::string& text) {
   std::string abs = fs::absolute(path).string();
-  std::string stubs = stub_directory().string();
   std::string src_dir = fs::absolute(path).parent_path().string();
+  index_ = clang_createIndex(0, 0);
+  auto parse = [&](const std::vector<std::string>& args) {
+    std::vector<const char*> argv;
+    for (auto& a : args) argv.push_back(a.c_str());
+    CXUnsavedFile unsaved{abs.c_str(), blanked_.data(), static_cast<unsigned long>(blanked_.size())};
+    return clang_parseTranslationUnit2(index_, abs.c_str(), argv.data(), int(argv.size()), &unsaved, 1,
+                                       CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord, &unit_);
+  };
+  // The installed CUDA toolkit's own headers first (clang's CUDA mode, device side): the real device API, vector
+  // types, __ldg overloads, cooperative groups, cub. A fatal error (a header clang cannot read) falls back to the
+  // stub headers.
+  if (auto cuda = is_cuda_source(path) ? find_cuda_toolkit() : std::nullopt) {
+    blanked_ = text;  // clang's CUDA mode reads the launch syntax itself
+    std::vector<std::string> args = {"-x", "cuda", "--cuda-path=" + cuda->string(), "--cuda-gpu-arch=sm_80", "-nocudalib",
+                                     "--cuda-device-only", "-std=c++17", "-isystem", toolkit_shim_directory().string(),
+                                     "-include", (toolkit_shim_directory() / "rpl_toolkit_annotations.h").string(),
+                                     "-I" + src_dir, "-Wno-everything", "-ferror-limit=0"};
+    if (fs::exists(*cuda / "include" / "cccl")) args.insert(args.end(), {"-isystem", (*cuda / "include" / "cccl").string()});
+    if (parse(args) == CXError_Success && unit_) {
+      bool fatal = false;
+      for (unsigned i = 0, n = clang_getNumDiagnostics(unit_); i < n && !fatal; ++i) {
+        CXDiagnostic d = clang_getDiagnostic(unit_, i);
+        fatal = clang_getDiagnosticSeverity(d) == CXDiagnostic_Fatal;
+        clang_disposeDiagnostic(d);
+      }
+      if (!fatal) {
+        headers_ = "toolkit";
+        toolkit_ = cuda->string();
+        return;
+      }
+      clang_disposeTranslationUnit(unit_);
+      unit_ = nullptr;
+    }
+  }
+  blanked_ = blank_launch_syntax(text);
+  std::string stubs = stub_directory().string();
   std::vector<std::string> args = {"-x", "c++", "-std=c++17", "-I" + stubs, "-I" + src_dir, "-include",
                                    (stub_directory() / kStubPrelude).string(), "-Wno-everything", "-ferror-limit=0"};
-  std::vector<const char*> argv;
-  for (auto& a : args) argv.push_back(a.c_str());
-  CXUnsavedFile unsaved{abs.c_str(), blanked_.data(), static_cast<unsigned long>(blanked_.size())};
-  index_ = clang_createIndex(0, 0);
-  CXErrorCode rc = clang_parseTranslationUnit2(index_, abs.c_str(), argv.data(), int(argv.size()), &unsaved, 1,
-                                               CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord, &unit_);
+  CXErrorCode rc = parse(args);
   if (rc != CXError_Success || !unit_) {
     clang_disposeIndex(index_);
     throw Error(ExitCode::InputInvalid, fmt::format("{}: the C++ parser (libclang) could not read it (error {})", path, int(rc)));
   }
+  headers_ = "stubs";
 }
 
 ParsedUnit::~ParsedUnit() {
@@ -348,6 +445,8 @@ SourceModel parse_source(const std::string& path, const std::string& text) {
   model.text = text;
   ParsedUnit parsed(path, text);
   CXTranslationUnit tu = parsed.unit();
+  model.headers = parsed.headers();
+  model.toolkit = parsed.toolkit();
   Walk w{&model, {}, false};
   CXCursor root = clang_getTranslationUnitCursor(tu);
   visit_scope(root, w);
@@ -360,7 +459,10 @@ SourceModel parse_source(const std::string& path, const std::string& text) {
   for (unsigned i = 0, n = clang_getNumDiagnostics(tu); i < n; ++i) {
     CXDiagnostic d = clang_getDiagnostic(tu, i);
     CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
-    if (sev >= CXDiagnostic_Error) {
+    // With the toolkit's headers, errors inside them are clang 15 meeting a newer CUDA (texture templates, CCCL's
+    // device-side variadics), not the source's: only the source's own errors are kept.
+    bool in_main = clang_Location_isFromMainFile(clang_getDiagnosticLocation(d)) != 0;
+    if (sev >= CXDiagnostic_Error && (in_main || model.headers != "toolkit")) {
       CXFile file = nullptr;
       unsigned line = 0, col = 0, off = 0;
       clang_getExpansionLocation(clang_getDiagnosticLocation(d), &file, &line, &col, &off);

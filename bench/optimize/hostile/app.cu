@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "helpers.cuh"
+
 __global__ void scale_exp(const float* __restrict__ x, float* __restrict__ y, float a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int stride = gridDim.x * blockDim.x;

@@ -131,6 +131,27 @@ CodeObjectKernel read_kernel(const msgpack::object& map, const std::string& wher
   k.sgpr_spill_count = named.number(".sgpr_spill_count", false);
   k.vgpr_spill_count = named.number(".vgpr_spill_count", false);
   k.uses_dynamic_stack = named.flag(".uses_dynamic_stack");
+  k.kernarg_segment_align = named.number(".kernarg_segment_align", false);
+  if (const auto* args = find_key(map, ".args"); args && args->type == msgpack::type::ARRAY)
+    for (uint32_t i = 0; i < args->via.array.size; ++i) {
+      const auto& a = args->via.array.ptr[i];
+      if (a.type != msgpack::type::MAP) throw Error(ExitCode::InputCorrupt, fmt::format("{} ({}): .args entry is not a map", where, k.name));
+      const KernelFields f(a, fmt::format("{} ({}) argument {}", where, k.name, i));
+      KernelArg arg;
+      arg.offset = f.number(".offset", true);
+      arg.size = f.number(".size", true);
+      arg.value_kind = f.string(".value_kind");
+      if (find_key(a, ".address_space")) arg.address_space = f.string(".address_space");
+      arg.is_const = f.flag(".is_const");
+      arg.is_restrict = f.flag(".is_restrict");
+      arg.is_volatile = f.flag(".is_volatile");
+      arg.pointee_align = f.number(".pointee_align", false);
+      k.args.push_back(arg);
+    }
+  if (const auto* r = find_key(map, ".reqd_workgroup_size"); r && r->type == msgpack::type::ARRAY)
+    for (uint32_t i = 0; i < r->via.array.size; ++i)
+      if (r->via.array.ptr[i].type == msgpack::type::POSITIVE_INTEGER)
+        k.reqd_workgroup_size.push_back(static_cast<uint32_t>(r->via.array.ptr[i].via.u64));
   if (auto it = descriptors.find(k.symbol); it != descriptors.end()) k.descriptor = decode_descriptor(it->second);
   return k;
 }

@@ -32,6 +32,18 @@ struct KernelDescriptor {
   uint32_t accum_offset() const { return compute_pgm_rsrc3 & 0x3f; }            // rsrc3[5:0], gfx90a+
 };
 
+// One kernel argument as the metadata's .args list describes it (the kernarg ABI).
+struct KernelArg {
+  uint32_t offset = 0;
+  uint32_t size = 0;
+  std::string value_kind;     // by_value, global_buffer, hidden_global_offset_x, hidden_hostcall_buffer, ...
+  std::string address_space;  // global, constant, local, ... ("" for by-value)
+  bool is_const = false;
+  bool is_restrict = false;
+  bool is_volatile = false;
+  uint32_t pointee_align = 0;
+};
+
 // One kernel as its metadata describes it. Register counts are the *used* counts (highest register + 1;
 // SGPRs include VCC / FLAT_SCRATCH / XNACK extras), not allocation granules. On gfx90a/gfx94x/gfx950
 // .vgpr_count is the unified total alignTo(arch, 4) + agpr when AGPRs are used.
@@ -49,6 +61,9 @@ struct CodeObjectKernel {
   uint32_t sgpr_spill_count = 0;
   uint32_t vgpr_spill_count = 0;
   bool uses_dynamic_stack = false;
+  uint32_t kernarg_segment_align = 0;
+  std::vector<KernelArg> args;                   // .args, in order
+  std::vector<uint32_t> reqd_workgroup_size;     // .reqd_workgroup_size, empty when not given
   std::optional<KernelDescriptor> descriptor;  // nullopt when the .kd symbol is not in the symbol table
 };
 

@@ -1,0 +1,56 @@
+#include "collectors/code_object_facts.hpp"
+
+#include <fmt/core.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "collectors/amd/code_object_facts.hpp"
+#include "collectors/amd/offload_bundle.hpp"
+#include "collectors/binary_image.hpp"
+#include "collectors/nvidia/cubin_facts.hpp"
+#include "support/errors.hpp"
+
+namespace rpl::collectors {
+
+CodeObjectFacts read_code_object_facts(const std::string& code_object, const std::string& ptx) {
+  MappedFile file(code_object);
+  Bytes bytes = file.bytes();
+  CodeObjectFacts facts;
+  facts.file = code_object;
+  if (starts_with(bytes, amd::kBundleMagic) || starts_with(bytes, amd::kCompressedBundleMagic)) {
+    amd::OffloadBundles bundles = amd::read_offload_bundles(bytes, code_object);
+    for (const auto& e : bundles.entries)
+      if (amd::is_amdgpu_entry(e.id) && is_elf(e.bytes)) {
+        amd::read_amdgpu_facts(code_object, e.bytes, facts);
+        return facts;
+      }
+    throw Error(ExitCode::InputInvalid, fmt::format("{}: the offload bundle holds no AMD GPU code object", code_object));
+  }
+  if (!is_elf(bytes)) throw Error(ExitCode::InputInvalid, fmt::format("{}: not a GPU code object (not ELF)", code_object));
+  ElfImage elf(bytes, code_object);
+  if (elf.machine() == kElfMachineAmdgpu) {
+    amd::read_amdgpu_facts(code_object, bytes, facts);
+  } else if (elf.machine() == kElfMachineCuda) {
+    nvidia::read_cubin_facts(code_object, bytes, facts);
+    if (!ptx.empty()) {
+      std::ifstream in(ptx);
+      if (!in) {
+        facts.notes.push_back(fmt::format("the PTX {} could not be read", ptx));
+      } else {
+        std::stringstream text;
+        text << in.rdbuf();
+        facts.read.push_back("PTX (" + ptx + ")");
+        auto f = ptx_findings(text.str());
+        facts.findings.insert(facts.findings.end(), f.begin(), f.end());
+      }
+    } else {
+      facts.notes.push_back("no PTX was kept for this cubin: clock reads and exits are judged on the SASS alone");
+    }
+  } else {
+    throw Error(ExitCode::InputInvalid, fmt::format("{}: ELF machine {} is neither CUDA nor AMDGPU", code_object, elf.machine()));
+  }
+  return facts;
+}
+
+}  // namespace rpl::collectors
