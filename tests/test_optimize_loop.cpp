@@ -255,6 +255,26 @@ TEST(OptimizeLoop, DryRunNeverTouchesTheSource) {
   EXPECT_EQ(test::validate_against_schema("optimize", f.o.output_dir + "/optimize.json"), "");
 }
 
+TEST(OptimizeLoop, WithoutABuildCommandNothingIsWrittenAndTheDiffIsReported) {
+  // the seeds' form `rocm-perf optimize ./app`: no way to rebuild, so no end-to-end trial on an unchanged binary
+  Fixture f;
+  f.o.build_command.clear();
+  OptimizeResult r = run_first_candidate(f);
+  const json& d = r.document["decision"];
+  EXPECT_EQ(d["status"], "proposed") << d.dump();
+  EXPECT_NE(d["reason"].get<std::string>().find("no --build given"), std::string::npos);
+  EXPECT_NE(d["how_to_apply"].get<std::string>().find("patch " + f.source), std::string::npos);
+  EXPECT_EQ(f.text(), kSource);
+  EXPECT_FALSE(fs::exists(f.source + ".orig"));
+  EXPECT_NE(optimize_summary_text(r.document).find("apply it with"), std::string::npos);
+  EXPECT_EQ(test::validate_against_schema("optimize", f.o.output_dir + "/optimize.json"), "");
+  // an application that compiles the source at run time can still be verified end to end
+  Fixture g;
+  g.o.build_command.clear();
+  g.o.runtime_compiled = true;
+  EXPECT_EQ(run_first_candidate(g).document["decision"]["status"], "accepted");
+}
+
 TEST(OptimizeLoop, EachBadCandidateIsRejectedByItsGate) {
   Fixture f;
   struct Case { std::string name, text, gate; };

@@ -137,6 +137,10 @@ Action register_optimize(CLI::App& app) {
   cmd->add_option("--rtol", o.tolerance.rtol, "relative tolerance for floating-point results (default 0: bit-exact)");
   cmd->add_option("--atol", o.tolerance.atol, "absolute tolerance for floating-point results (default 0: bit-exact)");
   cmd->add_flag("--dry-run", o.dry_run, "never touch the source: report, and write the best candidate's diff");
+  cmd->add_flag("--runtime-compiled", o.runtime_compiled, "the application compiles the kernel source at run time (NVRTC, "
+                                                          "hipRTC): without --build, the end-to-end gate reruns it as is");
+  cmd->add_flag_function("--no-counters", [a](std::int64_t) { a->options.counters = false; },
+                "skip the baseline's counter pass (roofline facts for the proposer and the FLOP speed of light)");
   cmd->add_flag("--keep-going", o.keep_going, "when the best candidate fails end to end, try the next one");
   cmd->add_option("--proposer", a->proposer, "who proposes candidates: deterministic (pragma unroll, invariant-load hoisting) "
                                              "or llm (an OpenAI-compatible model; --llm-* options)")

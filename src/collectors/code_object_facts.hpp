@@ -25,6 +25,9 @@ struct KernelAbi {
   std::vector<std::string> bounds;    // launch bounds as the object states them: "max_threads 256 1 1",
                                       // "reqntid 128 1 1", "max_registers 128", "max_flat_workgroup_size 256", ...
   std::vector<std::string> hidden;    // AMD: hidden arguments' kinds (hostcall/printf buffers say a kernel prints)
+  // Resources, for the facts the proposers are given (not compared by the gates: a faster kernel may use more)
+  uint32_t registers = 0;             // per thread (NVIDIA EIATTR_REGCOUNT; AMD .vgpr_count)
+  uint32_t static_shared_bytes = 0;   // per block (NVIDIA .nv.shared.<kernel>; AMD .group_segment_fixed_size)
 };
 
 // One instruction-level fact in one function.

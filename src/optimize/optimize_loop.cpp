@@ -14,6 +14,7 @@
 #include "optimize/static_gates.hpp"
 #include "optimize/stats.hpp"
 #include "support/atomic_file.hpp"
+#include "support/demangle.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
 
@@ -67,6 +68,7 @@ class Loop {
   void evaluate(const Candidate& c, Proposer& proposer, int depth);
   bool static_gates(const Candidate& c, json& entry);
   bool compile(const Candidate& c, json& entry, fs::path& code_object);
+  void read_original_facts();
   bool binary_gates(const fs::path& code_object, json& entry);
   bool equivalence(const fs::path& code_object, json& entry);
   bool performance(const fs::path& code_object, json& entry);
@@ -93,7 +95,6 @@ class Loop {
   json sol_ = json::object();
   std::vector<std::pair<json, Candidate>> evaluated_;  // every candidate, repaired ones included
   std::optional<collectors::CodeObjectFacts> original_facts_;
-  bool original_facts_read_ = false;
 };
 
 void Loop::choose_kernel(const ProfileOutcome& baseline) {
@@ -149,6 +150,7 @@ void Loop::prepare_inputs() {
   if (!built.ok)
     throw Error(ExitCode::InputInvalid, fmt::format("the original {} does not compile into a code object ({}): {}", o_.source,
                                                     built.status, built.messages));
+  read_original_facts();
   auto derive = [&](const std::string& name, const fs::path& from, DeriveOptions d) {
     d.source_param_types = param_types;
     InputState s{name, out_ / "inputs" / name, {}, {}};
@@ -254,16 +256,30 @@ bool Loop::compile(const Candidate& c, json& entry, fs::path& code_object) {
 }
 
 // The compiled code object against the original's: ABI, symbols, machine-code structure (binary_gates.hpp).
-bool Loop::binary_gates(const fs::path& code_object, json& entry) {
-  if (!original_facts_read_) {
-    original_facts_read_ = true;
-    try {
-      original_facts_ = env_.inspect(original_co_.string());
-      if (original_facts_) doc_["baseline"]["code_object"] = describe_facts(*original_facts_);
-    } catch (const Error& e) {
-      doc_["notes"].push_back(fmt::format("the original's code object could not be read ({}): the binary gates are skipped", e.what()));
-    }
+// The original's code object: what the binary gates compare with, and the kernel's registers and static shared
+// memory for the proposers' facts.
+void Loop::read_original_facts() {
+  try {
+    original_facts_ = env_.inspect(original_co_.string());
+  } catch (const Error& e) {
+    doc_["notes"].push_back(fmt::format("the original's code object could not be read ({}): the binary gates are skipped", e.what()));
   }
+  if (!original_facts_) return;
+  doc_["baseline"]["code_object"] = describe_facts(*original_facts_);
+  const std::string display = doc_["kernel"].value("display_name", "");
+  const std::string mangled_name = fmt::format("{}{}", kernel_.size(), kernel_);
+  const collectors::KernelAbi* abi = nullptr;
+  for (const auto& k : original_facts_->kernels)
+    if (demangle(k.symbol) == display || (!abi && k.symbol.find(mangled_name) != std::string::npos)) abi = &k;
+  if (!abi || !baseline_.analysis.contains("kernels")) return;
+  for (auto& k : baseline_.analysis["kernels"])
+    if (k.value("name", "") == display) {
+      k["registers"] = abi->registers;
+      k["static_shared_bytes"] = abi->static_shared_bytes;
+    }
+}
+
+bool Loop::binary_gates(const fs::path& code_object, json& entry) {
   if (!original_facts_) return true;
   std::optional<collectors::CodeObjectFacts> facts;
   try {
@@ -472,7 +488,7 @@ OptimizeResult Loop::run() {
                                                            "changed: {}", b.status, b.messages));
   }
   log::info("profiling the baseline ({} runs)", o_.runs);
-  baseline_ = env_.profile(o_.runs, (out_ / "profile-baseline").string(), /*roofline_counters=*/true);
+  baseline_ = env_.profile(o_.runs, (out_ / "profile-baseline").string(), /*roofline_counters=*/o_.counters);
   doc_["baseline"]["runtime_per_run_ns"] = baseline_.runtime_per_run_ns;
   doc_["baseline"]["runtime_median_ns"] = median(baseline_.runtime_per_run_ns);
   doc_["baseline"]["profile_dir"] = baseline_.output_dir;
@@ -505,12 +521,20 @@ OptimizeResult Loop::run() {
   });
   json decision = {{"status", "no_candidate_passed"}, {"reason", "no candidate passed the signature, structure, compile, "
                                                                    "equivalence and performance gates"}};
-  if (o_.dry_run && !passing.empty()) {
+  // Without a way to rebuild, the end-to-end gate would re-time the unchanged binary and could keep a candidate
+  // on noise: then nothing is written, as with --dry-run, and the report says how to apply the verified diff.
+  const bool cannot_rebuild = o_.build_command.empty() && !o_.runtime_compiled;
+  if ((o_.dry_run || cannot_rebuild) && !passing.empty()) {
     auto& [entry, c] = evaluated_[passing.front()];
     std::string diff_file = (out_ / "proposed.diff").string();
     write_text_file_atomically(diff_file, entry["diff"].get<std::string>());
+    std::string apply = fmt::format("apply it with: patch {} < {} (then rebuild), or rerun with --build \"CMD\" to let "
+                                    "rocm-perf rebuild and verify it end to end", o_.source, diff_file);
     decision = {{"status", "proposed"}, {"candidate", c.id}, {"speedup", entry["speedup"]}, {"diff_file", diff_file},
-                {"reason", "--dry-run: the source was not touched; the best candidate's diff is in " + diff_file}};
+                {"how_to_apply", apply},
+                {"reason", o_.dry_run ? "--dry-run: the source was not touched; the best candidate's diff is in " + diff_file
+                                      : "no --build given: rocm-perf cannot rebuild the application, so it wrote nothing and "
+                                        "did not run the end-to-end gate; the verified candidate's diff is in " + diff_file}};
   } else {
     for (std::size_t n = 0; n < passing.size(); ++n) {
       auto& [entry, c] = evaluated_[passing[n]];

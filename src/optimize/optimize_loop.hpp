@@ -27,6 +27,10 @@ struct OptimizeOptions {
   double alpha = 0.05;                // significance of the Mann-Whitney test
   Tolerance tolerance;
   bool dry_run = false;
+  // The application compiles the kernel source itself at run time (NVRTC, hipRTC): without --build the end-to-end
+  // gate can still rerun it. Otherwise, with no build command, nothing is written (the run behaves as --dry-run).
+  bool runtime_compiled = false;
+  bool counters = true;               // the baseline's counter pass (roofline, FLOP speed of light); --no-counters
   bool keep_going = false;
   std::string output_dir = "rocm-perf-optimize";
   std::vector<std::string> app;       // for the document

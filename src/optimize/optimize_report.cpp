@@ -69,6 +69,8 @@ std::string optimize_summary_text(const nlohmann::json& d) {
   }
   if (d.contains("decision"))
     out += fmt::format("  decision: {} - {}\n", d["decision"].value("status", ""), d["decision"].value("reason", ""));
+  if (d.contains("decision") && d["decision"].contains("how_to_apply"))
+    out += fmt::format("  {}\n", d["decision"]["how_to_apply"].get<std::string>());
   for (const auto& n : d.value("notes", nlohmann::json::array())) out += "  note: " + n.get<std::string>() + "\n";
   return out;
 }

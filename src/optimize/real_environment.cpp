@@ -8,11 +8,40 @@
 #include "app/capture.hpp"
 #include "app/profile.hpp"
 #include "capture/manifest.hpp"
+#include "report/analyze_report.hpp"
 #include "support/errors.hpp"
 #include "support/process.hpp"
 
 namespace rpl::optimize {
 namespace fs = std::filesystem;
+
+namespace {
+
+// The GPU the profile ran on, with its peaks (the device table, scaled as the roofline scales them).
+std::optional<nlohmann::json> gpu_facts(const analysis::RooflineResult& roofline) {
+  if (roofline.agents.empty()) return std::nullopt;
+  const auto& agent = roofline.agents.front();
+  nlohmann::json g = {{"name", agent.product_name}, {"arch", agent.arch}};
+  analysis::DeviceMatch d = analysis::find_device(agent.arch, agent.product_name);
+  if (!d.spec) return g;
+  g["vendor"] = d.spec->vendor == analysis::Vendor::Amd ? "amd" : "nvidia";
+  g["sm_count"] = d.spec->compute_units;
+  g["peak_bandwidth_gbps"] = d.spec->bandwidth(analysis::MemLevel::Hbm);
+  g["peak_fp32_gflops"] = d.spec->peak(analysis::Pipe::Vector, analysis::DataType::F32) * d.compute_scale;
+  nlohmann::json peaks = nlohmann::json::object();
+  auto add = [&](const char* name, analysis::Pipe p, analysis::DataType t) {
+    double v = d.spec->peak(p, t) * d.compute_scale;
+    if (v > 0) peaks[name] = v;
+  };
+  add("FP32", analysis::Pipe::Vector, analysis::DataType::F32);
+  add("FP64", analysis::Pipe::Vector, analysis::DataType::F64);
+  add("FP16 matrix", analysis::Pipe::Matrix, analysis::DataType::F16);
+  add("BF16 matrix", analysis::Pipe::Matrix, analysis::DataType::BF16);
+  g["peak_gflops"] = peaks;
+  return g;
+}
+
+}  // namespace
 
 CommandOutcome RealEnvironment::run_logged(const std::vector<std::string>& argv, const std::string& log_name) {
   fs::create_directories(o_.log_dir);
@@ -73,7 +102,20 @@ ProfileOutcome RealEnvironment::profile(unsigned runs, const std::string& output
           }
       kernels.push_back(entry);
     }
+    // analysis.json's facts per kernel (roofline point and bound, bottleneck labels with evidence, occupancy and
+    // limiter, launch shapes, share of the critical path, counters' deep analysis), for the proposers
+    report::ReportOptions ro;
+    ro.top = r.analysis->stats.kernels.size();
+    ro.html = false;
+    nlohmann::json ranked = report::analysis_document(*r.analysis, ro).value("ranking", nlohmann::json::object())
+                                .value("kernels", nlohmann::json::array());
+    for (auto& entry : kernels)
+      for (const auto& k : ranked)
+        if (k.value("name", "") == entry.value("name", ""))
+          for (const auto& [key, v] : k.items())
+            if (!entry.contains(key) && key != "rank" && key != "runtime_kernel") entry[key] = v;
     out.analysis = {{"kernels", kernels}};
+    if (auto gpu = gpu_facts(r.analysis->roofline)) out.analysis["gpu"] = *gpu;
     if (r.counter_failure) out.analysis["counter_failure"] = *r.counter_failure;
   }
   if (out.ranking.empty())

@@ -61,6 +61,8 @@ void read_amdgpu_facts(const std::string& path, Bytes image, CodeObjectFacts& fa
   for (const auto& k : co.kernels) {
     KernelAbi abi;
     abi.symbol = k.name;
+    abi.registers = k.vgpr_count;
+    abi.static_shared_bytes = k.group_segment_fixed_size;
     for (const auto& a : k.args) {
       if (a.value_kind.rfind("hidden_", 0) == 0) {
         abi.hidden.push_back(a.value_kind);

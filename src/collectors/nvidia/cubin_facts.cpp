@@ -36,6 +36,7 @@ uint16_t u16_at(Bytes b, std::size_t o) {
   return v;
 }
 
+constexpr uint8_t kRegcount = 0x2f;
 constexpr uint8_t kMaxThreads = 0x05, kExterns = 0x0f, kReqntid = 0x10, kKparamInfo = 0x17, kCbankParamSize = 0x19,
                   kMaxregCount = 0x1b;
 
@@ -141,6 +142,25 @@ void read_cubin_facts(const std::string& path, Bytes image, CodeObjectFacts& fac
       facts.kernels.push_back(std::move(k));
     }
   }
+  // registers per function: the cubin-wide .nv.info holds EIATTR_REGCOUNT (u32 symbol index, u32 count)
+  for (const auto& sec : t.sections) {
+    if (sec.name != ".nv.info") continue;
+    auto info = t.contents(sec);
+    for (std::size_t p = 0; info && p + 4 <= info->size();) {
+      uint8_t format = static_cast<uint8_t>((*info)[p]), attr = static_cast<uint8_t>((*info)[p + 1]);
+      std::size_t size = format == 4 ? u16_at(*info, p + 2) : 0;
+      if (format == 4 && attr == kRegcount && size >= 8) {
+        uint32_t index = u32_at(*info, p + 4), count = u32_at(*info, p + 8);
+        if (index >= 1 && index <= t.symbols.size())  // symbol indices count the null entry read_elf_tables drops
+          for (auto& k : facts.kernels)
+            if (k.symbol == t.symbols[index - 1].name) k.registers = count;
+      }
+      p += format == 4 ? 4 + size : 4;
+    }
+  }
+  for (auto& k : facts.kernels)
+    for (const auto& sec : t.sections)
+      if (sec.name == ".nv.shared." + k.symbol) k.static_shared_bytes = static_cast<uint32_t>(sec.size);
   std::sort(facts.functions.begin(), facts.functions.end());
   std::sort(facts.data_symbols.begin(), facts.data_symbols.end());
   std::sort(facts.externs.begin(), facts.externs.end());

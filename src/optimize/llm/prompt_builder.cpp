@@ -1,6 +1,7 @@
 #include "optimize/llm/prompt_builder.hpp"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <cctype>
 #include <filesystem>
@@ -41,40 +42,8 @@ std::string load_one(const std::string& dir, const std::string& name, const char
   return text.str();
 }
 
-std::string number(const nlohmann::json& v, int digits = 3) {
-  if (v.is_number_integer()) return std::to_string(v.get<long long>());
-  if (v.is_number()) return fmt::format("{:.{}g}", v.get<double>(), digits);
-  if (v.is_null()) return "unknown";
-  if (v.is_string()) return v.get<std::string>();
-  return v.dump();
-}
-
 std::string percent(const nlohmann::json& v) {
   return v.is_number() ? fmt::format("{:.1f}%", 100.0 * v.get<double>()) : std::string("unknown");
-}
-
-void render_label(std::ostringstream& out, const char* which, const nlohmann::json& label) {
-  if (!label.is_object()) return;
-  out << fmt::format("- {} bottleneck: {} (rule {}{})\n", which, label.value("label", "?"), label.value("rule", "?"),
-                     label.value("fallback", false) ? ", fallback" : "");
-  for (const auto& e : label.value("evidence", nlohmann::json::array()))
-    out << fmt::format("  - {} = {} (threshold {} {}; {})\n", e.value("metric", "?"), number(e.value("value", nlohmann::json())),
-                       e.value("comparison", "?"), number(e.value("threshold", nlohmann::json())),
-                       e.value("passed", false) ? "met" : "not met");
-}
-
-void render_object(std::ostringstream& out, const std::string& title, const nlohmann::json& obj) {
-  out << "- " << title << ":";
-  if (!obj.is_object()) {
-    out << " " << number(obj) << "\n";
-    return;
-  }
-  bool first = true;
-  for (const auto& [k, v] : obj.items()) {
-    out << (first ? " " : ", ") << k << " " << (v.is_object() || v.is_array() ? v.dump() : number(v));
-    first = false;
-  }
-  out << "\n";
 }
 
 }  // namespace
@@ -131,6 +100,143 @@ bool names_kernel(const std::string& profiled, const std::string& kernel) {
 
 }  // namespace
 
+namespace {
+
+using nlohmann::json;
+
+bool present(const json& a, const char* key) { return a.is_object() && a.contains(key) && !a[key].is_null(); }
+
+std::string num(const json& v, int digits = 3) {
+  if (v.is_number_integer()) return std::to_string(v.get<long long>());
+  if (v.is_number()) return fmt::format("{:.{}g}", v.get<double>(), digits);
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+std::string share(double part, double whole) { return fmt::format("{:.1f}%", 100.0 * part / whole); }
+
+std::string duration(double ns) {
+  if (ns >= 1e6) return fmt::format("{:.3g} ms", ns / 1e6);
+  if (ns >= 1e3) return fmt::format("{:.3g} us", ns / 1e3);
+  return fmt::format("{:.3g} ns", ns);
+}
+
+// The facts of one kernel, each line only with what was measured: no "unknown", no raw key names. Keys are those
+// of analysis.json's ranking entries plus what the optimizer adds (gpu, flops_per_launch, peak_gflops,
+// speed_of_light_compute_ns, registers, static_shared_bytes, counter_failure).
+std::string render_kernel_facts(const json& a) {
+  std::ostringstream out;
+  if (present(a, "gpu")) {
+    const json& g = a["gpu"];
+    std::vector<std::string> parts;
+    if (present(g, "sm_count")) parts.push_back(fmt::format("{} {}", num(g["sm_count"]), g.value("vendor", "") == "amd" ? "CUs" : "SMs"));
+    if (present(g, "peak_bandwidth_gbps")) parts.push_back(fmt::format("peak device-memory bandwidth {} GB/s", num(g["peak_bandwidth_gbps"])));
+    if (present(g, "peak_gflops"))
+      for (const auto& [cls, v] : g["peak_gflops"].items()) parts.push_back(fmt::format("peak {} {} GFLOP/s", cls, num(v)));
+    out << fmt::format("- GPU: {}{}{}\n", g.value("name", "the captured GPU"), present(g, "arch") ? " (" + g["arch"].get<std::string>() + ")" : "",
+                       parts.empty() ? "" : ", " + fmt::format("{}", fmt::join(parts, ", ")));
+  }
+  {
+    std::vector<std::string> parts;
+    json launches = present(a, "count") ? a["count"] : present(a, "launches") ? a["launches"] : json();
+    if (!launches.is_null()) parts.push_back(num(launches) + " launches");
+    if (present(a, "total_ns")) parts.push_back(duration(a["total_ns"].get<double>()) + " in all");
+    if (present(a, "median_ns")) parts.push_back("median " + duration(a["median_ns"].get<double>()) + " per launch");
+    if (present(a, "share_of_gpu_time")) parts.push_back(percent(a["share_of_gpu_time"]) + " of GPU time");
+    if (present(a, "critical_path_fraction")) parts.push_back(percent(a["critical_path_fraction"]) + " of the critical path");
+    if (!parts.empty()) out << fmt::format("- time: {}\n", fmt::join(parts, ", "));
+  }
+  if (present(a, "shapes") && a["shapes"].is_array() && !a["shapes"].empty()) {
+    const json& sh = a["shapes"][0];
+    auto dims = [](const json& v) { return v.is_array() && v.size() == 3 ? fmt::format("{}x{}x{}", num(v[0]), num(v[1]), num(v[2])) : std::string("?"); };
+    out << fmt::format("- launch geometry: grid of {} blocks, {} threads per block, {} bytes of shared memory per launch{}\n",
+                       dims(sh.value("blocks", json())), dims(sh.value("block", json())), num(sh.value("lds_bytes", json(0))),
+                       a["shapes"].size() > 1 ? fmt::format(" ({} other launch shapes)", a["shapes"].size() - 1) : "");
+  }
+  if (present(a, "registers") || present(a, "static_shared_bytes")) {
+    std::vector<std::string> parts;
+    if (present(a, "registers")) parts.push_back(num(a["registers"]) + " registers per thread");
+    if (present(a, "static_shared_bytes")) parts.push_back(num(a["static_shared_bytes"]) + " bytes of static shared memory per block");
+    out << fmt::format("- resources (from the compiled code object): {}\n", fmt::join(parts, ", "));
+  }
+  if (present(a, "occupancy"))
+    out << fmt::format("- theoretical occupancy: {}{}\n", percent(a["occupancy"]),
+                       present(a, "occupancy_limiter") ? ", limited by " + num(a["occupancy_limiter"]) : "");
+  if (present(a, "roofline") && a["roofline"].is_object()) {
+    const json& r = a["roofline"];
+    std::vector<std::string> parts;
+    const json* g = present(a, "gpu") ? &a["gpu"] : nullptr;
+    if (present(r, "gflops")) {
+      std::string p = num(r["gflops"]) + " GFLOP/s";
+      if (g && present(*g, "peak_fp32_gflops") && (*g)["peak_fp32_gflops"].get<double>() > 0)
+        p += " (" + share(r["gflops"].get<double>(), (*g)["peak_fp32_gflops"].get<double>()) + " of the FP32 peak)";
+      parts.push_back(p);
+    }
+    if (present(r, "hbm_gbps")) {
+      std::string p = num(r["hbm_gbps"]) + " GB/s from device memory";
+      if (g && present(*g, "peak_bandwidth_gbps") && (*g)["peak_bandwidth_gbps"].get<double>() > 0)
+        p += " (" + share(r["hbm_gbps"].get<double>(), (*g)["peak_bandwidth_gbps"].get<double>()) + " of peak bandwidth)";
+      parts.push_back(p);
+    }
+    if (present(r, "arithmetic_intensity")) parts.push_back("arithmetic intensity " + num(r["arithmetic_intensity"]) + " FLOP/byte");
+    if (present(r, "fraction_of_roof")) parts.push_back(percent(r["fraction_of_roof"]) + " of the roof at that intensity");
+    std::string bound = r.value("bound", "");
+    if (!parts.empty() || bound == "memory" || bound == "compute")
+      out << fmt::format("- achieved: {}{}\n", fmt::join(parts, ", "),
+                         bound == "memory" || bound == "compute" ? fmt::format("{}the roofline places it {}-bound", parts.empty() ? "" : "; ", bound) : "");
+  }
+  if (present(a, "bottleneck") && a["bottleneck"].is_object()) {
+    const auto& b = a["bottleneck"];
+    if (!present(b, "primary")) out << "- bottleneck: no rule fired\n";
+    for (const char* which : {"primary", "secondary"}) {
+      if (!present(b, which) || !b[which].is_object()) continue;
+      const json& label = b[which];
+      out << fmt::format("- {} bottleneck: {}{}\n", which, label.value("label", "a rule fired"),
+                         present(label, "rule") ? " (rule " + label["rule"].get<std::string>() + ")" : "");
+      for (const auto& e : label.value("evidence", json::array()))
+        if (present(e, "metric") && present(e, "value"))
+          out << fmt::format("  - {} = {}{}\n", e["metric"].get<std::string>(), num(e["value"]),
+                             present(e, "threshold") ? fmt::format(" (threshold {} {}; {})", e.value("comparison", ""), num(e["threshold"]),
+                                                                   e.value("passed", false) ? "met" : "not met")
+                                                     : "");
+    }
+    for (const auto& n : b.value("notes", json::array())) out << "  - note: " << num(n) << "\n";
+  }
+  if (present(a, "deep_analysis") && a["deep_analysis"].is_object()) {
+    const auto& d = a["deep_analysis"];
+    static const std::vector<std::pair<const char*, const char*>> named = {
+        {"achieved_occupancy", "achieved occupancy"}, {"issue_utilization", "issue utilisation"},
+        {"stall_fraction", "cycles stalled"}, {"memory_stall_share", "stalls on memory"},
+        {"branch_efficiency", "branch efficiency"}, {"thread_utilization", "active threads per warp"},
+        {"l1_hit_rate", "L1 hit rate"}, {"l2_hit_rate", "L2 hit rate"}};
+    std::vector<std::string> parts;
+    for (const auto& [k, words] : named)
+      if (d.contains(k) && d[k].is_number()) parts.push_back(fmt::format("{} {}", words, percent(d[k])));
+    if (!parts.empty()) out << fmt::format("- counters: {}\n", fmt::join(parts, ", "));
+    auto stalls = d.value("stall_breakdown", json::array());
+    if (!stalls.empty()) {
+      std::vector<std::string> st;
+      for (const auto& x : stalls)
+        if (present(x, "name") && present(x, "fraction")) st.push_back(fmt::format("{} {}", x["name"].get<std::string>(), percent(x["fraction"])));
+      if (!st.empty()) out << fmt::format("- stall reasons: {}\n", fmt::join(st, ", "));
+    }
+  }
+  if (present(a, "flops_per_launch"))
+    out << fmt::format("- work: {} floating-point operations per launch{}\n", num(a["flops_per_launch"]),
+                       present(a, "peak_gflops") ? fmt::format(" (peak of their class {} GFLOP/s)", num(a["peak_gflops"])) : "");
+  if (present(a, "speed_of_light_compute_ns"))
+    out << fmt::format("- speed of light: no launch can take less than {} for those operations at peak\n",
+                       duration(a["speed_of_light_compute_ns"].get<double>()));
+  if (present(a, "cv") && present(a, "stability"))
+    out << fmt::format("- run-to-run variation of its time: coefficient of variation {} ({})\n", num(a["cv"]), num(a["stability"]));
+  if (present(a, "counter_failure"))
+    out << fmt::format("- no hardware counters were taken: {}\n", num(a["counter_failure"]));
+  std::string text = out.str();
+  return text.empty() ? "No measurements are available for this kernel." : text;
+}
+
+}  // namespace
+
 std::string render_measured_facts(const nlohmann::json& analysis, const std::string& kernel_name) {
   // A per-application document ({"kernels": [...]}, or analysis.json's {"ranking": {"kernels": [...]}}): the
   // kernel's own entry is what the model needs; the others are summarised in one line.
@@ -154,58 +260,7 @@ std::string render_measured_facts(const nlohmann::json& analysis, const std::str
   }
   const nlohmann::json& a = analysis;
   if (!a.is_object() || a.empty()) return "No measurements are available for this kernel (no profile was given).";
-  std::ostringstream out;
-  std::set<std::string> used;
-  auto has = [&](const char* k) {
-    if (!a.contains(k) || a[k].is_null()) return false;
-    used.insert(k);
-    return true;
-  };
-  if (has("total_ns") || has("count") || has("launches") || has("median_ns") || has("critical_path_fraction") ||
-      has("share_of_gpu_time"))
-    out << fmt::format("- time: {} launches, {} ns in all (median {} ns per launch), {} of GPU time, {} of the critical path\n",
-                       number(a.value("count", a.value("launches", nlohmann::json()))),
-                       number(a.value("total_ns", nlohmann::json())), number(a.value("median_ns", nlohmann::json())),
-                       percent(a.value("share_of_gpu_time", nlohmann::json())),
-                       percent(a.value("critical_path_fraction", nlohmann::json())));
-  if (has("bottleneck")) {
-    const auto& b = a["bottleneck"];
-    if (b.value("primary", nlohmann::json()).is_null()) out << "- bottleneck: no rule fired\n";
-    render_label(out, "primary", b.value("primary", nlohmann::json()));
-    render_label(out, "secondary", b.value("secondary", nlohmann::json()));
-    for (const auto& n : b.value("notes", nlohmann::json::array())) out << "  - note: " << number(n) << "\n";
-  }
-  if (has("roofline")) {
-    const auto& r = a["roofline"];
-    out << fmt::format("- roofline: {}-bound, {} GFLOP/s, {} GB/s from device memory, arithmetic intensity {} "
-                       "FLOP/byte, {} of the roof at that intensity\n",
-                       r.value("bound", "unknown"), number(r.value("gflops", nlohmann::json())),
-                       number(r.value("hbm_gbps", nlohmann::json())),
-                       number(r.value("arithmetic_intensity", nlohmann::json())),
-                       percent(r.value("fraction_of_roof", nlohmann::json())));
-  }
-  if (has("occupancy") || has("occupancy_limiter"))
-    out << fmt::format("- theoretical occupancy: {}, limited by {}\n", percent(a.value("occupancy", nlohmann::json())),
-                       number(a.value("occupancy_limiter", nlohmann::json())));
-  if (has("deep_analysis")) {
-    const auto& d = a["deep_analysis"];
-    out << "- deep analysis (" << d.value("source", "?") << "):";
-    for (const char* k : {"achieved_occupancy", "issue_utilization", "stall_fraction", "memory_stall_share",
-                          "branch_efficiency", "thread_utilization", "l1_hit_rate", "l2_hit_rate"})
-      if (d.contains(k) && d[k].is_number()) out << " " << k << " " << percent(d[k]) << ";";
-    out << "\n";
-    auto stalls = d.value("stall_breakdown", nlohmann::json::array());
-    if (!stalls.empty()) {
-      out << "  - stall breakdown:";
-      for (const auto& s : stalls) out << " " << s.value("name", "?") << " " << percent(s.value("fraction", nlohmann::json())) << ";";
-      out << "\n";
-    }
-  }
-  if (has("resources")) render_object(out, "resources", a["resources"]);
-  if (has("launch")) render_object(out, "launch configuration", a["launch"]);
-  for (const auto& [k, v] : a.items())
-    if (!used.count(k) && !v.is_null()) render_object(out, "other measured fact " + k, v);
-  return out.str();
+  return render_kernel_facts(a);
 }
 
 std::string render_constraints(const std::vector<std::string>& constraints) {

@@ -1,0 +1,314 @@
+// The binary gates (issue 27) on real code objects compiled here without a GPU: nvcc cubins for sm_90 (with the
+// PTX nvcc keeps) and Debian hipcc code objects for gfx90a and gfx940. One test per rule, a cheat hiding a clock
+// read behind a macro and behind an inline function of another header among them; plus the text scanners on
+// recorded lines. Each compiler's tests skip, saying so, where that compiler is not installed.
+#include <fmt/core.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "collectors/code_object_facts.hpp"
+#include "optimize/binary_gates.hpp"
+#include "support/process.hpp"
+#include "testing/tmpdir.hpp"
+
+namespace rpl::optimize {
+namespace {
+namespace fs = std::filesystem;
+using collectors::CodeObjectFacts;
+
+// The application's own header: a timing macro, an inline stamp, a log and a bail-out it uses elsewhere.
+const char* kHelpers = R"(#pragma once
+#include <cstdio>
+#define APP_NOW() clock64()
+__device__ inline long long app_stamp() { return clock64(); }
+__device__ inline void app_log(int n) { printf("n=%d\n", n); }
+__device__ inline void app_bail() { asm volatile("exit;"); }
+)";
+
+const char* kBase = R"(#include "helpers.h"
+__global__ void __launch_bounds__(256) scale(const float* __restrict__ x, float* __restrict__ y, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  BODY
+}
+__global__ void other(int* p) { p[threadIdx.x] = 1; }
+)";
+
+std::string with(const std::string& body, const std::string& before = "", const std::string& signature = "") {
+  std::string s = kBase;
+  s.replace(s.find("BODY"), 4, body);
+  if (!signature.empty()) s.replace(s.find("const float* __restrict__ x, float* __restrict__ y, float a, int n"), 66, signature);
+  return before + s;
+}
+
+const std::string kPlain = "if (i < n) y[i] = a * x[i];";
+
+class Compiler {
+ public:
+  explicit Compiler(std::string tool) : tool_(find_executable(tool).value_or("")) {}
+  bool available() const { return !tool_.empty(); }
+  // Compiles `source` as dir/name and returns the code object's facts; fails the test when it does not compile.
+  CodeObjectFacts facts(const std::string& name, const std::string& source, const std::string& arch) {
+    fs::path src = dir_.path() / (name + (nvcc() ? ".cu" : ".hip"));
+    std::ofstream(dir_.path() / (nvcc() ? "helpers.h" : "helpers.h")) << (nvcc() ? kHelpers : hip_helpers());
+    std::ofstream(src) << (nvcc() ? "" : "#include <hip/hip_runtime.h>\n") << source;
+    fs::path co = dir_.path() / (name + "-" + arch + ".co");
+    fs::path keep = co.string() + ".keep";
+    fs::create_directories(keep);
+    std::string cmd = nvcc() ? fmt::format("{} -cubin -arch={} -O3 --keep --keep-dir {} -I{} -o {} {}", tool_, arch, keep.string(),
+                                           dir_.path().string(), co.string(), src.string())
+                             : fmt::format("{} --genco --offload-arch={} -O3 -I{} -o {} {}", tool_, arch, dir_.path().string(),
+                                           co.string(), src.string());
+    cmd += " >" + (co.string() + ".log") + " 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    std::string ptx;
+    for (const auto& e : fs::directory_iterator(keep))
+      if (e.path().extension() == ".ptx") ptx = e.path().string();
+    return collectors::read_code_object_facts(co.string(), ptx);
+  }
+
+ private:
+  bool nvcc() const { return fs::path(tool_).filename() == "nvcc"; }
+  static std::string hip_helpers() {
+    return R"(#pragma once
+#define APP_NOW() clock64()
+__device__ inline long long app_stamp() { return clock64(); }
+__device__ inline long long app_wall() { return wall_clock64(); }
+__device__ inline void app_log(int n) { printf("n=%d\n", n); }
+)";
+  }
+  std::string tool_;
+  test::TempDir dir_;
+};
+
+StaticVerdict judge(Compiler& c, const std::string& arch, const std::string& candidate, const std::string& original = with(kPlain)) {
+  static int n = 0;
+  ++n;
+  CodeObjectFacts a = c.facts("orig" + std::to_string(n), original, arch);
+  CodeObjectFacts b = c.facts("cand" + std::to_string(n), candidate, arch);
+  return check_binary_gates(a, b);
+}
+
+#define REQUIRE(compiler)                                                                                          \
+  if (!(compiler).available()) GTEST_SKIP() << "not installed here: this vendor's binary rules are not checked"
+
+class Nvcc : public ::testing::Test {
+ protected:
+  Compiler cc{"nvcc"};
+  const std::string arch = "sm_90";
+};
+
+TEST_F(Nvcc, ReadsTheKernelAbiFromTheCubin) {
+  REQUIRE(cc);
+  CodeObjectFacts f = cc.facts("abi", with(kPlain), arch);
+  EXPECT_EQ(f.vendor, "nvidia");
+  ASSERT_EQ(f.kernels.size(), 2u);
+  const auto& k = f.kernels[0].symbol == "_Z5scalePKfPffi" ? f.kernels[0] : f.kernels[1];
+  ASSERT_EQ(k.symbol, "_Z5scalePKfPffi");
+  ASSERT_EQ(k.params.size(), 4u);
+  EXPECT_EQ(k.params[0].offset, 0u);
+  EXPECT_EQ(k.params[0].size, 8u);
+  EXPECT_EQ(k.params[2].offset, 16u);
+  EXPECT_EQ(k.params[3].offset, 20u);
+  EXPECT_EQ(k.params[3].size, 4u);
+  EXPECT_EQ(k.param_block_size, 24u);
+  EXPECT_NE(std::find(k.bounds.begin(), k.bounds.end(), "max_threads 256 1 1"), k.bounds.end());
+  EXPECT_EQ(f.functions, (std::vector<std::string>{"_Z5otherPi", "_Z5scalePKfPffi"}));
+  EXPECT_TRUE(f.findings.empty());
+}
+
+TEST_F(Nvcc, AFasterBodyWithVectorLoadsAndLdgPasses) {
+  REQUIRE(cc);
+  StaticVerdict v = judge(cc, arch, with("if (4 * i + 3 < n) { float4 v = __ldg(reinterpret_cast<const float4*>(x) + i); "
+                                         "v.x *= a; v.y *= a; v.z *= a; v.w *= a; reinterpret_cast<float4*>(y)[i] = v; }"));
+  EXPECT_TRUE(v.passed) << v.reason;
+}
+
+TEST_F(Nvcc, AToolkitIncludeOfCubPasses) {
+  REQUIRE(cc);
+  StaticVerdict v = judge(cc, arch, with("using R = cub::BlockReduce<float, 256>; __shared__ typename R::TempStorage t; "
+                                         "float s = R(t).Sum(i < n ? x[i] : 0.0f); if (threadIdx.x == 0) y[blockIdx.x] = a * s;",
+                                         "#include <cub/block/block_reduce.cuh>\n"));
+  EXPECT_TRUE(v.passed) << v.reason;
+}
+
+TEST_F(Nvcc, AWidenedParameterChangesTheAbi) {
+  REQUIRE(cc);
+  StaticVerdict v = judge(cc, arch, with(kPlain, "", "const float* __restrict__ x, float* __restrict__ y, float a, long n"));
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.gate, "binary_signature") << v.reason;
+}
+
+TEST_F(Nvcc, ChangedLaunchBoundsAreSeen) {
+  REQUIRE(cc);
+  std::string c = with(kPlain);
+  c.replace(c.find("__launch_bounds__(256)"), 22, "__launch_bounds__(128)");
+  StaticVerdict v = judge(cc, arch, c);
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.gate, "binary_signature");
+  EXPECT_NE(v.reason.find("launch bounds"), std::string::npos) << v.reason;
+}
+
+TEST_F(Nvcc, ANewExportedKernelIsSeen) {
+  REQUIRE(cc);
+  StaticVerdict v = judge(cc, arch, with(kPlain) + "__global__ void extra(int* p) { p[0] = 2; }\n");
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.gate, "binary_signature");
+}
+
+TEST_F(Nvcc, ANewDeviceGlobalIsSeen) {
+  REQUIRE(cc);
+  StaticVerdict v = judge(cc, arch, with("if (g_done) return; if (i < n) y[i] = a * x[i]; if (i == 0) g_done = 1;", "__device__ int g_done;\n"));
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.gate, "binary_structure");
+  EXPECT_NE(v.reason.find("g_done"), std::string::npos) << v.reason;
+}
+
+TEST_F(Nvcc, PrintfIsSeenAsANewExternalCall) {
+  REQUIRE(cc);
+  StaticVerdict v = judge(cc, arch, with(kPlain + " if (i == 0) app_log(n);"));
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.gate, "binary_structure");
+  EXPECT_NE(v.reason.find("vprintf"), std::string::npos) << v.reason;
+}
+
+TEST_F(Nvcc, AClockReadIsSeen) {
+  REQUIRE(cc);
+  StaticVerdict v = judge(cc, arch, with("if (clock64() % 7 == 0) return; " + kPlain));
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.gate, "binary_structure");
+  EXPECT_EQ(v.evidence.value("rule", ""), "clock");
+}
+
+TEST_F(Nvcc, AClockReadHiddenBehindAMacroInAnotherHeaderIsSeen) {
+  REQUIRE(cc);
+  StaticVerdict v = judge(cc, arch, with("if (APP_NOW() % 7 == 0) return; " + kPlain));
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.evidence.value("rule", ""), "clock") << v.reason;
+}
+
+TEST_F(Nvcc, AClockReadHiddenBehindAnInlineFunctionInAnotherHeaderIsSeen) {
+  REQUIRE(cc);
+  StaticVerdict v = judge(cc, arch, with("long long t0 = app_stamp(); if (i < n && app_stamp() - t0 < 100000) y[i] = a * x[i];"));
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.evidence.value("rule", ""), "clock") << v.reason;
+  EXPECT_EQ(v.evidence.value("candidate_count", 0), 2);
+}
+
+TEST_F(Nvcc, TheGlobalTimerIsSeen) {
+  REQUIRE(cc);
+  StaticVerdict v = judge(cc, arch, with("unsigned long long t; asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t)); if (t == 1) return; " + kPlain));
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.evidence.value("rule", ""), "clock") << v.reason;
+}
+
+TEST_F(Nvcc, AnEarlyExitThroughInlineAsmInAnotherHeaderIsSeen) {
+  REQUIRE(cc);
+  StaticVerdict v = judge(cc, arch, with("if (i % 2) app_bail(); " + kPlain));
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.evidence.value("rule", ""), "exit") << v.reason;
+}
+
+TEST_F(Nvcc, ATrapIsSeen) {
+  REQUIRE(cc);
+  StaticVerdict v = judge(cc, arch, with("if (i < n && y[i] != y[i]) __trap(); " + kPlain));
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.evidence.value("rule", ""), "trap") << v.reason;
+}
+
+TEST_F(Nvcc, WhatTheOriginalAlreadyDidIsNoFinding) {
+  REQUIRE(cc);
+  std::string original = with("if (APP_NOW() == 0) return; " + kPlain);
+  StaticVerdict v = judge(cc, arch, with("if (APP_NOW() == 0) return; if (i < n) y[i] = x[i] * a;"), original);
+  EXPECT_TRUE(v.passed) << v.reason;
+}
+
+class Hipcc : public ::testing::TestWithParam<std::string> {
+ protected:
+  Compiler cc{"hipcc"};
+};
+
+TEST_P(Hipcc, ReadsTheKernargAbiAndBounds) {
+  REQUIRE(cc);
+  CodeObjectFacts f = cc.facts("abi", with(kPlain), GetParam());
+  EXPECT_EQ(f.vendor, "amd");
+  auto k = std::find_if(f.kernels.begin(), f.kernels.end(), [](const auto& k) { return k.symbol == "_Z5scalePKfPffi"; });
+  ASSERT_NE(k, f.kernels.end());
+  ASSERT_EQ(k->params.size(), 4u);
+  EXPECT_EQ(k->params[1].offset, 8u);
+  EXPECT_EQ(k->params[1].kind.rfind("global_buffer global", 0), 0u) << k->params[1].kind;
+  EXPECT_EQ(k->params[3].kind, "by_value");
+  EXPECT_EQ(k->param_block_size, 24u);
+  EXPECT_NE(std::find(k->bounds.begin(), k->bounds.end(), "max_flat_workgroup_size 256"), k->bounds.end());
+}
+
+TEST_P(Hipcc, AWidenedParameterAndNewBoundsAreSeen) {
+  REQUIRE(cc);
+  EXPECT_EQ(judge(cc, GetParam(), with(kPlain, "", "const float* __restrict__ x, float* __restrict__ y, float a, long n")).gate,
+            "binary_signature");
+  std::string c = with(kPlain);
+  c.replace(c.find("__launch_bounds__(256)"), 22, "__launch_bounds__(128)");
+  StaticVerdict v = judge(cc, GetParam(), c);
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.gate, "binary_signature") << v.reason;
+}
+
+TEST_P(Hipcc, ClockReadsHiddenInAHeaderAreSeenInTheIsa) {
+  REQUIRE(cc);
+  StaticVerdict v = judge(cc, GetParam(), with("if (app_stamp() % 7 == 0) return; " + kPlain));
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.evidence.value("rule", ""), "clock") << v.reason;
+  EXPECT_EQ(v.evidence.value("source", ""), "ISA");
+  v = judge(cc, GetParam(), with("if (app_wall() % 7 == 0) return; " + kPlain));
+  EXPECT_EQ(v.evidence.value("rule", ""), "clock") << v.reason;
+}
+
+TEST_P(Hipcc, PrintfAndNewGlobalsAreSeen) {
+  REQUIRE(cc);
+  StaticVerdict v = judge(cc, GetParam(), with(kPlain + " if (i == 0) app_log(n);"));
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.evidence.value("rule", ""), "print") << v.reason;
+  v = judge(cc, GetParam(), with("if (g_done) return; " + kPlain + " if (i == 0) g_done = 1;", "__device__ int g_done;\n"));
+  EXPECT_FALSE(v.passed);
+  EXPECT_NE(v.reason.find("g_done"), std::string::npos) << v.reason;
+}
+
+TEST_P(Hipcc, AFasterBodyPasses) {
+  REQUIRE(cc);
+  StaticVerdict v = judge(cc, GetParam(), with("for (int k = i; k < n; k += gridDim.x * blockDim.x) y[k] = a * x[k];"));
+  EXPECT_TRUE(v.passed) << v.reason;
+}
+
+INSTANTIATE_TEST_SUITE_P(Gfx, Hipcc, ::testing::Values("gfx90a", "gfx940"));
+
+TEST(CodeFindings, SassLinesOfClockAndTimerReads) {
+  // cuobjdump -sass prints "Function : NAME" headers and instructions like these (format of CUDA 12/13)
+  const std::string sass = "\tcode for sm_90\n\t\tFunction : _Z4spinPi\n"
+                           "        /*0010*/                   S2R R0, SR_CLOCKLO ;                       /* 0x0000000000007919 */\n"
+                           "        /*0020*/                   CS2R R2, SR_CLOCKLO ;                      /* 0x0000000000027805 */\n"
+                           "        /*0030*/                   S2UR UR4, SR_GLOBALTIMERLO ;               /* 0x00000000000479c3 */\n"
+                           "        /*0040*/                   BPT.TRAP 0x1 ;                             /* 0x000000040000795c */\n"
+                           "\t\tFunction : _Z5otherPi\n        /*0010*/                   EXIT ;\n";
+  auto f = collectors::sass_findings(sass);
+  ASSERT_EQ(f.size(), 4u);
+  EXPECT_EQ(f[0].function, "_Z4spinPi");
+  EXPECT_EQ(f[0].rule, "clock");
+  EXPECT_EQ(f[2].rule, "clock");
+  EXPECT_EQ(f[3].rule, "trap");
+}
+
+TEST(CodeFindings, AmdIsaClockReads) {
+  const std::string isa = "0000000000001c00 <_Z4spinPi>:\n\ts_memtime s[8:9]\n\ts_memrealtime s[6:7]\n"
+                          "\ts_getreg_b32 s0, hwreg(HW_REG_SHADER_CYCLES, 0, 20)\n\ts_waitcnt lgkmcnt(0)\n\ts_trap 2\n";
+  auto f = collectors::amdgcn_findings(isa);
+  ASSERT_EQ(f.size(), 4u);
+  EXPECT_EQ(f[0].function, "_Z4spinPi");
+  EXPECT_EQ(f[2].rule, "clock");
+  EXPECT_EQ(f[3].rule, "trap");
+}
+
+}  // namespace
+}  // namespace rpl::optimize
