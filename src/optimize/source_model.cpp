@@ -168,7 +168,8 @@ void visit_function(CXCursor c, Walk& w) {
       }
       case CXCursor_CompoundStmt: *ctx->body = child; break;
       default: {
-        if (clang_isAttribute(clang_getCursorKind(child)))
+        // (an UnexposedAttr names nothing: with the toolkit's headers it is __launch_bounds__, read from its annotation)
+        if (clang_isAttribute(clang_getCursorKind(child)) && clang_getCursorKind(child) != CXCursor_UnexposedAttr)
           ctx->k->attributes.push_back(take(clang_getCursorKindSpelling(clang_getCursorKind(child))));
         break;
       }
@@ -340,6 +341,8 @@ constexpr const char* kToolkitAnnotations = R"RPL(#pragma once
 #define __managed__ __attribute__((managed)) __attribute__((annotate("rpl_managed")))
 #undef __launch_bounds__
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__))) __attribute__((annotate("rpl_launch_bounds(" #__VA_ARGS__ ")")))
+// clang 15 lowers host-side launches `k<<<g, b>>>(...)` through this call, which CUDA 12 removed from its headers
+extern "C" int cudaConfigureCall(dim3 grid, dim3 block, unsigned long shared = 0, struct CUstream_st* stream = 0);
 )RPL";
 
 const fs::path& toolkit_shim_directory() {

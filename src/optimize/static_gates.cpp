@@ -172,10 +172,13 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
   // The compiler is the parser of record: our parse failing (stub headers, or clang 15 meeting a newer toolkit)
   // is never a reason to reject. The AST-level checks (signature as written, atomics) then stand aside and the
   // signature is judged on the compiled code object (binary gates).
-  const bool parsed = a->errors.empty() && b->errors.empty();
+  // (both must also have been parsed the same way: a candidate whose headers made the parser fall back to the stubs
+  // spells its types and attributes differently)
+  const bool parsed = a->errors.empty() && b->errors.empty() && original.headers == candidate.headers;
   json deferred = json::object();
   if (!parsed)
-    deferred = {{"parser_errors", b->errors.empty() ? a->errors : b->errors}, {"parser_headers", candidate.headers},
+    deferred = {{"parser_errors", b->errors.empty() ? a->errors : b->errors},
+                {"parser_headers", {{"original", original.headers}, {"candidate", candidate.headers}}},
                 {"deferred_to", "the compiler and the code object's signature (binary gates)"}};
   if (parsed)
     if (auto v = compare_signature(*a, *b)) return *v;
