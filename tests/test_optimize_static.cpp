@@ -121,9 +121,59 @@ void expect_signature_rejects(const std::string& from, const std::string& to, co
 }
 
 TEST(OptimizeSignatureGate, ConstOrRestrictAddedOrRemovedFails) {
-  expect_signature_rejects("T* y, T a", "const T* y, T a", "does not parse");  // y is written
+  // y is written: the candidate no longer compiles. Our parser's error is no reason to reject (the compiler is the
+  // parser of record, and its error goes back to the proposer); the AST checks stand aside and say so.
+  StaticVerdict written = check(replace(kSource, "T* y, T a", "const T* y, T a"));
+  EXPECT_TRUE(written.passed) << written.reason;
+  EXPECT_TRUE(written.evidence.contains("parser_errors")) << written.evidence.dump();
   expect_signature_rejects("const T* __restrict__ x", "T* __restrict__ x", "parameter 1");
   expect_signature_rejects("const T* __restrict__ x", "const T* x", "parameter 1");
+}
+
+// Issue 27: the gemv an engineer wrote (float4 rows through __ldg) was rejected because our stub headers lacked
+// the overload. With the toolkit's headers (where installed) and with the stubs, it passes; a kernel the stubs
+// cannot read at all (cooperative groups without their header in the stubs) is deferred to the code object, never
+// rejected for our parse.
+TEST(OptimizeSignatureGate, ValidCudaIsNeverRejectedForOurParse) {
+  const std::string vector_loads = replace(kSource, "T acc = 0;",
+                                           "T acc = 0;\n  float4 v4 = __ldg(reinterpret_cast<const float4*>(x));\n"
+                                           "  int4 i4 = __ldg(reinterpret_cast<const int4*>(x));\n  acc += v4.x + i4.y;");
+  const std::string groups = replace(replace(kSource, "#include <cuda_runtime.h>\n", "#include <cuda_runtime.h>\n#include <cooperative_groups.h>\n"),
+                                     "T acc = 0;", "T acc = 0;\n  cooperative_groups::thread_block b = cooperative_groups::this_thread_block();\n  b.sync();");
+  for (const char* headers : {"toolkit", "stubs"}) {
+    if (std::string(headers) == "stubs") setenv("RPL_OPTIMIZE_HEADERS", "stubs", 1);
+    StaticVerdict v = check(vector_loads);
+    EXPECT_TRUE(v.passed) << headers << ": " << v.reason;
+    EXPECT_FALSE(v.evidence.contains("parser_errors")) << headers << ": " << v.evidence.dump();
+    v = check(groups);
+    EXPECT_TRUE(v.passed) << headers << ": " << v.reason;
+    unsetenv("RPL_OPTIMIZE_HEADERS");
+  }
+  SourceModel stubbed = [&] {
+    setenv("RPL_OPTIMIZE_HEADERS", "stubs", 1);
+    SourceModel m = parse(groups);
+    unsetenv("RPL_OPTIMIZE_HEADERS");
+    return m;
+  }();
+  EXPECT_EQ(stubbed.headers, "stubs");
+  EXPECT_FALSE(stubbed.find("saxpy")->errors.empty());  // the stubs cannot read it ...
+  // ... and the gate defers instead of rejecting
+  setenv("RPL_OPTIMIZE_HEADERS", "stubs", 1);
+  StaticVerdict deferred = check(groups);
+  unsetenv("RPL_OPTIMIZE_HEADERS");
+  EXPECT_TRUE(deferred.passed) << deferred.reason;
+  EXPECT_TRUE(deferred.evidence.contains("deferred_to")) << deferred.evidence.dump();
+}
+
+TEST(OptimizeSignatureGate, NewToolkitIncludesAreAllowedOtherIncludesAreNot) {
+  EXPECT_TRUE(check(replace(kSource, "#include <cstdio>\n", "#include <cstdio>\n#include <cuda_bf16.h>\n#include <cub/block/block_reduce.cuh>\n")).passed);
+  StaticVerdict other = check(replace(kSource, "#include <cstdio>\n", "#include <cstdio>\n#include <vector>\n"));
+  EXPECT_FALSE(other.passed);
+  EXPECT_EQ(other.gate, "signature");
+  EXPECT_TRUE(is_toolkit_header("cooperative_groups/reduce.h"));
+  EXPECT_TRUE(is_toolkit_header("hip/hip_bf16.h"));
+  EXPECT_FALSE(is_toolkit_header("cub/../../etc/passwd"));
+  EXPECT_FALSE(is_toolkit_header("my_header.cuh"));
 }
 
 TEST(OptimizeSignatureGate, TemplateDefaultChangedFails) { expect_signature_rejects("int TILE = 4>", "int TILE = 8>", "template"); }
