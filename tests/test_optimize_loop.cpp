@@ -127,6 +127,7 @@ struct FakeEnv : Environment {
                      : text.find("y[i] =") == std::string::npos     ? "STALE"  // does no work
                                                                     : "OK";
     if (text.find("#pragma unroll 4") != std::string::npos) co += " FAST";
+    if (text.find("SLOWER") != std::string::npos) co += " SLOW";
     std::ofstream(out) << co;
     return {true, "ok", ""};
   }
@@ -152,7 +153,7 @@ struct FakeEnv : Environment {
       std::ofstream(fs::path(dump) / "r000001.bin", std::ios::binary).write(reinterpret_cast<const char*>(x.data()), 64);
       std::ofstream(fs::path(dump) / "r000002.bin", std::ios::binary).write(reinterpret_cast<const char*>(y.data()), 64);
     }
-    double t = co.find("FAST") != std::string::npos ? 80 : 100;
+    double t = co.find("FAST") != std::string::npos ? 80 : co.find("SLOW") != std::string::npos ? 130 : 100;
     return {true, "", t + (replays % 3) * 0.1, ""};
   }
   double peak_bandwidth_gbps(const std::string&) override { return 3350; }
@@ -273,6 +274,23 @@ TEST(OptimizeLoop, WithoutABuildCommandNothingIsWrittenAndTheDiffIsReported) {
   g.o.build_command.clear();
   g.o.runtime_compiled = true;
   EXPECT_EQ(run_first_candidate(g).document["decision"]["status"], "accepted");
+}
+
+TEST(OptimizeLoop, AClearlySlowerCandidateStopsTheTimingRoundsEarlyWithTheSameDecision) {
+  Fixture f;
+  std::string slow = f.tmp.file("slow.cu");
+  std::ofstream(slow) << with(kSource, "T acc = 0;", "T acc = 0;  // SLOWER");
+  auto proposers = files({slow});
+  const int before = f.env.replays;
+  OptimizeResult r = run_optimize(f.o, f.env, proposers);
+  const json& perf = r.document["candidates"][0]["gates"].back();
+  ASSERT_EQ(perf["gate"], "performance") << r.document["candidates"][0].dump();
+  EXPECT_FALSE(perf["passed"]);
+  // 5 rounds: after 3 lost rounds no completion can reach p < 0.05, so the last 2 are not run
+  EXPECT_EQ(perf["evidence"]["rounds_run"], 3);
+  EXPECT_TRUE(perf["evidence"]["stopped_early"]);
+  EXPECT_NE(perf["reason"].get<std::string>().find("cannot become significant"), std::string::npos) << perf["reason"];
+  EXPECT_GT(f.env.replays - before, 0);
 }
 
 TEST(OptimizeLoop, EachBadCandidateIsRejectedByItsGate) {

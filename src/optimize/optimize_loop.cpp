@@ -347,24 +347,36 @@ bool Loop::equivalence(const fs::path& code_object, json& entry) {
 bool Loop::performance(const fs::path& code_object, json& entry) {
   std::vector<double> orig, cand;
   std::string error;
-  for (unsigned r = 0; r < o_.perf_rounds && error.empty(); ++r) {
+  bool hopeless = false;
+  for (unsigned r = 0; r < o_.perf_rounds && error.empty() && !hopeless; ++r) {
     ReplayOutcome a = env_.replay(perf_capture_.string(), original_co_.string(), "", o_.perf_iterations);
     ReplayOutcome b = env_.replay(perf_capture_.string(), code_object.string(), "", o_.perf_iterations);
     if (!a.ok || !b.ok) error = !a.ok ? "original: " + a.error : "candidate: " + b.error;
     else orig.push_back(a.median_ns), cand.push_back(b.median_ns);
+    // Sequential stop that cannot change the decision: when even the best remaining rounds (every later candidate
+    // sample faster than every original one) would leave p >= alpha, the full gate would reject it too.
+    if (error.empty() && r + 1 < o_.perf_rounds) {
+      std::vector<double> best_o = orig, best_c = cand;
+      for (unsigned k = r + 1; k < o_.perf_rounds; ++k) best_o.push_back(1e300), best_c.push_back(0);
+      hopeless = mann_whitney_less(best_o, best_c).p_value >= o_.alpha;
+    }
   }
   double mo = median(orig), mc = median(cand);
   double speedup = mc > 0 ? mo / mc : 0;
   MannWhitney mw = mann_whitney_less(orig, cand);
   json ev = {{"original_ns", orig}, {"candidate_ns", cand}, {"original_median_ns", mo}, {"candidate_median_ns", mc},
              {"speedup", speedup}, {"mann_whitney_u", mw.u}, {"p_value", mw.p_value}, {"alpha", o_.alpha},
-             {"min_speedup", o_.min_speedup}, {"rounds", o_.perf_rounds}, {"iterations_per_round", o_.perf_iterations},
+             {"min_speedup", o_.min_speedup}, {"rounds", o_.perf_rounds}, {"rounds_run", orig.size()},
+             {"stopped_early", hopeless}, {"iterations_per_round", o_.perf_iterations},
              {"speed_of_light", sol_}};
   std::string reason;
   bool ok = false;
   if (!error.empty()) reason = "a timing replay failed: " + error;
   else if (sol_ns_ > 0 && mc < sol_ns_)
     reason = fmt::format("suspicious: {:.0f} ns is faster than the speed of light for the bytes the original writes ({:.0f} ns)", mc, sol_ns_);
+  else if (hopeless)
+    reason = fmt::format("speedup {:.3f} cannot become significant: after {} of {} rounds even faster remaining rounds would "
+                         "leave Mann-Whitney p >= {} (stopped early)", speedup, orig.size(), o_.perf_rounds, o_.alpha);
   else if (speedup < o_.min_speedup) reason = fmt::format("speedup {:.3f} is below --min-speedup {:.3f}", speedup, o_.min_speedup);
   else if (mw.p_value >= o_.alpha) reason = fmt::format("speedup {:.3f} is not significant (Mann-Whitney p = {:.3f} >= {})", speedup, mw.p_value, o_.alpha);
   else ok = true, reason = fmt::format("speedup {:.3f} (median {:.0f} -> {:.0f} ns, p = {:.4f})", speedup, mo, mc, mw.p_value);
