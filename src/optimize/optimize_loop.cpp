@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <future>
+#include <map>
 #include <regex>
 
 #include <fmt/ranges.h>
@@ -69,6 +71,7 @@ class Loop {
   bool static_gates(const Candidate& c, json& entry);
   bool compile(const Candidate& c, json& entry, fs::path& code_object);
   void read_original_facts();
+  void precompile(const std::vector<Candidate>& cands, int budget);
   bool binary_gates(const fs::path& code_object, json& entry);
   bool equivalence(const fs::path& code_object, json& entry);
   bool performance(const fs::path& code_object, json& entry);
@@ -95,6 +98,7 @@ class Loop {
   json sol_ = json::object();
   std::vector<std::pair<json, Candidate>> evaluated_;  // every candidate, repaired ones included
   std::optional<collectors::CodeObjectFacts> original_facts_;
+  std::map<std::string, std::future<CommandOutcome>> precompiled_;  // by candidate id
 };
 
 void Loop::choose_kernel(const ProfileOutcome& baseline) {
@@ -243,13 +247,33 @@ bool Loop::static_gates(const Candidate& c, json& entry) {
   return v.passed;
 }
 
+// A round's candidates are compiled side by side (the compiler is single-threaded) while the gates judge them in
+// order; compile() takes the result when it gets there.
+void Loop::precompile(const std::vector<Candidate>& cands, int budget) {
+  for (int i = 0; i < int(cands.size()) && i < budget; ++i) {
+    const Candidate& c = cands[std::size_t(i)];
+    fs::path dir = out_ / "candidates" / c.id;
+    fs::create_directories(dir);
+    fs::path src = dir / fs::path(o_.source).filename();
+    write_text_file_atomically(src.string(), c.source_text);
+    std::string co = (dir / "kernel.co").string(), capture = perf_capture_.string();
+    precompiled_[c.id] = std::async(std::launch::async, [this, s = src.string(), co, capture] { return env_.compile(s, co, capture); });
+  }
+}
+
 bool Loop::compile(const Candidate& c, json& entry, fs::path& code_object) {
   fs::path dir = out_ / "candidates" / c.id;
   fs::create_directories(dir);
   fs::path src = dir / fs::path(o_.source).filename();
-  write_text_file_atomically(src.string(), c.source_text);
   code_object = dir / "kernel.co";
-  CommandOutcome r = env_.compile(src.string(), code_object.string(), perf_capture_.string());
+  CommandOutcome r;
+  if (auto it = precompiled_.find(c.id); it != precompiled_.end() && read_text_file(src.string()) == c.source_text) {
+    r = it->second.get();
+    precompiled_.erase(it);
+  } else {
+    write_text_file_atomically(src.string(), c.source_text);
+    r = env_.compile(src.string(), code_object.string(), perf_capture_.string());
+  }
   entry["compile"] = {{"source", src.string()}, {"code_object", code_object.string()}, {"status", r.status}};
   entry["compiler_messages"] = r.messages;
   return r.ok;
@@ -517,6 +541,7 @@ OptimizeResult Loop::run() {
       ProposalRequest req{o_.source, original_text_, kernel_, language_, baseline_.analysis, guard_constraints(), round,
                           o_.max_candidates - proposed};
       std::vector<Candidate> cands = p->propose(req);
+      precompile(cands, o_.max_candidates - proposed);
       for (const auto& c : cands) {
         if (proposed >= o_.max_candidates) break;
         ++proposed, any = true;

@@ -2,6 +2,7 @@
 // The Environment on a real machine: builds with /bin/sh -c, profiles with our `profile` (CUPTI / rocprofv3),
 // captures with `capture`, compiles with nvcc (-cubin for the captured sm_XX) or hipcc (--genco for the
 // captured gfx), replays with `replay full-vm` (each replay a fresh process).
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,7 +47,7 @@ class RealEnvironment : public Environment {
  private:
   CommandOutcome run_logged(const std::vector<std::string>& argv, const std::string& log_name);
   RealEnvironmentOptions o_;
-  int log_counter_ = 0;
+  std::atomic<int> log_counter_{0};  // compile() runs on several threads (candidates compiled in parallel)
   std::string arch_;
 };
 
