@@ -525,6 +525,7 @@ OptimizeResult Loop::run() {
   }
   log::info("profiling the baseline ({} runs)", o_.runs);
   baseline_ = env_.profile(o_.runs, (out_ / "profile-baseline").string(), /*roofline_counters=*/o_.counters);
+  if (!o_.counters) baseline_.analysis["counter_failure"] = "the counter pass was skipped (--no-counters)";
   doc_["baseline"]["runtime_per_run_ns"] = baseline_.runtime_per_run_ns;
   doc_["baseline"]["runtime_median_ns"] = median(baseline_.runtime_per_run_ns);
   doc_["baseline"]["profile_dir"] = baseline_.output_dir;
