@@ -34,7 +34,7 @@ fail() { say "FATAL: $*"; pack; exit 1; }
 {
   echo "date: $(date -u +%FT%TZ)"
   echo "host: $(hostname), $(nproc) cores"
-  echo "commit: $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo "${RPL_COMMIT:-not a git checkout; set RPL_COMMIT}")"
+  echo "checkout: $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo "${RPL_COMMIT:-not a git checkout; set RPL_COMMIT}")"
   echo "device: $(nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv,noheader 2>&1 | head -1)"
   echo "nvcc: $(nvcc --version 2>&1 | tail -1)"
   echo "cuobjdump: $(command -v cuobjdump || echo none)"
@@ -47,6 +47,9 @@ ARCH="sm_${CC}"
 
 if [ -n "${RPL_BIN_DIR:-}" ]; then
   RP="$RPL_BIN_DIR/rocm-perf"
+  . "$ROOT/scripts/gpu/staged_commit.sh"
+  say "binaries: commit $(staged_commit "$RPL_BIN_DIR/..")"
+  echo "binaries: commit $(staged_commit "$RPL_BIN_DIR/..")" >>"$OUT/env.txt"
 else
   for cand in "$ROOT/build-gpu/src/cli/rocm-perf" "$ROOT/build/src/cli/rocm-perf"; do [ -x "$cand" ] && RP=$cand && break; done
   if [ -z "${RP:-}" ]; then
