@@ -43,13 +43,14 @@ namespace amd {
 namespace fs = std::filesystem;
 namespace {
 
+// ROCm's own first, then the newest Debian LLVM: an older llvm-objdump aborts on newer targets (LLVM 14 on gfx940).
 std::optional<std::string> find_llvm_objdump() {
-  if (auto p = find_executable("llvm-objdump")) return p;
-  for (const char* dir : {"/opt/rocm/llvm/bin", "/usr/lib/llvm-17/bin", "/usr/lib/llvm-16/bin", "/usr/lib/llvm-15/bin"}) {
+  for (const char* dir : {"/opt/rocm/llvm/bin", "/usr/lib/llvm-20/bin", "/usr/lib/llvm-19/bin", "/usr/lib/llvm-18/bin",
+                          "/usr/lib/llvm-17/bin", "/usr/lib/llvm-16/bin", "/usr/lib/llvm-15/bin"}) {
     std::error_code ec;
     if (fs::exists(fs::path(dir) / "llvm-objdump", ec)) return (fs::path(dir) / "llvm-objdump").string();
   }
-  return std::nullopt;
+  return find_executable("llvm-objdump");
 }
 
 }  // namespace
