@@ -134,7 +134,7 @@ TEST(OptimizeCorpus, EveryHostileCandidateIsRejectedByItsGateOrReachesTheRuntime
     }
   }
   if (!cubin.available()) GTEST_SKIP() << "no nvcc here: the binary-gate cases were not compiled";
-  EXPECT_GE(binary_cases, 6);
+  EXPECT_GE(binary_cases, 5);
 }
 
 }  // namespace
