@@ -170,10 +170,12 @@ TEST_F(LlmProposerTest, GenuineImprovementBecomesACandidateLinkedToItsTranscript
   EXPECT_EQ(body["messages"][0]["role"], "system");
   std::string prompt = got[0].last_message();
   for (const char* fact : {"memory-bandwidth bound", "hbm_fraction_of_peak = 0.41 (threshold >= 0.6; not met)",
-                           "41.0% of the roof", "long_scoreboard 62.0%", "75.0%, limited by registers", "registers 32",
-                           "grid [4096,1,1]", "sm_clock_mhz", "must not change", "No printf", "None yet",
+                           "41.0% of the roof", "long_scoreboard 62.0%", "75.0%, limited by registers", "32 registers per thread",
+                           "grid 4096x1x1, block 256x1x1", "must not change", "No printf", "None yet",
                            "if (i < n) y[i] = a * x[i];"})
     EXPECT_NE(prompt.find(fact), std::string::npos) << "missing: " << fact << "\n" << prompt;
+  for (const char* raw : {"sm_clock_mhz", "unknown", "occupancy_limiter"})  // no raw key, nothing unknown
+    EXPECT_EQ(prompt.find(raw), std::string::npos) << "printed: " << raw << "\n" << prompt;
 
   // Transcript: request then response, in order; the candidate points at them.
   auto lines = read_lines(transcript_path());

@@ -153,11 +153,23 @@ std::string render_kernel_facts(const json& a) {
                        dims(sh.value("blocks", json())), dims(sh.value("block", json())), num(sh.value("lds_bytes", json(0))),
                        a["shapes"].size() > 1 ? fmt::format(" ({} other launch shapes)", a["shapes"].size() - 1) : "");
   }
-  if (present(a, "registers") || present(a, "static_shared_bytes")) {
+  if (!present(a, "shapes") && present(a, "launch") && a["launch"].is_object()) {  // a launch given as {grid, block}
+    auto dims = [](const json& v) {
+      return v.is_array() && v.size() == 3 ? fmt::format("{}x{}x{}", num(v[0]), num(v[1]), num(v[2])) : num(v);
+    };
     std::vector<std::string> parts;
-    if (present(a, "registers")) parts.push_back(num(a["registers"]) + " registers per thread");
-    if (present(a, "static_shared_bytes")) parts.push_back(num(a["static_shared_bytes"]) + " bytes of static shared memory per block");
-    out << fmt::format("- resources (from the compiled code object): {}\n", fmt::join(parts, ", "));
+    if (present(a["launch"], "grid")) parts.push_back("grid " + dims(a["launch"]["grid"]));
+    if (present(a["launch"], "block")) parts.push_back("block " + dims(a["launch"]["block"]));
+    if (!parts.empty()) out << fmt::format("- launch geometry: {}\n", fmt::join(parts, ", "));
+  }
+  {
+    json res = present(a, "resources") && a["resources"].is_object() ? a["resources"] : json::object();
+    json regs = present(a, "registers") ? a["registers"] : res.value("registers", json());
+    json shared = present(a, "static_shared_bytes") ? a["static_shared_bytes"] : res.value("shared_bytes", json());
+    std::vector<std::string> parts;
+    if (!regs.is_null()) parts.push_back(num(regs) + " registers per thread");
+    if (!shared.is_null()) parts.push_back(num(shared) + " bytes of static shared memory per block");
+    if (!parts.empty()) out << fmt::format("- resources: {}\n", fmt::join(parts, ", "));
   }
   if (present(a, "occupancy"))
     out << fmt::format("- theoretical occupancy: {}{}\n", percent(a["occupancy"]),
