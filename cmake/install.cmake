@@ -27,7 +27,8 @@ if(TARGET rpl_ceilings_bench)
 endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/share/ DESTINATION ${RPL_INSTALL_DATA} COMPONENT runtime)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/schemas/ DESTINATION ${RPL_INSTALL_DATA}/schemas COMPONENT runtime)
-install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/rocm-perf COMPONENT runtime)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/rocm-perf
+        COMPONENT runtime)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/rocm-perf/docs COMPONENT runtime)
 
 # Debian package. Depends comes from dpkg-shlibdeps over everything installed (Debian 12 package names of

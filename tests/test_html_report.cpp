@@ -192,7 +192,7 @@ TEST(HtmlReport, WithoutCounterDataSaysSoInsteadOfTheChart) {
   for (const rpl::report::RooflineView* view : {static_cast<const rpl::report::RooflineView*>(nullptr)}) {
     std::string html = render(r, view);
     EXPECT_EQ(html.find("<svg id=\"roofline\""), std::string::npos);
-    EXPECT_NE(html.find("No counter data"), std::string::npos);
+    EXPECT_NE(html.find("No roofline"), std::string::npos);
     EXPECT_EQ(check_balanced(html), "");
   }
   rpl::report::RooflineView no_points = visual_sample_roofline();
@@ -200,8 +200,35 @@ TEST(HtmlReport, WithoutCounterDataSaysSoInsteadOfTheChart) {
   no_points.note = "counters <SQ_INSTS_VALU> missing";
   std::string html = render(r, &no_points);
   EXPECT_EQ(html.find("<svg id=\"roofline\""), std::string::npos);
-  EXPECT_NE(html.find("No counter data"), std::string::npos);
+  EXPECT_NE(html.find("No roofline"), std::string::npos);
   EXPECT_NE(html.find("counters &lt;SQ_INSTS_VALU&gt; missing"), std::string::npos);
+}
+
+// Kernels with bytes but no FLOPs (integer work) are placed by their bandwidth, and a kernel that is neither
+// says why; "no roofline" is reserved for traces with nothing to place.
+TEST(HtmlReport, KernelsWithoutFlopsArePlacedByBandwidthAndUndrawnOnesSayWhy) {
+  auto r = visual_sample_results();
+  rpl::report::RooflineView view = visual_sample_roofline();
+  view.points.clear();
+  view.bandwidth_only = {{"stage_a1(long long*, int)", 1200, 3350, 0.4}, {"stage_b1<int>", 30, 3350, 0.1}};
+  view.undrawn = {{"copy_kernel", "no FLOPs and no device-memory bytes were counted"}};
+  std::string html = render(r, &view);
+  EXPECT_EQ(check_balanced(html), "");
+  EXPECT_EQ(html.find("No roofline"), std::string::npos);
+  EXPECT_EQ(html.find("<svg id=\"roofline\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"roofline-no-flops\""), std::string::npos);
+  EXPECT_NE(html.find("<svg id=\"bandwidth-bars\""), std::string::npos);
+  EXPECT_EQ(count(html, "<rect class=\"bar b-memory\""), 2u);
+  EXPECT_NE(html.find("35.8%"), std::string::npos);  // 1200 / 3350 of the ceiling
+  EXPECT_NE(html.find("ceiling 3.35 TB/s"), std::string::npos);
+  EXPECT_NE(html.find("stage_b1&lt;int&gt;"), std::string::npos);
+  EXPECT_NE(html.find("<b>copy_kernel</b>: no FLOPs and no device-memory bytes were counted"), std::string::npos);
+  // With points as well, both charts are drawn.
+  view.points = visual_sample_roofline().points;
+  html = render(r, &view);
+  EXPECT_NE(html.find("<svg id=\"roofline\""), std::string::npos);
+  EXPECT_NE(html.find("<svg id=\"bandwidth-bars\""), std::string::npos);
+  EXPECT_EQ(html.find("roofline-no-flops"), std::string::npos);
 }
 
 TEST(HtmlReport, RooflineWithoutCeilingsStillPlotsThePoints) {

@@ -2,6 +2,7 @@
 // Every trace here is a fresh fixture database (tests/testing/fixtures.hpp) mutated with SQL.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -242,6 +243,42 @@ TEST(Robustness, TemporaryFilesAreRemovedOnSignalsAndStaleOnesOnTheNextRun) {
     EXPECT_TRUE(rpl::is_temp_name_for(fs::path(tmp.path()).filename().string(), "result.json"));
   }
   EXPECT_EQ(files_in(dir.path().string()), std::vector<std::string>{live});
+}
+
+// Outputs get the mode open(2) would give them (0666 & ~umask; folders 0777 & ~umask), not mkstemp's 0600,
+// so a report written on a shared file system is readable by colleagues when the user's umask says so.
+TEST(Robustness, OutputsHonourTheUmask) {
+  struct UmaskGuard {
+    mode_t old;
+    explicit UmaskGuard(mode_t m) : old(umask(m)) {}
+    ~UmaskGuard() { umask(old); }
+  };
+  for (mode_t mask : {mode_t{022}, mode_t{027}, mode_t{077}}) {
+    UmaskGuard guard(mask);
+    TempDir dir;
+    std::string out = dir.file("out");
+    auto r = run_cli({"analyze", make_fixture_db(dir.path()), "-o", out});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::size_t files = 0;
+    for (const auto& e : fs::recursive_directory_iterator(out)) {
+      struct stat st {};
+      ASSERT_EQ(lstat(e.path().c_str(), &st), 0);
+      mode_t expected = (S_ISDIR(st.st_mode) ? 0777 : 0666) & ~mask;
+      EXPECT_EQ(st.st_mode & 0777, expected) << e.path() << " under umask 0" << std::oct << mask;
+      files += S_ISREG(st.st_mode);
+    }
+    EXPECT_GE(files, 4u);  // profile.json, dag.json, analysis.json, report.html at least
+    struct stat st {};
+    ASSERT_EQ(stat(out.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0777 & ~mask);
+    // The temporary-file class itself, for writers that do not go through analyze.
+    {
+      rpl::TempFile tmp(dir.file("direct.json"));
+      tmp.commit();
+    }
+    ASSERT_EQ(stat(dir.file("direct.json").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0666 & ~mask);
+  }
 }
 
 // Item 8: control characters from a kernel name never reach the terminal raw.

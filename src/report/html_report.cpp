@@ -130,6 +130,8 @@ svg text{font-family:system-ui,"DejaVu Sans",sans-serif}
 .point.b-memory{fill:#3b82c4}.point.b-compute{fill:#e07b24}.point.b-other{fill:#7d8793}
 .point.above-roof{fill:#d62728;stroke:#000;stroke-width:1.5;stroke-dasharray:3 2;fill-opacity:.85}
 .point-label{font-size:10.5px;fill:#222}
+.bar.b-memory{fill:#3b82c4;fill-opacity:.85}.bar-label{font-size:11px;fill:#2b323a}.bar-value{font-size:11px;fill:#2c6fb3}
+ul.undrawn{font-size:12.5px;color:#3c4654;margin:4px 0}
 .lane-bg{fill:#f3f4f6}.proc{font-size:12px;font-weight:600;fill:#1d232b}.lane-label{font-size:11px;fill:#3c4654}
 .k0{fill:#4e79a7}.k1{fill:#f28e2b}.k2{fill:#59a14f}.k3{fill:#b07aa1}.k4{fill:#76b7b2}
 .k5{fill:#edc948}.k6{fill:#ff9da7}.k7{fill:#9c755f}.k8{fill:#8cd17d}.k9{fill:#86bcb6}

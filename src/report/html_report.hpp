@@ -30,12 +30,27 @@ struct RooflinePoint {
   bool above_roof = false; // achieved above the ceiling: counters or peaks are suspect
   std::string bound;       // "memory", "compute", ... as the analysis classified it
 };
+// A kernel with device-memory bytes but no floating-point work has no arithmetic intensity: it is placed by
+// its bandwidth instead (integer, copy and gather kernels).
+struct BandwidthBar {
+  std::string kernel;
+  double gbps = 0;       // achieved device-memory (HBM) bandwidth
+  double peak_gbps = 0;  // the device's ceiling; 0 when unknown
+  double share = 0;      // of GPU time, 0..1
+};
+// A kernel that is neither a point nor a bar, and why.
+struct UndrawnKernel {
+  std::string kernel;
+  std::string reason;
+};
 struct RooflineView {
   std::string device;  // caption, e.g. "AMD Instinct MI300X (gfx942)"; may be empty
   std::vector<ComputeCeiling> compute;
   std::vector<MemoryCeiling> memory;
   std::vector<RooflinePoint> points;
-  std::string note;    // shown under the chart (e.g. which counters were missing)
+  std::vector<BandwidthBar> bandwidth_only;
+  std::vector<UndrawnKernel> undrawn;
+  std::string note;    // shown under the chart: why there is no roofline at all, when there is none
 };
 
 struct HtmlOptions {
@@ -46,7 +61,7 @@ struct HtmlOptions {
   std::size_t max_path_edges = 2000;       // cross-stream lines of the critical path drawn (the rest counted)
 };
 
-// `roofline` null (or without points): the page says there is no counter data instead of the chart.
+// `roofline` null (or with nothing to draw): the page says why instead of the chart.
 std::string render_html_report(const app::AnalyzeResults& r, const RooflineView* roofline, const HtmlOptions& options);
 
 // Writes `path` atomically (temporary name, then rename); throws rpl::Error(OutputFailed).

@@ -76,54 +76,45 @@ void axes(std::string& out, const LogAxis& x, const LogAxis& y) {
       (kTop + kHeight - kBottom) / 2);
 }
 
-}  // namespace
-
-std::string roofline_section(const RooflineView* view) {
-  std::vector<const RooflinePoint*> points;
-  if (view)
-    for (const auto& p : view->points)
-      if (plottable(p)) points.push_back(&p);
-  std::string out;
-  if (!view || view->points.empty()) {
-    out += "<div class=\"note\" id=\"roofline-none\"><b>No counter data</b>: the roofline needs hardware counters "
-           "(FLOPs and bytes per kernel). Profile with counters collected to see it.";
-    if (view && !view->note.empty()) out += " " + escape(view->note);
-    out += "</div>\n";
-    return out;
-  }
-
+// The chart's frame: ceilings sorted fastest first, and log axes covering every point, ridge and roof.
+struct Chart {
   std::vector<ComputeCeiling> compute;
   std::vector<MemoryCeiling> memory;
-  for (const auto& c : view->compute)
-    if (std::isfinite(c.gflops) && c.gflops > 0) compute.push_back(c);
-  for (const auto& m : view->memory)
-    if (std::isfinite(m.gbps) && m.gbps > 0) memory.push_back(m);
-  std::sort(compute.begin(), compute.end(), [](auto& a, auto& b) { return a.gflops > b.gflops; });
-  std::sort(memory.begin(), memory.end(), [](auto& a, auto& b) { return a.gbps > b.gbps; });
+  LogAxis x, y;
+};
+
+Chart chart_frame(const RooflineView& view, const std::vector<const RooflinePoint*>& points) {
+  Chart c;
+  for (const auto& ceiling : view.compute)
+    if (std::isfinite(ceiling.gflops) && ceiling.gflops > 0) c.compute.push_back(ceiling);
+  for (const auto& m : view.memory)
+    if (std::isfinite(m.gbps) && m.gbps > 0) c.memory.push_back(m);
+  std::sort(c.compute.begin(), c.compute.end(), [](auto& a, auto& b) { return a.gflops > b.gflops; });
+  std::sort(c.memory.begin(), c.memory.end(), [](auto& a, auto& b) { return a.gbps > b.gbps; });
 
   // The domain covers every point, every ridge, and the roofs down to 1e-4 of the top compute roof.
   double x_lo = std::numeric_limits<double>::max(), x_hi = 0, y_lo = std::numeric_limits<double>::max(), y_hi = 0;
   auto cover_x = [&](double v) { x_lo = std::min(x_lo, v), x_hi = std::max(x_hi, v); };
   auto cover_y = [&](double v) { y_lo = std::min(y_lo, v), y_hi = std::max(y_hi, v); };
   for (const auto* p : points) cover_x(p->ai), cover_y(p->gflops);
-  for (const auto& c : compute) {
-    cover_y(c.gflops);
-    for (const auto& m : memory) cover_x(c.gflops / m.gbps);
+  for (const auto& ceiling : c.compute) {
+    cover_y(ceiling.gflops);
+    for (const auto& m : c.memory) cover_x(ceiling.gflops / m.gbps);
   }
-  if (!compute.empty()) cover_y(compute.front().gflops / 1e4);
+  if (!c.compute.empty()) cover_y(c.compute.front().gflops / 1e4);
   if (x_hi == 0) x_lo = 0.1, x_hi = 10;
   if (y_hi == 0) y_lo = 1, y_hi = 100;
-  LogAxis x = decades(x_lo / 2, x_hi * 2, 3, kLeft, kWidth - kRight);
-  LogAxis y = decades(y_lo / 2, y_hi * 2, 2, kHeight - kBottom, kTop);
+  c.x = decades(x_lo / 2, x_hi * 2, 3, kLeft, kWidth - kRight);
+  c.y = decades(y_lo / 2, y_hi * 2, 2, kHeight - kBottom, kTop);
+  return c;
+}
 
-  put(out, "<svg id=\"roofline\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\" "
-           "aria-label=\"roofline\">\n",
-      kWidth, kHeight);
-  axes(out, x, y);
-
-  // Memory roofs: from where they enter the plot up to the top compute roof (or the right edge).
-  const double top_compute = compute.empty() ? y.max() : compute.front().gflops;
-  for (const auto& m : memory) {
+// Memory roofs from where they enter the plot up to the top compute roof (or the right edge); compute roofs
+// flat, from their ridge with the fastest memory level to the right edge.
+void roofs(std::string& out, const Chart& c) {
+  const LogAxis &x = c.x, &y = c.y;
+  const double top_compute = c.compute.empty() ? y.max() : c.compute.front().gflops;
+  for (const auto& m : c.memory) {
     double x0 = std::max(x.min(), y.min() / m.gbps), x1 = std::min(x.max(), top_compute / m.gbps);
     if (x0 >= x1) continue;
     double px0 = x(x0), py0 = y(x0 * m.gbps), px1 = x(x1), py1 = y(x1 * m.gbps);
@@ -137,71 +128,165 @@ std::string roofline_section(const RooflineView* view) {
              "{} {}</text>\n",
         lx, ly, angle, escape(m.name), bandwidth(m.gbps));
   }
-  // Compute roofs: flat, from their ridge with the fastest memory level to the right edge.
-  for (const auto& c : compute) {
-    double x0 = memory.empty() ? x.min() : std::max(x.min(), c.gflops / memory.front().gbps);
-    double py = y(c.gflops);
+  for (const auto& ceiling : c.compute) {
+    double x0 = c.memory.empty() ? x.min() : std::max(x.min(), ceiling.gflops / c.memory.front().gbps);
+    double py = y(ceiling.gflops);
     put(out, "<line class=\"roof compute\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\"><title>{}: {}"
              "</title></line>\n",
-        x(x0), py, x(x.max()), py, escape(c.name), rate(c.gflops));
+        x(x0), py, x(x.max()), py, escape(ceiling.name), rate(ceiling.gflops));
     put(out, "<text class=\"roof-label compute\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{} {}</text>\n",
-        x(x.max()) - 4, py - 5, escape(c.name), rate(c.gflops));
+        x(x.max()) - 4, py - 5, escape(ceiling.name), rate(ceiling.gflops));
   }
-  // Ridge points: each compute roof against the fastest memory level, each slower memory level against
-  // the top compute roof.
-  auto ridge = [&](const ComputeCeiling& c, const MemoryCeiling& m) {
-    double ai = c.gflops / m.gbps;
-    if (ai < x.min() || ai > x.max()) return;
-    double px = x(ai), py = y(c.gflops);
+}
+
+// Ridge points: each compute roof against the fastest memory level, each slower memory level against the top
+// compute roof.
+void ridges(std::string& out, const Chart& c) {
+  auto ridge = [&](const ComputeCeiling& ceiling, const MemoryCeiling& m) {
+    double ai = ceiling.gflops / m.gbps;
+    if (ai < c.x.min() || ai > c.x.max()) return;
+    double px = c.x(ai), py = c.y(ceiling.gflops);
     // A dotted drop line to the axis, labelled there: labels beside the roofs would collide with them.
     put(out, "<line class=\"ridge-drop\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" />", px, py,
         kHeight - kBottom);
     put(out, "<rect class=\"ridge\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"7\" height=\"7\" transform=\"rotate(45 {:.1f} "
              "{:.1f})\"><title>ridge {} / {}: {:.3g} FLOP/byte</title></rect>",
-        px - 3.5, py - 3.5, px, py, escape(c.name), escape(m.name), ai);
+        px - 3.5, py - 3.5, px, py, escape(ceiling.name), escape(m.name), ai);
     put(out, "<text class=\"ridge-label\" transform=\"translate({:.1f} {:.1f}) rotate(-90)\">ridge {:.3g} ({}/{})"
              "</text>\n",
-        px - 3, kHeight - kBottom - 6, ai, escape(shorten(c.name, 12)), escape(shorten(m.name, 8)));
+        px - 3, kHeight - kBottom - 6, ai, escape(shorten(ceiling.name, 12)), escape(shorten(m.name, 8)));
   };
-  if (!memory.empty())
-    for (const auto& c : compute) ridge(c, memory.front());
-  if (!compute.empty())
-    for (std::size_t i = 1; i < memory.size(); ++i) ridge(compute.front(), memory[i]);
+  if (!c.memory.empty())
+    for (const auto& ceiling : c.compute) ridge(ceiling, c.memory.front());
+  if (!c.compute.empty())
+    for (std::size_t i = 1; i < c.memory.size(); ++i) ridge(c.compute.front(), c.memory[i]);
+}
 
-  // Points, largest first so that small ones stay on top and clickable.
+double point_radius(const RooflinePoint& p) {
+  return std::max(kMinRadius, kMaxRadius * std::sqrt(std::clamp(p.share, 0.0, 1.0)));
+}
+
+// Points, largest first so that small ones stay on top and clickable; the largest few labelled.
+void kernel_points(std::string& out, const Chart& c, std::vector<const RooflinePoint*> points) {
   std::stable_sort(points.begin(), points.end(), [](auto* a, auto* b) { return a->share > b->share; });
   for (const auto* p : points) {
-    double r = std::max(kMinRadius, kMaxRadius * std::sqrt(std::clamp(p->share, 0.0, 1.0)));
     std::string bound_class = p->bound == "memory" || p->bound == "compute" ? "b-" + p->bound : "b-other";
     put(out, "<circle class=\"point {}{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" data-kernel=\"{}\"><title>{}\n"
              "AI {:.3g} FLOP/byte, {}, {} of GPU time{}{}</title></circle>\n",
-        bound_class, p->above_roof ? " above-roof" : "", x(p->ai), y(p->gflops), r, escape(p->kernel),
-        escape(p->kernel), p->ai, rate(p->gflops), percent(p->share),
+        bound_class, p->above_roof ? " above-roof" : "", c.x(p->ai), c.y(p->gflops), point_radius(*p),
+        escape(p->kernel), escape(p->kernel), p->ai, rate(p->gflops), percent(p->share),
         p->bound.empty() ? "" : ", " + escape(p->bound) + "-bound", p->above_roof ? "\nABOVE THE ROOF" : "");
   }
   for (std::size_t i = 0; i < points.size() && i < kLabelledPoints; ++i) {
     const auto* p = points[i];
-    double r = std::max(kMinRadius, kMaxRadius * std::sqrt(std::clamp(p->share, 0.0, 1.0)));
-    double px = x(p->ai) + r + 3;
+    double r = point_radius(*p);
+    double px = c.x(p->ai) + r + 3;
     bool flip = px > kWidth - 200;  // near the right edge: label on the left
     put(out, "<text class=\"point-label\" x=\"{:.1f}\" y=\"{:.1f}\"{}>{}</text>\n",
-        flip ? x(p->ai) - r - 3 : px, y(p->gflops) + 4, flip ? " text-anchor=\"end\"" : "",
+        flip ? c.x(p->ai) - r - 3 : px, c.y(p->gflops) + 4, flip ? " text-anchor=\"end\"" : "",
         escape(shorten(p->kernel, 36)));
   }
-  out += "</svg>\n";
+}
 
+void roofline_chart(std::string& out, const RooflineView& view, const std::vector<const RooflinePoint*>& points) {
+  const Chart c = chart_frame(view, points);
+  put(out, "<svg id=\"roofline\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\" "
+           "aria-label=\"roofline\">\n",
+      kWidth, kHeight);
+  axes(out, c.x, c.y);
+  roofs(out, c);
+  ridges(out, c);
+  kernel_points(out, c, points);
+  out += "</svg>\n";
   out += "<div class=\"legend\"><span><i style=\"background:#3b82c4\"></i>memory-bound</span>"
          "<span><i style=\"background:#e07b24\"></i>compute-bound</span>"
          "<span><i style=\"background:#7d8793\"></i>other</span>"
          "<span><i style=\"background:#d62728;outline:1px dashed #000\"></i>above a roof (counters or peaks suspect)"
          "</span><span>circle area proportional to share of GPU time (at least 2.5 px radius)</span></div>\n";
-  out += "<p class=\"sub\">";
-  if (!view->device.empty()) out += escape(view->device) + ". ";
-  std::size_t dropped = view->points.size() - points.size();
-  if (dropped) put(out, "{} kernel(s) not plotted: zero FLOPs or bytes. ", dropped);
-  if (compute.empty() || memory.empty()) out += "No peak figures for this device: ceilings incomplete. ";
-  if (!view->note.empty()) out += escape(view->note);
-  out += "</p>\n";
+  if (c.compute.empty() || c.memory.empty())
+    out += "<p class=\"sub\">No peak figures for this device: ceilings incomplete.</p>\n";
+}
+
+// Kernels that did no floating-point work, on a bandwidth axis: a bar per kernel, its length the achieved
+// device-memory bandwidth, the device's ceiling as a line.
+void bandwidth_chart(std::string& out, const std::vector<BandwidthBar>& bars_in) {
+  std::vector<const BandwidthBar*> bars;
+  for (const auto& b : bars_in) bars.push_back(&b);
+  std::stable_sort(bars.begin(), bars.end(), [](auto* a, auto* b) { return a->share > b->share; });
+  constexpr double kLabelWidth = 300, kBarLeft = kLeft + kLabelWidth, kRow = 22, kAxis = 36;
+  double peak = 0, top = 0;
+  for (const auto* b : bars) peak = std::max(peak, b->peak_gbps), top = std::max(top, b->gbps);
+  const double scale_max = std::max(peak, top) * 1.08;
+  const double bar_width = kWidth - kRight - kBarLeft;
+  auto px = [&](double gbps) { return kBarLeft + gbps / scale_max * bar_width; };
+  const double height = kTop + kRow * static_cast<double>(bars.size()) + kAxis;
+  put(out, "<h3>Placed by bandwidth: kernels without floating-point work</h3>\n"
+           "<p class=\"sub\">{} kernel(s) counted device-memory bytes but no FLOPs (integer, copy or gather work): "
+           "they have no arithmetic intensity, so each is placed by its achieved device-memory bandwidth{}.</p>\n",
+      bars.size(), peak > 0 ? ", against the device's ceiling" : " (no bandwidth ceiling known for this device)");
+  put(out, "<svg id=\"bandwidth-bars\" width=\"{0}\" height=\"{1:.0f}\" viewBox=\"0 0 {0} {1:.0f}\" role=\"img\" "
+           "aria-label=\"bandwidth of kernels without FLOPs\">\n",
+      kWidth, height);
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    const auto* b = bars[i];
+    double y = kTop + kRow * static_cast<double>(i);
+    std::string of_peak = b->peak_gbps > 0 ? ", " + percent(b->gbps / b->peak_gbps) + " of the ceiling" : "";
+    put(out, "<text class=\"bar-label\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>",
+        kBarLeft - 8, y + kRow * 0.65, escape(shorten(b->kernel, 44)));
+    put(out, "<rect class=\"bar b-memory\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+             "data-kernel=\"{}\"><title>{}\n{}{}, {} of GPU time</title></rect>",
+        kBarLeft, y + 3, std::max(1.0, px(b->gbps) - kBarLeft), kRow - 6, escape(b->kernel), escape(b->kernel),
+        bandwidth(b->gbps), of_peak, percent(b->share));
+    put(out, "<text class=\"bar-value\" x=\"{:.1f}\" y=\"{:.1f}\">{}{}</text>\n", px(b->gbps) + 4,
+        y + kRow * 0.65, bandwidth(b->gbps), b->peak_gbps > 0 ? " (" + percent(b->gbps / b->peak_gbps) + ")" : "");
+  }
+  const double axis_y = kTop + kRow * static_cast<double>(bars.size());
+  put(out, "<line class=\"axis\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" />", kBarLeft, axis_y,
+      kWidth - kRight);
+  put(out, "<text class=\"axis-title\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">device-memory bandwidth "
+           "(0 to {})</text>\n",
+      kBarLeft + bar_width / 2, axis_y + 26, bandwidth(scale_max));
+  if (peak > 0)
+    put(out, "<line class=\"roof memory\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\"><title>ceiling "
+             "{3}</title></line><text class=\"roof-label memory\" x=\"{0:.1f}\" y=\"{4:.1f}\" "
+             "text-anchor=\"end\">ceiling {3}</text>\n",
+        px(peak), kTop - 4, axis_y, bandwidth(peak), axis_y + 12);
+  out += "</svg>\n";
+}
+
+void undrawn_list(std::string& out, const std::vector<UndrawnKernel>& undrawn) {
+  put(out, "<p class=\"sub\" id=\"roofline-undrawn\">{} kernel(s) not drawn:</p><ul class=\"undrawn\">", undrawn.size());
+  for (const auto& u : undrawn) put(out, "<li><b>{}</b>: {}</li>", escape(shorten(u.kernel, 80)), escape(u.reason));
+  out += "</ul>\n";
+}
+
+}  // namespace
+
+std::string roofline_section(const RooflineView* view) {
+  std::string out;
+  const bool nothing = !view || (view->points.empty() && view->bandwidth_only.empty() && view->undrawn.empty());
+  if (nothing) {
+    out += "<div class=\"note\" id=\"roofline-none\"><b>No roofline</b>: ";
+    out += view && !view->note.empty() ? escape(view->note)
+                                       : "the roofline needs hardware counters (FLOPs and bytes per kernel); profile "
+                                         "with `rocm-perf profile --roofline` to see it.";
+    out += "</div>\n";
+    return out;
+  }
+  if (!view->device.empty()) out += "<p class=\"sub\">" + escape(view->device) + "</p>\n";
+  std::vector<const RooflinePoint*> points;
+  for (const auto& p : view->points)
+    if (plottable(p)) points.push_back(&p);
+  if (!points.empty()) roofline_chart(out, *view, points);
+  else
+    put(out, "<div class=\"note\" id=\"roofline-no-flops\">No kernel has both FLOPs and device-memory bytes, so "
+             "none has an arithmetic intensity to place on the roofline{}.</div>\n",
+        view->bandwidth_only.empty() ? "" : "; the kernels are placed by their bandwidth below");
+  if (points.size() < view->points.size())
+    put(out, "<p class=\"sub\">{} kernel(s) not plotted: intensity or FLOP/s not a finite positive number.</p>\n",
+        view->points.size() - points.size());
+  if (!view->bandwidth_only.empty()) bandwidth_chart(out, view->bandwidth_only);
+  if (!view->undrawn.empty()) undrawn_list(out, view->undrawn);
   return out;
 }
 

@@ -28,6 +28,26 @@ std::string level_label(MemLevel l) {
   return "?";
 }
 
+// Why a kernel is neither a roofline point nor a bandwidth bar, in the analysis's own words where it gave some.
+std::string undrawn_reason(const analysis::RooflinePoint& p) {
+  const auto hbm = static_cast<std::size_t>(MemLevel::Hbm);
+  std::string reason;
+  if (!p.reasons.empty()) {
+    for (const auto& r : p.reasons) reason += (reason.empty() ? "" : "; ") + r;
+  } else if (!p.gbps[hbm] || *p.gbps[hbm] <= 0) {
+    reason = p.total_gflops && *p.total_gflops > 0 ? "no device-memory bytes were counted, so it has no intensity"
+                                                    : "no FLOPs and no device-memory bytes were counted";
+  } else {
+    reason = "its FLOP counters are missing";
+  }
+  if (!p.missing_counters.empty()) {
+    reason += " (missing:";
+    for (const auto& c : p.missing_counters) reason += " " + c;
+    reason += ")";
+  }
+  return reason;
+}
+
 }  // namespace
 
 nlohmann::json roofline_json(const app::AnalyzeResults& r) {
@@ -70,21 +90,21 @@ RooflineView roofline_view(const app::AnalyzeResults& r) {
   }
   std::unordered_map<std::string, double> share;
   for (const auto& k : r.stats.kernels) share[k.name] = k.share_of_gpu_time;
-  std::size_t skipped = 0;
+  const auto hbm = static_cast<std::size_t>(MemLevel::Hbm);
   for (const auto& k : r.roofline.kernels) {
     if (k.agent != agent) continue;
     const auto& p = k.point;
-    const auto& ai = p.intensity[static_cast<std::size_t>(MemLevel::Hbm)];
-    if (!ai || !p.total_gflops || *p.total_gflops <= 0 || *ai <= 0) {
-      ++skipped;
-      continue;
+    const double kernel_share = share.count(k.name) ? share[k.name] : 0.0;
+    const auto& ai = p.intensity[hbm];
+    if (ai && p.total_gflops && *p.total_gflops > 0 && *ai > 0) {
+      view.points.push_back({k.name, *ai, *p.total_gflops, kernel_share, p.above_roof, analysis::to_string(p.bound)});
+    } else if (p.gbps[hbm] && *p.gbps[hbm] > 0 && p.total_gflops && *p.total_gflops == 0) {
+      view.bandwidth_only.push_back({k.name, *p.gbps[hbm], p.peak_hbm_gbps.value_or(0), kernel_share});
+    } else {
+      view.undrawn.push_back({k.name, undrawn_reason(p)});
     }
-    view.points.push_back({k.name, *ai, *p.total_gflops, share.count(k.name) ? share[k.name] : 0.0, p.above_roof,
-                           analysis::to_string(p.bound)});
   }
-  if (skipped)
-    view.note = fmt::format("{} kernel(s) with no FLOPs or no device-memory bytes are not drawn (see roofline.json)",
-                            skipped);
+  view.note.clear();  // the kernels themselves say what is drawn and what is not
   return view;
 }
 

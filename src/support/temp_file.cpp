@@ -9,6 +9,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -88,6 +89,24 @@ void release_slot(int slot) {
 
 std::string prefix_for(const std::string& target_name) { return "." + target_name + ".partial-"; }
 
+// The process's umask without changing it: Linux reports it in /proc/self/status (4.7 and later); elsewhere
+// umask() must be set to read it, which a mutex keeps from racing with another reader here.
+mode_t current_umask() {
+  if (std::FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    unsigned mask = 0;
+    bool found = false;
+    while (!found && std::fgets(line, sizeof line, f)) found = std::sscanf(line, "Umask: %o", &mask) == 1;
+    std::fclose(f);
+    if (found) return static_cast<mode_t>(mask);
+  }
+  static std::mutex m;
+  std::lock_guard lock(m);
+  mode_t mask = umask(022);
+  umask(mask);
+  return mask;
+}
+
 // Removes temporaries of `target` left by processes that no longer run (killed by SIGKILL, power cut).
 void remove_stale(const fs::path& dir, const std::string& target_name) {
   std::error_code ec;
@@ -148,6 +167,11 @@ int TempFile::release_fd() {
 }
 
 void TempFile::commit() {
+  // mkstemp made the file 0600; the finished output gets the mode open(2) would have given it, so colleagues
+  // can read a report on a shared file system when the user's umask allows it.
+  const mode_t mode = 0666 & ~current_umask();
+  if (fd_ >= 0 ? fchmod(fd_, mode) != 0 : chmod(path_.c_str(), mode) != 0)
+    throw Error(ExitCode::OutputFailed, fmt::format("cannot write {}: {}", target_, std::strerror(errno)));
   if (fd_ >= 0) {
     int rc = close(fd_);
     fd_ = -1;

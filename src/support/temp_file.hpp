@@ -2,7 +2,8 @@
 // Temporary files for outputs that are renamed into place when complete.
 //
 // The name is "<dir>/.<name>.partial-<pid>-XXXXXX", made unique by mkstemp (O_CREAT|O_EXCL, mode 0600):
-// a file or symlink planted under a predictable name is never followed, truncated or reused. A temporary
+// a file or symlink planted under a predictable name is never followed, truncated or reused. commit() gives
+// the file the mode open(2) would have (0666 & ~umask) before renaming it into place. A temporary
 // file is removed when its owner is destroyed without commit(), and by a handler on SIGINT, SIGTERM, SIGHUP
 // and SIGPIPE (which then re-raises the signal). After SIGKILL or a power cut one can remain: the next
 // TempFile for the same target removes those whose <pid> is no longer a running process.
