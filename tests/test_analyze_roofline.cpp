@@ -271,3 +271,23 @@ TEST(ExportPerfetto, BadInputsHaveTheirExitCodes) {
   r = run_cli({"export", "perfetto", make_fixture_db(dir.path()), "-o", dir.file("no/such/dir/t.json")});
   EXPECT_EQ(r.exit_code, 10) << r.err;
 }
+
+// The embedded example (integer kernels on an H100, counters included): every kernel is placed, those without
+// FLOPs by their bandwidth, those whose data stayed in L2 by their L2 intensity; nothing says "No roofline".
+TEST(AnalyzeRoofline, TheExampleTracePlacesEveryKernel) {
+  TempDir dir;
+  auto r = run_cli({"analyze", std::string(RPL_SOURCE_DIR) + "/examples/traces/multistream-h100-roofline.db", "-o",
+                    dir.file("out")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string html = read_file(dir.file("out/report.html"));
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = html.find(what); at != std::string::npos; at = html.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(html.find("No roofline"), std::string::npos);
+  EXPECT_EQ(count("<rect class=\"bar b-memory\""), 3u);  // stage_a1, b2, c2: no FLOPs
+  EXPECT_EQ(count("<circle class=\"point"), 2u);         // stage_b1, c1: FLOPs, bytes in L2 only
+  EXPECT_EQ(count("of L2 bytes (none reached device memory)"), 2u);
+  EXPECT_EQ(html.find("roofline-undrawn"), std::string::npos);
+}

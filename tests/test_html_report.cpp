@@ -210,7 +210,7 @@ TEST(HtmlReport, KernelsWithoutFlopsArePlacedByBandwidthAndUndrawnOnesSayWhy) {
   auto r = visual_sample_results();
   rpl::report::RooflineView view = visual_sample_roofline();
   view.points.clear();
-  view.bandwidth_only = {{"stage_a1(long long*, int)", 1200, 3350, 0.4}, {"stage_b1<int>", 30, 3350, 0.1}};
+  view.bandwidth_only = {{"stage_a1(long long*, int)", "HBM", 1200, 3350, 0.4}, {"stage_b1<int>", "L2", 30, 0, 0.1}};
   view.undrawn = {{"copy_kernel", "no FLOPs and no device-memory bytes were counted"}};
   std::string html = render(r, &view);
   EXPECT_EQ(check_balanced(html), "");
@@ -219,7 +219,8 @@ TEST(HtmlReport, KernelsWithoutFlopsArePlacedByBandwidthAndUndrawnOnesSayWhy) {
   EXPECT_NE(html.find("id=\"roofline-no-flops\""), std::string::npos);
   EXPECT_NE(html.find("<svg id=\"bandwidth-bars\""), std::string::npos);
   EXPECT_EQ(count(html, "<rect class=\"bar b-memory\""), 2u);
-  EXPECT_NE(html.find("35.8%"), std::string::npos);  // 1200 / 3350 of the ceiling
+  EXPECT_NE(html.find("HBM 1.20 TB/s (35.8%)"), std::string::npos);  // 1200 / 3350 of the ceiling
+  EXPECT_NE(html.find("L2 30 GB/s</text>"), std::string::npos);       // no L2 ceiling: no share
   EXPECT_NE(html.find("ceiling 3.35 TB/s"), std::string::npos);
   EXPECT_NE(html.find("stage_b1&lt;int&gt;"), std::string::npos);
   EXPECT_NE(html.find("<b>copy_kernel</b>: no FLOPs and no device-memory bytes were counted"), std::string::npos);

@@ -112,10 +112,11 @@ h1{font-size:22px;margin:4px 0 2px}h2{font-size:17px;margin:26px 0 8px;border-bo
 .card b{display:block;font-size:16px}.card span{color:#5b6573;font-size:12px}
 .warn{background:#fff4e0;border:1px solid #f0b44c;border-radius:6px;padding:8px 12px;margin:10px 0}
 .note{background:#eef2f7;border:1px dashed #9aa7b7;border-radius:6px;padding:14px;color:#3c4654}
-table{border-collapse:collapse;background:#fff;font-size:12.5px;width:100%}
+table{border-collapse:collapse;background:#fff;font-size:12.5px;display:block;max-width:100%;overflow-x:auto}
 th,td{border:1px solid #e1e4e8;padding:3px 7px;text-align:right;white-space:nowrap}
 th{background:#eef1f4;font-weight:600}
-td.name,th.name,td.text{text-align:left;white-space:normal;word-break:break-all}
+td.name,th.name,td.text{text-align:left;white-space:normal;overflow-wrap:anywhere}
+td.name,th.name{min-width:26ch;max-width:70ch}td.text{min-width:16ch}
 td.name{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px}
 tr.rt td.name{color:#6b7480}
 .sev-warning{color:#9a5b00;font-weight:600}.sev-info{color:#2f5d9a}

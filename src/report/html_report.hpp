@@ -29,13 +29,17 @@ struct RooflinePoint {
   double share = 0;        // of GPU time, 0..1: the point's area is proportional to it
   bool above_roof = false; // achieved above the ceiling: counters or peaks are suspect
   std::string bound;       // "memory", "compute", ... as the analysis classified it
+  std::string level = "HBM";  // whose bytes the intensity counts: HBM, or the nearest level with bytes when the
+                              // kernel moved none to device memory (its data stayed in cache)
 };
-// A kernel with device-memory bytes but no floating-point work has no arithmetic intensity: it is placed by
-// its bandwidth instead (integer, copy and gather kernels).
+// A kernel whose FLOP counters read zero has no arithmetic intensity: it is placed by its bandwidth instead
+// (integer, copy and gather kernels), at the memory level closest to its ceiling (the busiest level where no
+// ceiling is known).
 struct BandwidthBar {
   std::string kernel;
-  double gbps = 0;       // achieved device-memory (HBM) bandwidth
-  double peak_gbps = 0;  // the device's ceiling; 0 when unknown
+  std::string level;     // "HBM", "L2", "L1", "LDS"
+  double gbps = 0;       // achieved at that level
+  double peak_gbps = 0;  // the level's ceiling on this device; 0 when unknown
   double share = 0;      // of GPU time, 0..1
 };
 // A kernel that is neither a point nor a bar, and why.

@@ -128,38 +128,68 @@ void roofs(std::string& out, const Chart& c) {
              "{} {}</text>\n",
         lx, ly, angle, escape(m.name), bandwidth(m.gbps));
   }
-  for (const auto& ceiling : c.compute) {
+  // Roofs of equal value (F8/I8, BF16/F16, ...) share one line and one label; a label that would overlap the
+  // one above it moves down below it.
+  constexpr double kLabelGap = 12;
+  double last_label_y = -1e9;
+  for (std::size_t i = 0; i < c.compute.size();) {
+    std::size_t j = i + 1;
+    std::string names = c.compute[i].name;
+    while (j < c.compute.size() && c.compute[j].gflops >= c.compute[i].gflops * (1 - 1e-3)) names += " / " + c.compute[j++].name;
+    const auto& ceiling = c.compute[i];
     double x0 = c.memory.empty() ? x.min() : std::max(x.min(), ceiling.gflops / c.memory.front().gbps);
     double py = y(ceiling.gflops);
     put(out, "<line class=\"roof compute\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\"><title>{}: {}"
              "</title></line>\n",
-        x(x0), py, x(x.max()), py, escape(ceiling.name), rate(ceiling.gflops));
+        x(x0), py, x(x.max()), py, escape(names), rate(ceiling.gflops));
+    double label_y = std::max(py - 5, last_label_y + kLabelGap);
     put(out, "<text class=\"roof-label compute\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{} {}</text>\n",
-        x(x.max()) - 4, py - 5, escape(ceiling.name), rate(ceiling.gflops));
+        x(x.max()) - 4, label_y, escape(names), rate(ceiling.gflops));
+    last_label_y = label_y;
+    i = j;
   }
 }
 
 // Ridge points: each compute roof against the fastest memory level, each slower memory level against the top
 // compute roof.
 void ridges(std::string& out, const Chart& c) {
+  struct Ridge {
+    double ai, px, py;
+    std::string text;  // "TF32 matrix/HBM"
+  };
+  std::vector<Ridge> all;
   auto ridge = [&](const ComputeCeiling& ceiling, const MemoryCeiling& m) {
     double ai = ceiling.gflops / m.gbps;
     if (ai < c.x.min() || ai > c.x.max()) return;
-    double px = c.x(ai), py = c.y(ceiling.gflops);
-    // A dotted drop line to the axis, labelled there: labels beside the roofs would collide with them.
-    put(out, "<line class=\"ridge-drop\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" />", px, py,
-        kHeight - kBottom);
+    all.push_back({ai, c.x(ai), c.y(ceiling.gflops), shorten(ceiling.name, 12) + "/" + shorten(m.name, 8)});
     put(out, "<rect class=\"ridge\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"7\" height=\"7\" transform=\"rotate(45 {:.1f} "
              "{:.1f})\"><title>ridge {} / {}: {:.3g} FLOP/byte</title></rect>",
-        px - 3.5, py - 3.5, px, py, escape(ceiling.name), escape(m.name), ai);
-    put(out, "<text class=\"ridge-label\" transform=\"translate({:.1f} {:.1f}) rotate(-90)\">ridge {:.3g} ({}/{})"
-             "</text>\n",
-        px - 3, kHeight - kBottom - 6, ai, escape(shorten(ceiling.name, 12)), escape(shorten(m.name, 8)));
+        all.back().px - 3.5, all.back().py - 3.5, all.back().px, all.back().py, escape(ceiling.name), escape(m.name),
+        ai);
   };
   if (!c.memory.empty())
     for (const auto& ceiling : c.compute) ridge(ceiling, c.memory.front());
   if (!c.compute.empty())
     for (std::size_t i = 1; i < c.memory.size(); ++i) ridge(c.compute.front(), c.memory[i]);
+  // A dotted drop line to the axis, labelled there (labels beside the roofs would collide with them); ridges
+  // closer than a label's height share one label, so the labels never pile up.
+  constexpr double kLabelGap = 12;
+  std::sort(all.begin(), all.end(), [](auto& a, auto& b) { return a.px < b.px; });
+  for (std::size_t i = 0; i < all.size();) {
+    std::size_t j = i;
+    std::string values, names;
+    double top = all[i].py;
+    for (; j < all.size() && all[j].px - all[i].px < kLabelGap; ++j) {
+      put(out, "<line class=\"ridge-drop\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" />", all[j].px,
+          all[j].py, kHeight - kBottom);
+      values += fmt::format("{}{:.3g}", j == i ? "" : ", ", all[j].ai);
+      names += (j == i ? "" : ", ") + all[j].text;
+      top = std::min(top, all[j].py);
+    }
+    put(out, "<text class=\"ridge-label\" transform=\"translate({:.1f} {:.1f}) rotate(-90)\">{} {} ({})</text>\n",
+        all[i].px - 3, kHeight - kBottom - 6, j - i > 1 ? "ridges" : "ridge", values, escape(names));
+    i = j;
+  }
 }
 
 double point_radius(const RooflinePoint& p) {
@@ -172,9 +202,11 @@ void kernel_points(std::string& out, const Chart& c, std::vector<const RooflineP
   for (const auto* p : points) {
     std::string bound_class = p->bound == "memory" || p->bound == "compute" ? "b-" + p->bound : "b-other";
     put(out, "<circle class=\"point {}{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" data-kernel=\"{}\"><title>{}\n"
-             "AI {:.3g} FLOP/byte, {}, {} of GPU time{}{}</title></circle>\n",
+             "AI {:.3g} FLOP/byte{}, {}, {} of GPU time{}{}</title></circle>\n",
         bound_class, p->above_roof ? " above-roof" : "", c.x(p->ai), c.y(p->gflops), point_radius(*p),
-        escape(p->kernel), escape(p->kernel), p->ai, rate(p->gflops), percent(p->share),
+        escape(p->kernel), escape(p->kernel), p->ai,
+        p->level == "HBM" ? "" : " of " + escape(p->level) + " bytes (none reached device memory)", rate(p->gflops),
+        percent(p->share),
         p->bound.empty() ? "" : ", " + escape(p->bound) + "-bound", p->above_roof ? "\nABOVE THE ROOF" : "");
   }
   for (std::size_t i = 0; i < points.size() && i < kLabelledPoints; ++i) {
@@ -217,13 +249,14 @@ void bandwidth_chart(std::string& out, const std::vector<BandwidthBar>& bars_in)
   double peak = 0, top = 0;
   for (const auto* b : bars) peak = std::max(peak, b->peak_gbps), top = std::max(top, b->gbps);
   const double scale_max = std::max(peak, top) * 1.08;
-  const double bar_width = kWidth - kRight - kBarLeft;
+  const double bar_width = kWidth - kRight - kBarLeft - 120;  // room for the value after the longest bar
   auto px = [&](double gbps) { return kBarLeft + gbps / scale_max * bar_width; };
   const double height = kTop + kRow * static_cast<double>(bars.size()) + kAxis;
   put(out, "<h3>Placed by bandwidth: kernels without floating-point work</h3>\n"
-           "<p class=\"sub\">{} kernel(s) counted device-memory bytes but no FLOPs (integer, copy or gather work): "
-           "they have no arithmetic intensity, so each is placed by its achieved device-memory bandwidth{}.</p>\n",
-      bars.size(), peak > 0 ? ", against the device's ceiling" : " (no bandwidth ceiling known for this device)");
+           "<p class=\"sub\">{} kernel(s) counted bytes but no FLOPs (integer, copy or gather work): they have no "
+           "arithmetic intensity, so each is placed by its achieved bandwidth at the memory level closest to its "
+           "ceiling (the busiest level where no ceiling is known){}.</p>\n",
+      bars.size(), peak > 0 ? "" : "; no ceiling is known for the levels shown");
   put(out, "<svg id=\"bandwidth-bars\" width=\"{0}\" height=\"{1:.0f}\" viewBox=\"0 0 {0} {1:.0f}\" role=\"img\" "
            "aria-label=\"bandwidth of kernels without FLOPs\">\n",
       kWidth, height);
@@ -234,16 +267,17 @@ void bandwidth_chart(std::string& out, const std::vector<BandwidthBar>& bars_in)
     put(out, "<text class=\"bar-label\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>",
         kBarLeft - 8, y + kRow * 0.65, escape(shorten(b->kernel, 44)));
     put(out, "<rect class=\"bar b-memory\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
-             "data-kernel=\"{}\"><title>{}\n{}{}, {} of GPU time</title></rect>",
+             "data-kernel=\"{}\"><title>{}\n{} {}{}, {} of GPU time</title></rect>",
         kBarLeft, y + 3, std::max(1.0, px(b->gbps) - kBarLeft), kRow - 6, escape(b->kernel), escape(b->kernel),
-        bandwidth(b->gbps), of_peak, percent(b->share));
-    put(out, "<text class=\"bar-value\" x=\"{:.1f}\" y=\"{:.1f}\">{}{}</text>\n", px(b->gbps) + 4,
-        y + kRow * 0.65, bandwidth(b->gbps), b->peak_gbps > 0 ? " (" + percent(b->gbps / b->peak_gbps) + ")" : "");
+        escape(b->level), bandwidth(b->gbps), of_peak, percent(b->share));
+    put(out, "<text class=\"bar-value\" x=\"{:.1f}\" y=\"{:.1f}\">{} {}{}</text>\n", px(b->gbps) + 4,
+        y + kRow * 0.65, escape(b->level), bandwidth(b->gbps),
+        b->peak_gbps > 0 ? " (" + percent(b->gbps / b->peak_gbps) + ")" : "");
   }
   const double axis_y = kTop + kRow * static_cast<double>(bars.size());
   put(out, "<line class=\"axis\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{2:.1f}\" y2=\"{1:.1f}\" />", kBarLeft, axis_y,
       kWidth - kRight);
-  put(out, "<text class=\"axis-title\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">device-memory bandwidth "
+  put(out, "<text class=\"axis-title\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">achieved bandwidth "
            "(0 to {})</text>\n",
       kBarLeft + bar_width / 2, axis_y + 26, bandwidth(scale_max));
   if (peak > 0)

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <cmath>
+#include <optional>
 #include <unordered_map>
 
 namespace rpl::report {
@@ -36,7 +38,7 @@ std::string undrawn_reason(const analysis::RooflinePoint& p) {
     for (const auto& r : p.reasons) reason += (reason.empty() ? "" : "; ") + r;
   } else if (!p.gbps[hbm] || *p.gbps[hbm] <= 0) {
     reason = p.total_gflops && *p.total_gflops > 0 ? "no device-memory bytes were counted, so it has no intensity"
-                                                    : "no FLOPs and no device-memory bytes were counted";
+                                                    : "no FLOPs and no bytes at any memory level were counted";
   } else {
     reason = "its FLOP counters are missing";
   }
@@ -46,6 +48,33 @@ std::string undrawn_reason(const analysis::RooflinePoint& p) {
     reason += ")";
   }
   return reason;
+}
+
+// The level whose bytes give a kernel's arithmetic intensity: device memory, or, for a kernel that moved no
+// bytes there (its data stayed in cache), the nearest level that counted some.
+std::optional<std::size_t> intensity_level(const analysis::RooflinePoint& p) {
+  for (MemLevel l : {MemLevel::Hbm, MemLevel::L2, MemLevel::L1, MemLevel::Lds}) {
+    const auto& ai = p.intensity[static_cast<std::size_t>(l)];
+    if (ai && *ai > 0 && std::isfinite(*ai)) return static_cast<std::size_t>(l);
+  }
+  return std::nullopt;
+}
+
+// The memory level a FLOP-less kernel is placed at: the one with the highest share of its ceiling, or, where
+// no level with traffic has a ceiling, the one with the most traffic.
+std::optional<BandwidthBar> bandwidth_bar(const analysis::RooflinePoint& p, const analysis::Ceilings* ceilings) {
+  std::optional<BandwidthBar> best;
+  double best_fraction = -1;
+  for (std::size_t l = 0; l < analysis::kMemLevelCount; ++l) {
+    if (!p.gbps[l] || *p.gbps[l] <= 0) continue;
+    double peak = ceilings && ceilings->bandwidth[l].known() ? ceilings->bandwidth[l].value : 0;
+    double fraction = peak > 0 ? *p.gbps[l] / peak : -1;
+    bool better = !best || (fraction >= 0 ? fraction > best_fraction : best_fraction < 0 && *p.gbps[l] > best->gbps);
+    if (!better) continue;
+    best = BandwidthBar{"", level_label(static_cast<MemLevel>(l)), *p.gbps[l], peak, 0};
+    best_fraction = fraction;
+  }
+  return best;
 }
 
 }  // namespace
@@ -90,16 +119,21 @@ RooflineView roofline_view(const app::AnalyzeResults& r) {
   }
   std::unordered_map<std::string, double> share;
   for (const auto& k : r.stats.kernels) share[k.name] = k.share_of_gpu_time;
+  const analysis::Ceilings* ceilings = nullptr;
+  for (const auto& a : r.roofline.agents)
+    if (a.agent == agent) ceilings = &a.ceilings;
   const auto hbm = static_cast<std::size_t>(MemLevel::Hbm);
   for (const auto& k : r.roofline.kernels) {
     if (k.agent != agent) continue;
     const auto& p = k.point;
     const double kernel_share = share.count(k.name) ? share[k.name] : 0.0;
-    const auto& ai = p.intensity[hbm];
-    if (ai && p.total_gflops && *p.total_gflops > 0 && *ai > 0) {
-      view.points.push_back({k.name, *ai, *p.total_gflops, kernel_share, p.above_roof, analysis::to_string(p.bound)});
-    } else if (p.gbps[hbm] && *p.gbps[hbm] > 0 && p.total_gflops && *p.total_gflops == 0) {
-      view.bandwidth_only.push_back({k.name, *p.gbps[hbm], p.peak_hbm_gbps.value_or(0), kernel_share});
+    if (auto level = intensity_level(p); level && p.total_gflops && *p.total_gflops > 0) {
+      view.points.push_back({k.name, *p.intensity[*level], *p.total_gflops, kernel_share, p.above_roof,
+                             analysis::to_string(p.bound), level_label(static_cast<MemLevel>(*level))});
+    } else if (auto bar = bandwidth_bar(p, ceilings); bar && p.total_gflops && *p.total_gflops == 0) {
+      bar->kernel = k.name;
+      bar->share = kernel_share;
+      view.bandwidth_only.push_back(*bar);
     } else {
       view.undrawn.push_back({k.name, undrawn_reason(p)});
     }
