@@ -385,13 +385,19 @@ ParsedUnit::ParsedUnit(const std::string& path, const std::string& text) {
                                      "-I" + src_dir, "-Wno-everything", "-ferror-limit=0"};
     if (fs::exists(*cuda / "include" / "cccl")) args.insert(args.end(), {"-isystem", (*cuda / "include" / "cccl").string()});
     if (parse(args) == CXError_Success && unit_) {
-      bool fatal = false;
-      for (unsigned i = 0, n = clang_getNumDiagnostics(unit_); i < n && !fatal; ++i) {
+      // A fatal error, or an error in the user's file, falls back: without clang's own CUDA headers (a libclang
+      // installed without its resource directory, as on a GPU machine given only the library) the toolkit parse
+      // reports the builtin variables (blockIdx, ...) as undeclared, while the stubs declare them.
+      bool clean = true;
+      for (unsigned i = 0, n = clang_getNumDiagnostics(unit_); i < n && clean; ++i) {
         CXDiagnostic d = clang_getDiagnostic(unit_, i);
-        fatal = clang_getDiagnosticSeverity(d) == CXDiagnostic_Fatal;
+        // Errors inside the toolkit's own headers are its business (the parse of the user's file still holds).
+        clean = clang_getDiagnosticSeverity(d) < CXDiagnostic_Error ||
+                (clang_getDiagnosticSeverity(d) == CXDiagnostic_Error &&
+                 !clang_Location_isFromMainFile(clang_getDiagnosticLocation(d)));
         clang_disposeDiagnostic(d);
       }
-      if (!fatal) {
+      if (clean) {
         headers_ = "toolkit";
         toolkit_ = cuda->string();
         return;
