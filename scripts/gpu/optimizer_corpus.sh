@@ -89,9 +89,10 @@ if [[ " $SUITES " == *" corpus "* ]]; then
   export -f corpus_case kernel_regex
   export RP C T0 BUDGET
   say "corpus: $(wc -l <"$C/candidates/cases.tsv") candidates, $PARALLEL at a time"
-  while IFS=$'\t' read -r name app kernel file rtol what; do
+  # Tabs are whitespace to `read`, which would merge an empty rtol column into the next: split on \x1f instead.
+  tr '\t' '\037' <"$C/candidates/cases.tsv" | while IFS=$'\037' read -r name app kernel file rtol what; do
     printf '%s\0%s\0%s\0%s\0%s\0' "$name" "$app" "$kernel" "$file" "$rtol"
-  done <"$C/candidates/cases.tsv" | xargs -0 -n 5 -P "$PARALLEL" bash -c 'corpus_case "$@"' _
+  done | xargs -0 -n 5 -P "$PARALLEL" bash -c 'corpus_case "$@"' _
   for app in dense tiles reduce; do cmp -s "$ROOT/bench/optimize/corpus/$app.cu" "$C/apps/$app.cu" || say "ERROR: --dry-run changed $app.cu"; done
   say "corpus done"
 fi
