@@ -8,6 +8,7 @@
 #include "capture/live_regions.hpp"
 #include "capture/replay_report.hpp"
 #include "capture/reservation_plan.hpp"
+#include "report/replay_summary.hpp"
 #include "support/errors.hpp"
 #include "testing/binary_files.hpp"
 #include "testing/cli.hpp"
@@ -15,6 +16,7 @@
 
 namespace rpl::capture {
 namespace {
+using report::replay_summary_text;  // the summary is rendered by report/
 
 TEST(LiveRegions, AllocationsFreesAndUnmaps) {
   LiveRegions live;

@@ -10,6 +10,7 @@
 
 #include "analysis/device_specs.hpp"
 #include "app/ceilings.hpp"
+#include "app/ceilings_file.hpp"
 #include "support/errors.hpp"
 #include "testing/cli.hpp"
 #include "testing/tmpdir.hpp"
@@ -103,7 +104,7 @@ TEST(CeilingsCli, WritesAValidDocumentThatTheRooflineReadsBack) {
   auto r = run_cli({"ceilings", "--bench", bench, "-o", out});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(validate_against_schema("ceilings", out), "");
-  auto back = rpl::analysis::read_empirical_ceilings(out);  // what analyze --ceilings reads
+  auto back = rpl::app::read_empirical_ceilings(out);  // what analyze --ceilings reads
   EXPECT_EQ(back.arch, "sm_90");
   EXPECT_DOUBLE_EQ(back.bandwidth_gbps[0], 3006.4);
   EXPECT_NE(r.out.find("vector_f32"), std::string::npos);  // the summary table

@@ -17,12 +17,14 @@
 #include "capture/manifest.hpp"
 #include "capture/replay_report.hpp"
 #include "capture/replay_runner.hpp"
+#include "report/replay_summary.hpp"
 #include "support/errors.hpp"
 #include "testing/cli.hpp"
 #include "testing/tmpdir.hpp"
 
 namespace rpl::capture {
 namespace {
+using report::replay_summary_text;  // the summary is rendered by report/
 
 namespace fs = std::filesystem;
 constexpr std::size_t kRows = 32, kTerms = 256;

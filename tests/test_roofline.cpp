@@ -10,6 +10,7 @@
 
 #include "analysis/device_specs.hpp"
 #include "analysis/roofline.hpp"
+#include "app/ceilings_file.hpp"
 #include "support/errors.hpp"
 #include "testing/cli.hpp"
 #include "testing/counter_trace.hpp"
@@ -17,6 +18,9 @@
 
 using namespace rpl;
 using namespace rpl::analysis;
+using rpl::app::parse_empirical_ceilings;
+using rpl::app::read_empirical_ceilings;
+using rpl::app::write_empirical_ceilings;
 
 namespace {
 

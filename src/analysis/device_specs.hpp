@@ -112,7 +112,8 @@ struct Ceilings {
 };
 
 // Empirical ceilings (schemas/ceilings.schema.json): measured by a micro-benchmark (rocm-amdgpu-bench,
-// ERT, our own), preferred over the table for every value they contain.
+// ERT, our own), preferred over the table for every value they contain. The file is read and written by
+// app/ceilings_file.hpp.
 inline constexpr const char* kCeilingsSchemaVersion = "1.0";
 
 struct EmpiricalCeilings {
@@ -124,15 +125,6 @@ struct EmpiricalCeilings {
   std::array<double, kMemLevelCount> bandwidth_gbps{};   // 0 = not measured
   std::array<double, kComputeClassCount> gflops{};       // 0 = not measured
 };
-
-// Throws rpl::Error(InputInvalid) naming `source` and the field when the document is malformed: wrong or
-// missing schema_version, missing device.arch, unknown level or class keys, non-positive values.
-EmpiricalCeilings parse_empirical_ceilings(const nlohmann::json& doc, const std::string& source);
-// Throws rpl::Error(InputMissing) when the file cannot be read, (InputInvalid) when it is not JSON.
-EmpiricalCeilings read_empirical_ceilings(const std::string& path);
-nlohmann::json to_json(const EmpiricalCeilings& ceilings);
-// Atomic write; throws rpl::Error(OutputFailed).
-void write_empirical_ceilings(const std::string& path, const EmpiricalCeilings& ceilings);
 
 struct CeilingOptions {
   const EmpiricalCeilings* empirical = nullptr;       // applied only to a matching device

@@ -1,5 +1,6 @@
 #include "support/user_regex.hpp"
 #include "app/analyze.hpp"
+#include "app/ceilings_file.hpp"
 
 #include <fmt/core.h>
 
@@ -32,6 +33,12 @@ void keep_matching_kernels(analysis::KernelStatsResult& stats, const std::string
 
 }  // namespace
 
+std::vector<analysis::WhatIf> parse_what_if_specs(const std::vector<std::string>& specs) {
+  std::vector<analysis::WhatIf> out;
+  for (const auto& spec : specs) out.push_back(analysis::parse_what_if(spec));
+  return out;
+}
+
 void check_analysis_options(const AnalysisOptions& options) {
   if (options.memory_bandwidth_gbps && !(*options.memory_bandwidth_gbps > 0 && std::isfinite(*options.memory_bandwidth_gbps)))
     throw Error(ExitCode::Usage,
@@ -44,7 +51,7 @@ AnalyzeResults run_analyze(const AnalyzeOptions& options) {
   r.counter_failure = options.counter_failure;
   // Options that can be wrong are checked before a possibly long read.
   check_analysis_options(options);
-  if (options.ceilings_file) r.empirical_ceilings = analysis::read_empirical_ceilings(*options.ceilings_file);
+  if (options.ceilings_file) r.empirical_ceilings = read_empirical_ceilings(*options.ceilings_file);
 
   r.trace = load_trace({options.databases, options.lenient, options.show_progress});
   Progress progress(options.show_progress);

@@ -84,6 +84,8 @@ struct AnalyzeResults {
 };
 
 // Throws rpl::Error(Usage) naming the value for an option that cannot be right (checked before any work).
+// --what-if REGEX=FACTOR specifications, parsed; rpl::Error(Usage) names a malformed one.
+std::vector<analysis::WhatIf> parse_what_if_specs(const std::vector<std::string>& specs);
 void check_analysis_options(const AnalysisOptions& options);
 AnalyzeResults run_analyze(const AnalyzeOptions& options);
 

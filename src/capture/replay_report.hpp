@@ -93,8 +93,7 @@ struct ReplayReport {
 
 nlohmann::json to_json(const ReplayReport& r);
 
-// The terminal summary of a replay document (what to_json wrote, possibly read back from a runner's file).
-std::string replay_summary_text(const nlohmann::json& doc);
+// The terminal summary of a replay document is report::replay_summary_text (report/replay_summary.hpp).
 
 // Throws rpl::Error(VerificationMismatch) saying how many bytes in how many regions differ, when the
 // verification found a mismatch (not when the differences are nondeterministic); the report is complete by

@@ -36,7 +36,7 @@ void add_analysis_flags(CLI::App* cmd, AnalysisFlags& f, const AnalysisFlagsHelp
 
 app::AnalysisOptions analysis_options(const AnalysisFlags& f) {
   app::AnalysisOptions a = f.analysis;
-  for (const auto& spec : f.what_if) a.what_if.push_back(analysis::parse_what_if(spec));
+  a.what_if = app::parse_what_if_specs(f.what_if);
   return a;
 }
 

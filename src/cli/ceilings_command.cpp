@@ -6,8 +6,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "analysis/device_specs.hpp"
 #include "app/ceilings.hpp"
+#include "app/ceilings_file.hpp"
 #include "cli/commands.hpp"
 #include "report/ceilings_report.hpp"
 #include "support/errors.hpp"
@@ -25,10 +25,10 @@ struct CeilingsArgs {
 int run(const CeilingsArgs& a) {
   log::set_level(a.common.debug ? log::Level::Debug : a.common.json ? log::Level::Warn : log::Level::Info);
   app::CeilingsResult r = app::measure_ceilings(a.options);
-  analysis::write_empirical_ceilings(a.output, r.ceilings);
+  app::write_empirical_ceilings(a.output, r.ceilings);
   for (const auto& note : r.notes) log::warn("{}", note);
   if (a.common.json) {
-    fmt::print("{}\n", analysis::to_json(r.ceilings).dump(2));
+    fmt::print("{}\n", app::empirical_ceilings_document(r.ceilings).dump(2));
   } else {
     fmt::print("{}", report::ceilings_table(r));
     log::info("wrote {}", a.output);

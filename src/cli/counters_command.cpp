@@ -4,8 +4,8 @@
 
 #include <memory>
 
+#include "app/counters.hpp"
 #include "cli/commands.hpp"
-#include "collectors/counter_catalog.hpp"
 #include "report/counters_report.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
@@ -21,9 +21,7 @@ struct CountersArgs {
 };
 
 int run_list(const CountersArgs& a) {
-  const auto requested = platform::parse_kind(a.platform);
-  const platform::Kind kind = requested ? *requested : platform::detect();
-  const collectors::DeviceCounters d = collectors::list_device_counters(kind, a.device);
+  const DeviceCounters d = app::list_counters({platform::parse_kind(a.platform), a.device});
   if (a.json)
     fmt::print("{}\n", report::counters_document(d).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
   else

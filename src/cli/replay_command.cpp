@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "app/capture.hpp"
-#include "capture/replay_report.hpp"
 #include "cli/commands.hpp"
+#include "report/replay_summary.hpp"
 #include "support/errors.hpp"
 #include "support/terminal_text.hpp"
 #include "support/log.hpp"
@@ -24,7 +24,7 @@ int run(const ReplayArgs& a) {
   log::set_level(a.json ? log::Level::Warn : log::Level::Info);
   app::ReplayOutcome out = app::run_replay(a.options);
   if (a.json) fmt::print("{}\n", out.document.dump(1));
-  else fmt::print("{}", terminal_safe(capture::replay_summary_text(out.document)));
+  else fmt::print("{}", terminal_safe(report::replay_summary_text(out.document)));
   if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
   return out.exit_code;
 }

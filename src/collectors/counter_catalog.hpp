@@ -11,26 +11,14 @@
 #include <string_view>
 #include <vector>
 
+#include "model/device_counters.hpp"
 #include "platform/platform.hpp"
 
 namespace rpl::collectors {
 
-struct CounterInfo {
-  std::string name;
-  std::string type;         // NVIDIA: counter, ratio, throughput; AMD: empty
-  std::string unit;         // NVIDIA: the dimension unit (bytes, cycles, ...); AMD: empty
-  std::string description;  // NVIDIA: CUPTI's; AMD: empty (list --pmc prints names only)
-  std::vector<std::string> submetrics;  // NVIDIA: ".sum", ".avg.per_second", ...
-};
-
-struct DeviceCounters {
-  std::string vendor;  // "amd" or "nvidia"
-  std::string tool;    // "rocprofv3-avail" or "cupti"
-  int device = 0;      // the logical device index asked for
-  std::string arch;    // gfx942, sm_90
-  std::string chip;    // NVIDIA's chip name (GH100); AMD: the arch again
-  std::vector<CounterInfo> counters;
-};
+// The list's types are the model's (model/device_counters.hpp), so that reports render it without this layer.
+using rpl::CounterInfo;
+using rpl::DeviceCounters;
 
 // `rocprofv3-avail list --pmc` output: one block per agent ("GPU : N", "Name : gfxNNN", "PMC :" followed by
 // the counter names, whitespace-separated, possibly over several lines). Throws rpl::Error(ProfilerFailed)

@@ -9,7 +9,7 @@
 
 namespace rpl::report {
 
-nlohmann::json counters_document(const collectors::DeviceCounters& d) {
+nlohmann::json counters_document(const DeviceCounters& d) {
   nlohmann::json counters = nlohmann::json::array();
   for (const auto& c : d.counters)
     counters.push_back({{"name", c.name},
@@ -28,7 +28,7 @@ nlohmann::json counters_document(const collectors::DeviceCounters& d) {
           {"counters", counters}};
 }
 
-std::string counters_table(const collectors::DeviceCounters& d) {
+std::string counters_table(const DeviceCounters& d) {
   std::string out = fmt::format("device {}: {}{}, {} {} ({})\n", d.device, d.arch,
                                 d.chip.empty() || d.chip == d.arch ? std::string() : " (" + d.chip + ")",
                                 d.counters.size(), d.vendor == "nvidia" ? "base metrics" : "counters", d.tool);

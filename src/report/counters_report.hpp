@@ -4,11 +4,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "collectors/counter_catalog.hpp"
+#include "model/device_counters.hpp"
 
 namespace rpl::report {
 
-nlohmann::json counters_document(const collectors::DeviceCounters& d);
-std::string counters_table(const collectors::DeviceCounters& d);
+nlohmann::json counters_document(const DeviceCounters& d);
+std::string counters_table(const DeviceCounters& d);
 
 }  // namespace rpl::report
