@@ -135,13 +135,8 @@ std::optional<double> parse_number(const std::string& text) {
 }
 
 StdoutEvaluator::StdoutEvaluator(CommandTemplate command, const std::string& regex, CommandOptions options)
-    : command_(std::move(command)), regex_text_(regex), options_(std::move(options)) {
-  try {
-    regex_ = std::regex(regex, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    throw Error(ExitCode::Usage, fmt::format("--objective-regex \"{}\" is not a valid regular expression: {}", regex, e.what()));
-  }
-  if (regex_.mark_count() < 1)
+    : command_(std::move(command)), regex_text_(regex), regex_(regex, "--objective-regex"), options_(std::move(options)) {
+  if (regex_.capture_groups() < 1)
     throw Error(ExitCode::Usage, fmt::format("--objective-regex \"{}\" has no capture group (the number is the first group)", regex));
 }
 
@@ -165,9 +160,8 @@ Outcome StdoutEvaluator::evaluate(const SearchSpace& space, ConfigView config, s
   else if (!r.ok()) o.reason = keep_failed_run(dir, r.describe() + ": " + tail_of_file(*spec.stderr_file, 3));
   else {
     const std::string text = read_text(*spec.stdout_file);
-    std::smatch m;
     std::optional<double> v;
-    if (std::regex_search(text, m, regex_) && m.size() > 1) v = parse_number(m[1].str());
+    if (const std::optional<std::string> group = regex_.first_group(text)) v = parse_number(*group);
     if (!v) o.reason = keep_failed_run(dir, fmt::format("no number for --objective-regex \"{}\" in its output", regex_text_));
     else {
       o.valid = true;

@@ -4,11 +4,11 @@
 #include <nlohmann/json.hpp>
 
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "autotune/space.hpp"
+#include "support/user_regex.hpp"
 
 namespace rpl::autotune {
 
@@ -63,7 +63,7 @@ class StdoutEvaluator : public Evaluator {
  private:
   CommandTemplate command_;
   std::string regex_text_;
-  std::regex regex_;
+  UserRegex regex_;  // RE2, as every pattern a user types
   CommandOptions options_;
 };
 

@@ -1,16 +1,13 @@
 #include "cli/analysis_flags.hpp"
 #include "cli/commands.hpp"
 
-#include "support/log.hpp"
-
 namespace rpl::cli {
 
 void add_analysis_flags(CLI::App* cmd, AnalysisFlags& f, const AnalysisFlagsHelp& help) {
   app::AnalysisOptions& a = f.analysis;
   cmd->add_option("-o,--output-dir", f.output_dir, help.output_dir)->capture_default_str();
-  auto* json = cmd->add_flag("--json", f.common.json, "print the combined JSON document on stdout, nothing else");
-  cmd->add_flag("--quiet", f.common.quiet, help.quiet)->excludes(json);
-  cmd->add_flag("--debug", f.common.debug, help.debug);
+  add_common_flags(cmd, f.common, {"print the combined JSON document on stdout, nothing else", help.quiet, help.debug,
+                                   /*quiet_excludes_json=*/true});
   cmd->add_option("--top", f.top, "kernels to list")->capture_default_str()->check(positive_count());
   cmd->add_option("--what-if", f.what_if,
                   "REGEX=FACTOR: scale matching kernels' durations (0.5 = twice as fast) and predict the end "
@@ -45,12 +42,6 @@ report::ReportOptions report_options(const AnalysisFlags& f) {
   ro.top = f.top;
   ro.html = !f.no_html;
   return ro;
-}
-
-void set_log_level(const CommonOptions& common) {
-  log::set_level(common.debug                   ? log::Level::Debug
-                 : (common.quiet || common.json) ? log::Level::Warn
-                                                 : log::Level::Info);
 }
 
 }  // namespace rpl::cli

@@ -36,7 +36,5 @@ void add_analysis_flags(CLI::App* cmd, AnalysisFlags& flags, const AnalysisFlags
 // The analysis options the flags ask for (what-if specifications parsed: rpl::Error(Usage) when malformed).
 app::AnalysisOptions analysis_options(const AnalysisFlags& flags);
 report::ReportOptions report_options(const AnalysisFlags& flags);
-// --debug: debug logs; --quiet or --json: warnings only (stdout carries only the requested output).
-void set_log_level(const CommonOptions& common);
 
 }  // namespace rpl::cli

@@ -78,7 +78,7 @@ int run_multi_rank(const AnalyzeArgs& a) {
     app::RankSummaryRead read;
     read.what_if = ao.what_if;
     read.lenient = ao.lenient;
-    read.show_progress = !a.flags.common.quiet && !a.flags.common.json && stderr_is_terminal();
+    read.show_progress = show_progress(a.flags.common);
     read.allow_no_rank = a.rank_summary.has_value();
     summaries = app::summarize_databases(databases, read);
   }
@@ -119,7 +119,7 @@ int run(const AnalyzeArgs& a) {
   app::AnalyzeOptions options;
   static_cast<app::AnalysisOptions&>(options) = analysis_options(a.flags);
   options.databases = a.databases;
-  options.show_progress = !a.flags.common.quiet && !a.flags.common.json && stderr_is_terminal();
+  options.show_progress = show_progress(a.flags.common);
 
   app::AnalyzeResults results = app::run_analyze(options);
   const report::ReportOptions ro = report_options(a.flags);

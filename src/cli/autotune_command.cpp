@@ -76,7 +76,7 @@ autotune::TuneOptions tune_options(const AutotuneArgs& a, const autotune::Search
   options.strategy = autotune::parse_strategy(a.strategy);
   options.budget = autotune::parse_budget(a.budget, space.size());
   options.seed = a.seed;
-  options.show_progress = !a.common.json && !a.common.quiet && stderr_is_terminal();
+  options.show_progress = show_progress(a.common);
   return options;
 }
 
@@ -123,9 +123,7 @@ int run_simulation(const AutotuneArgs& a) {
 }
 
 int run(const AutotuneArgs& a) {
-  log::set_level(a.common.debug ? log::Level::Debug
-                 : (a.common.json || a.common.quiet) ? log::Level::Warn
-                                                     : log::Level::Info);
+  set_log_level(a.common);
   if (a.simulate) return run_simulation(a);
   if (a.space_file.empty()) throw Error(ExitCode::Usage, "--space FILE is required (or --simulate CACHE)");
   const autotune::SearchSpace space = autotune::SearchSpace::load(a.space_file);
@@ -203,9 +201,8 @@ Action register_autotune(CLI::App& app) {
       ->capture_default_str()->check(CLI::NonNegativeNumber);
   cmd->add_option("-o,--output-dir", args->output_dir, "where autotune.json and failed runs' output go")
       ->capture_default_str();
-  cmd->add_flag("--json", args->common.json, "print autotune.json on stdout, nothing else");
-  cmd->add_flag("--quiet", args->common.quiet, "no summary, no progress");
-  cmd->add_flag("--debug", args->common.debug, "verbose logs on stderr");
+  add_common_flags(cmd, args->common, {"print autotune.json on stdout, nothing else", "no summary, no progress",
+                                       "verbose logs on stderr"});
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
     return run(*args);

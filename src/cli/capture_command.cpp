@@ -21,16 +21,14 @@ struct CaptureArgs {
   std::string output_dir = "rocm-perf-capture";
   std::string platform = "auto";
   bool exit_after = false;
-  bool quiet = false;
-  bool debug = false;
+  CommonOptions common;
   double timeout_s = 0;
   bool all_kernels = false;
   uint64_t max_kernels = 0;
-  bool json = false;
 };
 
 int run(const CaptureArgs& a) {
-  log::set_level(a.debug ? log::Level::Debug : a.quiet ? log::Level::Warn : log::Level::Info);
+  set_log_level(a.common);
   app::CaptureOptions o;
   o.argv = a.command;
   o.kernel_regex = a.kernel;
@@ -38,16 +36,16 @@ int run(const CaptureArgs& a) {
   o.output_dir = a.output_dir;
   o.platform = platform::parse_kind(a.platform);
   o.exit_after_capture = a.exit_after;
-  o.debug = a.debug;
+  o.debug = a.common.debug;
   o.timeout_s = a.timeout_s;
   o.all_kernels = a.all_kernels;
   o.max_kernels = a.max_kernels;
-  if (!a.all_kernels && (a.max_kernels || a.json))
+  if (!a.all_kernels && (a.max_kernels || a.common.json))
     throw Error(ExitCode::Usage, "--max-kernels and --json go with --all-kernels");
   app::CaptureResults r = app::run_capture(o);
   if (a.all_kernels) {
     const auto& sum = r.index["summary"];
-    if (a.json) {
+    if (a.common.json) {
       fmt::print("{}\n", r.index.dump(2));
     } else {
       fmt::print("{} distinct kernels: {} captured, {} failed, {} skipped, {} not captured\n",
@@ -93,10 +91,9 @@ Action register_capture(CLI::App& app) {
                  "with its outcome in DIR/index.json");
   cmd->add_option("--max-kernels", args->max_kernels, "with --all-kernels: capture at most N kernels (0: no limit); "
                                                       "later kernels are listed as skipped")->capture_default_str();
-  cmd->add_flag("--json", args->json, "with --all-kernels: print the index (schemas/capture-index.schema.json) on stdout");
   cmd->add_flag("--exit-after-capture", args->exit_after, "end the application (status 0) once the capture is written (a sweep: once --max-kernels are)");
-  cmd->add_flag("--quiet", args->quiet, "no progress messages on stderr");
-  cmd->add_flag("--debug", args->debug, "verbose capture-library logs on stderr");
+  add_common_flags(cmd, args->common, {"with --all-kernels: print the index (schemas/capture-index.schema.json) on stdout",
+                                       "no progress messages on stderr", "verbose capture-library logs on stderr"});
   cmd->add_option("--timeout", args->timeout_s, "seconds before the application is killed (0: none)");
   cmd->positionals_at_end();
   return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };

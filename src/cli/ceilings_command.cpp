@@ -23,13 +23,13 @@ struct CeilingsArgs {
 };
 
 int run(const CeilingsArgs& a) {
-  log::set_level(a.common.debug ? log::Level::Debug : a.common.json ? log::Level::Warn : log::Level::Info);
+  set_log_level(a.common);
   app::CeilingsResult r = app::measure_ceilings(a.options);
   app::write_empirical_ceilings(a.output, r.ceilings);
   for (const auto& note : r.notes) log::warn("{}", note);
   if (a.common.json) {
     fmt::print("{}\n", app::empirical_ceilings_document(r.ceilings).dump(2));
-  } else {
+  } else if (!a.common.quiet) {
     fmt::print("{}", report::ceilings_table(r));
     log::info("wrote {}", a.output);
   }
@@ -45,8 +45,8 @@ Action register_ceilings(CLI::App& app) {
       "ceilings", "Measure empirical roofline ceilings (copy bandwidth, FMA and matrix throughput) on the NVIDIA GPU "
                   "present; the roofline prefers them over the built-in table");
   cmd->add_option("-o,--output", args->output, "the ceilings JSON file to write (atomically)")->capture_default_str();
-  cmd->add_flag("--json", args->common.json, "print the ceilings document on stdout, nothing else");
-  cmd->add_flag("--debug", args->common.debug, "verbose logs on stderr");
+  add_common_flags(cmd, args->common, {"print the ceilings document on stdout, nothing else",
+                                       "no table; warnings only on stderr", "verbose logs on stderr"});
   cmd->add_option("--device", args->options.device, "CUDA device index")->capture_default_str();
   cmd->add_option("--reps", args->options.reps, "timed repetitions per ceiling; the best counts")
       ->capture_default_str()

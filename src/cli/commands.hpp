@@ -41,12 +41,26 @@ inline CLI::Validator positive_value() {
       "NUMBER>0");
 }
 
-// Options every command shares.
+// The flags every command shares, declared once (add_common_flags) and mapped to one log level
+// (set_log_level).
 struct CommonOptions {
-  bool json = false;
-  bool quiet = false;
-  bool debug = false;
+  bool json = false;   // --json: the command's JSON document on stdout, nothing else
+  bool quiet = false;  // --quiet: warnings only on stderr (and the command's own terse stdout, where it has one)
+  bool debug = false;  // --debug: verbose logs on stderr
 };
+
+// What each flag means for one command; nullptr: the command does not offer it (export has no JSON document).
+struct CommonFlagsHelp {
+  const char* json = nullptr;
+  const char* quiet = nullptr;
+  const char* debug = nullptr;
+  bool quiet_excludes_json = false;  // analyze, profile: --quiet prints its own stdout, so not with --json
+};
+void add_common_flags(CLI::App* cmd, CommonOptions& options, const CommonFlagsHelp& help);
+// --debug: debug logs; --quiet or --json: warnings only (stdout carries only the requested output); else info.
+void set_log_level(const CommonOptions& common);
+// Progress on stderr: a terminal, and neither --quiet nor --json.
+bool show_progress(const CommonOptions& common);
 
 Action register_analyze(CLI::App& app);
 Action register_profile(CLI::App& app);

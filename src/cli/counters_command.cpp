@@ -16,13 +16,14 @@ namespace {
 
 struct CountersArgs {
   int device = 0;
-  bool json = false;
+  CommonOptions common;
   std::string platform = "auto";
 };
 
 int run_list(const CountersArgs& a) {
+  set_log_level(a.common);
   const DeviceCounters d = app::list_counters({platform::parse_kind(a.platform), a.device});
-  if (a.json)
+  if (a.common.json)
     fmt::print("{}\n", report::counters_document(d).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
   else
     fmt::print("{}", terminal_safe(report::counters_table(d)));
@@ -40,7 +41,8 @@ Action register_counters(CLI::App& app) {
       "list", "List the counters the GPU supports (AMD: rocprofv3-avail list --pmc; NVIDIA: the CUPTI profiler's "
               "metric enumeration, base metrics with their submetrics)");
   list->add_option("--device", args->device, "the GPU's index (0, 1, ...)")->capture_default_str()->check(CLI::NonNegativeNumber);
-  list->add_flag("--json", args->json, "print a versioned JSON document (schemas/counters-list.schema.json)");
+  add_common_flags(list, args->common, {"print a versioned JSON document (schemas/counters-list.schema.json)",
+                                        "warnings only on stderr", "verbose logs on stderr"});
   list->add_option("--platform", args->platform, "auto, rocm or cuda")->capture_default_str();
   return [list, args]() -> int { return list->parsed() ? run_list(*args) : -1; };
 }

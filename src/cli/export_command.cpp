@@ -10,20 +10,14 @@
 #include "report/perfetto_export.hpp"
 #include "report/rocprof_csv.hpp"
 #include "support/log.hpp"
-#include "support/progress.hpp"
 
 namespace rpl::cli {
 namespace {
 
 struct CommonArgs {
   std::vector<std::string> databases;
-  bool quiet = false;
-  bool debug = false;
+  CommonOptions common;
   bool lenient = false;
-  void set_log_level() const {
-    log::set_level(debug ? log::Level::Debug : quiet ? log::Level::Warn : log::Level::Info);
-  }
-  bool progress() const { return !quiet && stderr_is_terminal(); }
 };
 
 struct PerfettoArgs : CommonArgs {
@@ -41,17 +35,16 @@ struct CsvArgs : CommonArgs {
 
 void add_common(CLI::App* cmd, CommonArgs& a) {
   cmd->add_option("databases", a.databases, "rocpd SQLite databases (one per process)")->required();
-  cmd->add_flag("--quiet", a.quiet, "no logs");
-  cmd->add_flag("--debug", a.debug, "verbose logs on stderr");
+  add_common_flags(cmd, a.common, {/*json=*/nullptr, "no logs", "verbose logs on stderr"});  // writes files only
   cmd->add_flag("--lenient", a.lenient, "drop invalid records (end < start) with a warning");
 }
 
 int run_perfetto(PerfettoArgs& a) {
-  a.set_log_level();
+  set_log_level(a.common);
   app::AnalyzeOptions options;
   options.databases = a.databases;
   options.lenient = a.lenient;
-  options.show_progress = a.progress();
+  options.show_progress = show_progress(a.common);
   app::AnalyzeResults results = app::run_analyze(options);
   report::PerfettoOptions po;
   po.flows = !a.no_flows;
@@ -67,8 +60,8 @@ int run_perfetto(PerfettoArgs& a) {
 }
 
 int run_csv(const CsvArgs& a) {
-  a.set_log_level();
-  Trace trace = app::load_trace({a.databases, a.lenient, a.progress()});
+  set_log_level(a.common);
+  Trace trace = app::load_trace({a.databases, a.lenient, show_progress(a.common)});
   report::RocprofCsvOptions options;
   options.output_dir = a.output_dir;
   options.prefix = a.prefix;

@@ -34,8 +34,7 @@ struct OptimizeArgs {
   std::string compiler;
   std::string compile_flags;
   double timeout_s = 0;
-  bool json = false;
-  bool quiet = false;
+  CommonOptions common;
   std::string proposer = "deterministic";
 #ifdef RPL_HAVE_OPTIMIZE_LLM
   optimize::llm::LlmOptions llm;
@@ -71,7 +70,7 @@ std::vector<std::string> split_words(const std::string& s) {
 }
 
 int run(OptimizeArgs& a) {
-  log::set_level(a.quiet ? log::Level::Warn : log::Level::Info);  // stderr only: --json output stays clean
+  set_log_level(a.common);
   auto& o = a.options;
   if (a.command.empty()) throw Error(ExitCode::Usage, "no application given: rocm-perf optimize --source FILE -- APP [ARGS...]");
   if (o.source.empty()) o.source = find_source(a.command.front());
@@ -108,7 +107,7 @@ int run(OptimizeArgs& a) {
     else proposers.push_back(std::make_unique<optimize::FileProposer>(a.candidates));
   }
   optimize::OptimizeResult r = optimize::run_optimize(o, env, proposers);
-  if (a.json) fmt::print("{}\n", r.document.dump(1));
+  if (a.common.json) fmt::print("{}\n", r.document.dump(1));
   else fmt::print("{}", optimize::optimize_summary_text(r.document));
   if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
   return r.exit_code;
@@ -153,8 +152,8 @@ Action register_optimize(CLI::App& app) {
   cmd->add_option("--compile-flags", a->compile_flags, "flags the application compiles the kernel with (default -O3)");
   cmd->add_option("--timeout", a->timeout_s, "seconds before an application run or replay is killed (0: none)");
   cmd->add_option("-o,--output-dir", o.output_dir, "where optimize.json, captures, candidates and logs go")->capture_default_str();
-  cmd->add_flag("--json", a->json, "print optimize.json (schemas/optimize.schema.json) on stdout");
-  cmd->add_flag("--quiet", a->quiet, "no progress messages on stderr");
+  add_common_flags(cmd, a->common, {"print optimize.json (schemas/optimize.schema.json) on stdout",
+                                    "no progress messages on stderr", "verbose logs on stderr"});
   cmd->positionals_at_end();
   return [cmd, a]() -> int { return cmd->parsed() ? run(*a) : -1; };
 }

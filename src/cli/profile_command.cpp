@@ -75,7 +75,7 @@ int run(const ProfileArgs& a) {
   o.counter_tool = collectors::parse_counter_tool(a.counter_tool);
   o.counter_launches = a.counter_launches;
   o.debug = a.flags.common.debug;
-  o.show_progress = !a.flags.common.quiet && !a.flags.common.json && stderr_is_terminal();
+  o.show_progress = show_progress(a.flags.common);
   o.timeout_s = a.timeout_s;
   o.counters_file = a.counters_file;
   o.monitor_device = a.monitor_device || a.sampling_interval_ms > 0;  // an interval implies monitoring

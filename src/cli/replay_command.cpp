@@ -17,13 +17,13 @@ namespace {
 
 struct ReplayArgs {
   app::ReplayOptions options;
-  bool json = false;
+  CommonOptions common;
 };
 
 int run(const ReplayArgs& a) {
-  log::set_level(a.json ? log::Level::Warn : log::Level::Info);
+  set_log_level(a.common);
   app::ReplayOutcome out = app::run_replay(a.options);
-  if (a.json) fmt::print("{}\n", out.document.dump(1));
+  if (a.common.json) fmt::print("{}\n", out.document.dump(1));
   else fmt::print("{}", terminal_safe(report::replay_summary_text(out.document)));
   if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
   return out.exit_code;
@@ -32,7 +32,8 @@ int run(const ReplayArgs& a) {
 CLI::App* add_mode(CLI::App* replay, const char* name, const char* help, const std::shared_ptr<ReplayArgs>& args) {
   CLI::App* cmd = replay->add_subcommand(name, help);
   cmd->add_option("--capture-dir", args->options.capture_dir, "what rocm-perf capture wrote")->capture_default_str();
-  cmd->add_flag("--json", args->json, "print the replay document (schemas/replay.schema.json) on stdout");
+  add_common_flags(cmd, args->common, {"print the replay document (schemas/replay.schema.json) on stdout",
+                                       "warnings only on stderr", "verbose logs on stderr"});
   cmd->add_option("--timeout", args->options.timeout_s, "seconds before the replay is killed (0: none)");
   return cmd;
 }

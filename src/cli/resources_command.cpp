@@ -16,12 +16,13 @@ namespace {
 
 struct ResourcesArgs {
   app::ResourcesOptions options;
-  bool json = false;
+  CommonOptions common;
 };
 
 int run(const ResourcesArgs& a) {
+  set_log_level(a.common);
   auto reports = app::run_resources(a.options);
-  if (a.json)
+  if (a.common.json)
     fmt::print("{}\n", report::resources_document(reports).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
   else
     fmt::print("{}", terminal_safe(report::resources_table(reports)));
@@ -40,7 +41,8 @@ Action register_resources(CLI::App& app) {
                   "threads per block for the occupancy (default: the kernel's recorded maximum, else 256)");
   cmd->add_option("--dynamic-lds", args->options.dynamic_lds_bytes, "dynamic LDS / shared memory bytes per block");
   cmd->add_option("--kernel", args->options.kernel_filter, "REGEX: only matching kernels");
-  cmd->add_flag("--json", args->json, "print a versioned JSON document (schemas/resources.schema.json)");
+  add_common_flags(cmd, args->common, {"print a versioned JSON document (schemas/resources.schema.json)",
+                                       "warnings only on stderr", "verbose logs on stderr"});
   return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };
 }
 

@@ -31,6 +31,14 @@ UserRegex& UserRegex::operator=(UserRegex&&) noexcept = default;
 
 bool UserRegex::search(std::string_view text) const { return RE2::PartialMatch(text, *re_); }
 
+int UserRegex::capture_groups() const { return re_->NumberOfCapturingGroups(); }
+
+std::optional<std::string> UserRegex::first_group(std::string_view text) const {
+  std::string group;
+  if (re_->NumberOfCapturingGroups() < 1 || !RE2::PartialMatch(text, *re_, &group)) return std::nullopt;
+  return group;
+}
+
 std::string user_regex_error(const std::string& pattern) {
   re2::RE2 re(pattern, options());
   return re.ok() ? std::string() : re.error();
