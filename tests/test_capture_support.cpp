@@ -167,7 +167,7 @@ TEST(ReplayReport, DocumentsValidateAndSummarise) {
   test::TempDir tmp;
   Manifest m = regions_manifest();
   ReplayReport r;
-  r.mode = "full-vm";
+  r.mode = ReplayMode::FullVm;
   r.capture_dir = "cap";
   r.platform = "cuda";
   r.device_name = "NVIDIA H100";
@@ -188,14 +188,14 @@ TEST(ReplayReport, DocumentsValidateAndSummarise) {
   r.verification.regions_compared = 2;
   r.verification.bytes_compared = 0x140;
   auto check_doc = [&](const ReplayReport& rep, const std::string& expect_text) {
-    std::string path = tmp.file(rep.mode + rep.verification.status + ".json");
+    std::string path = tmp.file(std::string(to_string(rep.mode)) + rep.verification.status + ".json");
     std::ofstream(path) << to_json(rep).dump();
     EXPECT_EQ(test::validate_against_schema("replay", path), "");
     std::string text = replay_summary_text(to_json(rep));
     EXPECT_NE(text.find(expect_text), std::string::npos) << text;
   };
   check_doc(r, "bit-exact: 2 regions");
-  r.cache = "warm";
+  r.cache = CacheState::Warm;
   check_doc(r, "wall ");
   r.verification.status = "mismatch";
   r.verification.bytes_differing = r.verification.mismatched_bytes = 12;
@@ -219,7 +219,7 @@ TEST(ReplayReport, DocumentsValidateAndSummarise) {
   check_doc(r, "3 ULP (bf16, inferred)");
   check_doc(r, "nondeterministic: 12 bytes in 1 of 2 regions");
   ReplayReport reserve = r;
-  reserve.mode = "reserve-check";
+  reserve.mode = ReplayMode::ReserveCheck;
   reserve.ranges[0].status = "relocated";
   reserve.ranges[0].got = 0x7e0000000000;
   EXPECT_FALSE(reserve.all_exact());

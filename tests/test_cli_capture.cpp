@@ -138,7 +138,7 @@ std::string fake_runner(const test::TempDir& tmp, const capture::ReplayReport& r
 
 capture::ReplayReport sample_report(const std::string& capture_dir) {
   capture::ReplayReport r;
-  r.mode = "full-vm";
+  r.mode = capture::ReplayMode::FullVm;
   r.capture_dir = capture_dir;
   r.platform = "cuda";
   r.device_name = "NVIDIA H100 80GB HBM3";
@@ -149,7 +149,7 @@ capture::ReplayReport sample_report(const std::string& capture_dir) {
   r.ranges = {{0x7f0000000000, 2097152, "exact", 0, ""}};
   r.regions = {{0, 0x7f0000000000, 64, "device", "", "exact", 0x7f0000000000}};
   r.iterations = 4;
-  r.cache = "cold";
+  r.cache = capture::CacheState::Cold;
   r.restore_source = "device";
   r.gpu_time = capture::time_stats({1000, 1100, 1200, 1300});
   r.verification.status = "mismatch";

@@ -88,12 +88,11 @@ class FakeDevice : public ReplayDevice {
   void set_restore_ranges(std::size_t region, std::vector<ByteRange> ranges) override { restore_ranges[region] = ranges; }
   void touch(std::size_t region, uint64_t offset, uint64_t size) override { touched.push_back({region, {offset, size}}); }
   uint64_t cache_bytes() override { return cache; }
-  void synchronize() override { ++syncs; }
   void read_back(std::size_t region, uint64_t offset, std::byte* into, std::size_t size) override {
     std::memcpy(into, memory_[region].data() + offset, size);
   }
 
-  unsigned launches = 0, flushes = 0, code_flushes = 0, syncs = 0;
+  unsigned launches = 0, flushes = 0, code_flushes = 0;
   std::map<std::size_t, unsigned> restored;
   std::set<std::size_t> fill_regions;
   std::map<std::size_t, std::vector<ByteRange>> restore_ranges;
@@ -139,7 +138,7 @@ struct Fixture {
   }
   ReplayReport run(FakeDevice& d, ReplayRunnerOptions o) {
     ReplayReport r;
-    r.mode = "full-vm";
+    r.mode = ReplayMode::FullVm;
     r.kernel = m.kernel;
     r.platform = "cuda";
     r.restore_source = "device";
@@ -158,9 +157,10 @@ struct Fixture {
 
 ReplayRunnerOptions options(unsigned iterations, const std::string& cache, unsigned replays = 2) {
   ReplayRunnerOptions o;
-  o.mode = "full-vm";
+  o.mode = ReplayMode::FullVm;
   o.iterations = iterations;
-  o.cache = cache;
+  o.cache = *parse_cache_state(cache);
+  o.knobs = replay_knobs_from_environment();  // as the runner reads them (ScopedEnv below sets some)
   o.verify_replays = replays;
   o.warmup_ms = 0;  // the launch counts below; WarmUpLaunchesArePreparedAsTimedOnesAndNotTimed tests the warm-up
   return o;
@@ -255,7 +255,7 @@ TEST(ReplayFlow, WarmFlushesThenRestoresAndReadsInWhatTheParametersPointTo) {
   EXPECT_EQ(d.touched[0], (RegionRange{0, {0, kRows * kTerms * 4}}));
   EXPECT_EQ(r.gpu_time.per_iteration_ns.size(), 4u);
   EXPECT_EQ(r.gpu_time.min_ns, 4000.0) << "the timed launches are the last four";
-  EXPECT_EQ(r.cache, "warm");
+  EXPECT_EQ(r.cache, CacheState::Warm);
   EXPECT_NE(r.cache_preparation.find("L2 flushed"), std::string::npos) << r.cache_preparation;
   EXPECT_NE(r.cache_preparation.find("32768 byte(s) in 1 range(s)"), std::string::npos) << r.cache_preparation;
   EXPECT_EQ(f.validate(r), "");
@@ -288,7 +288,8 @@ TEST(ReplayFlow, WarmUpLaunchesArePreparedAsTimedOnesAndNotTimed) {
   EXPECT_EQ(stateful.launches, 4u);
 }
 
-// A bad value of an environment setting of the flow is a usage error that names the setting and the value.
+// A bad value of an environment setting of the flow is a usage error that names the setting and the value
+// (replay_knobs_from_environment, called by options() as by the runner at start).
 void expect_refused_setting(Fixture& f, const char* name, const char* value) {
   ScopedEnv bad(name, value);
   FakeDevice d = f.device(Kernel::Nondeterministic);
@@ -311,19 +312,6 @@ TEST(ReplayFlow, WarmInputsOutputsReadsInWhatTheKernelWritesToo) {
   EXPECT_EQ(d.touched[1].region, 1u) << "the region the kernel writes";
   EXPECT_NE(r.cache_preparation.find("(what it writes too)"), std::string::npos) << r.cache_preparation;
   expect_refused_setting(f, "RPL_REPLAY_WARM", "tepid");
-}
-
-TEST(ReplayFlow, SettlingWaitsForThePreparationBeforeEachTimedLaunch) {
-  Fixture f;
-  FakeDevice plain = f.device(Kernel::Nondeterministic);
-  f.run(plain, options(3, "warm"));
-  EXPECT_EQ(plain.syncs, 0u) << "off by default";
-  ScopedEnv settle("RPL_REPLAY_SETTLE_US", "5");
-  FakeDevice d = f.device(Kernel::Nondeterministic);
-  ReplayReport r = f.run(d, options(3, "warm"));
-  EXPECT_EQ(d.syncs, 3u) << "after each timed launch's preparation";
-  EXPECT_NE(r.cache_preparation.find("idle for 5 us"), std::string::npos) << r.cache_preparation;
-  expect_refused_setting(f, "RPL_REPLAY_SETTLE_US", "soon");
 }
 
 TEST(ReplayFlow, WarmBackToBackRestoresOnlyWhatTheKernelWritesAndFlushesNothing) {
@@ -453,7 +441,7 @@ TEST(ReplayFlow, ColdFlushesBeforeEveryTimedLaunchAndRunsNothingUntimed) {
     EXPECT_EQ(l2_only.flushes, 2u);
     EXPECT_EQ(l2_only.code_flushes, 0u) << "RPL_REPLAY_COLD=data: L2 only";
   }
-  EXPECT_EQ(r.cache, "cold");
+  EXPECT_EQ(r.cache, CacheState::Cold);
   EXPECT_EQ(f.validate(r), "");
   EXPECT_NE(replay_summary_text(to_json(r)).find("cache cold"), std::string::npos);
 }

@@ -118,16 +118,14 @@ if [ -s "$W/inapp.json" ]; then
       # Variants beside the two modes, for the record: warm-b2b (RPL_REPLAY_WARM=back-to-back: launches back to
       # back, no flush, no read-in), cold-data (RPL_REPLAY_COLD=data: L2 flushed, the instruction caches kept),
       # warm-nowarmup and cold-nowarmup (--warmup-ms 0: the timed launches start on a GPU that was idle),
-      # warm-io (RPL_REPLAY_WARM=inputs-outputs, now the default: what the kernel writes read in as well),
-      # warm-settle and cold-settle (RPL_REPLAY_SETTLE_US=$SETTLE_US, default 10: the GPU left idle after the
-      # preparation, before each timed launch).
+      # warm-io (RPL_REPLAY_WARM=inputs-outputs, now the default: what the kernel writes read in as well).
+      # (The settle variants went with the RPL_REPLAY_SETTLE_US knob, measured nil; their raw files stay.)
       args=()
       case $variant in
         warm-b2b) mode=warm; envs=(RPL_REPLAY_WARM=back-to-back) ;;
         warm-io) mode=warm; envs=(RPL_REPLAY_WARM=inputs-outputs) ;;
         cold-data) mode=cold; envs=(RPL_REPLAY_COLD=data) ;;
         *-nowarmup) mode=${variant%-nowarmup}; envs=(); args=(--warmup-ms 0) ;;
-        *-settle) mode=${variant%-settle}; envs=(RPL_REPLAY_SETTLE_US=${SETTLE_US:-10}) ;;
         *) mode=$variant; envs=() ;;
       esac
       env "${envs[@]}" "$RP" replay full-vm --capture-dir "$W/sweep/$d" --json --cache "$mode" --iterations "$TIMING_ITERS" "${args[@]}" \

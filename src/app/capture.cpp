@@ -159,13 +159,13 @@ ReplayOutcome run_replay(const ReplayOptions& o) {
   close(fd);
 
   ProcessSpec spec;
-  spec.argv = {runner, o.mode, "--capture-dir", o.capture_dir, "--result", result_file};
-  if (o.mode == "full-vm") {
+  spec.argv = {runner, capture::to_string(o.mode), "--capture-dir", o.capture_dir, "--result", result_file};
+  if (o.mode == capture::ReplayMode::FullVm) {
     spec.argv.insert(spec.argv.end(), {"--iterations", std::to_string(o.iterations)});
     if (!o.recopy) spec.argv.push_back("--no-recopy");
     if (!o.code_object.empty()) spec.argv.insert(spec.argv.end(), {"--code-object", o.code_object});
     if (!o.dump_dir.empty()) spec.argv.insert(spec.argv.end(), {"--dump-dir", o.dump_dir});
-    spec.argv.insert(spec.argv.end(), {"--cache", o.cache, "--verify-replays", std::to_string(o.verify_replays),
+    spec.argv.insert(spec.argv.end(), {"--cache", capture::to_string(o.cache), "--verify-replays", std::to_string(o.verify_replays),
                                        "--warmup-ms", fmt::format("{}", o.warmup_ms)});
   }
   spec.stdout_to_stderr = true;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "capture/manifest.hpp"
+#include "capture/replay_settings.hpp"
 #include "platform/platform.hpp"
 #include "support/process.hpp"
 
@@ -41,14 +42,14 @@ struct CaptureResults {
 CaptureResults run_capture(const CaptureOptions& options);
 
 struct ReplayOptions {
-  std::string mode = "full-vm";  // or "reserve-check"
+  capture::ReplayMode mode = capture::ReplayMode::FullVm;
   std::string capture_dir = "rocm-perf-capture";
   unsigned iterations = 1;
   bool recopy = true;
   std::string code_object;  // "" = the captured one
   std::string dump_dir;
   double timeout_s = 0;
-  std::string cache = "warm";   // "warm" or "cold": capture/replay_runner.hpp
+  capture::CacheState cache = capture::CacheState::Warm;  // capture/replay_settings.hpp
   unsigned verify_replays = 2;  // replays of the unchanged code that verification compares
   double warmup_ms = 25;        // untimed launches first, for this long (capture/replay_runner.hpp)
 };

@@ -67,7 +67,7 @@ json to_json(const ReplayReport& r) {
   }
   json doc{
       {"schema_version", kReplaySchemaVersion},
-      {"mode", r.mode},
+      {"mode", to_string(r.mode)},
       {"capture_dir", r.capture_dir},
       {"platform", r.platform},
       {"device", r.device_name},
@@ -79,13 +79,13 @@ json to_json(const ReplayReport& r) {
                        {"source", r.code_object_path.empty() ? "capture" : "file"}}},
       {"reservation", {{"granularity", r.granularity}, {"alignment", r.reservation_alignment}, {"all_exact", r.all_exact()}, {"ranges", ranges}, {"regions", regions}}},
   };
-  if (r.mode == "full-vm") {
+  if (r.mode == ReplayMode::FullVm) {
     json diffs = json::array();
     for (const auto& d : r.verification.differing) diffs.push_back(to_json(d));
     const Verification& v = r.verification;
     doc["iterations"] = r.iterations;
     doc["recopy"] = r.recopy;
-    doc["cache"] = r.cache;
+    doc["cache"] = to_string(r.cache);
     doc["restore_source"] = r.restore_source;
     doc["cache_preparation"] = r.cache_preparation;
     doc["warmup"] = {{"ms_requested", r.warmup_ms_requested}, {"launches", r.warmup_launches},

@@ -10,6 +10,7 @@
 
 #include "capture/manifest.hpp"
 #include "capture/replay_compare.hpp"
+#include "capture/replay_settings.hpp"
 
 namespace rpl::capture {
 
@@ -65,7 +66,7 @@ struct RestorePolicy {
 };
 
 struct ReplayReport {
-  std::string mode;  // "reserve-check", "full-vm"
+  ReplayMode mode = ReplayMode::FullVm;
   std::string capture_dir, platform, device_name, runner;
   KernelIdentity kernel;
   Geometry geometry;
@@ -77,7 +78,7 @@ struct ReplayReport {
   // full-vm
   unsigned iterations = 0;
   bool recopy = true;
-  std::string cache = "warm";  // or "cold" (capture/replay_runner.hpp: ReplayRunnerOptions::cache)
+  CacheState cache = CacheState::Warm;
   std::string restore_source;  // "device" (pristine copies in device memory) or "host"
   RestorePolicy restores;
   std::string cache_preparation;  // what happens before each timed launch, in words (capture/replay_runner.cpp)

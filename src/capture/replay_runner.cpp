@@ -50,8 +50,9 @@ std::optional<T> number_within(const std::string& v, T lo, T hi) {
 ReplayRunnerOptions parse_replay_runner_args(int argc, char** argv, const char* runner) {
   ReplayRunnerOptions o;
   if (argc < 2) usage(runner, "no mode");
-  o.mode = argv[1];
-  if (o.mode != "reserve-check" && o.mode != "full-vm") usage(runner, "unknown mode " + o.mode);
+  const std::optional<ReplayMode> mode = parse_replay_mode(argv[1]);
+  if (!mode) usage(runner, std::string("unknown mode ") + argv[1]);
+  o.mode = *mode;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> std::string {
@@ -74,8 +75,10 @@ ReplayRunnerOptions parse_replay_runner_args(int argc, char** argv, const char* 
     } else if (arg == "--dump-dir") {
       o.dump_dir = value();
     } else if (arg == "--cache") {
-      o.cache = value();
-      if (o.cache != "warm" && o.cache != "cold") usage(runner, "--cache " + o.cache + ": expected warm or cold");
+      const std::string v = value();
+      const std::optional<CacheState> cache = parse_cache_state(v);
+      if (!cache) usage(runner, "--cache " + v + ": expected warm or cold");
+      o.cache = *cache;
     } else if (arg == "--warmup-ms") {
       const std::string v = value();
       const auto ms = number_within(v, 0.0, 60000.0);
@@ -91,6 +94,12 @@ ReplayRunnerOptions parse_replay_runner_args(int argc, char** argv, const char* 
     }
   }
   if (o.capture_dir.empty()) usage(runner, "--capture-dir is required");
+  try {
+    o.knobs = replay_knobs_from_environment();
+  } catch (const Error& e) {  // before any GPU work: the variable and its value, exit 2
+    std::fprintf(stderr, "%s: %s\n", runner, e.what());
+    std::exit(to_int(e.code()));
+  }
   return o;
 }
 
@@ -205,11 +214,6 @@ double since_ns(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t).count();
 }
 
-std::string env_or(const char* name, const char* fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? v : fallback;
-}
-
 // The pages of region i that the kernel writes: where its before-snapshot differs from the after-snapshot or
 // from a verification replay. Empty (restore it whole) without both snapshots, or for a region over 1 GiB
 // (two host copies of it would be needed).
@@ -226,24 +230,10 @@ std::vector<ByteRange> written_ranges(const std::filesystem::path& capture_dir, 
   return pages;
 }
 
-// How the warm state is prepared (RPL_REPLAY_WARM): "inputs-outputs" (default: what the parameters point to is read
-// into L2, what the kernel writes included, as the application's caching allocator hands out memory that was just
-// in use; on the H100 sweeps this put softmax forward in the band, its output writes then hit L2), "inputs" (what it
-// writes left out) or "back-to-back" (no flush, no read-in).
-enum class WarmStyle { InputsOutputs, Inputs, BackToBack };
-
-WarmStyle warm_style_from_env() {
-  const std::string v = env_or("RPL_REPLAY_WARM", "inputs-outputs");
-  if (v == "inputs-outputs") return WarmStyle::InputsOutputs;
-  if (v == "inputs") return WarmStyle::Inputs;
-  if (v == "back-to-back") return WarmStyle::BackToBack;
-  throw Error(ExitCode::Usage, fmt::format("RPL_REPLAY_WARM={}: expected inputs, inputs-outputs or back-to-back", v));
-}
-
-std::string cache_preparation_text(const std::string& cache, WarmStyle warm_style, bool cold_code, bool restore_each,
+std::string cache_preparation_text(CacheState cache, WarmStyle warm_style, bool cold_code, bool restore_each,
                                    const std::vector<RegionRange>& read_set) {
   const std::string restore = restore_each ? "what the kernel writes restored" : "nothing restored";
-  if (cache == "cold")
+  if (cache == CacheState::Cold)
     return fmt::format("{}, then L2 flushed{}", restore, cold_code ? " and the instruction caches evicted" : "");
   if (warm_style == WarmStyle::BackToBack) return fmt::format("back to back after an untimed launch, {}", restore);
   uint64_t bytes = 0;
@@ -338,35 +328,25 @@ void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capt
 
   // Timing, in the chosen cache state.
   const bool restore_each = o.recopy && report.restores.between_launches;
-  const WarmStyle warm_style = warm_style_from_env();
-  const bool cold_code = env_or("RPL_REPLAY_COLD", "code") != "data" && device.can_flush_code();  // "data": L2 only
-  // Experimental: the GPU left idle this many microseconds after the preparation, before the timed launch (in
-  // the application a kernel often starts on an idle GPU; here its restores' and read-ins' write-backs could
-  // still be draining). 0: the timed launch follows the preparation at once.
-  const std::string settle = env_or("RPL_REPLAY_SETTLE_US", "0");
-  const std::optional<double> settle_parsed = number_within(settle, 0.0, 1e6);
-  if (!settle_parsed)
-    throw Error(ExitCode::Usage, fmt::format("RPL_REPLAY_SETTLE_US={}: expected microseconds, 0 to 1e6", settle));
-  const double settle_us = *settle_parsed;
+  const WarmStyle warm_style = o.knobs.warm;
+  const bool cold_code = o.knobs.cold_evicts_code && device.can_flush_code();
   std::vector<RegionRange> read_set;
   const bool reads_in = warm_style != WarmStyle::BackToBack;
-  if (o.cache == "warm" && reads_in) {
+  if (o.cache == CacheState::Warm && reads_in) {
     // Up to three quarters of the cache: the rest takes what the kernel writes.
     const std::vector<std::vector<ByteRange>> nothing(m.regions.size());
     read_set = parameter_read_set(m, read_blob(capture_dir, m.arguments),
                                   warm_style == WarmStyle::Inputs ? written_pages : nothing, device.cache_bytes() / 4 * 3);
   }
   report.cache_preparation = cache_preparation_text(o.cache, warm_style, cold_code, restore_each, read_set);
-  if (settle_us > 0 && o.recopy)
-    report.cache_preparation += fmt::format("; then the GPU idle for {} us (RPL_REPLAY_SETTLE_US)", settle_us);
   bool dirty = o.recopy && !pristine;  // memory differs from what the next launch must start from
-  if (o.recopy && o.cache == "warm") {
+  if (o.recopy && o.cache == CacheState::Warm) {
     if (dirty) device.restore(written);
     device.launch();  // code and constants resident; not timed
     dirty = restore_each;
   }
   auto prepare = [&] {  // before each timed launch; not timed
-    if (o.cache == "cold") {
+    if (o.cache == CacheState::Cold) {
       if (dirty) device.restore(written);
       device.flush_cache();
       if (cold_code) device.flush_code();
@@ -378,12 +358,6 @@ void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capt
       device.restore(written);
     }
     dirty = restore_each;
-    if (settle_us > 0) {
-      device.synchronize();
-      const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(int64_t(settle_us * 1e3));
-      while (std::chrono::steady_clock::now() < until) {
-      }
-    }
   };
   if (o.recopy && o.warmup_ms > 0) {  // --no-recopy: the launches would change the state the timed one starts from
     report.warmup_ms_requested = o.warmup_ms;
@@ -401,7 +375,7 @@ void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capt
   const auto loop_start = std::chrono::steady_clock::now();
   for (unsigned it = 0; it < o.iterations; ++it) {
     if (o.recopy) prepare();
-    else if (o.cache == "cold") device.flush_cache();
+    else if (o.cache == CacheState::Cold) device.flush_cache();
     samples.push_back(device.launch());
   }
   report.iterations_wall_ns = since_ns(loop_start);

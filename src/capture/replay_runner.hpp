@@ -17,28 +17,28 @@
 #include "capture/manifest.hpp"
 #include "capture/replay_cache_state.hpp"
 #include "capture/replay_report.hpp"
+#include "capture/replay_settings.hpp"
 
 namespace rpl::capture {
 
 struct ReplayRunnerOptions {
-  std::string mode;  // "reserve-check" or "full-vm"
+  ReplayMode mode = ReplayMode::FullVm;
   std::string capture_dir;
   std::string result_file;  // where the replay document goes ("" = nowhere)
   unsigned iterations = 1;
   bool recopy = true;
   std::string code_object;  // "" = the captured code object
   std::string dump_dir;     // final memory of every region, raw, as r<ID>.bin
-  // The cache state of the timed launches. "warm": one untimed launch first, then only the regions the kernel
-  // writes are restored before each timed launch, so its inputs are resident in L2 as when a producer kernel
-  // ran just before it in the application. "cold": the last-level cache is flushed before each timed launch.
-  std::string cache = "warm";
+  CacheState cache = CacheState::Warm;  // capture/replay_settings.hpp
   unsigned verify_replays = 2;  // replays of the code from the captured state that verification compares
   // Untimed launches, each prepared as a timed one, until this many milliseconds have passed: a fresh process
   // finds the GPU idle, at lower clocks than a busy application runs at (Triton's do_bench warms up 25 ms).
   double warmup_ms = 25;
+  ReplayKnobs knobs;  // the environment's, read once by parse_replay_runner_args
 };
 
-// Parses the runner's arguments; on a bad one prints it and the usage as `runner` and exits 2.
+// Parses the runner's arguments and the replay knobs of the environment; on a bad argument prints it and the
+// usage as `runner`, on a bad knob the variable and its value, and exits 2.
 ReplayRunnerOptions parse_replay_runner_args(int argc, char** argv, const char* runner);
 
 // Runs `replay` (which fills the report as far as it gets and throws rpl::Error on failure), logs a failure on
@@ -66,8 +66,6 @@ class ReplayDevice {
   // RPL_REPLAY_COLD=data; not timed).
   virtual void flush_code() {}
   virtual bool can_flush_code() const { return false; }
-  // Waits until everything queued before the next launch (restores, flushes, read-ins) has finished.
-  virtual void synchronize() {}
   // The last-level cache's size in bytes (0: unknown, and warm launches read nothing in).
   virtual uint64_t cache_bytes() { return 0; }
   // Whether restore() refills region `region` with one repeated word rather than copying a pristine image.

@@ -55,10 +55,15 @@ Action register_replay(CLI::App& app) {
   full->add_option("--code-object", args->options.code_object, "launch the kernel from this cubin/code object instead "
                                                                "(another build of the same kernel)");
   full->add_option("--dump-dir", args->options.dump_dir, "write every region's final memory there (r<ID>.bin, raw)");
-  full->add_option("--cache", args->options.cache,
-                   "cache state of the timed launches: warm (one untimed launch first, only what the kernel writes "
-                   "restored before each) or cold (L2 flushed before each)")
-      ->capture_default_str()->check(CLI::IsMember({"warm", "cold"}));
+  // Checked against the two words first (the same message as before), then parsed once into the enum.
+  full->add_option_function<std::string>(
+          "--cache",
+          [args](const std::string& word) {
+            args->options.cache = word == "cold" ? capture::CacheState::Cold : capture::CacheState::Warm;
+          },
+          "cache state of the timed launches: warm (one untimed launch first, only what the kernel writes "
+          "restored before each) or cold (L2 flushed before each)")
+      ->default_str("warm")->check(CLI::IsMember({"warm", "cold"}));
   full->add_option("--warmup-ms", args->options.warmup_ms,
                    "untimed launches, each prepared as a timed one, for this many milliseconds before the timed ones, "
                    "so the GPU runs at the clocks of a busy application (0: none)")
@@ -68,8 +73,8 @@ Action register_replay(CLI::App& app) {
                    "and with the after-snapshot (bytes that differ between them are nondeterministic)")
       ->capture_default_str()->check(CLI::Range(1u, 100u));
   return [check, full, args]() -> int {
-    if (check->parsed()) args->options.mode = "reserve-check";
-    else if (full->parsed()) args->options.mode = "full-vm";
+    if (check->parsed()) args->options.mode = capture::ReplayMode::ReserveCheck;
+    else if (full->parsed()) args->options.mode = capture::ReplayMode::FullVm;
     else return -1;
     return run(*args);
   };

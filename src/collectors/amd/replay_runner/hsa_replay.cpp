@@ -218,7 +218,7 @@ void Replay::run() {
   memory_ = std::make_unique<ReplayMemory>(*rt_, *device_);
   const bool all_exact = memory_->reserve(plan_, m_, report_);
   if (!all_exact) throw_relocation(report_);
-  if (o_.mode == "full-vm") full_vm();
+  if (o_.mode == capture::ReplayMode::FullVm) full_vm();
   report_.total_wall_ns = since_ns(start_);
   // Everything goes (reservations, queue, executable) before the runtime shuts down.
   kernel_.reset();

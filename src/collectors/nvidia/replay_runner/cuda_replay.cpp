@@ -85,7 +85,6 @@ class Replay : public capture::ReplayDevice {
   }
   void flush_code() override { cache_kernels().evict_code(stream_); }
   bool can_flush_code() const override { return code_eviction_ready_; }
-  void synchronize() override { check(cuStreamSynchronize(stream_), "cuStreamSynchronize (settling before a timed launch)"); }
   uint64_t cache_bytes() override {
     int l2 = 0;
     if (!cache_kernel_ready(&CacheKernels::touch_ready)) return 0;  // nothing can be read in
@@ -454,7 +453,7 @@ void Replay::run() {
     std::fprintf(stderr, "rpl_replay_cuda: warning: captured on %s, replaying on %s\n", m_.device_name.c_str(), name);
 
   reserve();
-  if (o_.mode == "reserve-check" || !report_.all_exact()) {
+  if (o_.mode == capture::ReplayMode::ReserveCheck || !report_.all_exact()) {
     if (report_.all_exact()) return;
     // Whatever took the address belongs to this process (another process has another layout). No
     // placeholders before cuInit here: the driver honours hints only inside the VA pool it sets up at start,
@@ -488,8 +487,7 @@ void Replay::run() {
   if (o_.recopy) keep_pristine_copies();
   else report_.restore_source = "device";
   prepare_launch();
-  const char* cold = std::getenv("RPL_REPLAY_COLD");  // "data": L2 only (capture/replay_runner.cpp)
-  if (o_.cache == "cold" && !(cold && std::string(cold) == "data"))
+  if (o_.cache == capture::CacheState::Cold && o_.knobs.cold_evicts_code)
     code_eviction_ready_ = cache_kernel_ready(&CacheKernels::evict_ready);
   capture::run_full_vm(o_, dir_, m_, *this, report_, start_);
   if (!o_.dump_dir.empty()) dump();

@@ -1,0 +1,37 @@
+#pragma once
+// The settings of a replay, each parsed once into a value: the mode and the cache state (command-line words
+// of `rocm-perf replay` and of the runners), and the knobs set through the environment
+// (replay_knobs_from_environment, read once by the runner at start). README.md ("Replay") describes them.
+#include <optional>
+#include <string_view>
+
+namespace rpl::capture {
+
+enum class ReplayMode { ReserveCheck, FullVm };
+const char* to_string(ReplayMode mode);  // "reserve-check", "full-vm"
+std::optional<ReplayMode> parse_replay_mode(std::string_view word);
+
+// The cache state of the timed launches. Warm: one untimed launch first, then only the regions the kernel
+// writes are restored before each timed launch, so its inputs are resident in L2 as when a producer kernel
+// ran just before it in the application. Cold: the last-level cache is flushed before each timed launch.
+enum class CacheState { Warm, Cold };
+const char* to_string(CacheState cache);  // "warm", "cold"
+std::optional<CacheState> parse_cache_state(std::string_view word);
+
+// How the warm state is prepared (RPL_REPLAY_WARM): "inputs-outputs" (default: what the parameters point to
+// is read into L2, what the kernel writes included, as the application's caching allocator hands out memory
+// that was just in use; on the H100 sweeps this put softmax forward in the band, its output writes then hit
+// L2), "inputs" (what it writes left out) or "back-to-back" (no flush, no read-in).
+enum class WarmStyle { InputsOutputs, Inputs, BackToBack };
+
+struct ReplayKnobs {
+  WarmStyle warm = WarmStyle::InputsOutputs;  // RPL_REPLAY_WARM
+  // Cold launches also evict the kernel's code from the instruction caches where the runner can
+  // (RPL_REPLAY_COLD=code, the default); RPL_REPLAY_COLD=data: L2 only.
+  bool cold_evicts_code = true;
+};
+
+// Throws rpl::Error(Usage) naming the variable and its value when a knob holds something else.
+ReplayKnobs replay_knobs_from_environment();
+
+}  // namespace rpl::capture
