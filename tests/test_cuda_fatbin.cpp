@@ -11,14 +11,15 @@
 #include <fstream>
 #include <iterator>
 
-#include "capture/cuda_code_index.hpp"
-#include "capture/cuda_fatbin.hpp"
+#include "collectors/nvidia/cuda_code_index.hpp"
+#include "collectors/nvidia/cuda_fatbin.hpp"
 #include "testing/binary_files.hpp"
 #include "testing/cli.hpp"
 #include "testing/tmpdir.hpp"
 
 namespace rpl::capture {
 namespace {
+using namespace rpl::collectors::nvidia;  // the fat-binary readers live with the NVIDIA collectors
 
 std::vector<std::byte> bytes_of(const std::string& s) {
   std::vector<std::byte> b(s.size());

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "analysis/rank_summary.hpp"
+#include "app/rank_summary_file.hpp"
 #include "report/multi_rank_report.hpp"
 #include "store/rocpd_reader.hpp"
 #include "support/checked_math.hpp"
@@ -97,11 +98,11 @@ TEST(JsonInteger, RankSummaryWithAFloatBeyondRangeIsBadInputNamingTheField) {
   analysis::RankSummary r;
   r.names = {""};
   r.segments.resize(1);
-  json doc = report::rank_summaries_document({r});
-  ASSERT_EQ(report::rank_summaries_from_document(doc, "ranks.json").size(), 1u) << "the document reads back";
+  json doc = app::rank_summaries_document({r});
+  ASSERT_EQ(app::rank_summaries_from_document(doc, "ranks.json").size(), 1u) << "the document reads back";
   doc["ranks"][0]["pid"] = 7.7e300;
   try {
-    report::rank_summaries_from_document(doc, "ranks.json");
+    app::rank_summaries_from_document(doc, "ranks.json");
     ADD_FAILURE() << "must throw";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::InputInvalid);

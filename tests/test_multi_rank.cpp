@@ -13,6 +13,7 @@
 #include "analysis/rank_summary.hpp"
 #include "app/multi_rank.hpp"
 #include "model/rank_identity.hpp"
+#include "app/rank_summary_file.hpp"
 #include "report/multi_rank_report.hpp"
 #include "store/rocpd_reader.hpp"
 #include "store/rocpd_writer.hpp"
@@ -277,14 +278,14 @@ TEST(MultiRank, SummariesRoundTripAndMergeGivesTheSameAnswer) {
   // One summary document per rank, as a job array would write them, merged.
   std::vector<RankSummary> merged;
   for (const auto& db : dbs) {
-    nlohmann::json doc = report::rank_summaries_document(summaries_of({db}));
-    auto back = report::rank_summaries_from_document(nlohmann::json::parse(doc.dump()), db);
+    nlohmann::json doc = app::rank_summaries_document(summaries_of({db}));
+    auto back = app::rank_summaries_from_document(nlohmann::json::parse(doc.dump()), db);
     for (auto& b : back) merged.push_back(std::move(b));
   }
   nlohmann::json a = report::multi_rank_document(analyze_ranks(direct));
   nlohmann::json b = report::multi_rank_document(analyze_ranks(merged));
   EXPECT_EQ(a, b);
-  EXPECT_THROW(report::rank_summaries_from_document(nlohmann::json::object(), "x.json"), Error);
+  EXPECT_THROW(app::rank_summaries_from_document(nlohmann::json::object(), "x.json"), Error);
 }
 
 TEST(MultiRankCli, DirectoryAnalysisSplitMergeAndSchemas) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/collectives.hpp"
+#include "app/rank_summary_file.hpp"
 #include "store/rocpd_reader.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
@@ -118,6 +119,35 @@ void write_rank_perfetto(const std::string& path, const std::vector<std::string>
     }
     std::fputs("\n],\"displayTimeUnit\":\"ns\"}\n", f);
   });
+}
+
+AcrossRanksRun run_across_ranks(const AcrossRanksOptions& o) {
+  if (o.merge_summaries && (o.rank_summary || o.perfetto))
+    throw Error(ExitCode::Usage, "--merge-summaries reads summaries: --rank-summary and --perfetto need databases");
+  AcrossRanksRun run;
+  std::vector<analysis::RankSummary> summaries;
+  if (o.merge_summaries) {
+    if (!o.what_if.empty())
+      throw Error(ExitCode::Usage, "--what-if applies when the summaries are made (--rank-summary), not at the merge");
+    summaries = read_rank_summary_files(o.inputs);
+  } else {
+    run.databases = rank_databases(o.inputs);
+    RankSummaryRead read;
+    read.what_if = o.what_if;
+    read.lenient = o.lenient;
+    read.show_progress = o.show_progress;
+    read.allow_no_rank = o.rank_summary.has_value();
+    summaries = summarize_databases(run.databases, read);
+  }
+  run.ranks = summaries.size();
+  if (o.rank_summary) {
+    write_rank_summary_file(*o.rank_summary, summaries);
+    return run;
+  }
+  analysis::MultiRankOptions mo;
+  mo.align_clocks = o.align_clocks;
+  run.result = analysis::analyze_ranks(summaries, mo);
+  return run;
 }
 
 }  // namespace rpl::app

@@ -3,6 +3,8 @@
 // a small summary (analysis/rank_summary.hpp) before the next is read, so memory is bounded by the largest
 // rank, then one analysis across the ranks (analysis/multi_rank.hpp). The summaries can also be written
 // per task (--rank-summary) and merged later (--merge-summaries).
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,29 @@ struct RankSummaryRead {
 
 std::vector<analysis::RankSummary> summarize_databases(const std::vector<std::string>& databases,
                                                        const RankSummaryRead& options);
+
+// The analysis across ranks, from databases (files or directories of them) or from rank summary files.
+struct AcrossRanksOptions {
+  std::vector<std::string> inputs;
+  bool merge_summaries = false;             // --merge-summaries: the inputs are rank summary files
+  std::optional<std::string> rank_summary;  // --rank-summary FILE: write the summaries there, analyse nothing
+  bool perfetto = false;                    // --perfetto (checked here; written by write_rank_perfetto)
+  std::vector<analysis::WhatIf> what_if;
+  bool lenient = false;
+  bool show_progress = false;
+  bool align_clocks = true;
+};
+
+struct AcrossRanksRun {
+  std::vector<std::string> databases;  // the rank databases read (none when merging summaries)
+  std::size_t ranks = 0;               // ranks summarized or read
+  // Absent when options.rank_summary asked for the summary file only.
+  std::optional<analysis::MultiRankResult> result;
+};
+
+// Throws rpl::Error(Usage) for options that do not go together (--merge-summaries with --rank-summary,
+// --perfetto or --what-if), and what summarize_databases / read_rank_summary_files / analyze_ranks throw.
+AcrossRanksRun run_across_ranks(const AcrossRanksOptions& options);
 
 // multi_rank.perfetto.json: one Perfetto process per rank (named "rank N (host)"), a thread per stream,
 // clocks aligned with the result's offsets; the databases are read again, one at a time.

@@ -6,13 +6,11 @@
 #include <optional>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "app/analyze.hpp"
 #include "app/multi_rank.hpp"
 #include "report/multi_rank_report.hpp"
-#include "support/atomic_file.hpp"
 #include "cli/analysis_flags.hpp"
 #include "report/analyze_report.hpp"
 #include "support/errors.hpp"
@@ -41,65 +39,28 @@ bool any_directory(const std::vector<std::string>& inputs) {
   return false;
 }
 
-void write_json_file(const std::string& path, const nlohmann::json& doc) {
-  write_file_atomically(path, [&](std::FILE* f) {
-    std::string text = doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fputc('\n', f);
-  });
-}
-
-std::vector<analysis::RankSummary> read_summary_files(const std::vector<std::string>& files) {
-  std::vector<analysis::RankSummary> out;
-  for (const std::string& f : files) {
-    std::ifstream in(f);
-    if (!in) throw Error(ExitCode::InputMissing, fmt::format("{}: cannot be read", f));
-    auto doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (doc.is_discarded()) throw Error(ExitCode::InputInvalid, fmt::format("{}: not JSON", f));
-    for (auto& s : report::rank_summaries_from_document(doc, f)) out.push_back(std::move(s));
-  }
-  if (out.empty()) throw Error(ExitCode::InputEmpty, "the summary files hold no rank");
-  return out;
-}
-
 // Distributed jobs: a directory of rank databases, --ranks, --rank-summary or --merge-summaries.
 int run_multi_rank(const AnalyzeArgs& a) {
   const app::AnalysisOptions ao = analysis_options(a.flags);
-  if (a.merge_summaries && (a.rank_summary || a.perfetto))
-    throw Error(ExitCode::Usage, "--merge-summaries reads summaries: --rank-summary and --perfetto need databases");
-  std::vector<std::string> databases;
-  std::vector<analysis::RankSummary> summaries;
-  if (a.merge_summaries) {
-    if (!ao.what_if.empty())
-      throw Error(ExitCode::Usage, "--what-if applies when the summaries are made (--rank-summary), not at the merge");
-    summaries = read_summary_files(a.databases);
-  } else {
-    databases = app::rank_databases(a.databases);
-    app::RankSummaryRead read;
-    read.what_if = ao.what_if;
-    read.lenient = ao.lenient;
-    read.show_progress = show_progress(a.flags.common);
-    read.allow_no_rank = a.rank_summary.has_value();
-    summaries = app::summarize_databases(databases, read);
-  }
-  if (a.rank_summary) {
-    write_json_file(*a.rank_summary, report::rank_summaries_document(summaries));
-    log::info("wrote the summary of {} rank(s) to {}", summaries.size(), *a.rank_summary);
+  app::AcrossRanksOptions o;
+  o.inputs = a.databases;
+  o.merge_summaries = a.merge_summaries;
+  o.rank_summary = a.rank_summary;
+  o.perfetto = a.perfetto;
+  o.what_if = ao.what_if;
+  o.lenient = ao.lenient;
+  o.show_progress = show_progress(a.flags.common);
+  o.align_clocks = !a.no_clock_alignment;
+  const app::AcrossRanksRun run = app::run_across_ranks(o);
+  if (!run.result) {
+    log::info("wrote the summary of {} rank(s) to {}", run.ranks, *a.rank_summary);
     return 0;
   }
-  analysis::MultiRankOptions mo;
-  mo.align_clocks = !a.no_clock_alignment;
-  analysis::MultiRankResult result = analysis::analyze_ranks(summaries, mo);
-  std::filesystem::create_directories(a.flags.output_dir);
-  const nlohmann::json doc = report::multi_rank_document(result);
+  const analysis::MultiRankResult& result = *run.result;
   const std::string dir = a.flags.output_dir;
-  write_json_file(dir + "/multi_rank.json", doc);
-  if (!a.flags.no_html)
-    write_file_atomically(dir + "/multi_rank.html", [&](std::FILE* f) {
-      std::string h = report::multi_rank_html(result);
-      std::fwrite(h.data(), 1, h.size(), f);
-    });
-  if (a.perfetto) app::write_rank_perfetto(dir + "/multi_rank.perfetto.json", databases, result, ao.lenient);
+  std::filesystem::create_directories(dir);
+  const nlohmann::json doc = report::write_multi_rank_files(dir, result, !a.flags.no_html);
+  if (a.perfetto) app::write_rank_perfetto(dir + "/multi_rank.perfetto.json", run.databases, result, ao.lenient);
   if (a.flags.common.json) {
     fmt::print("{}\n", doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   } else if (a.flags.common.quiet) {

@@ -1,7 +1,7 @@
 #pragma once
-// Reporters for the analysis across ranks (analysis/multi_rank.hpp): the rank summary file that
-// `analyze --rank-summary` writes and `--merge-summaries` reads (schemas/rank-summary.schema.json), the
-// multi_rank.json document (schemas/multi-rank.schema.json), the terminal summary and multi_rank.html.
+// Reporters for the analysis across ranks (analysis/multi_rank.hpp): the multi_rank.json document
+// (schemas/multi-rank.schema.json), the terminal summary and multi_rank.html. The rank summary file is
+// app/rank_summary_file.hpp's.
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -9,15 +9,12 @@
 
 namespace rpl::report {
 
-inline constexpr const char* kRankSummarySchemaVersion = "1.0";
 inline constexpr const char* kMultiRankSchemaVersion = "1.0";
-
-nlohmann::json rank_summaries_document(const std::vector<analysis::RankSummary>& summaries);
-// Reads what rank_summaries_document wrote; throws rpl::Error(InputInvalid) naming `file` and the problem.
-std::vector<analysis::RankSummary> rank_summaries_from_document(const nlohmann::json& doc, const std::string& file);
 
 nlohmann::json multi_rank_document(const analysis::MultiRankResult& r);
 std::string multi_rank_terminal(const analysis::MultiRankResult& r);
 std::string multi_rank_html(const analysis::MultiRankResult& r);
+// Writes multi_rank.json (and multi_rank.html unless !html) into `dir`, atomically; returns the JSON document.
+nlohmann::json write_multi_rank_files(const std::string& dir, const analysis::MultiRankResult& r, bool html);
 
 }  // namespace rpl::report

@@ -33,7 +33,7 @@
 #include <unordered_map>
 
 #include "capture/capture_sweep.hpp"
-#include "capture/cuda_fatbin.hpp"
+#include "collectors/nvidia/cuda_fatbin.hpp"
 #include "capture/live_regions.hpp"
 #include "collectors/nvidia/cuda_driver/driver_launch.hpp"
 #include "collectors/nvidia/capture_injection/launch_snapshot.hpp"
@@ -49,7 +49,7 @@ struct State {
   bool exit_after = false;
   capture::LiveRegions live;
   std::unique_ptr<ModuleRegistry> modules;
-  capture::CodeLoadBook loads;
+  collectors::nvidia::CodeLoadBook loads;
   CUpti_SubscriberHandle subscriber = nullptr;
   bool sweep = false;
   uint64_t max_kernels = 0;
@@ -369,7 +369,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     auto* rd = static_cast<const CUpti_ResourceData*>(data);
     auto* m = static_cast<const CUpti_ModuleResourceData*>(rd->resourceDescriptor);
     bool fatbin = m && m->pCubin && m->cubinSize >= 4 &&
-                  capture::classify_code_image({reinterpret_cast<const std::byte*>(m->pCubin), 4}) == capture::CodeImageKind::Fatbin;
+                  collectors::nvidia::classify_code_image({reinterpret_cast<const std::byte*>(m->pCubin), 4}) == collectors::nvidia::CodeImageKind::Fatbin;
     if (fatbin && g_state->modules->arch() == 0) {
       // The device's architecture, to pick a fat binary's member (the module's context, else device 0); asked
       // only when a fat binary comes (a plain cubin needs no driver call here).

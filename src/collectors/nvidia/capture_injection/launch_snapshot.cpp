@@ -163,12 +163,12 @@ void LaunchSnapshot::before(const LaunchInfo& launch) {
     // The module-loaded callback gave no cubin defining the kernel: open the image its loading call received.
     std::string image_note;
     if (modules_.arch() == 0) modules_.set_arch(current_compute_capability(false));  // to pick a fat binary's member
-    if (const capture::CodeLoad* load = loads_.load_of_module(module)) {
+    if (const collectors::nvidia::CodeLoad* load = loads_.load_of_module(module)) {
       auto bytes = load_image_bytes(*load, &image_note);
       if (!bytes.empty()) kept_ = modules_.add_from_image(launch.mangled_name, bytes, &image_note);
       // PTX (directly, or a fat binary without a cubin for this device): JIT-compile it as the driver did.
       std::string ptx_note;
-      if (!kept_ && !bytes.empty()) ptx_ = capture::ptx_of_image(bytes, modules_.arch(), &ptx_note);
+      if (!kept_ && !bytes.empty()) ptx_ = collectors::nvidia::ptx_of_image(bytes, modules_.arch(), &ptx_note);
       if (!kept_ && !ptx_.empty()) {
         auto cubin = jit_ptx_to_cubin(ptx_, &ptx_note);
         if (!cubin.empty()) kept_ = modules_.add_from_image(launch.mangled_name, cubin, &ptx_note);

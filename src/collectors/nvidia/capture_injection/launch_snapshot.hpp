@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "capture/cuda_code_index.hpp"
+#include "collectors/nvidia/cuda_code_index.hpp"
 #include "capture/live_regions.hpp"
 #include "capture/manifest.hpp"
 #include "collectors/nvidia/capture_injection/module_registry.hpp"
@@ -40,7 +40,7 @@ struct LaunchInfo {
 class LaunchSnapshot {
  public:
   LaunchSnapshot(const CaptureConfig& config, const capture::LiveRegions& live, ModuleRegistry& modules,
-                 const capture::CodeLoadBook& loads)
+                 const collectors::nvidia::CodeLoadBook& loads)
       : config_(config), live_(live), modules_(modules), loads_(loads) {}
   ~LaunchSnapshot();
 
@@ -60,7 +60,7 @@ class LaunchSnapshot {
   const CaptureConfig& config_;
   const capture::LiveRegions& live_;
   ModuleRegistry& modules_;
-  const capture::CodeLoadBook& loads_;
+  const collectors::nvidia::CodeLoadBook& loads_;
   capture::Manifest manifest_;
   const KeptModule* kept_ = nullptr;
   std::vector<std::byte> arguments_;

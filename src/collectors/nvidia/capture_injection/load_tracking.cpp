@@ -6,7 +6,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "capture/cuda_fatbin.hpp"
+#include "collectors/nvidia/cuda_fatbin.hpp"
 
 namespace rpl::cuda_capture {
 namespace {
@@ -16,8 +16,8 @@ constexpr std::size_t kMaxCopiedImage = std::size_t{512} << 20;
 // The image behind a loader's pointer: its kind and size from its own header; kept as a pointer where it
 // lies inside a loaded object file (a fat binary compiled into a library stays mapped), copied otherwise (the
 // caller may free its buffer after the call, as Triton does).
-capture::CodeLoad describe_image(const char* api, const void* image) try {
-  capture::CodeLoad load;
+collectors::nvidia::CodeLoad describe_image(const char* api, const void* image) try {
+  collectors::nvidia::CodeLoad load;
   load.api = api;
   if (!image) return load;
   auto* p = static_cast<const std::byte*>(image);
@@ -31,10 +31,10 @@ capture::CodeLoad describe_image(const char* api, const void* image) try {
     if (!p) return load;
   }
   std::size_t head = 16;
-  if (capture::classify_code_image({p, head}) == capture::CodeImageKind::Ptx) head = strnlen(reinterpret_cast<const char*>(p), 64);
-  auto kind = capture::classify_code_image({p, head});
-  load.image_kind = capture::code_image_kind_name(kind);
-  auto size = capture::code_image_size(p, std::size_t{1} << 40);
+  if (collectors::nvidia::classify_code_image({p, head}) == collectors::nvidia::CodeImageKind::Ptx) head = strnlen(reinterpret_cast<const char*>(p), 64);
+  auto kind = collectors::nvidia::classify_code_image({p, head});
+  load.image_kind = collectors::nvidia::code_image_kind_name(kind);
+  auto size = collectors::nvidia::code_image_size(p, std::size_t{1} << 40);
   if (!size) return load;
   load.image_bytes = *size;
   Dl_info info{};
@@ -42,7 +42,7 @@ capture::CodeLoad describe_image(const char* api, const void* image) try {
   else if (*size <= kMaxCopiedImage) load.image.assign(p, p + *size);
   return load;
 } catch (const std::exception& e) {  // never through CUPTI's C callback
-  capture::CodeLoad load;
+  collectors::nvidia::CodeLoad load;
   load.api = api;
   load.image_kind = std::string("unreadable (") + e.what() + ")";
   return load;
@@ -61,12 +61,12 @@ const std::vector<CUpti_CallbackId>& load_callback_ids() {
   return ids;
 }
 
-bool on_load_exit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, capture::CodeLoadBook& book) {
+bool on_load_exit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, collectors::nvidia::CodeLoadBook& book) {
   const void* params = cb->functionParams;
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuModuleLoad: {
       auto* p = static_cast<const cuModuleLoad_params*>(params);
-      capture::CodeLoad load;
+      collectors::nvidia::CodeLoad load;
       load.api = "cuModuleLoad";
       load.image_kind = "file";
       load.file = p->fname ? p->fname : "";
@@ -98,7 +98,7 @@ bool on_load_exit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, capture::
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadFromFile: {
       auto* p = static_cast<const cuLibraryLoadFromFile_params*>(params);
-      capture::CodeLoad load;
+      collectors::nvidia::CodeLoad load;
       load.api = "cuLibraryLoadFromFile";
       load.image_kind = "file";
       load.file = p->fileName ? p->fileName : "";
@@ -166,7 +166,7 @@ std::vector<std::byte> jit_ptx_to_cubin(std::span<const std::byte> ptx, std::str
   return out;
 }
 
-std::vector<std::byte> load_image_bytes(const capture::CodeLoad& load, std::string* error) {
+std::vector<std::byte> load_image_bytes(const collectors::nvidia::CodeLoad& load, std::string* error) {
   auto bytes = load.bytes();
   if (!bytes.empty()) return {bytes.begin(), bytes.end()};
   if (!load.file.empty()) {

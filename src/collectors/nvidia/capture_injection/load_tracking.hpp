@@ -7,17 +7,17 @@
 
 #include <vector>
 
-#include "capture/cuda_code_index.hpp"
+#include "collectors/nvidia/cuda_code_index.hpp"
 
 namespace rpl::cuda_capture {
 
 const std::vector<CUpti_CallbackId>& load_callback_ids();
 
 // At API exit of a successful call among load_callback_ids(); returns false for other ids.
-bool on_load_exit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, capture::CodeLoadBook& book);
+bool on_load_exit(CUpti_CallbackId cbid, const CUpti_CallbackData* cb, collectors::nvidia::CodeLoadBook& book);
 
 // The image bytes of a load: the recorded copy or mapping, else the file it came from ("" error when none).
-std::vector<std::byte> load_image_bytes(const capture::CodeLoad& load, std::string* error);
+std::vector<std::byte> load_image_bytes(const collectors::nvidia::CodeLoad& load, std::string* error);
 
 // The compute capability (major*10+minor) of the current context's device, else (when `or_device0`) of device
 // 0; 0 when the driver cannot say.

@@ -5,7 +5,7 @@
 
 #include <fmt/core.h>
 
-#include "capture/cuda_code_index.hpp"
+#include "collectors/nvidia/cuda_code_index.hpp"
 #include "support/demangle.hpp"
 
 namespace rpl::cuda_capture {
@@ -25,7 +25,7 @@ void ModuleRegistry::on_module_loaded(uint32_t module_id, const void* cubin, std
       if (kernel_name_matches(*pattern_, name)) return true;
     return false;
   };
-  auto cubins = capture::cubins_of_image(bytes, arch_, &note, wanted);
+  auto cubins = collectors::nvidia::cubins_of_image(bytes, arch_, &note, wanted);
   std::lock_guard<std::mutex> lock(mutex_);
   ++seen_;
   if (!readable) {
@@ -44,7 +44,7 @@ void ModuleRegistry::on_module_loaded(uint32_t module_id, const void* cubin, std
 const KeptModule* ModuleRegistry::add_from_image(const std::string& mangled, std::span<const std::byte> image,
                                                  std::string* why) {
   std::string note;
-  auto cubins = capture::cubins_of_image(image, arch_, &note);
+  auto cubins = collectors::nvidia::cubins_of_image(image, arch_, &note);
   for (auto& c : cubins) {
     if (!c.kernels.count(mangled)) continue;
     std::lock_guard<std::mutex> lock(mutex_);

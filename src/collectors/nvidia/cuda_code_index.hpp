@@ -15,7 +15,9 @@
 
 #include "capture/elf_symbols.hpp"
 
-namespace rpl::capture {
+namespace rpl::collectors::nvidia {
+
+using capture::ElfSymbol;
 
 struct IndexedCubin {
   std::vector<std::byte> cubin;
@@ -78,4 +80,4 @@ class CodeLoadBook {
   std::map<const void*, const void*> owner_;  // module or kernel -> library
 };
 
-}  // namespace rpl::capture
+}  // namespace rpl::collectors::nvidia

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-namespace rpl::capture {
+namespace rpl::collectors::nvidia {
 
 class FatbinFormatError : public std::runtime_error {
  public:
@@ -65,4 +65,4 @@ const FatbinMember* select_cubin(const std::vector<FatbinMember>& members, uint3
 // The newest PTX member not newer than `arch`; nullptr when none.
 const FatbinMember* select_ptx(const std::vector<FatbinMember>& members, uint32_t arch);
 
-}  // namespace rpl::capture
+}  // namespace rpl::collectors::nvidia

@@ -1,4 +1,4 @@
-#include "capture/cuda_fatbin.hpp"
+#include "collectors/nvidia/cuda_fatbin.hpp"
 
 #include <elf.h>
 #include <fmt/core.h>
@@ -9,7 +9,7 @@
 #include <cctype>
 #include <cstring>
 
-namespace rpl::capture {
+namespace rpl::collectors::nvidia {
 namespace {
 
 constexpr uint32_t kFatbinMagic = 0xBA55ED50u;
@@ -188,4 +188,4 @@ const FatbinMember* select_ptx(const std::vector<FatbinMember>& members, uint32_
   return newest_fitting(members, FatbinMember::Kind::Ptx, arch, false);
 }
 
-}  // namespace rpl::capture
+}  // namespace rpl::collectors::nvidia

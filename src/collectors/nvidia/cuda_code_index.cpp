@@ -1,10 +1,10 @@
-#include "capture/cuda_code_index.hpp"
+#include "collectors/nvidia/cuda_code_index.hpp"
 
 #include <fmt/core.h>
 
-#include "capture/cuda_fatbin.hpp"
+#include "collectors/nvidia/cuda_fatbin.hpp"
 
-namespace rpl::capture {
+namespace rpl::collectors::nvidia {
 
 std::unordered_set<std::string> cuda_kernel_names(const std::vector<ElfSymbol>& symbols) {
   std::unordered_set<std::string> names;
@@ -23,7 +23,7 @@ using KeepFn = std::function<bool(const std::unordered_set<std::string>&)>;
 // Appends the cubin to `out` unless `keep` refuses its kernels (then its bytes are never copied).
 void index_cubin(std::span<const std::byte> bytes, std::string origin, const KeepFn& keep, std::vector<IndexedCubin>& out) {
   IndexedCubin c;
-  c.symbols = read_elf_symbols(bytes);
+  c.symbols = capture::read_elf_symbols(bytes);
   c.kernels = cuda_kernel_names(c.symbols);
   if (keep && !keep(c.kernels)) return;
   c.cubin.assign(bytes.begin(), bytes.end());
@@ -158,4 +158,4 @@ std::size_t CodeLoadBook::loads() const {
   return modules_.size() + libraries_.size();
 }
 
-}  // namespace rpl::capture
+}  // namespace rpl::collectors::nvidia

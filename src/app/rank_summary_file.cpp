@@ -1,0 +1,166 @@
+// The rank summary file (schemas/rank-summary.schema.json): its one writer and its one reader.
+#include "app/rank_summary_file.hpp"
+
+#include <fmt/core.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+#include "support/atomic_file.hpp"
+#include "support/errors.hpp"
+#include "support/json_integer.hpp"
+
+namespace rpl::app {
+using nlohmann::json;
+using analysis::RankSummary;
+
+json rounded_bins_json(const std::vector<float>& bins) {
+  json a = json::array();
+  for (float f : bins) a.push_back(std::round(f * 1000) / 1000);
+  return a;
+}
+
+namespace {
+
+std::vector<float> bins_from(const json& j) {
+  std::vector<float> out;
+  for (const auto& v : j) out.push_back(v.get<float>());
+  return out;
+}
+
+json summary_json(const RankSummary& s) {
+  json j;
+  j["rank"] = s.identity.rank;
+  j["local_rank"] = s.identity.local_rank;
+  j["world_size"] = s.identity.world_size;
+  j["rank_source"] = s.identity.source;
+  j["visible_devices"] = s.identity.visible_devices;
+  j["host"] = s.host;
+  j["pid"] = s.pid;
+  j["gpu"] = s.gpu;
+  j["source_file"] = s.source_file;
+  j["first_start_ns"] = s.first_start;
+  j["last_end_ns"] = s.last_end;
+  j["compute_ns"] = s.compute_ns;
+  j["communication_ns"] = s.communication_ns;
+  j["overlap_ns"] = s.overlap_ns;
+  j["dispatches"] = s.dispatches;
+  j["collective_kernels"] = s.collective_kernels;
+  j["peer_copies"] = s.peer_copies;
+  j["peer_copy_bytes"] = s.peer_copy_bytes;
+  j["names"] = s.names;
+  json c = json::array();  // [key, sequence, start, end]: compact, there may be many
+  for (const auto& a : s.collectives) c.push_back({a.key, a.sequence, a.start, a.end});
+  j["collectives"] = std::move(c);
+  json g = json::array();  // [busy, top kernel, top kernel ns, [saved per scenario]]
+  for (const auto& w : s.segments) g.push_back({w.busy_ns, w.top_kernel, w.top_kernel_ns, w.saved_ns});
+  j["segments"] = std::move(g);
+  j["what_if"] = s.what_if;
+  json calls = json::object();
+  for (const auto& [k, v] : s.nccl_calls) calls[k] = v;
+  j["nccl_calls"] = std::move(calls);
+  j["compute_bins"] = rounded_bins_json(s.compute_bins);
+  j["communication_bins"] = rounded_bins_json(s.communication_bins);
+  return j;
+}
+
+RankSummary summary_from(const json& j) {
+  RankSummary s;
+  auto i64 = [](const json& v, const char* what) { return json_integer_or_throw<int64_t>(v, what); };
+  auto u64 = [](const json& v, const char* what) { return json_integer_or_throw<uint64_t>(v, what); };
+  auto u32 = [](const json& v, const char* what) { return json_integer_or_throw<uint32_t>(v, what); };
+  auto times = [&](const json& a) {
+    std::vector<TimeNs> out;
+    for (const json& t : a) out.push_back(i64(t, "segment time"));
+    return out;
+  };
+  s.identity.rank = i64(j.at("rank"), "rank");
+  s.identity.local_rank = i64(j.at("local_rank"), "local_rank");
+  s.identity.world_size = i64(j.at("world_size"), "world_size");
+  s.identity.source = j.at("rank_source").get<std::string>();
+  s.identity.visible_devices = j.at("visible_devices").get<std::string>();
+  s.host = j.at("host").get<std::string>();
+  s.pid = i64(j.at("pid"), "pid");
+  s.gpu = j.at("gpu").get<std::string>();
+  s.source_file = j.at("source_file").get<std::string>();
+  s.first_start = i64(j.at("first_start_ns"), "first_start_ns");
+  s.last_end = i64(j.at("last_end_ns"), "last_end_ns");
+  s.compute_ns = i64(j.at("compute_ns"), "compute_ns");
+  s.communication_ns = i64(j.at("communication_ns"), "communication_ns");
+  s.overlap_ns = i64(j.at("overlap_ns"), "overlap_ns");
+  s.dispatches = u64(j.at("dispatches"), "dispatches");
+  s.collective_kernels = u64(j.at("collective_kernels"), "collective_kernels");
+  s.peer_copies = u64(j.at("peer_copies"), "peer_copies");
+  s.peer_copy_bytes = u64(j.at("peer_copy_bytes"), "peer_copy_bytes");
+  s.names = j.at("names").get<std::vector<std::string>>();
+  if (s.names.empty() || !s.names[0].empty()) throw std::out_of_range("names must start with \"\"");
+  auto name_ok = [&](uint32_t id) {
+    if (id >= s.names.size()) throw std::out_of_range(fmt::format("name id {} out of range", id));
+    return id;
+  };
+  for (const auto& c : j.at("collectives"))
+    s.collectives.push_back({name_ok(u32(c.at(0), "collectives[…][0]")), u32(c.at(1), "collectives[…][1]"), i64(c.at(2), "collectives[…][2]"),
+                             i64(c.at(3), "collectives[…][3]")});
+  for (const auto& g : j.at("segments"))
+    s.segments.push_back({i64(g.at(0), "segments[…][0]"), name_ok(u32(g.at(1), "segments[…][1]")), i64(g.at(2), "segments[…][2]"),
+                          times(g.at(3))});
+  if (s.segments.size() != s.collectives.size() + 1)
+    throw std::out_of_range("segments must number collectives + 1");
+  s.what_if = j.at("what_if").get<std::vector<std::string>>();
+  for (const auto& [k, v] : j.at("nccl_calls").items()) s.nccl_calls.emplace_back(k, u64(v, "nccl_calls"));
+  s.compute_bins = bins_from(j.at("compute_bins"));
+  s.communication_bins = bins_from(j.at("communication_bins"));
+  return s;
+}
+
+}  // namespace
+
+json rank_summaries_document(const std::vector<RankSummary>& summaries) {
+  json j;
+  j["schema_version"] = kRankSummaryFileSchemaVersion;
+  j["kind"] = "rocm-perf rank summary";
+  j["ranks"] = json::array();
+  for (const auto& s : summaries) j["ranks"].push_back(summary_json(s));
+  return j;
+}
+
+std::vector<RankSummary> rank_summaries_from_document(const json& doc, const std::string& file) {
+  try {
+    if (doc.value("kind", "") != "rocm-perf rank summary")
+      throw std::invalid_argument("not a rank summary (written by rocm-perf analyze --rank-summary)");
+    if (doc.value("schema_version", "") != kRankSummaryFileSchemaVersion)
+      throw std::invalid_argument(fmt::format("schema_version {} (this rocm-perf reads {})",
+                                              doc.value("schema_version", "?"), kRankSummaryFileSchemaVersion));
+    std::vector<RankSummary> out;
+    for (const auto& r : doc.at("ranks")) out.push_back(summary_from(r));
+    return out;
+  } catch (const std::exception& e) {
+    throw Error(ExitCode::InputInvalid, fmt::format("{}: {}", file, e.what()));
+  }
+}
+
+void write_rank_summary_file(const std::string& path, const std::vector<RankSummary>& summaries) {
+  const json doc = rank_summaries_document(summaries);
+  write_file_atomically(path, [&](std::FILE* f) {
+    std::string text = doc.dump(1, ' ', false, json::error_handler_t::replace);
+    std::fwrite(text.data(), 1, text.size(), f);
+    std::fputc('\n', f);
+  });
+}
+
+std::vector<RankSummary> read_rank_summary_files(const std::vector<std::string>& files) {
+  std::vector<RankSummary> out;
+  for (const std::string& f : files) {
+    std::ifstream in(f);
+    if (!in) throw Error(ExitCode::InputMissing, fmt::format("{}: cannot be read", f));
+    auto doc = json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded()) throw Error(ExitCode::InputInvalid, fmt::format("{}: not JSON", f));
+    for (auto& s : rank_summaries_from_document(doc, f)) out.push_back(std::move(s));
+  }
+  if (out.empty()) throw Error(ExitCode::InputEmpty, "the summary files hold no rank");
+  return out;
+}
+
+}  // namespace rpl::app
