@@ -154,20 +154,21 @@ TimeNs union_of(const A& a, const B& b) {
 
 DurationStats compute_duration_stats(std::vector<double>& values) { return stats_of(values.data(), values.size()); }
 
-KernelStatsResult compute_kernel_stats(const Trace& trace) {
-  KernelStatsResult result;
-  TraceTiming& timing = result.timing;
-  timing.dispatch_count = trace.dispatches.size();
-  timing.copy_count = trace.copies.size();
-  timing.process_count = trace.processes.size();
+namespace {
 
-  // Groups: one per distinct name string id. A symbol without a display name groups by its mangled
-  // name, so it is neither lost nor merged with other unnamed symbols.
+// Kernel groups: one per distinct name string id. A symbol without a display name groups by its mangled
+// name, so it is neither lost nor merged with other unnamed symbols.
+struct KernelGroups {
+  std::vector<int32_t> of_symbol;          // group per symbol
+  std::vector<Index> name;                 // string id per group
+  std::vector<std::vector<Index>> symbols;  // symbols per group, ascending
+};
+
+KernelGroups group_kernels(const Trace& trace) {
+  KernelGroups groups;
   const std::size_t symbol_count = trace.symbols.size();
   std::vector<int32_t> group_of_string(trace.strings.size(), -1);
-  std::vector<int32_t> group_of_symbol(symbol_count, -1);
-  std::vector<Index> group_name;                 // string id per group
-  std::vector<std::vector<Index>> group_symbols;  // symbols per group, ascending
+  groups.of_symbol.assign(symbol_count, -1);
   for (Index s = 0; s < symbol_count; ++s) {
     const KernelSymbol& sym = trace.symbols[s];
     const Index name = sym.display_name != 0 ? sym.display_name : sym.mangled_name;
@@ -176,13 +177,30 @@ KernelStatsResult compute_kernel_stats(const Trace& trace) {
                                                       sym.rocpd_id, name));
     int32_t& g = group_of_string[name];
     if (g < 0) {
-      g = static_cast<int32_t>(group_name.size());
-      group_name.push_back(name);
-      group_symbols.emplace_back();
+      g = static_cast<int32_t>(groups.name.size());
+      groups.name.push_back(name);
+      groups.symbols.emplace_back();
     }
-    group_of_symbol[s] = g;
-    group_symbols[g].push_back(s);
+    groups.of_symbol[s] = g;
+    groups.symbols[g].push_back(s);
   }
+  return groups;
+}
+
+}  // namespace
+
+KernelStatsResult compute_kernel_stats(const Trace& trace) {
+  KernelStatsResult result;
+  TraceTiming& timing = result.timing;
+  timing.dispatch_count = trace.dispatches.size();
+  timing.copy_count = trace.copies.size();
+  timing.process_count = trace.processes.size();
+
+  KernelGroups groups = group_kernels(trace);
+  const std::size_t symbol_count = trace.symbols.size();
+  const std::vector<int32_t>& group_of_symbol = groups.of_symbol;
+  const std::vector<Index>& group_name = groups.name;
+  std::vector<std::vector<Index>>& group_symbols = groups.symbols;
   const std::size_t group_count = group_name.size();
 
   // Pass 1: validate, count per group, sum, find the wall-clock bounds.

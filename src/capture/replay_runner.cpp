@@ -285,48 +285,36 @@ RestorePolicy restore_policy(const ReplayRunnerOptions& o, const Manifest& m, Re
   return p;
 }
 
-}  // namespace
+// Restores copy only the pages the kernel writes: per region, those pages (given to the device) and the bytes a
+// restore copies.
+struct RestorePages {
+  std::vector<std::vector<ByteRange>> pages;
+  std::vector<uint64_t> bytes;
+};
 
-void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capture_dir, const Manifest& m,
-                 ReplayDevice& device, ReplayReport& report, std::chrono::steady_clock::time_point start) {
-  report.cache = o.cache;
-  const bool has_after = std::any_of(m.regions.begin(), m.regions.end(), [](const Region& g) { return bool(g.after); });
-  std::vector<bool> all(m.regions.size()), written = written_regions(m);
-  for (std::size_t i = 0; i < m.regions.size(); ++i) all[i] = bool(m.regions[i].before);
-  bool pristine = true;  // the memory holds the captured before-state
-
-  // Verification: the unchanged code from the captured state, several times; what varies between these
-  // replays is the kernel's own nondeterminism.
-  std::vector<std::vector<std::vector<std::byte>>> replays;
-  if (o.recopy && has_after) {
-    for (unsigned r = 0; r < o.verify_replays; ++r) {
-      if (!pristine) device.restore(all);
-      device.launch();
-      pristine = false;
-      replays.push_back(read_results(m, device, written));
-    }
-    report.verification = verify_replays(capture_dir, m, replays);
-    // A region where the replays differ from the after-snapshot, though it equals the before-snapshot, was
-    // written by a replay: it is restored between launches as well.
-    for (const RegionDifference& d : report.verification.differing)
-      for (std::size_t i = 0; i < m.regions.size(); ++i)
-        if (m.regions[i].id == d.id && m.regions[i].before) written[i] = true;
-  }
-  // Restores copy only the pages the kernel writes.
-  std::vector<std::vector<ByteRange>> written_pages(m.regions.size());
+RestorePages restore_pages(const std::filesystem::path& capture_dir, const Manifest& m, const std::vector<bool>& written,
+                           const std::vector<std::vector<std::vector<std::byte>>>& replays, ReplayDevice& device) {
+  RestorePages p;
+  p.pages.resize(m.regions.size());
   for (std::size_t i = 0; i < m.regions.size(); ++i)
-    if (written[i]) written_pages[i] = written_ranges(capture_dir, m, i, replays);
-  std::vector<uint64_t> restore_bytes(m.regions.size());
+    if (written[i]) p.pages[i] = written_ranges(capture_dir, m, i, replays);
+  p.bytes.resize(m.regions.size());
   for (std::size_t i = 0; i < m.regions.size(); ++i) {
-    restore_bytes[i] = m.regions[i].size;
-    if (written_pages[i].empty()) continue;
-    restore_bytes[i] = 0;
-    for (const ByteRange& r : written_pages[i]) restore_bytes[i] += r.size;
-    device.set_restore_ranges(i, written_pages[i]);
+    p.bytes[i] = m.regions[i].size;
+    if (p.pages[i].empty()) continue;
+    p.bytes[i] = 0;
+    for (const ByteRange& r : p.pages[i]) p.bytes[i] += r.size;
+    device.set_restore_ranges(i, p.pages[i]);
   }
-  report.restores = restore_policy(o, m, device, written, restore_bytes, replays, report.verification);
+  return p;
+}
 
-  // Timing, in the chosen cache state.
+// Timing, in the chosen cache state: an untimed launch (warm), the warm-up, then options.iterations timed launches,
+// each prepared alike. Fills report's cache_preparation, warm-up, setup and iteration wall times and gpu_time.
+void run_timed_launches(const ReplayRunnerOptions& o, const std::filesystem::path& capture_dir, const Manifest& m,
+                        ReplayDevice& device, ReplayReport& report, const std::vector<bool>& written,
+                        const std::vector<std::vector<ByteRange>>& written_pages, bool pristine,
+                        std::chrono::steady_clock::time_point start) {
   const bool restore_each = o.recopy && report.restores.between_launches;
   const WarmStyle warm_style = o.knobs.warm;
   const bool cold_code = o.knobs.cold_evicts_code && device.can_flush_code();
@@ -380,6 +368,38 @@ void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capt
   }
   report.iterations_wall_ns = since_ns(loop_start);
   report.gpu_time = time_stats(samples);
+}
+
+}  // namespace
+
+void run_full_vm(const ReplayRunnerOptions& o, const std::filesystem::path& capture_dir, const Manifest& m,
+                 ReplayDevice& device, ReplayReport& report, std::chrono::steady_clock::time_point start) {
+  report.cache = o.cache;
+  const bool has_after = std::any_of(m.regions.begin(), m.regions.end(), [](const Region& g) { return bool(g.after); });
+  std::vector<bool> all(m.regions.size()), written = written_regions(m);
+  for (std::size_t i = 0; i < m.regions.size(); ++i) all[i] = bool(m.regions[i].before);
+  bool pristine = true;  // the memory holds the captured before-state
+
+  // Verification: the unchanged code from the captured state, several times; what varies between these
+  // replays is the kernel's own nondeterminism.
+  std::vector<std::vector<std::vector<std::byte>>> replays;
+  if (o.recopy && has_after) {
+    for (unsigned r = 0; r < o.verify_replays; ++r) {
+      if (!pristine) device.restore(all);
+      device.launch();
+      pristine = false;
+      replays.push_back(read_results(m, device, written));
+    }
+    report.verification = verify_replays(capture_dir, m, replays);
+    // A region where the replays differ from the after-snapshot, though it equals the before-snapshot, was
+    // written by a replay: it is restored between launches as well.
+    for (const RegionDifference& d : report.verification.differing)
+      for (std::size_t i = 0; i < m.regions.size(); ++i)
+        if (m.regions[i].id == d.id && m.regions[i].before) written[i] = true;
+  }
+  const RestorePages pages = restore_pages(capture_dir, m, written, replays, device);
+  report.restores = restore_policy(o, m, device, written, pages.bytes, replays, report.verification);
+  run_timed_launches(o, capture_dir, m, device, report, written, pages.pages, pristine, start);
 
   if (o.recopy && !has_after) {
     report.verification = verify_replays(capture_dir, m, {});

@@ -198,6 +198,79 @@ void legend(std::string& out, const app::AnalyzeResults& r) {
          "</div>\n";
 }
 
+// The time axis, relative to the first start: a grid line and a tick label per step.
+void time_axis(std::string& out, double span, const Scale& scale, double total_height) {
+  double step = tick_step(std::max(span, 1.0), 8);
+  for (double tick = 0; tick <= span + step * 1e-9; tick += step) {
+    double px = kLabelWidth + tick * scale.px_per_ns;
+    put(out, "<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" />", px, kAxisHeight - 4,
+        total_height - 4);
+    put(out, "<text class=\"tick\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", px, kAxisHeight - 8,
+        tick == 0 ? std::string("0") : duration(tick));
+  }
+}
+
+// One group per lane: its background, its label, its work, and the work on the critical path drawn again on top.
+void draw_lanes(std::string& out, const app::AnalyzeResults& r, const std::vector<WorkLane>& lanes,
+                const std::vector<double>& lane_y, const Scale& scale, double column_px, double plot_width) {
+  const Trace& t = r.trace;
+  // Which nodes are on the path (dense flags: no hashing per node).
+  std::vector<uint8_t> on_path_dispatch(t.dispatches.size()), on_path_copy(t.copies.size());
+  for (NodeRef n : r.dag.path) (n.kind == NodeKind::Dispatch ? on_path_dispatch : on_path_copy)[n.index] = 1;
+  auto on_path = [&](NodeRef n) {
+    return (n.kind == NodeKind::Dispatch ? on_path_dispatch : on_path_copy)[n.index] != 0;
+  };
+
+  Colours colours(r);
+  LaneDrawer drawer(t, scale, column_px, colours, out);
+  for (std::size_t i = 0; i < lanes.size(); ++i) {
+    const WorkLane& lane = lanes[i];
+    put(out, "<g class=\"lane\" data-process=\"{}\" data-lane=\"{}\" data-items=\"{}\">\n",
+        lane.process == kNoIndex ? int64_t{-1} : static_cast<int64_t>(t.processes[lane.process].pid),
+        escape(lane.label), lane.nodes.size());
+    put(out, "<rect class=\"lane-bg\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" />", kLabelWidth,
+        lane_y[i], plot_width, kLaneHeight);
+    put(out, "<text class=\"lane-label\" x=\"14\" y=\"{:.1f}\">{}</text>\n", lane_y[i] + 12,
+        escape(shorten(lane.label, 34)));
+    drawer.draw(lane.nodes, lane_y[i], false, [](NodeRef) { return true; });
+    drawer.draw(lane.nodes, lane_y[i], true, on_path);
+    out += "</g>\n";
+  }
+}
+
+struct PathSteps {
+  std::size_t steps = 0;    // times the critical path changes lane
+  std::size_t skipped = 0;  // of those, not drawn (over max_edges)
+};
+
+// Cross-stream steps of the path: consecutive path nodes on different lanes. Deduplicated per pixel.
+PathSteps draw_path_steps(std::string& out, const app::AnalyzeResults& r, const WorkLanes& work, const Scale& scale,
+                          const std::vector<double>& lane_y, std::size_t max_edges) {
+  const Trace& t = r.trace;
+  std::unordered_set<uint64_t> drawn;
+  PathSteps p;
+  out += "<g class=\"cp-edges\">\n";
+  for (std::size_t i = 1; i < r.dag.path.size(); ++i) {
+    NodeRef u = r.dag.path[i - 1], v = r.dag.path[i];
+    std::size_t lu = work.lane_of(u), lv = work.lane_of(v);
+    if (lu == lv) continue;
+    ++p.steps;
+    double x1 = scale.x(node_end(t, u)), x2 = scale.x(node_start(t, v));
+    uint64_t key = (static_cast<uint64_t>(lu) * 1000003u + lv) * 1000003u * 1000003u +
+                   static_cast<uint64_t>(std::lround(x1)) * 1000003u + static_cast<uint64_t>(std::lround(x2));
+    if (!drawn.insert(key).second) continue;
+    if (drawn.size() > max_edges) {
+      ++p.skipped;
+      continue;
+    }
+    double y1 = lane_y[lu] + kLaneHeight / 2, y2 = lane_y[lv] + kLaneHeight / 2;
+    put(out, "<line class=\"cp-edge\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\"><title>critical path: {} "
+             "-&gt; {}</title></line>\n",
+        x1, y1, x2, y2, escape(shorten(node_name(t, u), 80)), escape(shorten(node_name(t, v), 80)));
+  }
+  return p;
+}
+
 }  // namespace
 
 std::string timeline_section(const app::AnalyzeResults& r, const HtmlOptions& options) {
@@ -246,41 +319,12 @@ std::string timeline_section(const app::AnalyzeResults& r, const HtmlOptions& op
            "aria-label=\"timeline\">\n",
       total_width, total_height);
 
-  // Time axis, relative to the first start.
-  double span = static_cast<double>(t1 - t0), step = tick_step(std::max(span, 1.0), 8);
-  for (double tick = 0; tick <= span + step * 1e-9; tick += step) {
-    double px = kLabelWidth + tick * scale.px_per_ns;
-    put(out, "<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" />", px, kAxisHeight - 4,
-        total_height - 4);
-    put(out, "<text class=\"tick\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", px, kAxisHeight - 8,
-        tick == 0 ? std::string("0") : duration(tick));
-  }
+  time_axis(out, static_cast<double>(t1 - t0), scale, total_height);
 
   for (const auto& [hy, process] : headers)
     put(out, "<text class=\"proc\" x=\"6\" y=\"{:.1f}\">{}</text>\n", hy + 14, escape(shorten(process_label(t, process), 80)));
 
-  // Which nodes are on the path (dense flags: no hashing per node).
-  std::vector<uint8_t> on_path_dispatch(t.dispatches.size()), on_path_copy(t.copies.size());
-  for (NodeRef n : r.dag.path) (n.kind == NodeKind::Dispatch ? on_path_dispatch : on_path_copy)[n.index] = 1;
-  auto on_path = [&](NodeRef n) {
-    return (n.kind == NodeKind::Dispatch ? on_path_dispatch : on_path_copy)[n.index] != 0;
-  };
-
-  Colours colours(r);
-  LaneDrawer drawer(t, scale, column_px, colours, out);
-  for (std::size_t i = 0; i < lanes.size(); ++i) {
-    const WorkLane& lane = lanes[i];
-    put(out, "<g class=\"lane\" data-process=\"{}\" data-lane=\"{}\" data-items=\"{}\">\n",
-        lane.process == kNoIndex ? int64_t{-1} : static_cast<int64_t>(t.processes[lane.process].pid),
-        escape(lane.label), lane.nodes.size());
-    put(out, "<rect class=\"lane-bg\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" />", kLabelWidth,
-        lane_y[i], plot_width, kLaneHeight);
-    put(out, "<text class=\"lane-label\" x=\"14\" y=\"{:.1f}\">{}</text>\n", lane_y[i] + 12,
-        escape(shorten(lane.label, 34)));
-    drawer.draw(lane.nodes, lane_y[i], false, [](NodeRef) { return true; });
-    drawer.draw(lane.nodes, lane_y[i], true, on_path);
-    out += "</g>\n";
-  }
+  draw_lanes(out, r, lanes, lane_y, scale, column_px, plot_width);
 
   if (!t.device_metrics.empty())
     put(out, "<text class=\"proc\" x=\"6\" y=\"{:.1f}\">Device metrics ({})</text>\n", metrics_header_y + 14,
@@ -288,36 +332,15 @@ std::string timeline_section(const app::AnalyzeResults& r, const HtmlOptions& op
   for (std::size_t i = 0; i < t.device_metrics.size(); ++i)
     metric_track(out, t.device_metrics[i], scale, t0, t1, metric_y[i], plot_width);
 
-  // Cross-stream steps of the path: consecutive path nodes on different lanes. Deduplicated per pixel.
-  std::unordered_set<uint64_t> drawn;
-  std::size_t steps = 0, skipped = 0;
-  out += "<g class=\"cp-edges\">\n";
-  for (std::size_t i = 1; i < r.dag.path.size(); ++i) {
-    NodeRef u = r.dag.path[i - 1], v = r.dag.path[i];
-    std::size_t lu = work.lane_of(u), lv = work.lane_of(v);
-    if (lu == lv) continue;
-    ++steps;
-    double x1 = scale.x(node_end(t, u)), x2 = scale.x(node_start(t, v));
-    uint64_t key = (static_cast<uint64_t>(lu) * 1000003u + lv) * 1000003u * 1000003u +
-                   static_cast<uint64_t>(std::lround(x1)) * 1000003u + static_cast<uint64_t>(std::lround(x2));
-    if (!drawn.insert(key).second) continue;
-    if (drawn.size() > options.max_path_edges) {
-      ++skipped;
-      continue;
-    }
-    double y1 = lane_y[lu] + kLaneHeight / 2, y2 = lane_y[lv] + kLaneHeight / 2;
-    put(out, "<line class=\"cp-edge\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\"><title>critical path: {} "
-             "-&gt; {}</title></line>\n",
-        x1, y1, x2, y2, escape(shorten(node_name(t, u), 80)), escape(shorten(node_name(t, v), 80)));
-  }
+  const PathSteps path = draw_path_steps(out, r, work, scale, lane_y, options.max_path_edges);
   out += "</g>\n</svg>\n";
 
   put(out, "<p class=\"sub\">{} lanes; {} nodes, {} on the critical path, which changes stream {} times.{}{}</p>\n",
-      lanes.size(), work.node_count(), r.dag.path.size(), steps,
+      lanes.size(), work.node_count(), r.dag.path.size(), path.steps,
       column_px > 1.0 || work.node_count() > plot_width
           ? fmt::format(" Work narrower than {:.0f} px is merged (hover a rectangle for its members).", column_px)
           : std::string(),
-      skipped ? fmt::format(" {} cross-stream steps not drawn.", skipped) : std::string());
+      path.skipped ? fmt::format(" {} cross-stream steps not drawn.", path.skipped) : std::string());
   return out;
 }
 
