@@ -10,8 +10,8 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CHECK = os.path.join(HERE, "check_includes.py")
-DOC = os.path.join(HERE, "..", "docs", "architecture.md")
+CHECK = os.path.join(HERE, "..", "..", "scripts", "check_includes.py")
+DOC = os.path.join(HERE, "..", "..", "docs", "architecture.md")
 
 
 class CheckIncludes(unittest.TestCase):
