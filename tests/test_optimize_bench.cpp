@@ -11,18 +11,15 @@
 #include "optimize/source_model.hpp"
 #include "optimize/static_gates.hpp"
 #include "optimize/unroll_proposer.hpp"
+#include "testing/cli.hpp"
 #include "testing/tmpdir.hpp"
 
 namespace rpl::optimize {
 namespace {
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// The shared test helper (testing/cli.hpp) reads the file.
+std::string slurp(const fs::path& p) { return rpl::test::read_file(p.string()); }
 
 TEST(OptimizeBench, EveryNaiveKernelParsesAndItsUnrollCandidatesPassTheStaticGates) {
   fs::path dir = fs::path(RPL_SOURCE_DIR) / "bench" / "optimize" / "naive";

@@ -19,18 +19,15 @@
 #include "optimize/source_model.hpp"
 #include "optimize/static_gates.hpp"
 #include "support/process.hpp"
+#include "testing/cli.hpp"
 #include "testing/tmpdir.hpp"
 
 namespace rpl::optimize {
 namespace {
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// The shared test helper (testing/cli.hpp) reads the file.
+std::string slurp(const fs::path& p) { return rpl::test::read_file(p.string()); }
 
 std::vector<std::vector<std::string>> rows(const fs::path& tsv) {
   std::vector<std::vector<std::string>> out;
