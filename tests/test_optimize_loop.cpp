@@ -392,6 +392,9 @@ TEST(OptimizeLoop, BadInputFailsClearlyWithTheSourceUntouched) {
   { Fixture f; f.env.build_fails = true; expect_error(f, ExitCode::ApplicationFailed, "build command failed on the original"); EXPECT_EQ(f.text(), kSource); }
   { Fixture f; f.env.app_fails = true; expect_error(f, ExitCode::ApplicationFailed, "exited with status 3"); EXPECT_EQ(f.text(), kSource); }
   { Fixture f; f.o.kernel_regex = "nomatch"; expect_error(f, ExitCode::InputInvalid, "no kernel matching /nomatch/"); EXPECT_EQ(f.text(), kSource); }
+  // --kernel is RE2 (as every pattern option): a bad pattern is a usage error before anything is built or profiled.
+  { Fixture f; f.o.kernel_regex = "saxpy("; expect_error(f, ExitCode::Usage, "--kernel"); EXPECT_EQ(f.env.builds, 0); EXPECT_EQ(f.text(), kSource); }
+  { Fixture f; f.o.kernel_regex = "(a+)+\\1"; expect_error(f, ExitCode::Usage, "--kernel"); EXPECT_EQ(f.env.builds, 0); }  // backreference: not RE2
   { Fixture f; std::ofstream(f.source) << "garbage {{{"; expect_error(f, ExitCode::InputInvalid, "does not parse"); EXPECT_EQ(f.text(), "garbage {{{"); }
   { Fixture f; f.o.source = f.tmp.file("missing.cu"); expect_error(f, ExitCode::InputMissing, "missing.cu"); }
 }

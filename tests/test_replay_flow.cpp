@@ -505,5 +505,29 @@ TEST(ReplayFlow, WrittenRegionsAreThoseWhoseSnapshotsDiffer) {
   EXPECT_EQ(written_regions(f.m), (std::vector<bool>{true, true}));
 }
 
+// The runners' own knobs are parsed with the others, once, before any GPU work: good values reach the options,
+// bad ones are refused naming the variable and its value (they used to fall back silently to the default).
+TEST(ReplayFlow, RunnerKnobsAreParsedOnceAndBadValuesRefused) {
+  {
+    ReplayKnobs k = replay_knobs_from_environment();
+    EXPECT_EQ(k.kernel_timeout_s, 120);
+    EXPECT_EQ(k.reservation_alignment, 0u);
+    EXPECT_TRUE(k.activity_timer);
+  }
+  {
+    ScopedEnv t("RPL_REPLAY_TIMEOUT_S", "2.5"), a("RPL_REPLAY_RESERVE_ALIGN", "0x200000"), e("RPL_REPLAY_TIMER", "events");
+    ReplayKnobs k = replay_knobs_from_environment();
+    EXPECT_EQ(k.kernel_timeout_s, 2.5);
+    EXPECT_EQ(k.reservation_alignment, uint64_t{2} << 20);
+    EXPECT_FALSE(k.activity_timer);
+  }
+  Fixture f;
+  expect_refused_setting(f, "RPL_REPLAY_TIMEOUT_S", "0");
+  expect_refused_setting(f, "RPL_REPLAY_TIMEOUT_S", "ten");
+  expect_refused_setting(f, "RPL_REPLAY_RESERVE_ALIGN", "3000000");  // not a power of two
+  expect_refused_setting(f, "RPL_REPLAY_RESERVE_ALIGN", "-1");
+  expect_refused_setting(f, "RPL_REPLAY_TIMER", "cupti");
+}
+
 }  // namespace
 }  // namespace rpl::capture

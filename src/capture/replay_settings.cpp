@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <string>
 
@@ -43,6 +44,26 @@ ReplayKnobs replay_knobs_from_environment() {
     throw Error(ExitCode::Usage, fmt::format("RPL_REPLAY_WARM={}: expected inputs, inputs-outputs or back-to-back", warm));
   // Any other value than "data" kept the default before this was parsed in one place: unchanged.
   k.cold_evicts_code = env_or("RPL_REPLAY_COLD", "code") != "data";
+  if (const std::string v = env_or("RPL_REPLAY_TIMEOUT_S", ""); !v.empty()) {
+    char* end = nullptr;
+    const double s = std::strtod(v.c_str(), &end);
+    if (end == v.c_str() || *end != '\0' || !(s > 0) || s > 86400)
+      throw Error(ExitCode::Usage, fmt::format("RPL_REPLAY_TIMEOUT_S={}: expected seconds, more than 0 and at most 86400", v));
+    k.kernel_timeout_s = s;
+  }
+  if (const std::string v = env_or("RPL_REPLAY_RESERVE_ALIGN", ""); !v.empty()) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long a = std::strtoull(v.c_str(), &end, 0);
+    if (end == v.c_str() || *end != '\0' || errno == ERANGE || v[0] == '-' || a == 0 || (a & (a - 1)) != 0)
+      throw Error(ExitCode::Usage, fmt::format("RPL_REPLAY_RESERVE_ALIGN={}: expected a power of two in bytes (e.g. 33554432 "
+                                               "or 0x2000000)", v));
+    k.reservation_alignment = a;
+  }
+  const std::string timer = env_or("RPL_REPLAY_TIMER", "activity");
+  if (timer == "activity") k.activity_timer = true;
+  else if (timer == "events") k.activity_timer = false;
+  else throw Error(ExitCode::Usage, fmt::format("RPL_REPLAY_TIMER={}: expected activity or events", timer));
   return k;
 }
 

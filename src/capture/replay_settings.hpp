@@ -1,7 +1,8 @@
 #pragma once
 // The settings of a replay, each parsed once into a value: the mode and the cache state (command-line words
 // of `rocm-perf replay` and of the runners), and the knobs set through the environment
-// (replay_knobs_from_environment, read once by the runner at start). README.md ("Replay") describes them.
+// (replay_knobs_from_environment, read once by the runner at start: the runners read no variable themselves). README.md ("Replay") describes them.
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -29,6 +30,14 @@ struct ReplayKnobs {
   // Cold launches also evict the kernel's code from the instruction caches where the runner can
   // (RPL_REPLAY_COLD=code, the default); RPL_REPLAY_COLD=data: L2 only.
   bool cold_evicts_code = true;
+  // Seconds the AMD runner waits for one dispatch before it calls it hung (RPL_REPLAY_TIMEOUT_S, > 0; default 120).
+  double kernel_timeout_s = 120;
+  // The NVIDIA runner's address-reservation alignment in bytes (RPL_REPLAY_RESERVE_ALIGN, a power of two, decimal or
+  // 0x hex); 0: the runner's own default (32 MiB, the alignment at which the driver honours a hint).
+  uint64_t reservation_alignment = 0;
+  // Timed launches from CUPTI kernel activity records (RPL_REPLAY_TIMER=activity, the default) or CUDA events
+  // (RPL_REPLAY_TIMER=events).
+  bool activity_timer = true;
 };
 
 // Throws rpl::Error(Usage) naming the variable and its value when a knob holds something else.

@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <future>
 #include <map>
-#include <regex>
 
 #include <fmt/ranges.h>
 
@@ -19,6 +18,7 @@
 #include "support/demangle.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
+#include "support/user_regex.hpp"
 
 namespace rpl::optimize {
 namespace fs = std::filesystem;
@@ -55,7 +55,7 @@ std::string kernel_regex_for(const std::string& name) {
 }
 
 bool display_name_is(const std::string& display, const std::string& name) {
-  return std::regex_search(display, std::regex(kernel_regex_for(name)));
+  return UserRegex(kernel_regex_for(name), "kernel name").search(display);
 }
 
 class Loop {
@@ -77,6 +77,13 @@ class Loop {
   bool performance(const fs::path& code_object, json& entry);
   bool end_to_end(const json& entry, const Candidate& c, json& e2e);
   void write_document();
+  void start_document();
+  void read_source();
+  void profile_baseline();
+  void propose_and_evaluate();
+  json decide();
+  json propose_diff_only(json& entry, const Candidate& c);
+  json apply_best(const std::vector<std::size_t>& passing);
 
   const OptimizeOptions& o_;
   Environment& env_;
@@ -102,19 +109,13 @@ class Loop {
 };
 
 void Loop::choose_kernel(const ProfileOutcome& baseline) {
-  std::optional<std::regex> user;
-  if (!o_.kernel_regex.empty()) {
-    try {
-      user.emplace(o_.kernel_regex);
-    } catch (const std::regex_error& e) {
-      throw Error(ExitCode::Usage, fmt::format("--kernel {}: not a valid regular expression ({})", o_.kernel_regex, e.what()));
-    }
-  }
+  std::optional<UserRegex> user;  // RE2, like every pattern option: linear time on names of any length
+  if (!o_.kernel_regex.empty()) user.emplace(o_.kernel_regex, "--kernel");
   std::vector<std::string> source_kernels;
   for (const auto& k : original_.kernels) source_kernels.push_back(k.qualified_name);
   for (const auto& r : baseline.ranking) {
     std::string display = r.value("name", "");
-    if (user && !std::regex_search(display, *user)) continue;
+    if (user && !user->search(display)) continue;
     for (const auto& k : original_.kernels)
       if (display_name_is(display, k.name)) {
         if (!k.errors.empty())
@@ -496,8 +497,7 @@ void Loop::write_document() {
   write_text_file_atomically((out_ / "optimize.json").string(), doc_.dump(1) + "\n");
 }
 
-OptimizeResult Loop::run() {
-  fs::create_directories(out_);
+void Loop::start_document() {
   doc_ = {{"schema_version", "1.0"}, {"source", o_.source}, {"build_command", o_.build_command}, {"command", o_.app},
           {"output_dir", out_.string()}, {"notes", json::array()}, {"candidates", json::array()},
           {"options", {{"max_candidates", o_.max_candidates}, {"runs", o_.runs}, {"perf_rounds", o_.perf_rounds},
@@ -508,6 +508,9 @@ OptimizeResult Loop::run() {
   if (auto restored = SourceTransaction::recover(o_.source))
     doc_["notes"].push_back(fmt::format("an earlier optimize run was interrupted during its end-to-end trial; {} was restored "
                                         "from {}", o_.source, *restored));
+}
+
+void Loop::read_source() {
   original_text_ = read_text_file(o_.source);
   original_ = parse_source(o_.source, original_text_);
   if (original_.kernels.empty())
@@ -517,6 +520,9 @@ OptimizeResult Loop::run() {
                                                        original_.errors.size(), original_.errors.front()));
   std::string ext = fs::path(o_.source).extension().string();
   language_ = ext == ".hip" ? "hip" : "cuda";
+}
+
+void Loop::profile_baseline() {
   if (!o_.build_command.empty()) {
     CommandOutcome b = env_.build(o_.build_command);
     if (!b.ok)
@@ -530,11 +536,9 @@ OptimizeResult Loop::run() {
   doc_["baseline"]["runtime_median_ns"] = median(baseline_.runtime_per_run_ns);
   doc_["baseline"]["profile_dir"] = baseline_.output_dir;
   doc_["ranking"] = baseline_.ranking;
-  choose_kernel(baseline_);
-  log::info("optimizing kernel {} ({})", kernel_, o_.source);
-  prepare_inputs();
-  doc_["speed_of_light"] = sol_;
+}
 
+void Loop::propose_and_evaluate() {
   int proposed = 0;
   for (int round = 0; round < kMaxRounds && proposed < o_.max_candidates; ++round) {
     bool any = false;
@@ -551,50 +555,76 @@ OptimizeResult Loop::run() {
     }
     if (!any) break;
   }
+}
+
+json Loop::propose_diff_only(json& entry, const Candidate& c) {
+  std::string diff_file = (out_ / "proposed.diff").string();
+  write_text_file_atomically(diff_file, entry["diff"].get<std::string>());
+  std::string apply = fmt::format("apply it with: patch {} < {} (then rebuild), or rerun with --build \"CMD\" to let "
+                                  "rocm-perf rebuild and verify it end to end", o_.source, diff_file);
+  return {{"status", "proposed"}, {"candidate", c.id}, {"speedup", entry["speedup"]}, {"diff_file", diff_file},
+          {"how_to_apply", apply},
+          {"reason", o_.dry_run ? "--dry-run: the source was not touched; the best candidate's diff is in " + diff_file
+                                : "no --build given: rocm-perf cannot rebuild the application, so it wrote nothing and "
+                                  "did not run the end-to-end gate; the verified candidate's diff is in " + diff_file}};
+}
+
+json Loop::apply_best(const std::vector<std::size_t>& passing) {
+  json decision;
+  for (std::size_t n = 0; n < passing.size(); ++n) {
+    auto& [entry, c] = evaluated_[passing[n]];
+    json e2e;
+    bool ok = end_to_end(entry, c, e2e);
+    entry["gates"].push_back({{"gate", "end_to_end"}, {"passed", ok}, {"reason", e2e["reason"]}, {"evidence", e2e}});
+    for (auto& p : proposers_)
+      if (p->name() == c.proposer || (c.proposer == "deterministic" && p->name() == "deterministic"))
+        p->observe({c.id, ok ? "accepted" : "end_to_end", ok, e2e["reason"], e2e});
+    if (ok) {
+      entry["decision"] = "accepted";
+      return {{"status", "accepted"}, {"candidate", c.id}, {"speedup", entry["speedup"]},
+              {"end_to_end_speedup", e2e["speedup"]}, {"backup", e2e["backup"]},
+              {"reason", fmt::format("{} replaced by candidate {}; the original is in {}", o_.source, c.id,
+                                     e2e["backup"].get<std::string>())}};
+    }
+    entry["decision"] = "rolled_back";
+    decision = {{"status", "rolled_back"}, {"candidate", c.id}, {"reason", e2e["reason"]}};
+    if (!o_.keep_going) break;
+  }
+  return decision;
+}
+
+json Loop::decide() {
   std::vector<std::size_t> passing;
   for (std::size_t i = 0; i < evaluated_.size(); ++i)
     if (evaluated_[i].first["decision"] == "passed_replay_gates") passing.push_back(i);
   std::stable_sort(passing.begin(), passing.end(), [&](std::size_t a, std::size_t b) {
     return evaluated_[a].first.value("speedup", 0.0) > evaluated_[b].first.value("speedup", 0.0);
   });
-  json decision = {{"status", "no_candidate_passed"}, {"reason", "no candidate passed the signature, structure, compile, "
-                                                                   "equivalence and performance gates"}};
+  if (passing.empty())
+    return {{"status", "no_candidate_passed"}, {"reason", "no candidate passed the signature, structure, compile, "
+                                                         "equivalence and performance gates"}};
   // Without a way to rebuild, the end-to-end gate would re-time the unchanged binary and could keep a candidate
   // on noise: then nothing is written, as with --dry-run, and the report says how to apply the verified diff.
   const bool cannot_rebuild = o_.build_command.empty() && !o_.runtime_compiled;
-  if ((o_.dry_run || cannot_rebuild) && !passing.empty()) {
+  if (o_.dry_run || cannot_rebuild) {
     auto& [entry, c] = evaluated_[passing.front()];
-    std::string diff_file = (out_ / "proposed.diff").string();
-    write_text_file_atomically(diff_file, entry["diff"].get<std::string>());
-    std::string apply = fmt::format("apply it with: patch {} < {} (then rebuild), or rerun with --build \"CMD\" to let "
-                                    "rocm-perf rebuild and verify it end to end", o_.source, diff_file);
-    decision = {{"status", "proposed"}, {"candidate", c.id}, {"speedup", entry["speedup"]}, {"diff_file", diff_file},
-                {"how_to_apply", apply},
-                {"reason", o_.dry_run ? "--dry-run: the source was not touched; the best candidate's diff is in " + diff_file
-                                      : "no --build given: rocm-perf cannot rebuild the application, so it wrote nothing and "
-                                        "did not run the end-to-end gate; the verified candidate's diff is in " + diff_file}};
-  } else {
-    for (std::size_t n = 0; n < passing.size(); ++n) {
-      auto& [entry, c] = evaluated_[passing[n]];
-      json e2e;
-      bool ok = end_to_end(entry, c, e2e);
-      entry["gates"].push_back({{"gate", "end_to_end"}, {"passed", ok}, {"reason", e2e["reason"]}, {"evidence", e2e}});
-      for (auto& p : proposers_)
-        if (p->name() == c.proposer || (c.proposer == "deterministic" && p->name() == "deterministic"))
-          p->observe({c.id, ok ? "accepted" : "end_to_end", ok, e2e["reason"], e2e});
-      if (ok) {
-        entry["decision"] = "accepted";
-        decision = {{"status", "accepted"}, {"candidate", c.id}, {"speedup", entry["speedup"]},
-                    {"end_to_end_speedup", e2e["speedup"]}, {"backup", e2e["backup"]},
-                    {"reason", fmt::format("{} replaced by candidate {}; the original is in {}", o_.source, c.id,
-                                           e2e["backup"].get<std::string>())}};
-        break;
-      }
-      entry["decision"] = "rolled_back";
-      decision = {{"status", "rolled_back"}, {"candidate", c.id}, {"reason", e2e["reason"]}};
-      if (!o_.keep_going) break;
-    }
+    return propose_diff_only(entry, c);
   }
+  return apply_best(passing);
+}
+
+OptimizeResult Loop::run() {
+  if (!o_.kernel_regex.empty()) UserRegex check(o_.kernel_regex, "--kernel");  // before the first build or profile
+  fs::create_directories(out_);
+  start_document();
+  read_source();
+  profile_baseline();
+  choose_kernel(baseline_);
+  log::info("optimizing kernel {} ({})", kernel_, o_.source);
+  prepare_inputs();
+  doc_["speed_of_light"] = sol_;
+  propose_and_evaluate();
+  json decision = decide();
   for (auto& [entry, c] : evaluated_) doc_["candidates"].push_back(entry);
   doc_["decision"] = decision;
   write_document();

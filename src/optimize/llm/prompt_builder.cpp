@@ -121,11 +121,8 @@ std::string duration(double ns) {
   return fmt::format("{:.3g} ns", ns);
 }
 
-// The facts of one kernel, each line only with what was measured: no "unknown", no raw key names. Keys are those
-// of analysis.json's ranking entries plus what the optimizer adds (gpu, flops_per_launch, peak_gflops,
-// speed_of_light_compute_ns, registers, static_shared_bytes, counter_failure).
-std::string render_kernel_facts(const json& a) {
-  std::ostringstream out;
+// The GPU: name, architecture, SM/CU count and peaks.
+void render_gpu(const json& a, std::ostringstream& out) {
   if (present(a, "gpu")) {
     const json& g = a["gpu"];
     std::vector<std::string> parts;
@@ -136,6 +133,10 @@ std::string render_kernel_facts(const json& a) {
     out << fmt::format("- GPU: {}{}{}\n", g.value("name", "the captured GPU"), present(g, "arch") ? " (" + g["arch"].get<std::string>() + ")" : "",
                        parts.empty() ? "" : ", " + fmt::format("{}", fmt::join(parts, ", ")));
   }
+}
+
+// Launch count and time, shares of GPU time and of the critical path.
+void render_time(const json& a, std::ostringstream& out) {
   {
     std::vector<std::string> parts;
     json launches = present(a, "count") ? a["count"] : present(a, "launches") ? a["launches"] : json();
@@ -146,6 +147,10 @@ std::string render_kernel_facts(const json& a) {
     if (present(a, "critical_path_fraction")) parts.push_back(percent(a["critical_path_fraction"]) + " of the critical path");
     if (!parts.empty()) out << fmt::format("- time: {}\n", fmt::join(parts, ", "));
   }
+}
+
+// Launch geometry: the first captured shape, or a {grid, block} launch.
+void render_geometry(const json& a, std::ostringstream& out) {
   if (present(a, "shapes") && a["shapes"].is_array() && !a["shapes"].empty()) {
     const json& sh = a["shapes"][0];
     auto dims = [](const json& v) { return v.is_array() && v.size() == 3 ? fmt::format("{}x{}x{}", num(v[0]), num(v[1]), num(v[2])) : std::string("?"); };
@@ -162,6 +167,10 @@ std::string render_kernel_facts(const json& a) {
     if (present(a["launch"], "block")) parts.push_back("block " + dims(a["launch"]["block"]));
     if (!parts.empty()) out << fmt::format("- launch geometry: {}\n", fmt::join(parts, ", "));
   }
+}
+
+// Registers, static shared memory and theoretical occupancy.
+void render_resources(const json& a, std::ostringstream& out) {
   {
     json res = present(a, "resources") && a["resources"].is_object() ? a["resources"] : json::object();
     json regs = present(a, "registers") ? a["registers"] : res.value("registers", json());
@@ -174,6 +183,10 @@ std::string render_kernel_facts(const json& a) {
   if (present(a, "occupancy"))
     out << fmt::format("- theoretical occupancy: {}{}\n", percent(a["occupancy"]),
                        present(a, "occupancy_limiter") ? ", limited by " + num(a["occupancy_limiter"]) : "");
+}
+
+// What the kernel achieved and where the roofline places it.
+void render_roofline(const json& a, std::ostringstream& out) {
   if (present(a, "roofline") && a["roofline"].is_object()) {
     const json& r = a["roofline"];
     std::vector<std::string> parts;
@@ -197,6 +210,10 @@ std::string render_kernel_facts(const json& a) {
       out << fmt::format("- achieved: {}{}\n", fmt::join(parts, ", "),
                          bound == "memory" || bound == "compute" ? fmt::format("{}the roofline places it {}-bound", parts.empty() ? "" : "; ", bound) : "");
   }
+}
+
+// The classifier's primary and secondary bottleneck with the evidence of each rule.
+void render_bottleneck(const json& a, std::ostringstream& out) {
   if (present(a, "bottleneck") && a["bottleneck"].is_object()) {
     const auto& b = a["bottleneck"];
     if (!present(b, "primary")) out << "- bottleneck: no rule fired\n";
@@ -214,6 +231,10 @@ std::string render_kernel_facts(const json& a) {
     }
     for (const auto& n : b.value("notes", json::array())) out << "  - note: " << num(n) << "\n";
   }
+}
+
+// Counter-derived rates and the stall breakdown.
+void render_counters(const json& a, std::ostringstream& out) {
   if (present(a, "deep_analysis") && a["deep_analysis"].is_object()) {
     const auto& d = a["deep_analysis"];
     static const std::vector<std::pair<const char*, const char*>> named = {
@@ -233,6 +254,10 @@ std::string render_kernel_facts(const json& a) {
       if (!st.empty()) out << fmt::format("- stall reasons: {}\n", fmt::join(st, ", "));
     }
   }
+}
+
+// Work per launch, speed of light, variation, and why counters are missing.
+void render_work_and_stability(const json& a, std::ostringstream& out) {
   if (present(a, "flops_per_launch"))
     out << fmt::format("- work: {} floating-point operations per launch{}\n", num(a["flops_per_launch"]),
                        present(a, "peak_gflops") ? fmt::format(" (peak of their class {} GFLOP/s)", num(a["peak_gflops"])) : "");
@@ -243,6 +268,16 @@ std::string render_kernel_facts(const json& a) {
     out << fmt::format("- run-to-run variation of its time: coefficient of variation {} ({})\n", num(a["cv"]), num(a["stability"]));
   if (present(a, "counter_failure"))
     out << fmt::format("- no hardware counters were taken: {}\n", num(a["counter_failure"]));
+}
+
+// The facts of one kernel, each line only with what was measured: no "unknown", no raw key names. Keys are those
+// of analysis.json's ranking entries plus what the optimizer adds (gpu, flops_per_launch, peak_gflops,
+// speed_of_light_compute_ns, registers, static_shared_bytes, counter_failure).
+std::string render_kernel_facts(const json& a) {
+  std::ostringstream out;
+  for (auto* section : {render_gpu, render_time, render_geometry, render_resources, render_roofline, render_bottleneck,
+                        render_counters, render_work_and_stability})
+    section(a, out);
   std::string text = out.str();
   return text.empty() ? "No measurements are available for this kernel." : text;
 }

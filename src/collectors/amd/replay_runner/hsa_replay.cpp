@@ -25,12 +25,6 @@ using Clock = std::chrono::steady_clock;
 
 double since_ns(Clock::time_point t) { return std::chrono::duration<double, std::nano>(Clock::now() - t).count(); }
 
-double kernel_timeout_s() {
-  const char* v = std::getenv("RPL_REPLAY_TIMEOUT_S");
-  const double s = v ? std::atof(v) : 0;
-  return s > 0 ? s : 120;
-}
-
 std::vector<std::byte> read_file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ExitCode::InputMissing, fmt::format("cannot read code object {}", path));
@@ -207,7 +201,7 @@ void Replay::full_vm() {
   kernel_->set_arguments(capture::read_blob(dir_, m_.arguments));
   memory_->restore(dir_, m_, addresses);
   report_.restore_source = o_.recopy ? memory_->keep_pristine(m_, addresses) : std::string("device");
-  HsaReplayDevice device(*memory_, *kernel_, m_, addresses, kernel_timeout_s());
+  HsaReplayDevice device(*memory_, *kernel_, m_, addresses, o_.knobs.kernel_timeout_s);
   capture::run_full_vm(o_, dir_, m_, device, report_, start_);
   if (!o_.dump_dir.empty()) memory_->dump(o_.dump_dir, m_, addresses);
 }

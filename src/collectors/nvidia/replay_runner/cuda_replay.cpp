@@ -31,14 +31,13 @@ namespace {
 
 constexpr std::size_t kStagingBytes = std::size_t{32} << 20;
 // The driver honours a cuMemAddressReserve hint only at 32 MiB alignment: an unaligned hint comes back rounded up
-// to the next 32 MiB (seen on H100, driver 580). RPL_REPLAY_RESERVE_ALIGN overrides it (bytes, a power of two).
+// to the next 32 MiB (seen on H100, driver 580). RPL_REPLAY_RESERVE_ALIGN overrides it (ReplayKnobs).
 constexpr uint64_t kReservationAlignment = uint64_t{32} << 20;
 // A captured range this process cannot have (its own mappings are there): that many fresh processes are tried.
 constexpr int kProcessAttempts = 3;
 
-uint64_t reservation_alignment(uint64_t granularity) {
-  uint64_t a = kReservationAlignment;
-  if (const char* env = std::getenv("RPL_REPLAY_RESERVE_ALIGN"); env && *env) a = std::strtoull(env, nullptr, 0);
+uint64_t reservation_alignment(uint64_t granularity, const capture::ReplayKnobs& knobs) {
+  const uint64_t a = knobs.reservation_alignment ? knobs.reservation_alignment : kReservationAlignment;
   return std::max(a, granularity);
 }
 using Clock = std::chrono::steady_clock;
@@ -167,7 +166,7 @@ void Replay::reserve() {
   std::size_t granularity = 0;
   check(cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), "cuMemGetAllocationGranularity");
   report_.granularity = granularity;
-  report_.reservation_alignment = reservation_alignment(granularity);
+  report_.reservation_alignment = reservation_alignment(granularity, o_.knobs);
   plan_ = capture::plan_reservations(m_, granularity, report_.reservation_alignment);
   for (std::size_t i = 0; i < plan_.size(); ++i) {
     const auto& p = plan_[i];
@@ -376,7 +375,7 @@ void Replay::prepare_launch() {
   check(cuEventCreate(&start_event_, CU_EVENT_DEFAULT), "cuEventCreate");
   check(cuEventCreate(&stop_event_, CU_EVENT_DEFAULT), "cuEventCreate");
   std::string why_not;
-  kernel_timer_on_ = kernel_timer_.start(why_not);
+  kernel_timer_on_ = kernel_timer_.start(o_.knobs.activity_timer, why_not);
   if (!kernel_timer_on_)
     std::fprintf(stderr, "rpl_replay_cuda: kernel times from CUDA events (they include the launch latency): %s\n", why_not.c_str());
 }

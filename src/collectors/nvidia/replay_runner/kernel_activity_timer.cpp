@@ -30,8 +30,8 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
 
 }  // namespace
 
-bool KernelActivityTimer::start(std::string& why_not) {
-  if (const char* v = std::getenv("RPL_REPLAY_TIMER"); v && std::string(v) == "events") {
+bool KernelActivityTimer::start(bool wanted, std::string& why_not) {
+  if (!wanted) {
     why_not = "RPL_REPLAY_TIMER=events";
     return false;
   }

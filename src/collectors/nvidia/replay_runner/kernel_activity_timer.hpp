@@ -10,8 +10,8 @@ namespace rpl::cuda_capture {
 class KernelActivityTimer {
  public:
   // Enables CUPTI's concurrent-kernel activity for this process; false (with the reason) where CUPTI refuses,
-  // e.g. another profiler holds it: the caller then keeps CUDA events.
-  bool start(std::string& why_not);
+  // e.g. another profiler holds it, or when not `wanted` (RPL_REPLAY_TIMER=events): the caller then keeps CUDA events.
+  bool start(bool wanted, std::string& why_not);
   // Flushes the activity buffers and returns the duration (end - start, ns) of the last kernel completed since the
   // previous call, or -1 when none was recorded.
   int64_t take_last_kernel_ns();
