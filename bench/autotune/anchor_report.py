@@ -291,16 +291,30 @@ def main():
     ap.add_argument("--out-md", required=True)
     ap.add_argument("--out-json", required=True)
     ap.add_argument("--plots")
-    ap.add_argument("--plot-budget", type=float, default=5, help="the budget (percent) whose curves are plotted")
+    ap.add_argument("--plot-budget", type=float, nargs="+", default=[5],
+                    help="the budgets (percent) whose curves are plotted")
+    ap.add_argument("--max-seed", type=int, default=50, help="only seeds below this count (issue 30: seeds 0-49)")
     ap.add_argument("--results-snippet", help="write the compact table for bench/RESULTS.md here, and its figure "
                     "registrations (docs/figures.md) beside it as .jsonl")
     ap.add_argument("--spaces-dir", default=os.path.join(HERE, "spaces"))
     args = ap.parse_args()
     spaces = load_spaces(args.spaces_dir)
-    runs = []
+    runs, seen, repeated = [], set(), 0
     for path in args.runs:
         with open(path) as f:
-            runs += [r for r in map(json.loads, f) if "strategy" in r]
+            for r in map(json.loads, f):
+                if "strategy" not in r or r["seed"] >= args.max_seed:
+                    continue
+                # A run repeated by a resumed or parallel invocation (same space, strategy, budget and seed: the
+                # same deterministic run) counts once.
+                key = (r["space"], r["strategy"], float(r["budget_pct"]), r["seed"])
+                if key in seen:
+                    repeated += 1
+                    continue
+                seen.add(key)
+                runs.append(r)
+    if repeated:
+        print(f"anchor_report: {repeated} repeated runs counted once")
     summary = summarize(runs, spaces)
     checks = targets(summary)
     with open(args.out_md, "w") as f:
@@ -317,8 +331,9 @@ def main():
             for r in regs:
                 f.write(json.dumps(r, ensure_ascii=False) + "\n")
     if args.plots:
-        for p in plots(summary, args.plots, args.plot_budget):
-            print(p)
+        for pct in args.plot_budget:
+            for p in plots(summary, args.plots, pct):
+                print(p)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ best/optimum improved), seconds.
 
 Usage: kernel_tuner_anchor.py --kernel-tuner KT_CHECKOUT --python-constraint PC_CHECKOUT --out RUNS.jsonl
          [--spaces NAME ...] [--strategies NAME ...] [--budgets 2 5] [--seeds 50] [--first-seed 0] [--jobs 1]
-         [--resume]
+         [--resume] [--deps DIR] [--slow-first]
 Seeds run in blocks of 10 over every space, budget and strategy; --resume appends to --out, skipping the runs it
 already holds (each invocation adds its header line).
 Kernel Tuner needs numpy, scipy, scikit-learn (Debian python3-numpy, python3-scipy, python3-sklearn), jsonschema,
@@ -103,8 +103,10 @@ def write_cache(doc, name, folder):
 _STATE = {}
 
 
-def init_worker(kt_path, pc_path, meta_path):
+def init_worker(kt_path, pc_path, meta_path, deps=None):
     sys.path[:0] = [kt_path, pc_path, meta_path]
+    if deps:  # fallbacks only: a module the interpreter already has is taken from there
+        sys.path.append(deps)
     import warnings
     warnings.filterwarnings("ignore")
     import kernel_tuner.interface as interface
@@ -176,6 +178,11 @@ def main():
     ap.add_argument("--first-seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--resume", action="store_true", help="append to --out, skipping the runs already there")
+    ap.add_argument("--deps", help="a folder of pure-Python modules Kernel Tuner imports (jsonschema, attr, "
+                    "pyrsistent, packaging, xmltodict), searched after the interpreter's own")
+    ap.add_argument("--slow-first", action="store_true",
+                    help="with --jobs: start the slowest runs first (bayes_opt, hybrid_vndx, large budgets) so "
+                         "that a time limit cuts the cheap ones; output order is completion order")
     args = ap.parse_args()
     kt, pc = os.path.abspath(args.kernel_tuner), os.path.abspath(args.python_constraint)
     for path, what in ((os.path.join(kt, "kernel_tuner", "interface.py"), "Kernel Tuner"),
@@ -193,7 +200,8 @@ def main():
     os.makedirs(os.path.join(meta, "kernel_tuner-0.0.0.dist-info"))
     with open(os.path.join(meta, "kernel_tuner-0.0.0.dist-info", "METADATA"), "w") as f:
         f.write("Metadata-Version: 2.1\nName: kernel_tuner\nVersion: 0.0.0\n")
-    init_worker(kt, pc, meta)
+    deps = os.path.abspath(args.deps) if args.deps else None
+    init_worker(kt, pc, meta, deps)
     from kernel_tuner.searchspace import Searchspace
     cells = []
     for name in names:
@@ -221,6 +229,9 @@ def main():
                 for seed in seeds[block:block + 10]:
                     if (name, strategy, pct, seed) not in done:
                         jobs.append((name, strategy, pct, budget, seed, cache_path, params, restrictions, optimum))
+    if args.slow_first:
+        weight = {"bayes_opt": 100, "hybrid_vndx": 10}
+        jobs.sort(key=lambda j: (-weight.get(j[1], 1) * j[3], j[4]))  # stable: seeds stay in order
     header = {"header": True,
               "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
               "host": os.uname().nodename, "cpus": os.cpu_count(), "command": " ".join(sys.argv),
@@ -229,8 +240,9 @@ def main():
               "budget": "max_fevals = ceil(P% x valid configurations): unique configurations, failed ones included"}
     with open(args.out, "a" if args.resume else "w") as out:
         out.write(json.dumps(header) + "\n")
-        pool = multiprocessing.Pool(args.jobs, init_worker, (kt, pc, meta)) if args.jobs > 1 else None
-        results = pool.imap(run_one, jobs) if pool else map(run_one, jobs)
+        pool = multiprocessing.Pool(args.jobs, init_worker, (kt, pc, meta, deps)) if args.jobs > 1 else None
+        # Completion order, so that a run stopped by a time limit loses only the runs still in flight.
+        results = pool.imap_unordered(run_one, jobs) if pool else map(run_one, jobs)
         for i, r in enumerate(results):
             out.write(json.dumps(r) + "\n")
             out.flush()

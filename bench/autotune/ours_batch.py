@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Our search (build/bench/autotune_quality, --strategy model) on every measured space and budget, for the
+Kernel Tuner anchor of issue 30: one file per space and budget, OUT/SPACE_Ppct_seeds0.jsonl, in the format of
+inprocess_bench.py --runs-out (a header line, then one line per seed: space, strategy "rocm-perf model",
+budget_pct, budget, seed, evaluations, improvements [[t, ratio], ...] with t counting failed configurations).
+
+Runs are cut into chunks of a few seeds spread over --jobs processes; each chunk is appended when it finishes,
+so a run stopped early keeps what finished, and --resume (the default) skips the seeds a file already holds.
+Cells are ordered slowest first (largest budget), seeds in blocks of 10 over every cell.
+
+Usage: ours_batch.py --out DIR [--binary build/bench/autotune_quality | --pack .kt-anchor] [--seeds 50]
+         [--first-seed 0] [--jobs 2] [--spaces NAME ...] [--budgets 2 5] [--nice 19]
+--pack: a folder made by kt_anchor_pack.sh; its binary runs through its own loader and libraries.
+"""
+import argparse
+import concurrent.futures
+import datetime
+import glob
+import gzip
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from inprocess_bench import all_spaces  # noqa: E402  (the same space names everywhere)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--binary", default="build/bench/autotune_quality")
+    ap.add_argument("--pack")
+    ap.add_argument("--seeds", type=int, default=50)
+    ap.add_argument("--first-seed", type=int, default=0)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--chunk", type=int, default=5)
+    ap.add_argument("--spaces", nargs="+")
+    ap.add_argument("--budgets", nargs="+", type=int, default=[2, 5])
+    ap.add_argument("--nice", type=int, default=0)
+    args = ap.parse_args()
+    if args.pack:
+        pack = os.path.abspath(args.pack)
+        command = [os.path.join(pack, "ours", "lib", "ld-linux-x86-64.so.2"), "--library-path",
+                   os.path.join(pack, "ours", "lib"), os.path.join(pack, "ours", "autotune_quality")]
+    else:
+        command = [os.path.abspath(args.binary)]
+    if not os.access(command[0], os.X_OK):
+        sys.exit(f"ours_batch: {command[0]} not found or not executable")
+    if args.nice:
+        command = ["nice", "-n", str(args.nice)] + command
+    spaces = all_spaces()
+    names = args.spaces or list(spaces)
+    unknown = [n for n in names if n not in spaces]
+    if unknown:
+        sys.exit(f"ours_batch: unknown space(s) {', '.join(unknown)}")
+    os.makedirs(args.out, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="ours_batch_")
+    plain, valid = {}, {}
+    for n in names:
+        data = gzip.open(spaces[n], "rb").read() if spaces[n].endswith(".gz") else open(spaces[n], "rb").read()
+        plain[n] = os.path.join(work, n + ".json")
+        with open(plain[n], "wb") as f:
+            f.write(data)
+        valid[n] = sum(1 for r in json.loads(data)["results"] if r["valid"])
+    commit = subprocess.run(["git", "-C", HERE, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    header = {"header": True, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+              "host": os.uname().nodename, "cpus": os.cpu_count(), "command": " ".join(sys.argv),
+              "rocm_perf_lab_commit": commit}
+    if args.pack and os.path.exists(os.path.join(args.pack, "PACKED.txt")):
+        header["pack"] = open(os.path.join(args.pack, "PACKED.txt")).read().strip().splitlines()
+    paths, done = {}, {}
+    for n in names:
+        for b in args.budgets:
+            paths[(n, b)] = os.path.join(args.out, f"{n}_{b}pct_seeds0.jsonl")
+            # Seeds already in any file of this cell (SPACE_Ppct_*.jsonl: seeds0, seeds5, ...) are not run again.
+            done[(n, b)] = set()
+            for path in glob.glob(os.path.join(args.out, f"{n}_{b}pct_*.jsonl")):
+                with open(path) as f:
+                    done[(n, b)] |= {r["seed"] for r in map(json.loads, f) if "seed" in r}
+            with open(paths[(n, b)], "a") as f:
+                f.write(json.dumps(header) + "\n")
+    seeds = list(range(args.first_seed, args.first_seed + args.seeds))
+    cells = sorted(paths, key=lambda c: -math.ceil(c[1] / 100 * valid[c[0]]))
+    tasks = []
+    for block in range(0, len(seeds), 10):
+        for cell in cells:
+            todo = [s for s in seeds[block:block + 10] if s not in done[cell]]
+            for i in range(0, len(todo), args.chunk):
+                part = todo[i:i + args.chunk]
+                # a chunk is a run of consecutive seeds
+                while part:
+                    first, n = part[0], 1
+                    while n < len(part) and part[n] == first + n:
+                        n += 1
+                    tasks.append((cell, first, n))
+                    part = part[n:]
+    lock = threading.Lock()
+
+    def run(task):
+        (space, budget), first, n = task
+        p = subprocess.run(command + [plain[space], "--seeds", str(n), "--first-seed", str(first),
+                                      "--budget", f"{budget}%", "--strategy", "model"], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError(f"{space} {budget}% seeds {first}+{n}: exit {p.returncode}: {p.stderr.strip()}")
+        lines = [json.loads(l) for l in p.stdout.splitlines() if l.strip()]
+        with lock, open(paths[(space, budget)], "a") as f:
+            for r in lines:
+                if r.get("summary"):
+                    continue
+                f.write(json.dumps({"space": space, "strategy": "rocm-perf model", "budget_pct": float(budget),
+                                    "budget": f"{budget}%", "seed": r["seed"], "evaluations": r["evaluations"],
+                                    "improvements": r["improvements"]}) + "\n")
+        return task, [round(r["ratio"], 3) for r in lines if not r.get("summary")]
+
+    print(f"ours_batch: {len(tasks)} chunks over {args.jobs} processes", flush=True)
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for (cell, first, n), ratios in pool.map(run, tasks):
+            print(f"{cell[0]} {cell[1]}% seeds {first}-{first + n - 1}: {ratios}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
