@@ -115,7 +115,7 @@ TEST(ApiStats, EmptyTraceHasNoRowsAndSaysSo) {
   EXPECT_TRUE(r.calls.empty());
   EXPECT_EQ(r.total_ns, 0);
   EXPECT_EQ(r.markers_excluded, 1u);
-  EXPECT_NE(report::api_stats_terminal(r, 10).find("none recorded"), std::string::npos);
+  EXPECT_NE(report::api_stats_terminal(r, 10, 80).find("none recorded"), std::string::npos);
 }
 
 TEST(ApiStatsReport, JsonTerminalAndHtmlCarryTheNumbers) {
@@ -131,10 +131,17 @@ TEST(ApiStatsReport, JsonTerminalAndHtmlCarryTheNumbers) {
   EXPECT_EQ(j["calls"][0]["p50_ns"], 3000.0);
   EXPECT_EQ(j["calls"][0]["p99_ns"], 5000.0);
   EXPECT_EQ(j["calls"][0]["domain"], "HIP_RUNTIME_API_EXT");
-  const std::string text = report::api_stats_terminal(r, 1);
+  const std::string text = report::api_stats_terminal(r, 1, 120);
   EXPECT_NE(text.find("hipLaunchKernel"), std::string::npos) << text;
   EXPECT_NE(text.find("4.00"), std::string::npos) << text;  // mean 4 us
   EXPECT_NE(text.find("1 more call names"), std::string::npos) << text;
+  // At 80 columns the table still fits: the least telling columns give way.
+  const std::string narrow = report::api_stats_terminal(r, 10, 80);
+  for (std::size_t at = 0, end; at < narrow.size(); at = end + 1) {
+    end = narrow.find('\n', at);
+    EXPECT_LE(end - at, 80u) << narrow;
+  }
+  EXPECT_NE(narrow.find("hipLaunchKernel"), std::string::npos) << narrow;
   const std::string html = report::api_stats_html(r, 10);
   EXPECT_NE(html.find("id=\"api-stats\""), std::string::npos);
   EXPECT_EQ(html.find("<script>"), std::string::npos);

@@ -19,6 +19,9 @@ struct AnalysisFlags {
   std::size_t top = 10;
   bool no_html = false;
   std::vector<std::string> what_if;  // REGEX=FACTOR, parsed by analysis_options()
+  std::string names = "short";       // --names short|full|mangled
+  std::size_t name_width = 0;        // --name-width N (0: what the width leaves)
+  std::size_t width = 0;             // --width N (0: the terminal's, else 80)
   app::AnalysisOptions analysis;     // every other field is set by its flag directly
 };
 
@@ -30,7 +33,7 @@ struct AnalysisFlagsHelp {
 };
 
 // Adds -o/--output-dir, --json, --quiet, --debug, --top, --what-if, --kernel, --lenient, --infer-dependencies,
-// --ceilings, --memory-bandwidth-gbps, --per-dispatch and --no-html to `cmd`.
+// --ceilings, --memory-bandwidth-gbps, --per-dispatch, --no-html, --names, --name-width and --width to `cmd`.
 void add_analysis_flags(CLI::App* cmd, AnalysisFlags& flags, const AnalysisFlagsHelp& help);
 
 // The analysis options the flags ask for (what-if specifications parsed: rpl::Error(Usage) when malformed).

@@ -227,6 +227,48 @@ void add_run_to_run_findings(const app::AnalyzeResults& r, nlohmann::json& findi
                                 {"busy_before_run_threshold_pct", analysis::kBusyBeforeRunPct}}));
 }
 
+// What to try, per finding: the label's remedy for bottlenecks, the limiter's for occupancy.
+std::string remedy_for(const nlohmann::json& f) {
+  const std::string id = f.value("id", "");
+  const nlohmann::json& e = f["evidence"];
+  if (id == "gpu_idle")
+    return "read the critical path's idle breakdown below: capture the step in a CUDA / HIP graph, remove per-step "
+           "host synchronisation, overlap host work with GPU work";
+  if (id == "unstable_kernel" || id == "run_to_run_instability") return analysis::instability_remedy();
+  if (id == "shape_mix") return "compare it per launch shape (profile.json's shapes), not over all its dispatches";
+  if (id == "low_occupancy") {
+    const std::string limiter = e.value("limiter", "");
+    if (limiter.find("gpr") != std::string::npos || limiter.find("register") != std::string::npos)
+      return "use fewer registers per thread (launch bounds, fewer live values) so that more waves fit";
+    if (limiter.find("lds") != std::string::npos || limiter.find("shared") != std::string::npos)
+      return "use less LDS / shared memory per block (smaller tiles) so that more blocks fit";
+    return "launch more or larger blocks so that more waves are resident";
+  }
+  if (id == "off_critical_path")
+    return "speed up the critical path's contributors first; this kernel can run later at no cost";
+  if (id == "inferred_dependencies")
+    return "record the real dependencies (events) in the trace, or compare with a run without --infer-dependencies";
+  if (id == "bottleneck") {
+    const std::string label = e.value("primary", "");
+    using namespace analysis;
+    if (label == kMemoryBandwidthBound)
+      return "move fewer bytes: fuse with its neighbours, reuse data from caches or LDS, use narrower types";
+    if (label == kComputeThroughputLimited)
+      return "use the matrix (tensor) cores or a lower precision, and remove redundant arithmetic";
+    if (label == kDivergenceLimited)
+      return "make the lanes of a wave take the same branch (sort or bucket the work, hoist branches out of loops)";
+    if (label == kUnderOccupied) return "launch more blocks, or use fewer registers / less LDS per block";
+    if (label == kLatencyBound)
+      return "more independent work per wave (unrolling, prefetching) or more resident waves to hide latency";
+    if (label == kLaunchTailDominated)
+      return "give each launch more work (batch or fuse small launches) so that launch cost and the last partial "
+             "wave weigh less";
+    return "see docs/bottleneck-rules.md for the label's evidence";
+  }
+  if (id == "reproducibility") return "fix the clocks and start from an idle GPU (docs/reproducibility.md)";
+  return "";
+}
+
 nlohmann::json findings_json(const app::AnalyzeResults& r, const PathShares& path) {
   nlohmann::json findings = nlohmann::json::array();
   add_gpu_idle_finding(r, findings);
@@ -235,6 +277,8 @@ nlohmann::json findings_json(const app::AnalyzeResults& r, const PathShares& pat
   add_inferred_edges_finding(r, findings);
   add_bottleneck_findings(r, findings);
   add_run_to_run_findings(r, findings);
+  for (auto& f : findings)
+    if (!f.contains("remedy")) f["remedy"] = remedy_for(f);
   return findings;
 }
 

@@ -3,11 +3,13 @@
 // JSON Schema under schemas/), the combined --json document, and the terminal summary.
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "app/analyze.hpp"
 #include "app/profile.hpp"
 #include "report/json_stream.hpp"
+#include "report/kernel_names.hpp"
 
 namespace rpl::report {
 
@@ -17,11 +19,18 @@ inline constexpr const char* kSchemaVersion = "1.0";
 // 1.3: the analysis window, the idle breakdown of the critical path and the launch_bound finding; launch
 // shapes per kernel and the within-shape CV (unstable_kernel now measures it; shape_mix is new);
 // overlap_potential_ms removed (it counted start-up and host idle time as if overlap could remove it).
-inline constexpr const char* kAnalysisSchemaVersion = "1.3";
+// 1.4: every finding has a remedy (what to try), which the terminal summary prints under it.
+inline constexpr const char* kAnalysisSchemaVersion = "1.4";
 
 struct ReportOptions {
   std::size_t top = 10;  // kernels in the terminal summary and in analysis.json's ranking
   bool html = true;      // also write report.html
+  // The terminal summary: kernel names' form, their width (0: what `width` leaves beside the numbers) and the
+  // terminal's width; the --kernel filter, stated beside the numbers it restricts.
+  NameForm names = NameForm::Short;
+  std::size_t name_width = 0;
+  std::size_t width = 80;
+  std::optional<std::string> kernel_filter;
 };
 
 nlohmann::json profile_document(const app::AnalyzeResults& r);

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include "report/html_util.hpp"
+#include "report/kernel_names.hpp"
+#include "report/text_table.hpp"
+#include "support/terminal_text.hpp"
 
 namespace rpl::report {
 
@@ -29,22 +32,27 @@ void line(std::string& out, fmt::format_string<Args...> f, Args&&... args) {
 }
 }  // namespace
 
-std::string api_stats_terminal(const analysis::ApiStatsResult& s, std::size_t top) {
+std::string api_stats_terminal(const analysis::ApiStatsResult& s, std::size_t top, std::size_t width) {
   std::string out;
   line(out, "API calls ({} calls, {:.3f} ms in all; times in us; p50/p99 nearest rank)", s.total_calls, s.total_ns / 1e6);
   if (s.calls.empty()) {
     line(out, "  none recorded: the trace has no runtime or driver API calls (trace them with --preset api-overhead)");
     return out;
   }
-  const std::size_t w = 34;
-  line(out, "  {:<{}} {:<20} {:>8} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10} {:>6}", "call", w, "domain", "count", "total",
-       "mean", "p50", "p99", "min", "max", "%");
+  std::vector<TextColumn> c = {{"count", {}, 0}, {"total", {}, 0}, {"mean", {}, 1}, {"p50", {}, 3}, {"p99", {}, 2},
+                               {"min", {}, 5},   {"max", {}, 4},   {"%", {}, 0},    {"domain", {}, 6, true}};
   for (std::size_t i = 0; i < s.calls.size() && i < top; ++i) {
-    const auto& c = s.calls[i];
-    const std::string name = c.name.size() > w ? c.name.substr(0, w - 3) + "..." : c.name;
-    line(out, "  {:<{}} {:<20} {:>8} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10} {:>5.1f}%", name, w, c.category.substr(0, 20),
-         c.count, us(c.total_ns), us(c.mean_ns), us(c.p50_ns), us(c.p99_ns), us(c.min_ns), us(c.max_ns), c.percent);
+    const auto& a = s.calls[i];
+    const std::string cells[] = {std::to_string(a.count), us(a.total_ns), us(a.mean_ns), us(a.p50_ns), us(a.p99_ns),
+                                 us(a.min_ns),            us(a.max_ns),   fmt::format("{:.1f}%", a.percent),
+                                 one_line(a.category)};
+    for (std::size_t col = 0; col < c.size(); ++col) c[col].cells.push_back(cells[col]);
   }
+  TextTable table(std::move(c), "call");
+  const std::size_t name_width = table.fit(width, 24);
+  out += table.header();
+  for (std::size_t i = 0; i < s.calls.size() && i < top; ++i)
+    out += table.row(i, shorten_middle(one_line(s.calls[i].name), name_width));
   if (s.calls.size() > top) line(out, "  ... {} more call names (--top N to show more)", s.calls.size() - top);
   return out;
 }

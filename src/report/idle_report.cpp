@@ -71,9 +71,9 @@ std::optional<nlohmann::json> launch_bound_finding(const app::AnalyzeResults& r)
   }
   std::string message = fmt::format(
       "launch bound: {:.0f}% of the critical path is idle; the median gap before a launch is {} against a median "
-      "kernel of {} ({:.0f} launches/s); {}. Idle time: {}. Remedies: {}",
+      "kernel of {} ({:.0f} launches/s); {}. Idle time: {}",
       100 * idle_fraction, amount(i.median_gap_ns), amount(i.median_node_ns), i.launches_per_second, cause,
-      idle_breakdown_text(i), remedy);
+      idle_breakdown_text(i));
   nlohmann::json evidence = idle_json(i);
   evidence["idle_fraction"] = idle_fraction;
   evidence["critical_path_ns"] = path;
@@ -81,7 +81,8 @@ std::optional<nlohmann::json> launch_bound_finding(const app::AnalyzeResults& r)
   evidence["threshold_gap_per_node"] = kLaunchBoundGapPerNode;
   evidence["window"] = r.window.description;
   return nlohmann::json{{"id", "launch_bound"}, {"severity", "warning"}, {"kernel", nullptr},
-                        {"message", std::move(message)}, {"evidence", std::move(evidence)}};
+                        {"message", std::move(message)}, {"evidence", std::move(evidence)},
+                        {"remedy", remedy}};
 }
 
 }  // namespace rpl::report

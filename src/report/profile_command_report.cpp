@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/analyze_report.hpp"
+#include "support/terminal_text.hpp"
 #include "report/pc_sampling_report.hpp"
 #include "rpl/version.hpp"
 
@@ -110,8 +111,9 @@ std::string profile_terminal_summary(const app::ProfileResults& p, const ReportO
                        p.runs[p.representative_run].index);
     for (std::size_t i = 0; i < p.kernels_across_runs.size() && i < options.top; ++i) {
       const auto& k = p.kernels_across_runs[i];
-      out += fmt::format("  {:<50.50} mean {:>10.3f} ms/run  CV {:.3f} ({})\n", k.name, k.total_per_run.mean_ns / 1e6,
-                         k.total_per_run.cv, analysis::to_string(k.total_per_run.stability));
+      out += fmt::format("  {:>10.3f} ms/run  CV {:.3f} {:<8}  {}\n", k.total_per_run.mean_ns / 1e6, k.total_per_run.cv,
+                         analysis::to_string(k.total_per_run.stability),
+                         options.names == NameForm::Short ? shorten_middle(one_line(k.name), 44) : one_line(k.name));
     }
     if (p.counters) {
       const auto& c = *p.counters;
@@ -120,8 +122,8 @@ std::string profile_terminal_summary(const app::ProfileResults& p, const ReportO
                          c.application_runs, c.counter_file.empty() ? std::string() : "; file " + c.counter_file);
       for (std::size_t i = 0; i < c.file_totals.size() && i < options.top; ++i) {
         const auto& t = c.file_totals[i];
-        out += fmt::format("    {:<40.40} {:<44} mean {:.6g} over {} instance(s)\n", t.kernel, t.counter,
-                           t.sum / static_cast<double>(t.instances), t.instances);
+        out += fmt::format("    {:<24} mean {:>10.6g} over {:>4} instance(s)  {}\n", one_line(t.counter),
+                           t.sum / static_cast<double>(t.instances), t.instances, shorten_middle(one_line(t.kernel), 30));
       }
       if (c.file_totals.size() > options.top)
         out += fmt::format("    ... {} more (profile.json counters.file_totals)\n", c.file_totals.size() - options.top);

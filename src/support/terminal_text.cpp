@@ -1,9 +1,11 @@
 #include "support/terminal_text.hpp"
 
 #include <fmt/core.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 
 namespace rpl {
 
@@ -25,7 +27,9 @@ ssize_t write_safe(void*, const char* data, std::size_t size) {
 
 }  // namespace
 
-std::string terminal_safe(std::string_view text) {
+namespace {
+
+std::string escape_controls(std::string_view text, bool keep_line_breaks) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -34,13 +38,30 @@ std::string terminal_safe(std::string_view text) {
                          static_cast<unsigned char>(text[i + 1]) <= 0x9f;
     if (c1_next) {
       out += fmt::format("\\u00{:02x}", static_cast<unsigned char>(text[++i]));
-    } else if (c == '\n' || c == '\t' || (c >= 0x20 && c != 0x7f)) {
+    } else if ((keep_line_breaks && (c == '\n' || c == '\t')) || (c >= 0x20 && c != 0x7f)) {
       out.push_back(static_cast<char>(c));
     } else {
       out += fmt::format("\\x{:02x}", c);
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string terminal_safe(std::string_view text) { return escape_controls(text, true); }
+
+std::string one_line(std::string_view text) { return escape_controls(text, false); }
+
+std::size_t terminal_columns(int fd) {
+  winsize size{};
+  if (isatty(fd) && ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  if (const char* columns = std::getenv("COLUMNS")) {
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(columns, &end, 10);
+    if (end != columns && *end == '\0' && n > 0 && n < 100000) return n;
+  }
+  return 0;
 }
 
 void make_stderr_terminal_safe() {

@@ -12,6 +12,13 @@ namespace rpl {
 // with \xNN / \u00NN text.
 std::string terminal_safe(std::string_view text);
 
+// The same, newline and tab included: text from an input (a kernel name) shown on one line of a table, where
+// a newline or tab would forge a line or shift the columns.
+std::string one_line(std::string_view text);
+
+// The width of the terminal on `fd` (TIOCGWINSZ), else $COLUMNS when it is a number, else 0 (unknown).
+std::size_t terminal_columns(int fd);
+
 // Makes `stderr` a stream that passes everything through terminal_safe() to file descriptor 2, so that no
 // log line, warning or error message can carry a control character from an input (rocm-perf's main calls
 // it first). Idempotent.

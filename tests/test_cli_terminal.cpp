@@ -1,0 +1,155 @@
+// What a user reads in the terminal from `rocm-perf analyze` (issue 29): findings first, tables that fit 80
+// columns (or the terminal's width), kernel names that stay apart and cannot forge lines, numbers with
+// their sentence; and the flags that choose the names, refused with a clear message when wrong.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+
+#include "testing/cli.hpp"
+#include "testing/fixtures.hpp"
+#include "testing/tmpdir.hpp"
+
+using namespace rpl::test;
+
+namespace {
+
+// Two PyTorch-like kernels that differ only in the middle of their template arguments, and a third whose
+// name carries a newline and a tab.
+const std::string kHalf =
+    "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<"
+    "c10::Half> >(at::TensorIteratorBase&, at::native::CUDAFunctor_add<c10::Half> const&)::{lambda(int)#1}>(int, "
+    "at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<c10::Half> >(at::TensorIteratorBase&)::"
+    "{lambda(int)#1})";
+const std::string kFloat =
+    "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<"
+    "float> >(at::TensorIteratorBase&, at::native::CUDAFunctor_add<float> const&)::{lambda(int)#1}>(int, "
+    "at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<float> >(at::TensorIteratorBase&)::"
+    "{lambda(int)#1})";
+const std::string kForged = "evil\nFORGED   999   1.00 ms\tline";
+
+std::string long_names_db(const TempDir& dir) {
+  FixtureRows rows = fixture_rows();
+  rows.symbols[0].display_name = kHalf;
+  rows.symbols[0].kernel_name = "_ZN2at6native18elementwise_kernelILi128ELi4EHalfEEviT1_.kd";
+  rows.symbols[1].display_name = kFloat;
+  rows.symbols[2].display_name = kForged;
+  const std::string path = dir.file("long_names.db");
+  write_fixture(rows, path);
+  return path;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  return lines;
+}
+
+std::size_t longest_line(const std::string& text) {
+  std::size_t n = 0;
+  for (const auto& l : lines_of(text)) n = std::max(n, l.size());
+  return n;
+}
+
+// The rows of the top-kernels table: the lines after its header ("  calls ...") up to the blank line that
+// have a share column (the lines about a kernel's shapes do not).
+std::vector<std::string> kernel_rows(const std::string& out) {
+  std::vector<std::string> rows;
+  bool in_table = false;
+  for (const auto& l : lines_of(out)) {
+    if (l.rfind("  calls", 0) == 0) in_table = true;
+    else if (in_table && l.empty()) break;
+    else if (in_table && l.find("%  ") != std::string::npos) rows.push_back(l);  // the share column; not shape lines
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST(TerminalSummary, FitsEightyColumnsWithDistinctNamesAndNoForgedLine) {
+  TempDir dir;
+  const std::string db = long_names_db(dir);
+  auto r = run_cli({"analyze", db, "-o", dir.file("out")}, {{"COLUMNS", "80"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LE(longest_line(r.out), 80u) << r.out;
+  // The two templated kernels keep apart: their rows differ where the originals do.
+  auto rows = kernel_rows(r.out);
+  ASSERT_EQ(rows.size(), 3u) << r.out;
+  std::set<std::string> names;
+  for (const auto& row : rows) names.insert(row.substr(row.rfind("  ") + 2));
+  EXPECT_EQ(names.size(), 3u) << r.out;
+  EXPECT_NE(r.out.find("Half"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("float"), std::string::npos) << r.out;
+  // The newline and tab of a name are shown, not obeyed.
+  EXPECT_NE(r.out.find("evil\\x0aFORGED"), std::string::npos) << r.out;
+  for (const auto& l : lines_of(r.out)) EXPECT_NE(l.rfind("FORGED", 0), 0u) << l;
+  EXPECT_EQ(r.out.find('\t'), std::string::npos);
+  // Findings come first, each with its remedy.
+  const auto findings = r.out.find("Findings (");
+  ASSERT_NE(findings, std::string::npos) << r.out;
+  EXPECT_LT(findings, r.out.find("Top kernels"));
+  EXPECT_NE(r.out.find("remedy: "), std::string::npos) << r.out;
+}
+
+TEST(TerminalSummary, UsesTheWidthGivenAndShowsMoreColumnsWhenWide) {
+  TempDir dir;
+  const std::string db = long_names_db(dir);
+  auto narrow = run_cli({"analyze", db, "-o", dir.file("out"), "--width", "80"});
+  auto wide = run_cli({"analyze", db, "-o", dir.file("out"), "--width", "160"});
+  ASSERT_EQ(narrow.exit_code, 0) << narrow.err;
+  ASSERT_EQ(wide.exit_code, 0) << wide.err;
+  EXPECT_LE(longest_line(narrow.out), 80u) << narrow.out;
+  EXPECT_LE(longest_line(wide.out), 160u) << wide.out;
+  EXPECT_EQ(narrow.out.find("limiter"), std::string::npos) << narrow.out;  // left out at 80 ...
+  EXPECT_NE(wide.out.find("limiter"), std::string::npos) << wide.out;      // ... shown at 160
+  auto named = run_cli({"analyze", db, "-o", dir.file("out"), "--width", "80", "--name-width", "20"});
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  for (const auto& row : kernel_rows(named.out)) EXPECT_LE(row.substr(row.rfind("  ") + 2).size(), 20u) << row;
+}
+
+TEST(TerminalSummary, FullAndMangledNamesOnRequest) {
+  TempDir dir;
+  const std::string db = long_names_db(dir);
+  auto full = run_cli({"analyze", db, "-o", dir.file("out"), "--names", "full"});
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  EXPECT_NE(full.out.find(kFloat), std::string::npos) << full.out;
+  auto mangled = run_cli({"analyze", db, "-o", dir.file("out"), "--names", "mangled"});
+  ASSERT_EQ(mangled.exit_code, 0) << mangled.err;
+  EXPECT_NE(mangled.out.find("_ZN2at6native18elementwise_kernelILi128ELi4EHalfEEviT1_"), std::string::npos)
+      << mangled.out;
+}
+
+TEST(TerminalSummary, BadNameFlagsAreRefusedNamingTheValue) {
+  TempDir dir;
+  const std::string db = make_fixture_db(dir.path());
+  auto bad = run_cli({"analyze", db, "-o", dir.file("out"), "--names", "long"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("long"), std::string::npos) << bad.err;
+  EXPECT_EQ(run_cli({"analyze", db, "-o", dir.file("out"), "--width", "10"}).exit_code, 2);
+  EXPECT_EQ(run_cli({"analyze", db, "-o", dir.file("out"), "--name-width", "3"}).exit_code, 2);
+}
+
+TEST(TerminalSummary, NumbersCarryTheirSentence) {
+  TempDir dir;
+  const std::string db = make_fixture_db(dir.path());
+  auto r = run_cli({"analyze", db, "-o", dir.file("out"), "--width", "200"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The fixture's two copies lie outside the default window: the count says so.
+  EXPECT_NE(r.out.find("0 copies in the window (outside it: 2 copies)"), std::string::npos) << r.out;
+  auto filtered = run_cli({"analyze", db, "-o", dir.file("out"), "--kernel", "reduce", "--width", "200"});
+  ASSERT_EQ(filtered.exit_code, 0) << filtered.err;
+  EXPECT_NE(filtered.out.find("Kernel filter: --kernel 'reduce'"), std::string::npos) << filtered.out;
+  EXPECT_EQ(r.out.find("Kernel filter"), std::string::npos);
+}
+
+TEST(TerminalSummary, WhatIfTakesOneValueSoTheDatabaseMayFollow) {
+  TempDir dir;
+  const std::string db = make_fixture_db(dir.path());
+  auto r = run_cli({"analyze", "--what-if", "reduce=0.5", db, "-o", dir.file("out")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("reduce=0.5"), std::string::npos) << r.out;
+  auto two = run_cli({"analyze", "--what-if", "reduce=0.5", "--what-if", "compute=0.5", db, "-o", dir.file("out")});
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_NE(two.out.find("all together"), std::string::npos) << two.out;
+}
