@@ -2,10 +2,56 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <set>
+
 #include "store/rocpd_reader.hpp"
+#include "support/log.hpp"
 #include "support/progress.hpp"
 
 namespace rpl::app {
+
+std::vector<std::string> unrelated_runs_warnings(const Trace& trace) {
+  std::vector<std::string> warnings;
+  if (trace.processes.size() < 2) return warnings;
+  std::set<std::string> hosts;
+  for (const auto& p : trace.processes)
+    if (!p.hostname.empty()) hosts.insert(p.hostname);
+  if (hosts.size() > 1) {
+    std::string list;
+    for (const auto& h : hosts) list += (list.empty() ? "" : ", ") + h;
+    warnings.push_back(fmt::format(
+        "{} processes from {} hosts ({}) are merged into one timeline, but clocks of different hosts are not "
+        "comparable: for the ranks of one job use `analyze --ranks` (or a directory of their databases)",
+        trace.processes.size(), hosts.size(), list));
+  }
+  // Each process's work interval; a gap between them means runs one after the other, not one job.
+  std::vector<std::pair<TimeNs, TimeNs>> spans(trace.processes.size(), {0, 0});
+  std::vector<bool> seen(trace.processes.size(), false);
+  for (const auto& d : trace.dispatches) {
+    if (d.process >= spans.size()) continue;
+    auto& [first, last] = spans[d.process];
+    first = seen[d.process] ? std::min(first, d.start) : d.start;
+    last = seen[d.process] ? std::max(last, d.end) : d.end;
+    seen[d.process] = true;
+  }
+  std::vector<std::pair<TimeNs, TimeNs>> busy;
+  for (std::size_t p = 0; p < spans.size(); ++p)
+    if (seen[p]) busy.push_back(spans[p]);
+  std::sort(busy.begin(), busy.end());
+  TimeNs reach = busy.empty() ? 0 : busy.front().second, widest_gap = 0;
+  for (std::size_t i = 1; i < busy.size(); ++i) {
+    widest_gap = std::max(widest_gap, busy[i].first - reach);
+    reach = std::max(reach, busy[i].second);
+  }
+  if (widest_gap > 0)
+    warnings.push_back(fmt::format(
+        "the processes' GPU work does not overlap in time (up to {:.3f} s between one process's last kernel and "
+        "the next one's first): they look like separate runs, yet they are analysed as one, over a window of "
+        "{:.3f} s; analyse each database on its own, or compare them",
+        widest_gap / 1e9, (reach - busy.front().first) / 1e9));
+  return warnings;
+}
 
 Trace load_trace(const LoadOptions& options) {
   rocpd::ReadOptions read;
@@ -15,7 +61,9 @@ Trace load_trace(const LoadOptions& options) {
     read.progress = [&](std::string_view file, std::size_t rows) {
       progress.update(fmt::format("reading {}: {} rows", file, rows));
     };
-  return rocpd::read_databases(options.databases, read);
+  Trace trace = rocpd::read_databases(options.databases, read);
+  for (const auto& w : unrelated_runs_warnings(trace)) log::warn("{}", w);
+  return trace;
 }
 
 }  // namespace rpl::app

@@ -14,7 +14,12 @@ struct LoadOptions {
   bool show_progress = false;  // progress on stderr (a terminal, not --quiet)
 };
 
-// Throws rpl::Error (missing, corrupt, not rocpd, empty, invalid: support/errors.hpp).
+// Throws rpl::Error (missing, corrupt, not rocpd, empty, invalid: support/errors.hpp). Warns on stderr when the
+// databases look like unrelated runs (unrelated_runs_warnings).
 Trace load_trace(const LoadOptions& options);
+
+// Why several processes in one trace may not be one run: they come from several hosts (clocks not comparable),
+// or their GPU work does not overlap in time (runs one after the other). Empty for one process.
+std::vector<std::string> unrelated_runs_warnings(const Trace& trace);
 
 }  // namespace rpl::app

@@ -31,16 +31,29 @@ struct AnalyzeArgs {
   bool no_clock_alignment = false;
 };
 
-bool any_directory(const std::vector<std::string>& inputs) {
+std::optional<std::string> first_directory(const std::vector<std::string>& inputs) {
   for (const auto& in : inputs) {
     std::error_code ec;
-    if (std::filesystem::is_directory(in, ec)) return true;
+    if (std::filesystem::is_directory(in, ec)) return in;
   }
-  return false;
+  return std::nullopt;
+}
+
+// The flags the analysis across ranks does not use: said, not silently dropped.
+void warn_ignored_across_ranks(const CLI::App& cmd) {
+  std::string ignored;
+  for (const char* flag : {"--top", "--kernel", "--api-stats", "--range", "--per-dispatch", "--ceilings",
+                           "--memory-bandwidth-gbps", "--infer-dependencies", "--names", "--name-width", "--width"})
+    if (cmd.count(flag) > 0) ignored += (ignored.empty() ? "" : ", ") + std::string(flag);
+  if (!ignored.empty())
+    log::warn("{} {} not used by the analysis across ranks and ignored (they apply to one process's analysis: "
+              "give its database alone)",
+              ignored, ignored.find(',') == std::string::npos ? "is" : "are");
 }
 
 // Distributed jobs: a directory of rank databases, --ranks, --rank-summary or --merge-summaries.
-int run_multi_rank(const AnalyzeArgs& a) {
+int run_multi_rank(const AnalyzeArgs& a, const CLI::App& cmd) {
+  warn_ignored_across_ranks(cmd);
   const app::AnalysisOptions ao = analysis_options(a.flags);
   app::AcrossRanksOptions o;
   o.inputs = a.databases;
@@ -60,6 +73,10 @@ int run_multi_rank(const AnalyzeArgs& a) {
   const std::string dir = a.flags.output_dir;
   std::filesystem::create_directories(dir);
   const nlohmann::json doc = report::write_multi_rank_files(dir, result, !a.flags.no_html);
+  if (a.flags.no_html) {  // an older run's page must not stay beside this run's JSON
+    std::error_code ec;
+    std::filesystem::remove(std::filesystem::path(dir) / "multi_rank.html", ec);
+  }
   if (a.perfetto) app::write_rank_perfetto(dir + "/multi_rank.perfetto.json", run.databases, result, ao.lenient);
   if (a.flags.common.json) {
     fmt::print("{}\n", doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
@@ -74,9 +91,13 @@ int run_multi_rank(const AnalyzeArgs& a) {
   return 0;
 }
 
-int run(const AnalyzeArgs& a) {
+int run(const AnalyzeArgs& a, const CLI::App& cmd) {
   set_log_level(a.flags.common);
-  if (a.ranks || a.rank_summary || a.merge_summaries || any_directory(a.databases)) return run_multi_rank(a);
+  const std::optional<std::string> directory = first_directory(a.databases);
+  if (directory && !a.ranks && !a.rank_summary && !a.merge_summaries)
+    log::info("{} is a directory: analysing its databases as the ranks of one distributed job (as --ranks does)",
+              *directory);
+  if (a.ranks || a.rank_summary || a.merge_summaries || directory) return run_multi_rank(a, cmd);
   app::AnalyzeOptions options;
   static_cast<app::AnalysisOptions&>(options) = analysis_options(a.flags);
   options.databases = a.databases;
@@ -126,7 +147,7 @@ Action register_analyze(CLI::App& app) {
                 "database a second time)");
   cmd->add_flag("--no-clock-alignment", args->no_clock_alignment,
                 "across ranks: report the estimated per-node clock offsets but do not apply them");
-  return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };
+  return [cmd, args]() -> int { return cmd->parsed() ? run(*args, *cmd) : -1; };
 }
 
 }  // namespace rpl::cli

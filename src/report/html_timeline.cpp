@@ -141,14 +141,6 @@ class LaneDrawer {
   std::string& out_;
 };
 
-// "Nice" tick step (1, 2, 5 x 10^k ns) giving about `target` ticks over `span`.
-double tick_step(double span, int target) {
-  double raw = span / target, magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (m * magnitude >= raw) return m * magnitude;
-  return 10 * magnitude;
-}
-
 constexpr double kMetricHeight = 36;
 
 // One device metric (--monitor-device) as a line under the lanes, on the same time scale: samples inside
@@ -200,14 +192,7 @@ void legend(std::string& out, const app::AnalyzeResults& r) {
 
 // The time axis, relative to the first start: a grid line and a tick label per step.
 void time_axis(std::string& out, double span, const Scale& scale, double total_height) {
-  double step = tick_step(std::max(span, 1.0), 8);
-  for (double tick = 0; tick <= span + step * 1e-9; tick += step) {
-    double px = kLabelWidth + tick * scale.px_per_ns;
-    put(out, "<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" />", px, kAxisHeight - 4,
-        total_height - 4);
-    put(out, "<text class=\"tick\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", px, kAxisHeight - 8,
-        tick == 0 ? std::string("0") : duration(tick));
-  }
+  html::time_axis(out, span, kLabelWidth, scale.px_per_ns, kAxisHeight - 8, kAxisHeight - 4, total_height - 4);
 }
 
 // One group per lane: its background, its label, its work, and the work on the critical path drawn again on top.
@@ -342,6 +327,26 @@ std::string timeline_section(const app::AnalyzeResults& r, const HtmlOptions& op
           : std::string(),
       path.skipped ? fmt::format(" {} cross-stream steps not drawn.", path.skipped) : std::string());
   return out;
+}
+
+// "Nice" tick step (1, 2, 5 x 10^k ns) giving about `target` ticks over `span`.
+static double tick_step(double span, int target) {
+  double raw = span / target, magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * magnitude >= raw) return m * magnitude;
+  return 10 * magnitude;
+}
+
+void time_axis(std::string& out, double span_ns, double x0, double px_per_ns, double label_y, double grid_top,
+               double grid_bottom) {
+  const double step = tick_step(std::max(span_ns, 1.0), 8);
+  for (double tick = 0; tick <= span_ns + step * 1e-9; tick += step) {
+    const double px = x0 + tick * px_per_ns;
+    put(out, "<line class=\"grid\" x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" />", px, grid_top,
+        grid_bottom);
+    put(out, "<text class=\"tick\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", px, label_y,
+        tick == 0 ? std::string("0") : duration(tick));
+  }
 }
 
 }  // namespace rpl::report::html

@@ -27,6 +27,14 @@ std::string percent(double fraction);    // "12.3%"
 std::string rate(double gflops);         // "512 GFLOP/s", "163.4 TFLOP/s"
 std::string bandwidth(double gbps);      // "900 GB/s", "5.30 TB/s"
 
+// The report's stylesheet (system fonts only, no external asset): report.html and multi_rank.html share it.
+const char* page_style();
+
+// A time axis in an SVG: a grid line from grid_top to grid_bottom and a tick label at label_y every "nice"
+// step (1, 2, 5 x 10^k ns) over [0, span_ns], starting at x0.
+void time_axis(std::string& out, double span_ns, double x0, double px_per_ns, double label_y, double grid_top,
+               double grid_bottom);
+
 template <typename... Args>
 void put(std::string& out, fmt::format_string<Args...> f, Args&&... args) {
   fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);

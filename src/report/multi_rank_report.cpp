@@ -173,60 +173,6 @@ std::string multi_rank_terminal(const MultiRankResult& r) {
   return out;
 }
 
-std::string multi_rank_html(const MultiRankResult& r) {
-  std::string h = "<!doctype html><html><head><meta charset=\"utf-8\"><title>rocm-perf: ranks</title><style>"
-                  "body{font-family:sans-serif}td,th{padding:2px 8px;text-align:right}</style></head><body>";
-  h += fmt::format("<h1>{} ranks</h1>", r.ranks.size());
-  TimeNs origin = 0, end = 1;
-  for (std::size_t i = 0; i < r.ranks.size(); ++i) {
-    origin = i == 0 ? r.ranks[i].start_ns : std::min(origin, r.ranks[i].start_ns);
-    end = i == 0 ? r.ranks[i].end_ns : std::max(end, r.ranks[i].end_ns);
-  }
-  const double job = static_cast<double>(std::max<TimeNs>(1, end - origin));
-  constexpr int kW = 1000, kRow = 18;
-  h += fmt::format("<h2>Per-rank timelines</h2><p>blue: compute, orange: communication (collective kernels, peer "
-                   "copies); clocks aligned</p><svg width=\"{}\" height=\"{}\">",
-                   kW + 80, kRow * r.ranks.size() + 4);
-  for (std::size_t i = 0; i < r.ranks.size(); ++i) {
-    const auto& k = r.ranks[i];
-    const double y = static_cast<double>(i * kRow);
-    h += fmt::format("<text x=\"0\" y=\"{}\" font-size=\"12\">rank {}</text>", y + 13, k.rank);
-    const std::size_t n = k.compute_bins.size();
-    const double w = (k.end_ns - k.start_ns) / double(std::max<std::size_t>(1, n)) / job * kW;
-    for (std::size_t b = 0; b < n; ++b) {
-      const double x = 80 + (static_cast<double>(k.start_ns - origin) / job * kW) + b * w;
-      if (k.compute_bins[b] > 0)
-        h += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"7\" fill=\"#3572b0\" "
-                         "fill-opacity=\"{:.2f}\"/>",
-                         x, y + 2, w, k.compute_bins[b]);
-      if (k.communication_bins[b] > 0)
-        h += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"7\" fill=\"#e8871e\" "
-                         "fill-opacity=\"{:.2f}\"/>",
-                         x, y + 9, w, k.communication_bins[b]);
-    }
-  }
-  h += "</svg><h2>Ranks</h2><table><tr><th>rank</th><th>host</th><th>GPU</th><th>compute ms</th><th>comm ms</th>"
-       "<th>overlap ms</th><th>wait ms</th><th>imposed wait ms</th><th>critical path ms</th></tr>";
-  for (const auto& k : r.ranks)
-    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}"
-                     "</td><td>{:.3f}</td><td>{:.3f}</td></tr>",
-                     k.rank, escape(k.host), escape(k.gpu), ms(k.compute_ns), ms(k.communication_ns), ms(k.overlap_ns),
-                     ms(k.collective_wait_ns), ms(k.imposed_wait_ns), ms(k.critical_path_ns));
-  h += "</table><h2>Stragglers</h2>";
-  if (r.stragglers.empty()) h += "<p>none</p>";
-  for (const auto& s : r.stragglers) h += fmt::format("<p><b>rank {}</b>: {}</p>", s.rank, escape(s.evidence));
-  h += "<h2>Clock offsets</h2><table><tr><th>node</th><th>offset us</th><th>error us</th><th>samples</th></tr>";
-  for (const auto& o : r.clock_offsets)
-    h += fmt::format("<tr><td>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{}</td></tr>", escape(o.host), o.offset_ns / 1e3,
-                     o.spread_ns / 1e3, o.samples);
-  h += "</table><h2>Critical path across ranks</h2><table><tr><th>rank</th><th>ms</th><th>kernel</th></tr>";
-  for (const auto& p : r.critical_path.hotspots)
-    h += fmt::format("<tr><td>{}</td><td>{:.3f}</td><td style=\"text-align:left\">{}</td></tr>", p.rank, ms(p.ns),
-                     escape(p.kernel));
-  h += "</table></body></html>\n";
-  return h;
-}
-
 json write_multi_rank_files(const std::string& dir, const MultiRankResult& r, bool html) {
   const json doc = multi_rank_document(r);
   write_file_atomically(dir + "/multi_rank.json", [&](std::FILE* f) {
