@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "analysis/dag.hpp"
+#include "analysis/kernel_slack.hpp"
 
 namespace rpl::analysis {
 
@@ -125,23 +126,29 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
   result.path.reserve(path.size());
   for (dag::NodeId v : path) result.path.push_back(g.ref(v));
   result.contributions = contributions(trace, g, path, result.critical_path_ns);
-  // The per-node arrays reuse the pass buffers in place (at 10M nodes, fresh pages cost real time).
+  // Slack per node: latest start - earliest start, in place in the backward-pass buffer (the pass buffers
+  // become the per-node arrays: at 10M nodes, fresh pages cost real time).
+  latest.resize(n);
+  std::vector<uint8_t> on_path(n, 0);
+  for (dag::NodeId v = 0; v < n; ++v) latest[v] = std::max<TimeNs>(0, latest[v] - finish[v]);
+  for (dag::NodeId v : path) {
+    on_path[v] = 1;
+    latest[v] = 0;  // holds by construction (binding predecessors); stated for clarity
+  }
+  const std::size_t dispatches = g.dispatch_count;
+  result.kernel_slack = summarize_kernel_slack(
+      trace, [dispatches](std::size_t v) { return v < dispatches ? static_cast<Index>(v) : kNoIndex; }, latest, on_path);
+  if (!options.node_rows) return result;
   reserve_with_huge_pages(result.nodes, n);
   result.nodes.resize(n);
-  result.on_path.assign(n, 0);
   for (dag::NodeId v = 0; v < n; ++v) {
     result.nodes[v] = g.ref(v);
-    latest[v] = std::max<TimeNs>(0, latest[v] - finish[v]);
     finish[v] = g.trace_start + finish[v] - g.duration[v];
   }
   finish.resize(n);
-  latest.resize(n);
   result.earliest_start = std::move(finish);
   result.slack = std::move(latest);
-  for (dag::NodeId v : path) {
-    result.on_path[v] = 1;
-    result.slack[v] = 0;  // holds by construction (binding predecessors); stated for clarity
-  }
+  result.on_path = std::move(on_path);
   return result;
 }
 

@@ -49,6 +49,10 @@ struct DagOptions {
   // Tests only: a host synchronisation as an edge per (waited-for work, released work) pair, the form
   // before join nodes (quadratic in streams); the schedule is the same.
   bool pairwise_host_sync = false;
+  // Keep the per-node arrays (CriticalPathResult::nodes, earliest_start, slack, on_path): 25 bytes per node
+  // that only the per-node outputs (--slack-db, the Perfetto exports) read. The per-kernel slack summary is
+  // computed either way.
+  bool node_rows = true;
 };
 
 // Edges of the final DAG by kind (after removing self and duplicate edges), and the recorded edges that
@@ -78,6 +82,15 @@ struct SymbolContribution {
   double fraction_of_path = 0;  // time_on_path / critical_path_ns
 };
 
+// Per kernel display name: the minimum and the median slack of its dispatches (analysis/kernel_slack.hpp).
+struct KernelSlack {
+  std::string name;                  // display name
+  std::size_t dispatches = 0;        // dispatches of the kernel in the DAG
+  std::size_t on_critical_path = 0;  // of them, on the critical path
+  TimeNs min_slack_ns = 0;
+  double median_slack_ns = 0;        // the mean of the two middle values for an even count
+};
+
 struct CriticalPathResult {
   std::size_t node_count = 0;           // work nodes (dispatches and copies); joins are counted apart
   EdgeCounts edges;
@@ -96,8 +109,10 @@ struct CriticalPathResult {
   std::vector<EdgeKind> path_links;     // path_links[i]: the edge path[i] -> path[i+1] (size path - 1)
   std::size_t inferred_links_on_path = 0;  // links of the path that rest on an inferred edge
   std::vector<SymbolContribution> contributions;  // by time on path, descending
+  std::vector<KernelSlack> kernel_slack;          // by median slack ascending, then name
   // Per node, in the order of `nodes` (all dispatches in trace order, then all copies): earliest start
-  // (absolute, on the trace clock) and slack (latest start - earliest start), ns.
+  // (absolute, on the trace clock) and slack (latest start - earliest start), ns. Empty unless
+  // DagOptions::node_rows.
   std::vector<NodeRef> nodes;
   std::vector<TimeNs> earliest_start;
   std::vector<TimeNs> slack;

@@ -1,40 +1,72 @@
 #include "analysis/kernel_slack.hpp"
 
 #include <algorithm>
-#include <unordered_map>
+#include <utility>
 
 namespace rpl::analysis {
 
-std::vector<KernelSlack> kernel_slack(const Trace& trace, const CriticalPathResult& dag) {
-  if (dag.slack.size() != dag.nodes.size()) return {};
-  struct Acc {
-    std::vector<TimeNs> slack;
-    std::size_t on_path = 0;
+std::vector<KernelSlack> summarize_kernel_slack(const Trace& trace, const std::function<Index(std::size_t)>& dispatch_of,
+                                                std::span<const TimeNs> slack, std::span<const uint8_t> on_path) {
+  if (slack.size() != on_path.size()) return {};
+  // Group by display-name string id: count, then place each dispatch's slack in its group's range.
+  constexpr uint32_t kNoGroup = UINT32_MAX;
+  std::vector<uint32_t> group_of_name(trace.strings.size(), kNoGroup);
+  std::vector<Index> names;
+  std::vector<std::size_t> offset, on_path_count;
+  auto name_of = [&](std::size_t i) -> Index {
+    Index d = dispatch_of(i);
+    if (d >= trace.dispatches.size()) return kNoIndex;
+    Index s = trace.dispatches[d].symbol;
+    return s < trace.symbols.size() ? trace.symbols[s].display_name : kNoIndex;
   };
-  std::unordered_map<Index, Acc> by_name;  // display-name string id -> slacks
-  for (std::size_t i = 0; i < dag.nodes.size(); ++i) {
-    const NodeRef& n = dag.nodes[i];
-    if (n.kind != NodeKind::Dispatch || n.index >= trace.dispatches.size()) continue;
-    const Dispatch& d = trace.dispatches[n.index];
-    if (d.symbol >= trace.symbols.size()) continue;
-    Acc& a = by_name[trace.symbols[d.symbol].display_name];
-    a.slack.push_back(dag.slack[i]);
-    a.on_path += i < dag.on_path.size() && dag.on_path[i];
+  for (std::size_t i = 0; i < slack.size(); ++i) {
+    Index name = name_of(i);
+    if (name == kNoIndex) continue;
+    uint32_t& g = group_of_name[name];
+    if (g == kNoGroup) {
+      g = static_cast<uint32_t>(names.size());
+      names.push_back(name);
+      offset.push_back(0);
+      on_path_count.push_back(0);
+    }
+    ++offset[g];
+    on_path_count[g] += on_path[i] != 0;
   }
+  std::size_t total = 0;
+  for (std::size_t& o : offset) total += std::exchange(o, total);
+  std::vector<TimeNs> grouped(total);
+  std::vector<std::size_t> fill = offset;
+  for (std::size_t i = 0; i < slack.size(); ++i)
+    if (Index name = name_of(i); name != kNoIndex) grouped[fill[group_of_name[name]]++] = slack[i];
+
   std::vector<KernelSlack> out;
-  out.reserve(by_name.size());
-  for (auto& [name, a] : by_name) {
-    auto& s = a.slack;
-    std::sort(s.begin(), s.end());
-    const std::size_t m = s.size() / 2;
-    const double median = s.size() % 2 ? static_cast<double>(s[m]) : (static_cast<double>(s[m - 1]) + s[m]) / 2.0;
-    out.push_back({std::string(trace.strings.at(name)), s.size(), a.on_path, s.front(), median});
+  out.reserve(names.size());
+  for (std::size_t g = 0; g < names.size(); ++g) {
+    auto first = grouped.begin() + static_cast<std::ptrdiff_t>(offset[g]);
+    auto last = grouped.begin() + static_cast<std::ptrdiff_t>(fill[g]);
+    const std::size_t n = static_cast<std::size_t>(last - first), m = n / 2;
+    std::nth_element(first, first + static_cast<std::ptrdiff_t>(m), last);
+    const TimeNs upper = first[static_cast<std::ptrdiff_t>(m)];
+    // Below the median position every value is <= upper: the lower middle is their maximum.
+    const double median = n % 2 ? static_cast<double>(upper)
+                                : (static_cast<double>(*std::max_element(first, first + static_cast<std::ptrdiff_t>(m))) +
+                                   static_cast<double>(upper)) / 2.0;
+    const TimeNs minimum = m > 0 ? std::min(upper, *std::min_element(first, first + static_cast<std::ptrdiff_t>(m))) : upper;
+    out.push_back({trace.strings.at(names[g]), n, on_path_count[g], minimum, median});
   }
   std::sort(out.begin(), out.end(), [](const KernelSlack& a, const KernelSlack& b) {
     if (a.median_slack_ns != b.median_slack_ns) return a.median_slack_ns < b.median_slack_ns;
     return a.name < b.name;
   });
   return out;
+}
+
+std::vector<KernelSlack> kernel_slack(const Trace& trace, const CriticalPathResult& dag) {
+  if (dag.slack.size() != dag.nodes.size() || dag.on_path.size() != dag.nodes.size()) return {};
+  return summarize_kernel_slack(
+      trace,
+      [&](std::size_t i) { return dag.nodes[i].kind == NodeKind::Dispatch ? dag.nodes[i].index : kNoIndex; },
+      dag.slack, dag.on_path);
 }
 
 }  // namespace rpl::analysis

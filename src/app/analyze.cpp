@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "store/slack_table.hpp"
 #include "support/errors.hpp"
 
 #include "analysis/kernel_shapes.hpp"
@@ -52,6 +53,7 @@ AnalyzeResults run_analyze(const AnalyzeOptions& options) {
   // Options that can be wrong are checked before a possibly long read.
   check_analysis_options(options);
   if (options.ceilings_file) r.empirical_ceilings = read_empirical_ceilings(*options.ceilings_file);
+  if (options.slack_db) store::check_slack_table_path(*options.slack_db);
 
   r.trace = load_trace({options.databases, options.lenient, options.show_progress});
   Progress progress(options.show_progress);
@@ -69,6 +71,7 @@ AnalyzeResults run_analyze(const AnalyzeOptions& options) {
 
   analysis::DagOptions dag;
   dag.infer_cross_stream = options.infer_dependencies;
+  dag.node_rows = options.node_rows || options.slack_db;
   r.inferred_edges = options.infer_dependencies;
   r.dag = analysis::analyze_critical_path(r.trace, dag);
   r.idle = analysis::attribute_idle(r.trace, r.dag);

@@ -52,6 +52,11 @@ struct AnalysisOptions {
 struct AnalyzeOptions : AnalysisOptions {
   std::vector<std::string> databases;
   bool show_progress = false;       // progress on stderr (a terminal, not --quiet)
+  // Keep the per-node earliest start and slack (CriticalPathResult::nodes...): 25 bytes per node that only
+  // the per-node outputs need (the Perfetto exports, --slack-db).
+  bool node_rows = false;
+  // --slack-db FILE: the per-node rows go to a SQLite table there (app/slack_table.hpp); implies node_rows.
+  std::optional<std::string> slack_db;
 };
 
 // What the counters say about one kernel (parallel to KernelStatsResult::kernels).

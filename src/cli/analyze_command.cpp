@@ -10,6 +10,7 @@
 
 #include "app/analyze.hpp"
 #include "app/multi_rank.hpp"
+#include "app/slack_db.hpp"
 #include "report/multi_rank_report.hpp"
 #include "cli/analysis_flags.hpp"
 #include "report/analyze_report.hpp"
@@ -29,6 +30,7 @@ struct AnalyzeArgs {
   bool merge_summaries = false;        // --merge-summaries: the inputs are rank summary files
   bool perfetto = false;               // --perfetto: multi_rank.perfetto.json (reads every database again)
   bool no_clock_alignment = false;
+  std::optional<std::string> slack_db;  // --slack-db FILE: per-node slack rows as a SQLite table
 };
 
 std::optional<std::string> first_directory(const std::vector<std::string>& inputs) {
@@ -102,11 +104,13 @@ int run(const AnalyzeArgs& a, const CLI::App& cmd) {
   static_cast<app::AnalysisOptions&>(options) = analysis_options(a.flags);
   options.databases = a.databases;
   options.show_progress = show_progress(a.flags.common);
+  options.slack_db = a.slack_db;
 
   app::AnalyzeResults results = app::run_analyze(options);
   const report::ReportOptions ro = report_options(a.flags);
   nlohmann::json profile = report::profile_document(results);
   report::write_output_files(a.flags.output_dir, profile, &results, ro);
+  if (options.slack_db) app::write_slack_db(*options.slack_db, results);
 
   if (a.flags.common.json) {
     report::JsonStream out(stdout);
@@ -134,6 +138,9 @@ Action register_analyze(CLI::App& app) {
   add_analysis_flags(cmd, args->flags,
                      {"where profile.json, dag.json, analysis.json, roofline.json and report.html go",
                       "print only the runtime in ms", "verbose logs on stderr"});
+  cmd->add_option("--slack-db", args->slack_db,
+                  "FILE: also write every dispatch's and copy's earliest start, slack and critical-path flag to the "
+                  "SQLite table rpl_node_slack in FILE (created, or replaced if it is an earlier --slack-db output)");
   cmd->add_flag("--ranks", args->ranks,
                 "the databases are the ranks of one distributed job: analyse across ranks (implied when an input is "
                 "a directory)");

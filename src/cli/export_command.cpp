@@ -45,6 +45,7 @@ int run_perfetto(PerfettoArgs& a) {
   options.databases = a.databases;
   options.lenient = a.lenient;
   options.show_progress = show_progress(a.common);
+  options.node_rows = true;  // the Perfetto exports show each node's slack
   app::AnalyzeResults results = app::run_analyze(options);
   report::PerfettoOptions po;
   po.flows = !a.no_flows;

@@ -21,6 +21,10 @@ inline constexpr const char* kSchemaVersion = "1.0";
 // overlap_potential_ms removed (it counted start-up and host idle time as if overlap could remove it).
 // 1.4: every finding has a remedy (what to try), which the terminal summary prints under it.
 inline constexpr const char* kAnalysisSchemaVersion = "1.4";
+// dag.json 1.1 (issue 32): the per-node rows ("nodes": earliest start and slack of every dispatch and copy)
+// left dag.json; `--slack-db FILE` writes them to a SQLite table instead (docs/critical-path.md). Every other
+// field is unchanged.
+inline constexpr const char* kDagSchemaVersion = "1.1";
 
 struct ReportOptions {
   std::size_t top = 10;  // kernels in the terminal summary and in analysis.json's ranking

@@ -1,6 +1,7 @@
-// dag.json: the critical path, per-dispatch slack and the what-if predictions. Large arrays are written
-// as rows of numbers with names by index, streamed, so a 10M-dispatch trace does not need a JSON DOM.
-#include "analysis/kernel_slack.hpp"
+// dag.json: the critical path, the per-kernel slack summary and the what-if predictions. The path is written
+// as rows of numbers with names by index, streamed, so a long path does not need a JSON DOM. Per-node rows
+// (earliest start and slack of every dispatch) are not in it: --slack-db writes them to a SQLite table
+// (app/slack_table.hpp), since at 100M dispatches they would be about 6 GB of JSON.
 #include "report/analyze_report.hpp"
 #include "report/idle_report.hpp"
 
@@ -61,7 +62,7 @@ void write_dag_document(JsonStream& out, const app::AnalyzeResults& r) {
 
   out.begin_object();
   out.key("schema_version");
-  out.value(std::string_view(kSchemaVersion));
+  out.value(std::string_view(kDagSchemaVersion));
   out.key("ordering");
   out.value(std::string_view(dag.ordering));
   out.key("inference_enabled");
@@ -114,7 +115,7 @@ void write_dag_document(JsonStream& out, const app::AnalyzeResults& r) {
 
   // Per kernel: the minimum and median slack of its dispatches (analysis/kernel_slack.hpp).
   nlohmann::json slack = nlohmann::json::array();
-  for (const auto& k : analysis::kernel_slack(t, dag))
+  for (const auto& k : dag.kernel_slack)
     slack.push_back({{"name", k.name},
                      {"dispatches", k.dispatches},
                      {"on_critical_path", k.on_critical_path},
@@ -136,22 +137,6 @@ void write_dag_document(JsonStream& out, const app::AnalyzeResults& r) {
   for (const auto& n : dag.path) {
     NodeFacts f = facts(t, n);
     out.row(f.kind, names.of(n), f.process, f.id, f.stream, f.start, f.end);
-  }
-  out.end_array();
-  out.end_object();
-
-  // Every node with its earliest start and slack.
-  out.key("nodes");
-  out.begin_object();
-  out.key("columns");
-  out.value(nlohmann::json{"kind", "name", "process", "id", "stream", "start_ns", "duration_ns",
-                           "earliest_start_ns", "slack_ns", "on_critical_path"});
-  out.key("rows");
-  out.begin_array();
-  for (std::size_t i = 0; i < dag.nodes.size(); ++i) {
-    NodeFacts f = facts(t, dag.nodes[i]);
-    out.row(f.kind, names.of(dag.nodes[i]), f.process, f.id, f.stream, f.start, f.end - f.start,
-            dag.earliest_start[i], dag.slack[i], static_cast<int>(dag.on_path[i]));
   }
   out.end_array();
   out.end_object();

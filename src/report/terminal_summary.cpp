@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "analysis/kernel_slack.hpp"
 #include "analysis/run_stability.hpp"
 #include "report/analyze_report.hpp"
 #include "report/api_stats_report.hpp"
@@ -239,7 +238,7 @@ void what_if_section(std::string& out, const app::AnalyzeResults& r, const Repor
 }  // namespace
 
 std::string terminal_summary(const app::AnalyzeResults& r, const ReportOptions& options) {
-  const auto slack = analysis::kernel_slack(r.trace, r.dag);
+  const auto& slack = r.dag.kernel_slack;
   TextTable table = kernels_table(r, options.top);
   // The name column asks for its longest name, up to kWantedNameWidth and half the width, before the numbers
   // give way.
