@@ -11,7 +11,7 @@ check=0
 if [[ "${1:-}" == "--check" ]]; then check=1; shift; fi
 bin="${1:?usage: gen_cli_docs.sh [--check] BINARY [OUT]}"
 out="${2:-$(cd "$(dirname "$0")/.." && pwd)/docs/cli.md}"
-[[ -x "$bin" ]] || { echo "gen_cli_docs.sh: $bin is not an executable" >&2; exit 2; }
+[[ -f "$bin" && -x "$bin" ]] || { echo "gen_cli_docs.sh: $bin is not an executable file" >&2; exit 2; }
 
 # The subcommand names listed under "SUBCOMMANDS:" (CLI11) of a help text.
 subcommands() {

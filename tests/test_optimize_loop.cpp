@@ -497,6 +497,28 @@ TEST(OptimizeEquivalence, DumpComparisonBitExactOrWithinTolerance) {
   EXPECT_EQ(exact.regions[1].first_difference, 20u);
   EXPECT_TRUE(compare_dumps(m, types, tmp.path() / "a", tmp.path() / "b", {1e-6, 0}).equivalent);
   EXPECT_FALSE(compare_dumps(m, types, tmp.path() / "a", tmp.path() / "n", {1e-3, 1e-3}).equivalent);
+  // --rtol-scale: a correct reordered sum that cancels near 0 (x = 1e-7 among values near 1, error 2e-7) passes
+  // relative to the region's RMS and fails relative to the element alone; a 1e-3 error on every element
+  // (a precision downgrade) fails under both.
+  {
+    auto region = [&](const char* d, const std::vector<float>& v) {
+      fs::create_directories(tmp.path() / d);
+      std::ofstream(tmp.path() / d / "r000001.bin", std::ios::binary).write(reinterpret_cast<const char*>(v.data()), 64);
+      std::ofstream(tmp.path() / d / "r000002.bin", std::ios::binary).write(reinterpret_cast<const char*>(v.data()), 64);
+    };
+    std::vector<float> orig(kN, 1.f), reordered(kN, 1.f), downgraded(kN);
+    orig[3] = 1e-7f, reordered[3] = 3e-7f;
+    for (int i = 0; i < kN; ++i) downgraded[i] = orig[i] * (1 + 1e-3f);
+    region("sum", orig), region("sum2", reordered), region("low", downgraded);
+    const Tolerance by_region{1e-5, 0, ToleranceScale::Region}, by_element{1e-5, 0, ToleranceScale::Element};
+    DumpComparison ok = compare_dumps(m, types, tmp.path() / "sum", tmp.path() / "sum2", by_region);
+    EXPECT_TRUE(ok.equivalent);
+    EXPECT_NEAR(ok.regions[1].rms_magnitude, 0.968, 0.01);  // sqrt(15/16)
+    EXPECT_FALSE(compare_dumps(m, types, tmp.path() / "sum", tmp.path() / "sum2", by_element).equivalent);
+    EXPECT_FALSE(compare_dumps(m, types, tmp.path() / "sum", tmp.path() / "low", by_region).equivalent);
+    EXPECT_FALSE(compare_dumps(m, types, tmp.path() / "sum", tmp.path() / "low", by_element).equivalent);
+    EXPECT_FALSE(compare_dumps(m, types, tmp.path() / "sum", tmp.path() / "sum2", Tolerance{}).equivalent) << "exact stays exact";
+  }
   fs::remove(tmp.path() / "b" / "r000002.bin");
   DumpComparison missing = compare_dumps(m, types, tmp.path() / "a", tmp.path() / "b", {});
   EXPECT_FALSE(missing.equivalent);

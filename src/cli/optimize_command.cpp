@@ -135,6 +135,12 @@ Action register_optimize(CLI::App& app) {
   cmd->add_option("--alpha", o.alpha, "significance level of the one-sided Mann-Whitney U test")->capture_default_str()->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--rtol", o.tolerance.rtol, "relative tolerance for floating-point results (default 0: bit-exact)");
   cmd->add_option("--atol", o.tolerance.atol, "absolute tolerance for floating-point results (default 0: bit-exact)");
+  cmd->add_option("--rtol-scale", o.tolerance.scale,
+                  "what --rtol is relative to: region (default: the larger of the element and the RMS of the original's "
+                  "values in its region, so that a correct reordered sum that cancels near 0 passes) or element (the "
+                  "element alone, as numpy.isclose)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, optimize::ToleranceScale>{
+          {"region", optimize::ToleranceScale::Region}, {"element", optimize::ToleranceScale::Element}}));
   cmd->add_flag("--dry-run", o.dry_run, "never touch the source: report, and write the best candidate's diff");
   cmd->add_flag("--runtime-compiled", o.runtime_compiled, "the application compiles the kernel source at run time (NVRTC, "
                                                           "hipRTC): without --build, the end-to-end gate reruns it as is");

@@ -154,6 +154,23 @@ DeriveSummary derive_capture(const fs::path& source, const fs::path& target, con
   return s;
 }
 
+const char* to_string(ToleranceScale s) { return s == ToleranceScale::Region ? "region" : "element"; }
+
+namespace {
+
+// Root mean square of the finite elements of a float region (0 when none).
+double rms_of(const std::vector<std::byte>& bytes, const ElementType& t, uint64_t count) {
+  double sum = 0;
+  uint64_t n = 0;
+  for (uint64_t e = 0; e < count; ++e) {
+    const double x = load_float(bytes.data() + t.phase + e * t.size, t.name);
+    if (std::isfinite(x)) sum += x * x, ++n;
+  }
+  return n ? std::sqrt(sum / double(n)) : 0;
+}
+
+}  // namespace
+
 json DumpComparison::to_json() const {
   json differing = json::array();
   for (const auto& r : regions) {
@@ -161,7 +178,7 @@ json DumpComparison::to_json() const {
     differing.push_back({{"region", r.region}, {"element", r.element}, {"bytes", r.bytes},
                          {"bytes_differing", r.bytes_differing}, {"elements_differing", r.elements_differing},
                          {"first_difference", r.first_difference}, {"max_abs_error", r.max_abs_error},
-                         {"max_rel_error", r.max_rel_error}, {"max_ulp", r.max_ulp},
+                         {"max_rel_error", r.max_rel_error}, {"max_ulp", r.max_ulp}, {"rms_magnitude", r.rms_magnitude},
                          {"within_tolerance", r.within_tolerance}, {"problem", r.problem}});
   }
   return {{"equivalent", equivalent}, {"regions_compared", regions.size()}, {"differing", differing}};
@@ -198,6 +215,8 @@ DumpComparison compare_dumps(const Manifest& m, const std::map<uint64_t, Element
       bool floats = t.name == "f32" || t.name == "f64";
       rc.within_tolerance = !tol.exact() && floats;
       uint64_t count = a.size() > t.phase ? (a.size() - t.phase) / t.size : 0;
+      if (floats && !tol.exact()) rc.rms_magnitude = rms_of(a, t, count);
+      const double floor = tol.scale == ToleranceScale::Region ? rc.rms_magnitude : 0;
       for (uint64_t e = 0; e < count; ++e) {
         const std::byte* pa = a.data() + t.phase + e * t.size;
         const std::byte* pb = b.data() + t.phase + e * t.size;
@@ -213,7 +232,7 @@ DumpComparison compare_dumps(const Manifest& m, const std::map<uint64_t, Element
         rc.max_abs_error = std::max(rc.max_abs_error, abs_err);
         rc.max_rel_error = std::max(rc.max_rel_error, rel);
         rc.max_ulp = std::max(rc.max_ulp, ulp_distance(x, y, t.name));
-        if (!(abs_err <= tol.atol + tol.rtol * std::fabs(x))) rc.within_tolerance = false;
+        if (!(abs_err <= tol.atol + tol.rtol * std::max(std::fabs(x), floor))) rc.within_tolerance = false;
       }
       // bytes outside whole elements must match exactly
       for (std::size_t i = 0; i < a.size(); ++i)

@@ -48,8 +48,16 @@ struct DeriveSummary {
 // copied, memory snapshots rewritten, no after snapshots).
 DeriveSummary derive_capture(const std::filesystem::path& source, const std::filesystem::path& target, const DeriveOptions& options);
 
+// How --rtol scales. A floating-point sum's rounding error grows with its terms, not with its result: a block
+// sum or dot product that cancels to nearly 0 carries errors the size of its terms' rounding, so a reordered but
+// correct reduction fails any bound relative to that element alone. Region (the default): an element may differ
+// by atol + rtol * max(|x|, RMS of the original's values in the region); Element: atol + rtol * |x| (numpy.isclose).
+enum class ToleranceScale { Region, Element };
+const char* to_string(ToleranceScale s);  // "region", "element"
+
 struct Tolerance {
   double rtol = 0, atol = 0;
+  ToleranceScale scale = ToleranceScale::Region;
   bool exact() const { return rtol == 0 && atol == 0; }
 };
 
@@ -59,6 +67,7 @@ struct RegionComparison {
   uint64_t bytes = 0, bytes_differing = 0, elements_differing = 0, first_difference = 0;
   double max_abs_error = 0, max_rel_error = 0;
   uint64_t max_ulp = 0;
+  double rms_magnitude = 0;  // RMS of the original's finite values (floats compared under a tolerance)
   bool within_tolerance = true;
   std::string problem;  // "missing in candidate dump", ...
 };

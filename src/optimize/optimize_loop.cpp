@@ -365,7 +365,8 @@ bool Loop::equivalence(const fs::path& code_object, json& entry) {
                                                         : o_.tolerance.exact() ? " (bit-exact)"
                                                                                : " (within tolerance)")
                                           : reason},
-                            {"evidence", {{"inputs", per_input}, {"rtol", o_.tolerance.rtol}, {"atol", o_.tolerance.atol}}}});
+                            {"evidence", {{"inputs", per_input}, {"rtol", o_.tolerance.rtol}, {"atol", o_.tolerance.atol},
+                                          {"rtol_scale", to_string(o_.tolerance.scale)}}}});
   return ok;
 }
 
@@ -502,7 +503,8 @@ void Loop::start_document() {
           {"output_dir", out_.string()}, {"notes", json::array()}, {"candidates", json::array()},
           {"options", {{"max_candidates", o_.max_candidates}, {"runs", o_.runs}, {"perf_rounds", o_.perf_rounds},
                        {"perf_iterations", o_.perf_iterations}, {"min_speedup", o_.min_speedup}, {"alpha", o_.alpha},
-                       {"rtol", o_.tolerance.rtol}, {"atol", o_.tolerance.atol}, {"dry_run", o_.dry_run},
+                       {"rtol", o_.tolerance.rtol}, {"atol", o_.tolerance.atol},
+                       {"rtol_scale", to_string(o_.tolerance.scale)}, {"dry_run", o_.dry_run},
                        {"keep_going", o_.keep_going}}},
           {"baseline", json::object()}};
   if (auto restored = SourceTransaction::recover(o_.source))
