@@ -52,7 +52,11 @@ TEST(ResourcesCli, DynamicLdsLimitsOccupancy) {
 TEST(ResourcesCli, BadInputs) {
   EXPECT_EQ(run_cli({"resources", "/no/such.co"}).exit_code, 3);
   auto text = run_cli({"resources", std::string(RPL_SOURCE_DIR) + "/README.md"});
-  EXPECT_EQ(text.exit_code, 7);
+  EXPECT_EQ(text.exit_code, 4);  // not the format resources reads, as a trace that is not SQLite
   EXPECT_NE(text.err.find("README.md"), std::string::npos) << text.err;
   EXPECT_EQ(run_cli({"resources", kCodeObject, "--kernel", "("}).exit_code, 2);
+  // A filter that matches nothing is "nothing to analyse", as in analyze.
+  auto none = run_cli({"resources", kCodeObject, "--kernel", "^no_such_kernel$"});
+  EXPECT_EQ(none.exit_code, 6);
+  EXPECT_NE(none.err.find("matches --kernel '^no_such_kernel$'"), std::string::npos) << none.err;
 }

@@ -26,6 +26,9 @@ namespace rpl::app {
 namespace fs = std::filesystem;
 namespace {
 
+// What profile offers when the machine shows no GPU platform.
+constexpr const char* kTraceAdvice = "use --platform rocm or --platform cuda, or --no-rocprof for timing only";
+
 std::string fresh_run_dir(const std::string& output_dir, unsigned index) {
   fs::path dir = fs::path(output_dir) / "runs" / fmt::format("run-{}", index);
   std::error_code ec;
@@ -90,7 +93,7 @@ analysis::RunToRun stability_across_runs(const ProfileResults& out) {
 }
 
 void run_timing_only(const ProfileOptions& o, ProfileResults& out, Progress& progress) {
-  auto monitor = o.monitor_device ? make_monitor(o, o.platform ? *o.platform : platform::detect(), out) : nullptr;
+  auto monitor = o.monitor_device ? make_monitor(o, o.platform ? *o.platform : platform::detect("use --platform, or leave out --monitor-device"), out) : nullptr;
   for (unsigned i = 1; i <= o.runs; ++i) {
     progress.update(fmt::format("run {}/{} (timing only)", i, o.runs));
     RunRecord run;
@@ -226,7 +229,7 @@ ProfileResults run_profile(const ProfileOptions& o) {
   std::optional<platform::Kind> kind;
   std::optional<analysis::CounterFile> counters;
   if (!o.timing_only) {
-    kind = o.platform ? *o.platform : platform::detect();
+    kind = o.platform ? *o.platform : platform::detect(kTraceAdvice);
     check_platform_support(o, *kind, platform_support(*kind));
     if (counter_file) counters = prepare_counter_file(o, *kind);
   }
@@ -317,7 +320,7 @@ RankWrapperResult run_rank_wrapper(const ProfileOptions& o) {
   fs::remove_all(out.run_dir, ec);  // only this rank's directory from an earlier run
   fs::create_directories(out.run_dir, ec);
   if (ec) throw Error(ExitCode::OutputFailed, fmt::format("cannot create {}: {}", out.run_dir, ec.message()));
-  platform::Kind kind = o.platform ? *o.platform : platform::detect();
+  platform::Kind kind = o.platform ? *o.platform : platform::detect(kTraceAdvice);
   auto collector = collectors::make_collector(kind);
   platform::CollectRequest req{o.argv, out.run_dir, o.debug, o.timeout_s};
   platform::CollectResult c = collector->collect(req);

@@ -23,6 +23,17 @@ analysis::KernelResources occupancy_inputs(const collectors::BinaryKernelResourc
   return r;
 }
 
+// A file that is not a GPU binary, or a damaged one, is input in the wrong format or corrupt (exit 4, as a
+// trace that is not SQLite): "invalid data" (7) is the trace's own rules.
+std::vector<collectors::BinaryKernelResources> read_binary(const std::string& file) {
+  try {
+    return collectors::read_kernel_resources(file);
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::InputInvalid) throw;
+    throw Error(ExitCode::InputCorrupt, e.what());
+  }
+}
+
 }  // namespace
 
 std::vector<KernelResourcesReport> run_resources(const ResourcesOptions& o) {
@@ -30,7 +41,7 @@ std::vector<KernelResourcesReport> run_resources(const ResourcesOptions& o) {
   if (!o.kernel_filter.empty()) filter.emplace(o.kernel_filter, "--kernel");
   std::vector<KernelResourcesReport> out;
   for (const auto& file : o.binaries) {
-    for (auto& k : collectors::read_kernel_resources(file)) {
+    for (auto& k : read_binary(file)) {
       if (filter && !filter->search(k.name)) continue;
       KernelResourcesReport r;
       r.file = file;
@@ -49,6 +60,9 @@ std::vector<KernelResourcesReport> run_resources(const ResourcesOptions& o) {
       out.push_back(std::move(r));
     }
   }
+  if (filter && out.empty())  // as `analyze --kernel`: nothing to report is exit 6, not an empty success
+    throw Error(ExitCode::InputEmpty, fmt::format("no kernel in the given binaries matches --kernel '{}'",
+                                                  o.kernel_filter));
   return out;
 }
 

@@ -17,11 +17,14 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(rpl::kVersion));
   app.require_subcommand(1);
   app.footer(
-      "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 input missing, 4 input corrupt,\n"
-      "  5 not a rocpd trace, 6 empty trace, 7 invalid trace data, 8 profiler failed, 9 application failed,\n"
-      "  10 output failed, 11 capture failed, 12 address relocation (replay), 13 verification mismatch (replay),\n"
-      "  14 no usable GPU (ceilings), 15 model endpoint failed (optimize --proposer llm), 16 counter pass failed (profile; every other output written),\n"
-      "  17 unsupported on this GPU or platform (profile --preset / --counters; nothing ran).");
+      "Exit codes (the same meaning in every command; README.md, docs/outputs.md):\n"
+      "  0 ok, 1 internal error, 2 usage error, 3 input missing or unreadable,\n"
+      "  4 input not in the format the command reads (not SQLite; not a GPU binary) or corrupt,\n"
+      "  5 SQLite but not a rocpd trace, 6 nothing to analyse (empty trace, or --kernel matches no kernel),\n"
+      "  7 invalid trace data, 8 profiler failed, 9 application failed, 10 output failed, 11 capture failed,\n"
+      "  12 address relocation (replay), 13 verification mismatch (replay), 14 no usable GPU or GPU platform,\n"
+      "  15 model endpoint failed (optimize --proposer llm), 16 counter pass failed (profile; every other output\n"
+      "  written), 17 unsupported on this GPU or platform (nothing ran).");
 
   // Each action returns -1 unless its subcommand was chosen.
   std::vector<rpl::cli::Action> actions;

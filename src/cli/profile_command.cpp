@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <set>
 
 #include "app/profile.hpp"
 #include "app/profile_presets.hpp"
@@ -27,17 +28,26 @@ void warn_about_trailing_flags(const std::vector<std::string>& command) {
   static const char* const kOwnFlags[] = {"--json", "--quiet", "--runs", "-o", "--output-dir", "--roofline", "--deep",
                                           "--kernel", "--range", "--top", "--what-if", "--debug", "--no-rocprof",
                                           "--platform", "--counter-tool", "--counter-launches", "--timeout",
-                                          "--preset", "--counters", "--api-stats",
-
+                                          "--preset", "--counters", "--api-stats", "--names", "--name-width",
+                                          "--width", "--no-html", "--lenient", "--ceilings", "--per-dispatch",
+                                          "--infer-dependencies", "--memory-bandwidth-gbps",
                                           "--monitor-device", "--sampling-interval", "--pc-sampling"};
+  // The flags that take a value: the suggestion moves the value with its flag.
+  static const std::set<std::string> kWithValue = {
+      "--runs",     "-o",        "--output-dir",  "--kernel",     "--range",      "--top",
+      "--what-if",  "--platform", "--counter-tool", "--counter-launches", "--timeout", "--preset",
+      "--counters", "--names",   "--name-width",  "--width",      "--ceilings",   "--memory-bandwidth-gbps",
+      "--sampling-interval"};
   if (g_double_dash) return;
   for (std::size_t i = 1; i < command.size(); ++i)
     for (const char* flag : kOwnFlags) {
       const std::string& arg = command[i];
-      if (arg == flag || arg.rfind(std::string(flag) + "=", 0) == 0)
-        log::warn("'{}' follows the application, so it is passed to the application, not to rocm-perf; put rocm-perf "
-                  "options before the application (rocm-perf profile {} -- {} ...)",
-                  arg, flag, command[0]);
+      if (arg != flag && arg.rfind(std::string(flag) + "=", 0) != 0) continue;
+      std::string moved = arg;
+      if (arg == flag && kWithValue.count(arg)) moved += i + 1 < command.size() ? " " + command[i + 1] : " VALUE";
+      log::warn("'{}' follows the application, so it is passed to the application, not to rocm-perf; put rocm-perf "
+                "options before the application (rocm-perf profile {} -- {} ...)",
+                arg, moved, command[0]);
     }
 }
 

@@ -16,12 +16,13 @@ std::optional<Kind> parse_kind(const std::string& s) {
   throw Error(ExitCode::Usage, fmt::format("--platform '{}': expected auto, rocm or cuda", s));
 }
 
-Kind detect() {
+Kind detect(std::string_view advice) {
   if (find_executable("rocprofv3") || access("/dev/kfd", F_OK) == 0) return Kind::Rocm;
   if (access("/dev/nvidiactl", F_OK) == 0 || find_executable("nvidia-smi")) return Kind::Cuda;
-  throw Error(ExitCode::ProfilerFailed,
-              "no GPU platform found (looked for rocprofv3 or /dev/kfd for ROCm, /dev/nvidiactl or nvidia-smi "
-              "for CUDA); use --platform, or --no-rocprof for timing only");
+  throw Error(ExitCode::NoDevice,
+              fmt::format("no GPU platform found (looked for rocprofv3 or /dev/kfd for ROCm, /dev/nvidiactl or "
+                          "nvidia-smi for CUDA); {}",
+                          advice));
 }
 
 }  // namespace rpl::platform

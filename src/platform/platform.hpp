@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "support/process.hpp"
@@ -15,8 +16,9 @@ const char* to_string(Kind k);
 // "auto" | "rocm" | "cuda"; throws rpl::Error(Usage) otherwise.
 std::optional<Kind> parse_kind(const std::string& s);
 // What this machine has: ROCm (rocprofv3 on PATH, or /dev/kfd) or CUDA (an NVIDIA driver). Throws
-// rpl::Error(ProfilerFailed) naming what was looked for when neither is present.
-Kind detect();
+// rpl::Error(NoDevice) naming what was looked for, followed by `advice` (what the calling command offers
+// instead), when neither is present.
+Kind detect(std::string_view advice = "use --platform rocm or --platform cuda to choose one");
 
 // What a trace run records besides kernel dispatches (always recorded). The defaults are the plain
 // `profile` run's; presets (app/profile_presets) change them. A collector records at least what is asked
