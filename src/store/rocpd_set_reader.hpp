@@ -124,14 +124,17 @@ class SetReader {
                     int64_t max, int64_t& out);
   // Throws InputInvalid with `problem`, or under --lenient warns (the first ten times) and returns true.
   bool reject_record(std::string_view what, int64_t id, const std::string& problem);
-  // Reserves for a table's rows; MAX(rowid) - MIN(rowid) is two b-tree seeks, unlike COUNT(*). Only for
+  // Reserves for a table's rows from MAX(rowid) - MIN(rowid): two b-tree seeks, unlike COUNT(*). Only for
   // suffixed sets: those are tables (un-suffixed ones may be views, which have no rowid). Row ids are the
   // input's to choose (one row with id 2^30): the estimate is capped by what the file can hold, a row
   // taking at least kMinRowBytes of its pages.
   void reserve_for(const Columns& c, auto& vector) {
     if (set_.suffix.empty()) return;
     constexpr int64_t kMinRowBytes = 16;
-    int64_t n = sqlite::query_int(db_, fmt::format("SELECT MAX(rowid) - MIN(rowid) + 1 FROM \"{}\"", c.table()));
+    // As two scalar subqueries: SQLite seeks for a lone MIN or MAX, but scans the whole table for both in one
+    // SELECT (issue 32: 5% of analyze at 1M dispatches).
+    int64_t n = sqlite::query_int(
+        db_, fmt::format("SELECT (SELECT MAX(rowid) FROM \"{0}\") - (SELECT MIN(rowid) FROM \"{0}\") + 1", c.table()));
     int64_t file_bytes = sqlite::query_int(db_, "PRAGMA page_count") * sqlite::query_int(db_, "PRAGMA page_size");
     n = std::min(n, file_bytes / kMinRowBytes);
     if (n <= 0 || n >= (int64_t{1} << 31)) return;
