@@ -209,14 +209,30 @@ void kernel_points(std::string& out, const Chart& c, std::vector<const RooflineP
         percent(p->share),
         p->bound.empty() ? "" : ", " + escape(p->bound) + "-bound", p->above_roof ? "\nABOVE THE ROOF" : "");
   }
+  // Labels of points at (nearly) the same place would print over each other: each moves down a line until its
+  // box (estimated: 6.5 px a character at 10.5 px) is clear of the labels already placed.
+  struct Box {
+    double x0, x1, y0, y1;
+  };
+  std::vector<Box> placed;
   for (std::size_t i = 0; i < points.size() && i < kLabelledPoints; ++i) {
     const auto* p = points[i];
     double r = point_radius(*p);
     double px = c.x(p->ai) + r + 3;
     bool flip = px > kWidth - 200;  // near the right edge: label on the left
-    put(out, "<text class=\"point-label\" x=\"{:.1f}\" y=\"{:.1f}\"{}>{}</text>\n",
-        flip ? c.x(p->ai) - r - 3 : px, c.y(p->gflops) + 4, flip ? " text-anchor=\"end\"" : "",
-        escape(shorten(p->kernel, 36)));
+    const std::string text = shorten(p->kernel, 36);
+    const double width = 6.5 * static_cast<double>(text.size());
+    const double x0 = flip ? c.x(p->ai) - r - 3 - width : px, x1 = x0 + width;
+    double y = c.y(p->gflops) + 4;
+    auto clashes = [&](double at) {
+      return std::any_of(placed.begin(), placed.end(), [&](const Box& b) {
+        return x0 < b.x1 && b.x0 < x1 && at - 10 < b.y1 && b.y0 < at + 2;
+      });
+    };
+    while (clashes(y)) y += 13;
+    placed.push_back({x0, x1, y - 10, y + 2});
+    put(out, "<text class=\"point-label\" x=\"{:.1f}\" y=\"{:.1f}\"{}>{}</text>\n", flip ? c.x(p->ai) - r - 3 : px, y,
+        flip ? " text-anchor=\"end\"" : "", escape(text));
   }
 }
 
