@@ -57,25 +57,33 @@ AnalyzeResults run_analyze(const AnalyzeOptions& options) {
 
   r.trace = load_trace({options.databases, options.lenient, options.show_progress});
   Progress progress(options.show_progress);
-  progress.update("analysing");
+  // One line per step, so that a long run (issue 32: minutes at 100M dispatches) says where it is.
+  progress.phase("analysing: the window");
 
   // Every API call of the trace, whatever the analysis window (the window restricts GPU work only).
   if (options.api_stats) r.api_stats = analysis::compute_api_stats(r.trace);
   r.window = analysis::restrict_to_window(r.trace, options.range);
   if (options.range && r.window.source != analysis::WindowSource::Range) log::warn("--range: {}", r.window.description);
+  const std::size_t work = r.trace.dispatches.size() + r.trace.copies.size();  // in the window
+  progress.phase(fmt::format("analysing {} dispatches and copies: kernel statistics", work));
   r.stats = analysis::compute_kernel_stats(r.trace);
   if (options.kernel_filter) keep_matching_kernels(r.stats, *options.kernel_filter);
   analysis::compute_kernel_shapes(r.trace, r.stats);
   r.occupancy = analysis::kernel_occupancies(r.trace, r.stats);
   diagnose_kernels(r, options);
 
+  progress.phase(fmt::format("analysing {} dispatches and copies: critical path", work));
   analysis::DagOptions dag;
   dag.infer_cross_stream = options.infer_dependencies;
   dag.node_rows = options.node_rows || options.slack_db;
   r.inferred_edges = options.infer_dependencies;
   r.dag = analysis::analyze_critical_path(r.trace, dag);
+  progress.phase("analysing: idle attribution");
   r.idle = analysis::attribute_idle(r.trace, r.dag);
-  if (!options.what_if.empty()) r.what_if = analysis::run_what_if(r.trace, options.what_if, dag);
+  if (!options.what_if.empty()) {
+    progress.phase(fmt::format("analysing: {} what-if scenario(s)", options.what_if.size()));
+    r.what_if = analysis::run_what_if(r.trace, options.what_if, dag);
+  }
   progress.done();
   return r;
 }

@@ -109,8 +109,15 @@ int run(const AnalyzeArgs& a, const CLI::App& cmd) {
   app::AnalyzeResults results = app::run_analyze(options);
   const report::ReportOptions ro = report_options(a.flags);
   nlohmann::json profile = report::profile_document(results);
-  report::write_output_files(a.flags.output_dir, profile, &results, ro);
-  if (options.slack_db) app::write_slack_db(*options.slack_db, results);
+  {
+    Progress progress(options.show_progress);
+    progress.phase(fmt::format("writing the outputs to {}", a.flags.output_dir));
+    report::write_output_files(a.flags.output_dir, profile, &results, ro);
+    if (options.slack_db) {
+      progress.phase(fmt::format("writing {} node rows to {}", results.dag.nodes.size(), *options.slack_db));
+      app::write_slack_db(*options.slack_db, results);
+    }
+  }
 
   if (a.flags.common.json) {
     report::JsonStream out(stdout);

@@ -20,6 +20,11 @@ void Progress::update(const std::string& message) {
   drawn_ = true;
 }
 
+void Progress::phase(const std::string& message) {
+  drawn_ = false;  // bypasses the rate limit of update()
+  update(message);
+}
+
 void Progress::done() {
   if (!enabled_ || !drawn_) return;
   std::fprintf(raw_stderr(), "\r\033[K");

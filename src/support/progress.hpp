@@ -10,6 +10,7 @@ class Progress {
   explicit Progress(bool enabled);
   ~Progress() { done(); }
   void update(const std::string& message);  // rate-limited redraw
+  void phase(const std::string& message);   // a new step of a long run: drawn at once, never dropped
   void done();                              // clears the line
 
  private:

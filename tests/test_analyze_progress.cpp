@@ -1,0 +1,53 @@
+// analyze on a terminal (issue 32): each step of a long run is named on the progress line (reading, the
+// analyses, writing the outputs and the --slack-db rows), and none of it reaches a pipe or --quiet.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "support/process.hpp"
+#include "testing/cli.hpp"
+#include "testing/fixtures.hpp"
+#include "testing/tmpdir.hpp"
+
+using namespace rpl;
+using namespace rpl::test;
+
+namespace {
+
+// Runs `rocm-perf ARGS` with a terminal as stdout and stderr (util-linux `script`); returns what the terminal
+// received.
+std::string on_a_terminal(const TempDir& dir, const std::string& args) {
+  ProcessSpec spec;
+  spec.argv = {"/usr/bin/script", "-qec", std::string(RPL_CLI_PATH) + " analyze " + args, "/dev/null"};
+  spec.stdout_file = dir.file("terminal");
+  spec.stderr_file = dir.file("script-stderr");
+  spec.env = {{"TERM", "xterm"}};
+  spec.timeout_s = 60;
+  const ProcessResult r = run_process(spec);
+  EXPECT_TRUE(r.ok()) << r.describe() << read_file(dir.file("script-stderr"));
+  return read_file(dir.file("terminal"));
+}
+
+}  // namespace
+
+TEST(AnalyzeProgress, EveryStepIsNamedOnATerminal) {
+  if (!std::filesystem::exists("/usr/bin/script")) GTEST_SKIP() << "no /usr/bin/script (util-linux) to give a terminal";
+  TempDir dir;
+  const std::string db = make_fixture_db(dir.path());
+  const std::string shown = on_a_terminal(
+      dir, db + " -o " + dir.file("out") + " --slack-db " + dir.file("slack.db") + " --what-if 'consume=0.5'");
+  for (const char* step : {"reading ", "kernel statistics", "critical path", "idle attribution", "1 what-if scenario(s)",
+                           "writing the outputs to", "node rows to"})
+    EXPECT_NE(shown.find(step), std::string::npos) << step << " missing from the terminal:\n" << shown;
+}
+
+TEST(AnalyzeProgress, NothingOnAPipeOrWithQuiet) {
+  TempDir dir;
+  const std::string db = make_fixture_db(dir.path());
+  auto r = run_cli({"analyze", db, "-o", dir.file("out")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("critical path\r"), std::string::npos);
+  EXPECT_EQ(r.err.find("\033[K"), std::string::npos) << r.err;
+  const std::string quiet = on_a_terminal(dir, db + " -o " + dir.file("out2") + " --quiet");
+  EXPECT_EQ(quiet.find("\033[K"), std::string::npos) << quiet;
+}
