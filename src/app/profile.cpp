@@ -199,9 +199,8 @@ void run_traced(const ProfileOptions& o, platform::Kind kind, ProfileResults& ou
   });
 }
 
-}  // namespace
-
-ProfileResults run_profile(const ProfileOptions& o) {
+// Every refusal that needs no platform: before anything runs.
+void check_profile_options(const ProfileOptions& o) {
   if (o.argv.empty()) throw Error(ExitCode::Usage, "no application given: rocm-perf profile [options] -- APP [ARGS...]");
   if (o.runs == 0) throw Error(ExitCode::Usage, "--runs must be at least 1");
   check_analysis_options(o.analysis);
@@ -217,8 +216,15 @@ ProfileResults run_profile(const ProfileOptions& o) {
   if (o.counter_launches > 0 && o.counter_tool == collectors::CounterTool::Ncu)
     throw Error(ExitCode::Usage, "--counter-launches needs the CUPTI counter pass (--counter-tool cupti): ncu's launch "
                                  "limits are not per kernel");
+  if (o.timing_only && (o.counters_file || !o.preset_counter_file.empty()))
+    throw Error(ExitCode::Usage, "--counters needs the profiler: it cannot be combined with --no-rocprof");
+}
+
+}  // namespace
+
+ProfileResults run_profile(const ProfileOptions& o) {
+  check_profile_options(o);
   const bool counter_file = o.counters_file || !o.preset_counter_file.empty();
-  if (o.timing_only && counter_file) throw Error(ExitCode::Usage, "--counters needs the profiler: it cannot be combined with --no-rocprof");
   ProfileResults out;
   out.preset = preset_json(o);
   out.command = o.argv;
