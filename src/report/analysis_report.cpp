@@ -7,6 +7,7 @@
 #include "report/idle_report.hpp"
 #include "report/kernel_shapes_report.hpp"
 #include "report/roofline_report.hpp"
+#include "report/summaries_report.hpp"
 
 namespace rpl::report {
 namespace {
@@ -294,6 +295,8 @@ nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptio
   doc["ranking"] = ranking_json(r, path, options.top);
   doc["what_if"] = what_if;
   doc["findings"] = findings_json(r, path);
+  doc["copy_summary"] = copy_summary_json(analysis::copy_summary(r.trace));
+  doc["range_summary"] = range_summary_json(analysis::range_summary(r.trace));
   doc["bottleneck_rules"] = analysis::bottleneck_rules_json();
   return doc;
 }

@@ -20,7 +20,9 @@ inline constexpr const char* kSchemaVersion = "1.0";
 // shapes per kernel and the within-shape CV (unstable_kernel now measures it; shape_mix is new);
 // overlap_potential_ms removed (it counted start-up and host idle time as if overlap could remove it).
 // 1.4: every finding has a remedy (what to try), which the terminal summary prints under it.
-inline constexpr const char* kAnalysisSchemaVersion = "1.4";
+// 1.5: copy_summary (memory copies in the window by kind: count, bytes, time, bandwidth) and range_summary
+// (NVTX / ROCTx ranges by name: count and host time).
+inline constexpr const char* kAnalysisSchemaVersion = "1.5";
 // dag.json 1.1 (issue 32): the per-node rows ("nodes": earliest start and slack of every dispatch and copy)
 // left dag.json; `--slack-db FILE` writes them to a SQLite table instead (docs/critical-path.md). Every other
 // field is unchanged.

@@ -4,6 +4,7 @@
 
 #include "report/analyze_report.hpp"
 #include "report/html_report.hpp"
+#include "report/summaries_report.hpp"
 #include "report/roofline_report.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
@@ -60,6 +61,7 @@ void write_output_files(const std::string& dir, const nlohmann::json& profile, c
     out.value(roofline_json(*r));
     out.flush();
   });
+  write_summary_csvs(dir, *r);
   if (options.html) {
     RooflineView view = roofline_view(*r);
     HtmlOptions html;

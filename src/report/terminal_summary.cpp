@@ -9,6 +9,7 @@
 #include "report/api_stats_report.hpp"
 #include "report/idle_report.hpp"
 #include "report/kernel_shapes_report.hpp"
+#include "report/summaries_report.hpp"
 #include "report/text_table.hpp"
 #include "report/vendor_terms.hpp"
 #include "support/terminal_text.hpp"
@@ -262,6 +263,7 @@ std::string terminal_summary(const app::AnalyzeResults& r, const ReportOptions& 
   kernels_section(out, r, options, table, names);
   critical_path_section(out, r, options, slack, names, name_width);
   what_if_section(out, r, options, names);
+  out += summaries_terminal(r, options.top, options.width);
   if (r.api_stats) {
     out += '\n';
     out += api_stats_terminal(*r.api_stats, options.top, options.width);

@@ -1,0 +1,125 @@
+#include "report/summaries_report.hpp"
+
+#include <fmt/format.h>
+
+#include "report/kernel_names.hpp"
+#include "report/text_table.hpp"
+#include "support/atomic_file.hpp"
+#include "support/errors.hpp"
+#include "support/terminal_text.hpp"
+
+namespace rpl::report {
+namespace {
+
+std::string us(double ns) { return ns >= 1e6 ? fmt::format("{:.2f} ms", ns / 1e6) : fmt::format("{:.1f} us", ns / 1e3); }
+
+std::string mib(uint64_t bytes) { return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1024.0 * 1024.0)); }
+
+// A CSV text field: one line (control characters escaped), in double quotes, a quote inside doubled.
+std::string csv_text(std::string_view s) {
+  std::string out = "\"";
+  for (char c : one_line(s)) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  write_file_atomically(path, [&](std::FILE* f) {
+    if (std::fwrite(text.data(), 1, text.size(), f) != text.size())
+      throw Error(ExitCode::OutputFailed, fmt::format("cannot write {} (disk full?)", path));
+  });
+}
+
+}  // namespace
+
+nlohmann::json copy_summary_json(const std::vector<analysis::CopyKindSummary>& copies) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : copies)
+    out.push_back({{"kind", c.kind}, {"count", c.count}, {"bytes", c.bytes}, {"total_ns", c.total_ns},
+                   {"min_ns", c.min_ns}, {"max_ns", c.max_ns}, {"bandwidth_gbps", c.gbps}});
+  return out;
+}
+
+nlohmann::json range_summary_json(const std::vector<analysis::RangeSummary>& ranges) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : ranges)
+    out.push_back({{"name", s.name}, {"count", s.count}, {"total_ns", s.total_ns}, {"min_ns", s.min_ns},
+                   {"max_ns", s.max_ns}});
+  return out;
+}
+
+std::string summaries_terminal(const app::AnalyzeResults& r, std::size_t top, std::size_t width) {
+  std::string out;
+  const auto copies = analysis::copy_summary(r.trace);
+  if (!copies.empty()) {
+    out += "\nMemory copies in the window, by kind\n";
+    std::vector<TextColumn> c = {{"count", {}, 0}, {"bytes", {}, 0}, {"total", {}, 0}, {"bandwidth", {}, 0},
+                                 {"max", {}, 1}};
+    for (std::size_t i = 0; i < copies.size() && i < top; ++i) {
+      c[0].cells.push_back(std::to_string(copies[i].count));
+      c[1].cells.push_back(mib(copies[i].bytes));
+      c[2].cells.push_back(us(static_cast<double>(copies[i].total_ns)));
+      c[3].cells.push_back(fmt::format("{:.1f} GB/s", copies[i].gbps));
+      c[4].cells.push_back(us(static_cast<double>(copies[i].max_ns)));
+    }
+    TextTable table(std::move(c), "kind");
+    const std::size_t name_width = table.fit(width, 26);
+    out += table.header();
+    for (std::size_t i = 0; i < copies.size() && i < top; ++i)
+      out += table.row(i, shorten_middle(one_line(copies[i].kind), name_width));
+  }
+  const auto ranges = analysis::range_summary(r.trace);
+  if (!ranges.empty()) {
+    out += "\nRanges (NVTX / ROCTx, host time, whole trace), by total time\n";
+    std::vector<TextColumn> c = {{"count", {}, 0}, {"total", {}, 0}, {"mean", {}, 0}, {"min", {}, 1}, {"max", {}, 1}};
+    for (std::size_t i = 0; i < ranges.size() && i < top; ++i) {
+      const auto& s = ranges[i];
+      c[0].cells.push_back(std::to_string(s.count));
+      c[1].cells.push_back(us(static_cast<double>(s.total_ns)));
+      c[2].cells.push_back(us(static_cast<double>(s.total_ns) / static_cast<double>(s.count)));
+      c[3].cells.push_back(us(static_cast<double>(s.min_ns)));
+      c[4].cells.push_back(us(static_cast<double>(s.max_ns)));
+    }
+    TextTable table(std::move(c), "range");
+    const std::size_t name_width = table.fit(width, 26);
+    out += table.header();
+    for (std::size_t i = 0; i < ranges.size() && i < top; ++i)
+      out += table.row(i, shorten_middle(one_line(ranges[i].name), name_width));
+    if (ranges.size() > top) out += fmt::format("  ... {} more (range_stats.csv has them all)\n", ranges.size() - top);
+  }
+  return out;
+}
+
+void write_summary_csvs(const std::string& dir, const app::AnalyzeResults& r) {
+  // rocprofv3 --stats columns: Name, Calls, TotalDurationNs, AverageNs, Percentage, MinNs, MaxNs, StdDev.
+  std::string kernels = "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\",\"MinNs\",\"MaxNs\",\"StdDev\"\n";
+  for (const auto& k : r.stats.kernels)
+    kernels += fmt::format("{},{},{:.0f},{:.3f},{:.6f},{:.0f},{:.0f},{:.3f}\n", csv_text(k.name), k.durations.count,
+                           k.durations.total_ns, k.durations.mean_ns, 100 * k.share_of_gpu_time, k.durations.min_ns,
+                           k.durations.max_ns, k.durations.stddev_ns);
+  write_text(dir + "/kernel_stats.csv", kernels);
+
+  const auto copies = analysis::copy_summary(r.trace);
+  TimeNs copy_total = 0;
+  for (const auto& c : copies) copy_total += c.total_ns;
+  std::string copy_csv = "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\",\"MinNs\",\"MaxNs\","
+                         "\"Bytes\",\"BandwidthGBps\"\n";
+  for (const auto& c : copies)
+    copy_csv += fmt::format("{},{},{},{:.3f},{:.6f},{},{},{},{:.6f}\n", csv_text(c.kind), c.count, c.total_ns,
+                            static_cast<double>(c.total_ns) / static_cast<double>(c.count),
+                            copy_total ? 100.0 * static_cast<double>(c.total_ns) / static_cast<double>(copy_total) : 0.0,
+                            c.min_ns, c.max_ns, c.bytes, c.gbps);
+  write_text(dir + "/memory_copy_stats.csv", copy_csv);
+
+  const auto ranges = analysis::range_summary(r.trace);
+  TimeNs range_total = 0;
+  for (const auto& s : ranges) range_total += s.total_ns;
+  std::string range_csv = "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\",\"MinNs\",\"MaxNs\"\n";
+  for (const auto& s : ranges)
+    range_csv += fmt::format("{},{},{},{:.3f},{:.6f},{},{}\n", csv_text(s.name), s.count, s.total_ns,
+                             static_cast<double>(s.total_ns) / static_cast<double>(s.count),
+                             range_total ? 100.0 * static_cast<double>(s.total_ns) / static_cast<double>(range_total) : 0.0,
+                             s.min_ns, s.max_ns);
+  write_text(dir + "/range_stats.csv", range_csv);
+}
+
+}  // namespace rpl::report
