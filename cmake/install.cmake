@@ -15,7 +15,7 @@ set(RPL_INSTALL_DATA ${CMAKE_INSTALL_DATADIR}/rocm-perf)
 
 install(TARGETS rocm-perf RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 # Helpers exist only where their SDK was found at configure time (CUPTI, cuda.h, HSA headers, nvcc).
-foreach(helper rpl_cuda_collector rpl_cuda_capture rpl_cupti_counters rpl_cupti_metrics rpl_pc_sampling rpl_hsa_capture rpl_replay_cuda rpl_replay_hsa
+foreach(helper rpl_cuda_collector rpl_nccl_profiler rpl_cuda_capture rpl_cupti_counters rpl_cupti_metrics rpl_pc_sampling rpl_hsa_capture rpl_replay_cuda rpl_replay_hsa
                rpl_spill_convert)
   if(TARGET ${helper})
     install(TARGETS ${helper} LIBRARY DESTINATION ${RPL_INSTALL_LIBEXEC} RUNTIME DESTINATION ${RPL_INSTALL_LIBEXEC}

@@ -35,7 +35,7 @@ TEST(Install, InstalledTreeRunsMovedAwayFromTheBuild) {
   EXPECT_TRUE(fs::exists(p / "share/doc/rocm-perf/README.md"));
   // Every helper the build made is installed beside the others.
   for (const char* helper : {"rpl_spill_convert", "librpl_hsa_capture.so", "rpl_replay_hsa", "librpl_cuda_collector.so",
-                             "librpl_cuda_capture.so", "librpl_cupti_counters.so", "rpl_replay_cuda"}) {
+                             "librpl_cuda_capture.so", "librpl_cupti_counters.so", "rpl_replay_cuda", "librpl_nccl_profiler.so"}) {
     if (fs::exists(fs::path(RPL_BUILD_DIR) / "src/cli" / helper) ||
         fs::exists(fs::path(RPL_BUILD_DIR) / "src/collectors/nvidia/spill_convert" / helper)) {
       EXPECT_TRUE(fs::exists(p / "lib/rocm-perf" / helper)) << helper;

@@ -1,5 +1,7 @@
 #include "analysis/multi_rank.hpp"
 
+#include "analysis/communicators.hpp"
+
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -15,11 +17,10 @@
 namespace rpl::analysis {
 namespace {
 
-TimeNs median(std::vector<TimeNs> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
+using detail::Instance;
+using detail::Matching;
+
+TimeNs median(std::vector<TimeNs> v) { return detail::median_ns(std::move(v)); }
 
 // Ranks where the launcher recorded them; the others numbered after the highest recorded one, in
 // (host, pid) order. Sorted by rank.
@@ -56,54 +57,6 @@ void number_ranks(std::vector<RankSummary>& s, MultiRankResult& out, std::vector
       out.warnings.push_back(fmt::format("two processes say they are rank {} ({} pid {} and {} pid {}): two runs in "
                                          "one directory?",
                                          s[i].identity.rank, s[i - 1].host, s[i - 1].pid, s[i].host, s[i].pid));
-}
-
-// Per rank, per global key id: the index into the rank's collectives of each sequence number.
-struct Matching {
-  std::vector<std::string> keys;                               // global key id -> name
-  std::vector<std::vector<uint32_t>> rank_key;                 // [rank][local name id] -> global key id
-  std::vector<std::vector<std::vector<uint32_t>>> arrivals;    // [key][rank] -> indices into collectives
-  std::vector<std::size_t> instances;                          // [key] matched instances (min over participants)
-};
-
-Matching match(const std::vector<RankSummary>& s, MultiRankResult& out) {
-  Matching m;
-  std::unordered_map<std::string, uint32_t> ids;
-  m.rank_key.resize(s.size());
-  for (std::size_t r = 0; r < s.size(); ++r) {
-    m.rank_key[r].assign(s[r].names.size(), UINT32_MAX);
-    for (const auto& c : s[r].collectives) {
-      uint32_t& g = m.rank_key[r][c.key];
-      if (g == UINT32_MAX) {
-        auto [it, inserted] = ids.try_emplace(s[r].names[c.key], static_cast<uint32_t>(m.keys.size()));
-        if (inserted) m.keys.push_back(s[r].names[c.key]);
-        g = it->second;
-      }
-    }
-  }
-  m.arrivals.assign(m.keys.size(), std::vector<std::vector<uint32_t>>(s.size()));
-  for (std::size_t r = 0; r < s.size(); ++r)
-    for (uint32_t i = 0; i < s[r].collectives.size(); ++i)
-      m.arrivals[m.rank_key[r][s[r].collectives[i].key]][r].push_back(i);
-  m.instances.assign(m.keys.size(), 0);
-  for (std::size_t k = 0; k < m.keys.size(); ++k) {
-    std::size_t lo = SIZE_MAX, hi = 0;
-    for (const auto& a : m.arrivals[k])
-      if (!a.empty()) lo = std::min(lo, a.size()), hi = std::max(hi, a.size());
-    m.instances[k] = lo == SIZE_MAX ? 0 : lo;
-    CollectiveReport rep;
-    rep.key = m.keys[k];
-    if (auto info = parse_collective_kernel(rep.key)) rep.info = *info;
-    rep.instances = m.instances[k];
-    for (const auto& a : m.arrivals[k]) rep.ranks += !a.empty();
-    rep.counts_differ = lo != hi;
-    if (rep.counts_differ)
-      out.warnings.push_back(fmt::format("{}: ranks ran it between {} and {} times; instances matched up to {} (ranks "
-                                         "in different communicators, or a trace cut short?)",
-                                         rep.key, lo, hi, lo));
-    out.collectives.push_back(std::move(rep));
-  }
-  return m;
 }
 
 void align_clocks(std::vector<RankSummary>& s, const Matching& m, MultiRankResult& out, bool apply) {
@@ -149,13 +102,6 @@ void align_clocks(std::vector<RankSummary>& s, const Matching& m, MultiRankResul
   }
 }
 
-struct Instance {
-  uint32_t key = 0, sequence = 0;
-  TimeNs last_start = 0, first_end = 0, last_end = 0;
-  TimeNs real_ns = 0;
-  std::vector<std::pair<uint32_t, uint32_t>> members;  // (rank index, index into its collectives)
-};
-
 std::vector<Instance> build_instances(const std::vector<RankSummary>& s, const Matching& m, MultiRankResult& out,
                                       TimeNs tolerance, std::vector<std::vector<uint32_t>>& instance_of) {
   std::vector<Instance> inst;
@@ -198,8 +144,10 @@ std::vector<Instance> build_instances(const std::vector<RankSummary>& s, const M
       rep.total_wait_ns += total;
       rep.real_ns += in.real_ns;
       if (in.members.size() > 1 && in.last_start - second > tolerance) {
+        in.late_rank = last_rank;
+        in.imposed_ns = total / static_cast<TimeNs>(in.members.size() - 1);
         ++out.ranks[last_rank].last_arrivals;
-        out.ranks[last_rank].imposed_wait_ns += total / static_cast<TimeNs>(in.members.size() - 1);
+        out.ranks[last_rank].imposed_wait_ns += in.imposed_ns;
       }
       for (auto [r, i] : in.members) instance_of[r][i] = static_cast<uint32_t>(inst.size());
       inst.push_back(std::move(in));
@@ -412,12 +360,64 @@ TimeNs imposed_at(const std::vector<RankSummary>& s, const Instance& in, std::si
   return waited / static_cast<TimeNs>(in.members.size() - 1);
 }
 
+// The work before rank r's arrival at its collective i. Matched per communicator: since its previous call on
+// the same communicator (what it did in between, its other communicators' collectives included, is what made
+// it late here: a tensor-parallel group's GEMMs before its own all-reduce delay its data-parallel one). Matched
+// by name: since its previous matched collective (the join model's gap), as before.
+struct Lead {
+  TimeNs gap = 0, busy = 0;
+  std::vector<std::pair<uint32_t, TimeNs>> top;  // (name id, ns) of each segment's top kernel
+};
+
+class LeadFinder {
+ public:
+  LeadFinder(const std::vector<RankSummary>& s, const JoinModel& model) : s_(s), model_(model), previous_(s.size()) {
+    for (std::size_t r = 0; r < s.size(); ++r) {
+      previous_[r].assign(s[r].collectives.size(), kNone);
+      std::unordered_map<uint64_t, uint32_t> last;  // communicator id -> its last collective on this rank
+      for (uint32_t i = 0; i < s[r].collectives.size(); ++i) {
+        const uint32_t c = s[r].collectives[i].comm;
+        if (c == 0) continue;
+        auto [it, first] = last.try_emplace(s[r].communicators[c].id, i);
+        previous_[r][i] = first ? kFirst : it->second;
+        it->second = i;
+      }
+    }
+  }
+  Lead operator()(std::size_t r, uint32_t i) const {
+    Lead l;
+    const RankSummary& rs = s_[r];
+    const uint32_t prev = previous_[r][i];
+    if (prev == kNone) {
+      const uint32_t p = model_.position_of[r][i];
+      l.gap = model_.gap[r][p];
+      l.busy = rs.segments[i].busy_ns;
+      l.top.emplace_back(model_.top[r][p], rs.segments[i].top_kernel_ns);
+      return l;
+    }
+    const uint32_t from = prev == kFirst ? 0 : prev + 1;
+    l.gap = std::max<TimeNs>(0, rs.collectives[i].start - (prev == kFirst ? rs.first_start : rs.collectives[prev].end));
+    for (uint32_t k = from; k <= i; ++k) {
+      l.busy += rs.segments[k].busy_ns;
+      l.top.emplace_back(rs.segments[k].top_kernel, rs.segments[k].top_kernel_ns);
+    }
+    return l;
+  }
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX, kFirst = UINT32_MAX - 1;
+  const std::vector<RankSummary>& s_;
+  const JoinModel& model_;
+  std::vector<std::vector<uint32_t>> previous_;  // [rank][collective]: kNone (matched by name), kFirst, or index
+};
+
 // A straggler makes the others wait far more than any other rank does (twice the median of the others),
 // for a noticeable share of the job (2% of its span), and by a noticeable amount each time (10% of the
 // mean interval between collectives): random last arrivals of a balanced job are none of these.
 void find_stragglers(const std::vector<RankSummary>& s, const std::vector<Instance>& inst, const Matching& m,
                      const JoinModel& model, TimeNs tolerance, MultiRankResult& out) {
   if (s.size() < 2 || inst.empty()) return;
+  const LeadFinder lead(s, model);
   TimeNs total = 0;
   for (const auto& r : out.ranks) total += r.imposed_wait_ns;
   const TimeNs span = std::max<TimeNs>(1, out.critical_path.measured_ns);
@@ -445,10 +445,12 @@ void find_stragglers(const std::vector<RankSummary>& s, const std::vector<Instan
     }
     const auto key = static_cast<uint32_t>(std::max_element(per_key.begin(), per_key.end()) - per_key.begin());
     st.collective = m.keys[key];
-    // How: its own time since its previous collective before those instances, against the other
-    // participants' before the same instances, and how much of each was GPU kernel time.
+    if (m.comm[key] >= 0) st.communicator = detail::comm_name(m.comms[static_cast<std::size_t>(m.comm[key])].id);
+    // How: its own time before those instances, against the other participants' before the same instances,
+    // and how much of each was GPU kernel time (`lead`).
     TimeNs own_gap = 0, own_busy = 0;
     std::vector<TimeNs> peer_gap(s.size(), 0), peer_busy(s.size(), 0);
+    std::vector<std::size_t> peer_n(s.size(), 0);
     std::unordered_map<uint32_t, TimeNs> top;
     std::size_t n = 0;
     for (std::size_t p = 0; p < model.chain[r].size(); ++p) {
@@ -456,24 +458,27 @@ void find_stragglers(const std::vector<RankSummary>& s, const std::vector<Instan
       const TimeNs imposed = in.key == key ? imposed_at(s, in, r, tolerance) : 0;
       if (imposed <= 0) continue;
       if (imposed > st.worst_wait_ns) st.worst_wait_ns = imposed, st.worst_sequence = in.sequence;
-      own_gap += model.gap[r][p];
-      own_busy += s[r].segments[model.chain[r][p]].busy_ns;
-      top[model.top[r][p]] += s[r].segments[model.chain[r][p]].top_kernel_ns;
+      const Lead own = lead(r, model.chain[r][p]);
+      own_gap += own.gap;
+      own_busy += own.busy;
+      for (auto [name, ns] : own.top) top[name] += ns;
       for (auto [o, i] : in.members) {
-        if (o == r) continue;
-        const uint32_t q = model.position_of[o][i];
-        if (q == UINT32_MAX) continue;
-        peer_gap[o] += model.gap[o][q];
-        peer_busy[o] += s[o].segments[i].busy_ns;
+        if (o == r || model.position_of[o][i] == UINT32_MAX) continue;
+        const Lead peer = lead(o, i);
+        peer_gap[o] += peer.gap;
+        peer_busy[o] += peer.busy;
+        ++peer_n[o];
       }
       ++n;
     }
     if (n == 0) continue;
     st.own_gap_ns = own_gap / static_cast<TimeNs>(n);
     st.own_busy_ns = own_busy / static_cast<TimeNs>(n);
-    std::vector<TimeNs> gaps, busies;
+    std::vector<TimeNs> gaps, busies;  // the participants' means (other ranks never joined r there)
     for (std::size_t o = 0; o < s.size(); ++o)
-      if (o != r) gaps.push_back(peer_gap[o] / static_cast<TimeNs>(n)), busies.push_back(peer_busy[o] / static_cast<TimeNs>(n));
+      if (o != r && peer_n[o] > 0)
+        gaps.push_back(peer_gap[o] / static_cast<TimeNs>(peer_n[o])),
+            busies.push_back(peer_busy[o] / static_cast<TimeNs>(peer_n[o]));
     st.peers_gap_ns = median(gaps);
     const TimeNs peers_busy = median(busies);
     uint32_t best = 0;
@@ -509,7 +514,7 @@ MultiRankResult analyze_ranks(std::vector<RankSummary>& s, const MultiRankOption
   MultiRankResult out;
   std::vector<bool> recorded;
   number_ranks(s, out, recorded);
-  Matching m = match(s, out);
+  Matching m = detail::match(s, out);
   align_clocks(s, m, out, options.align_clocks);
 
   for (std::size_t r = 0; r < s.size(); ++r) {
@@ -551,6 +556,7 @@ MultiRankResult analyze_ranks(std::vector<RankSummary>& s, const MultiRankOption
   JoinModel model(s, inst, instance_of, origin, scenarios);
   critical_path(s, inst, model, m, out);
   find_stragglers(s, inst, m, model, options.arrival_tolerance_ns, out);
+  detail::report_communicators(s, m, inst, options, out);
   std::sort(out.collectives.begin(), out.collectives.end(), [](const auto& a, const auto& b) {
     return a.total_wait_ns != b.total_wait_ns ? a.total_wait_ns > b.total_wait_ns : a.key < b.key;
   });
@@ -563,7 +569,7 @@ MultiRankResult analyze_ranks(std::vector<RankSummary>& s, const MultiRankOption
     const double factor = std::stod(spec.substr(eq + 1));
     std::vector<double> key_factor(m.keys.size(), 1.0);
     for (std::size_t k = 0; k < m.keys.size(); ++k)
-      if (re.search(m.keys[k])) key_factor[k] = factor;
+      if (re.search(m.keys[k]) || re.search(m.kernels[k])) key_factor[k] = factor;
     MultiRankWhatIf wi;
     wi.spec = spec;
     wi.baseline_ns = out.critical_path.modeled_ns;

@@ -4,8 +4,13 @@
 // - clocks: ranks on other nodes than the reference (the lowest rank's) get an offset estimated from the
 //   end times of the collectives they share with the reference rank (a collective ends near-simultaneously
 //   on all participants): the median difference, its error the spread (scaled median absolute deviation).
-// - collectives: the k-th instance of a collective kernel on each participating rank is one instance;
-//   the last arrival starts the real work, and every other rank waits (last start - its start).
+// - collectives: where the library's calls were recorded (NCCL profiler plugin, RCCL API trace), the
+//   k-th call of an operation on a communicator on each of its members is one instance (the members of a
+//   communicator make its calls in the same order; analysis/communicators.hpp); else the k-th instance of a
+//   collective kernel (by name) on each rank that ran it. The last arrival starts the real work, and every
+//   other rank waits (last start - its start).
+// - communicators: per communicator and operation, bytes, algorithm and bus bandwidth as nccl-tests
+//   defines them, against the slowest member's recorded link peak; stragglers per communicator.
 // - stragglers: ranks whose late arrivals make the others wait far more than any other rank does.
 // - a critical path across ranks: each instance is a join node of the ranks' timelines (it completes only
 //   after its last participant arrives); the path names the rank and the work that hold the job back, and
@@ -49,6 +54,7 @@ struct RankReport {
 struct CollectiveReport {
   std::string key;
   CollectiveKernel info;
+  std::string communicator;         // "0x<16 hex>" when matched per communicator, else "" (name and order)
   std::size_t instances = 0;
   std::size_t ranks = 0;            // participants
   TimeNs total_wait_ns = 0;         // summed over ranks and instances
@@ -63,6 +69,7 @@ struct StragglerReport {
   double share = 0;                 // of all imposed wait
   std::size_t last_arrivals = 0, instances = 0;
   std::string collective;           // the key at which it made the others wait most
+  std::string communicator;         // that collective's communicator ("" when matched by name)
   uint32_t worst_sequence = 0;      // the instance of that key with the longest wait
   TimeNs worst_wait_ns = 0;
   TimeNs own_gap_ns = 0;            // its time from the previous collective to those arrivals (mean)
@@ -102,16 +109,55 @@ struct MultiRankWhatIf {
   double speedup = 1;
 };
 
+// One operation on one communicator: what was moved and how fast (nccl-tests' definitions: algorithm
+// bandwidth = size / time, bus bandwidth = algorithm bandwidth x the operation's factor), timed from the
+// last member's arrival to the last member's end (the transfer itself, without the wait for a late member).
+struct CommunicatorOperation {
+  std::string operation;            // "AllReduce", "AllGather", "ReduceScatter", "Broadcast", "SendRecv", ...
+  std::string data_type;
+  std::string algorithm, protocol;  // as the library chose them for most instances
+  std::size_t instances = 0;
+  uint64_t bytes_min = 0, bytes_max = 0;  // per call, as passed (count x element size)
+  uint64_t bytes_total = 0;
+  TimeNs real_ns = 0, wait_ns = 0;
+  double bus_factor = 0;
+  double algbw_gb_per_s = 0;        // nccl-tests size summed / real time summed
+  double busbw_gb_per_s = 0;        // algbw x bus factor
+  double busbw_median_gb_per_s = 0; // median over the instances
+  double link_share = 0;            // busbw / the communicator's link peak; 0 when the peak is unknown
+};
+
+struct CommunicatorReport {
+  std::string id;                   // "0x<16 hex>"
+  int32_t size = 0;                 // ranks in it
+  std::vector<int64_t> ranks;       // the traced members' job ranks, by rank in the communicator
+  std::size_t instances = 0;
+  TimeNs wait_ns = 0, real_ns = 0;
+  std::string link_kind;            // "nvlink", "pcie", "network" (members on different hosts), "" unknown
+  double link_peak_gb_per_s = 0;    // per direction, the slowest member's; 0 = unknown
+  std::vector<CommunicatorOperation> operations;
+  int64_t straggler = -1;           // the member that makes the others wait (straggler test below), or -1
+  TimeNs straggler_imposed_ns = 0;
+  std::vector<std::string> findings;
+};
+
 struct MultiRankOptions {
   bool align_clocks = true;
   // A rank is "last" at an instance only when it arrived this much after the second-to-last.
   TimeNs arrival_tolerance_ns = 2000;
+  // A communicator's bus bandwidth below this share of its link peak is a finding (for operations whose
+  // calls move at least kBandwidthFindingMinBytes: smaller ones are bound by latency, not bandwidth).
+  double link_share_threshold = 0.5;
 };
+inline constexpr uint64_t kBandwidthFindingMinBytes = 1 << 20;
 
 struct MultiRankResult {
   std::vector<RankReport> ranks;  // by rank
   std::vector<ClockOffset> clock_offsets;  // one per node
   std::vector<CollectiveReport> collectives;  // by total wait, descending
+  std::string matching;  // "communicator" (every kernel linked to a call), "name and order", or "mixed"
+  std::vector<CommunicatorReport> communicators;  // by id
+  std::vector<std::string> findings;              // across communicators (a slow group)
   std::vector<StragglerReport> stragglers;
   CrossRankPath critical_path;
   std::vector<MultiRankWhatIf> what_if;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "analysis/collective_calls.hpp"
 #include "analysis/collectives.hpp"
 #include "support/user_regex.hpp"
 
@@ -89,7 +90,9 @@ class Summarizer {
       any = true;
     };
     std::unordered_map<uint32_t, uint32_t> sequence;  // per key
-    for (const Dispatch& d : t_.dispatches) {
+    std::vector<Index> collective_dispatch;            // parallel to s_.collectives
+    for (Index di = 0; di < t_.dispatches.size(); ++di) {
+      const Dispatch& d = t_.dispatches[di];
       if (d.process != process_) continue;
       ++s_.dispatches;
       extend(d.start, d.end);
@@ -98,6 +101,7 @@ class Summarizer {
         ++s_.collective_kernels;
         comm_iv.push_back({d.start, d.end});
         s_.collectives.push_back({key, 0, d.start, d.end});
+        collective_dispatch.push_back(di);
       } else {
         compute_iv.push_back({d.start, d.end});
         compute.push_back({d.start, d.end, d.symbol});
@@ -119,9 +123,11 @@ class Summarizer {
     s_.nccl_calls.assign(calls.begin(), calls.end());
     std::sort(s_.nccl_calls.begin(), s_.nccl_calls.end());
 
+    attach_calls(collective_dispatch);
     std::sort(s_.collectives.begin(), s_.collectives.end(),
               [](const CollectiveArrival& a, const CollectiveArrival& b) { return a.start < b.start; });
     for (CollectiveArrival& c : s_.collectives) c.sequence = sequence[c.key]++;
+    describe_links();
     build_segments(compute);
 
     s_.compute_ns = merge_intervals(compute_iv);
@@ -135,6 +141,7 @@ class Summarizer {
 
  private:
   uint32_t name_id(const std::string& name) {
+    if (name.empty()) return 0;
     auto [it, inserted] = name_ids_.try_emplace(name, static_cast<uint32_t>(s_.names.size()));
     if (inserted) s_.names.push_back(name);
     return it->second;
@@ -153,6 +160,64 @@ class Summarizer {
         }
       break;
     }
+  }
+
+  // The library's calls joined to the kernels that ran them (analysis/collective_calls.hpp).
+  void attach_calls(const std::vector<Index>& dispatches) {
+    std::vector<std::size_t> order(dispatches.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    // Launch order: correlation ids where the collector recorded them, else start times.
+    const bool correlated = std::all_of(dispatches.begin(), dispatches.end(),
+                                        [&](Index d) { return t_.dispatches[d].correlation_id != 0; });
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      const Dispatch &x = t_.dispatches[dispatches[a]], &y = t_.dispatches[dispatches[b]];
+      return correlated ? x.correlation_id < y.correlation_id : x.start < y.start;
+    });
+    std::vector<Index> launched;
+    for (std::size_t i : order) launched.push_back(dispatches[i]);
+    const CallLinks links = link_collective_calls(t_, process_, launched);
+    s_.calls_recorded = links.calls;
+    s_.calls_unlinked = links.unlinked_calls;
+    if (links.calls == 0) return;
+    s_.communicators.emplace_back();
+    std::unordered_map<uint64_t, uint32_t> comm_index;
+    for (std::size_t n = 0; n < order.size(); ++n) {
+      const std::vector<Index>& calls = links.calls_of_kernel[n];
+      if (calls.empty()) continue;
+      CollectiveArrival& a = s_.collectives[order[n]];
+      const CollectiveCall& first = t_.collective_calls[calls.front()];
+      auto [it, inserted] = comm_index.try_emplace(first.comm_id, static_cast<uint32_t>(s_.communicators.size()));
+      if (inserted) s_.communicators.push_back({first.comm_id, first.comm_size, first.comm_rank, first.comm_nodes});
+      a.comm = it->second;
+      a.comm_sequence = first.sequence;
+      a.calls = static_cast<uint32_t>(calls.size());
+      // A group of sends and receives is one SendRecv moving the larger direction's bytes (nccl-tests' size).
+      std::string operation = first.operation;
+      bool p2p = true;
+      uint64_t sent = 0, received = 0;
+      for (Index c : calls) {
+        const CollectiveCall& call = t_.collective_calls[c];
+        a.count += call.count;
+        a.bytes += call.bytes;
+        (call.operation == "Recv" ? received : sent) += call.bytes;
+        p2p = p2p && (call.operation == "Send" || call.operation == "Recv");
+        if (call.operation != operation) operation = "Group";
+      }
+      if (p2p && operation == "Group") operation = "SendRecv", a.bytes = std::max(sent, received);
+      a.operation = name_id(operation);
+      a.data_type = name_id(first.data_type);
+      a.root = first.root;
+      a.peer = first.peer;
+      a.algorithm = name_id(first.algorithm);
+      a.protocol = name_id(first.protocol);
+    }
+  }
+
+  // The recorded links of the rank's GPU (matched by UUID), so that the merge can name each
+  // communicator's slowest link.
+  void describe_links() {
+    for (const GpuLink& l : t_.gpu_links)
+      if (l.process == process_ && l.gpu_uuid == s_.gpu) s_.links.push_back({l.peer_uuid, l.kind, l.links, l.gb_per_s});
   }
 
   void classify_symbols() {

@@ -14,10 +14,35 @@
 namespace rpl::analysis {
 
 // A collective kernel as this rank ran it: the `sequence`-th instance of its key on this rank.
+// What the library said of the call(s) the kernel ran (analysis/collective_calls.hpp), where it was recorded:
+// `comm` 0 means nothing was, and the kernel is matched across ranks by name and order.
 struct CollectiveArrival {
   uint32_t key = 0;       // into RankSummary::names
   uint32_t sequence = 0;  // 0-based, per key
   TimeNs start = 0, end = 0;
+  uint32_t comm = 0;            // into RankSummary::communicators; 0 = not recorded
+  uint64_t comm_sequence = 0;   // the (first) call's number in its communicator
+  uint32_t operation = 0;       // into names: "AllReduce", ... ("Group" when the kernel ran calls of several)
+  uint32_t data_type = 0;       // into names: "bf16", ...
+  uint64_t count = 0, bytes = 0;  // summed over the calls the kernel ran
+  uint32_t calls = 0;           // calls it ran (several when they were grouped on one communicator)
+  int32_t root = -1, peer = -1;
+  uint32_t algorithm = 0, protocol = 0;  // into names, as the library chose them
+};
+
+struct CommunicatorInfo {
+  uint64_t id = 0;        // equal on every member
+  int32_t size = 0;       // ranks in it
+  int32_t rank = -1;      // this process's rank in it
+  int32_t nodes = 0;
+};
+
+// A link of this rank's GPU as the collector recorded it (model/collective_calls.hpp GpuLink).
+struct LinkInfo {
+  std::string peer_uuid;  // "" = the GPU's own total
+  std::string kind;       // "nvlink", "pcie", "xgmi"
+  uint32_t links = 0;
+  double gb_per_s = 0;    // per direction
 };
 
 // What the rank did between leaving its previous collective (or its first activity) and arriving at the
@@ -29,7 +54,7 @@ struct WorkSegment {
   std::vector<TimeNs> saved_ns;  // per what-if scenario: the time those kernels would save
 };
 
-inline constexpr int kRankSummarySchemaVersion = 1;
+inline constexpr int kRankSummarySchemaVersion = 2;
 inline constexpr std::size_t kActivityBins = 200;
 
 struct RankSummary {
@@ -48,6 +73,10 @@ struct RankSummary {
   std::vector<WorkSegment> segments;           // collectives.size() + 1
   std::vector<std::string> what_if;            // the scenarios WorkSegment::saved_ns refers to
   std::vector<std::pair<std::string, uint64_t>> nccl_calls;  // NCCL's NVTX ranges by call ("AllReduce": 40)
+  std::vector<CommunicatorInfo> communicators;  // [0] = none; the communicators its calls were on
+  std::vector<LinkInfo> links;                  // of its GPU (`gpu` is its UUID where links are known)
+  uint64_t calls_recorded = 0;                  // library calls recorded for this process
+  uint64_t calls_unlinked = 0;                  // of them, calls no kernel could be linked to
   // Activity over [first_start, last_end] in kActivityBins bins: the fraction of each bin compute
   // (resp. communication) covered, for the per-rank timelines.
   std::vector<float> compute_bins, communication_bins;

@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "analysis/collective_calls.hpp"
 #include "analysis/collectives.hpp"
 #include "app/rank_summary_file.hpp"
 #include "store/rocpd_reader.hpp"
@@ -101,13 +102,46 @@ void write_rank_perfetto(const std::string& path, const std::vector<std::string>
         event({{"ph", "M"}, {"name", "process_name"}, {"pid", rank}, {"args", {{"name", fmt::format("rank {} ({})", rank, proc.hostname)}}}});
         event({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", rank}, {"args", {{"sort_index", rank}}}});
         auto us = [&](TimeNs ns) { return static_cast<double>(ns + shift - origin) / 1e3; };
-        for (const Dispatch& d : t.dispatches) {
+        // Collective kernels linked to the library's calls go on one track per communicator.
+        std::vector<Index> collective;
+        for (Index i = 0; i < t.dispatches.size(); ++i)
+          if (t.dispatches[i].process == p && analysis::parse_collective_kernel(t.kernel_name(t.dispatches[i])))
+            collective.push_back(i);
+        std::stable_sort(collective.begin(), collective.end(), [&](Index a, Index b) {
+          return t.dispatches[a].correlation_id < t.dispatches[b].correlation_id;
+        });
+        const analysis::CallLinks links = analysis::link_collective_calls(t, p, collective);
+        std::map<Index, std::size_t> linked;  // dispatch -> position in `collective`
+        for (std::size_t k = 0; k < collective.size(); ++k)
+          if (!links.calls_of_kernel[k].empty()) linked[collective[k]] = k;
+        std::map<uint64_t, int64_t> comm_track;
+        for (Index i = 0; i < t.dispatches.size(); ++i) {
+          const Dispatch& d = t.dispatches[i];
           if (d.process != p) continue;
           const std::string& name = t.kernel_name(d);
           const bool comm = analysis::parse_collective_kernel(name).has_value();
-          event({{"ph", "X"}, {"pid", rank}, {"tid", d.stream == kNoIndex ? 0 : t.streams[d.stream].rocpd_id},
-                 {"ts", us(d.start)}, {"dur", (d.end - d.start) / 1e3}, {"name", name},
-                 {"cat", comm ? "communication" : "compute"}});
+          const int64_t stream = d.stream == kNoIndex ? 0 : t.streams[d.stream].rocpd_id;
+          auto it = linked.find(i);
+          if (it == linked.end()) {
+            event({{"ph", "X"}, {"pid", rank}, {"tid", stream}, {"ts", us(d.start)}, {"dur", (d.end - d.start) / 1e3},
+                   {"name", name}, {"cat", comm ? "communication" : "compute"}});
+            continue;
+          }
+          const auto& calls = links.calls_of_kernel[it->second];
+          const CollectiveCall& c = t.collective_calls[calls.front()];
+          auto [track, added] = comm_track.try_emplace(c.comm_id, 1'000'000 + static_cast<int64_t>(comm_track.size()));
+          if (added)
+            event({{"ph", "M"}, {"name", "thread_name"}, {"pid", rank}, {"tid", track->second},
+                   {"args", {{"name", fmt::format("communicator 0x{:016x} (rank {} of {})", c.comm_id, c.comm_rank,
+                                                  c.comm_size)}}}});
+          uint64_t bytes = 0;
+          for (Index ci : calls) bytes += t.collective_calls[ci].bytes;
+          event({{"ph", "X"}, {"pid", rank}, {"tid", track->second}, {"ts", us(d.start)}, {"dur", (d.end - d.start) / 1e3},
+                 {"name", calls.size() == 1 ? c.operation : fmt::format("{} x{}", c.operation, calls.size())},
+                 {"cat", "communication"},
+                 {"args", {{"kernel", name}, {"stream", stream}, {"sequence", c.sequence}, {"bytes", bytes},
+                           {"count", c.count}, {"data_type", c.data_type}, {"algorithm", c.algorithm},
+                           {"protocol", c.protocol}, {"calls", calls.size()}}}});
         }
         for (const MemoryCopy& c : t.copies) {
           if (c.process != p) continue;

@@ -51,9 +51,27 @@ json summary_json(const RankSummary& s) {
   j["peer_copies"] = s.peer_copies;
   j["peer_copy_bytes"] = s.peer_copy_bytes;
   j["names"] = s.names;
-  json c = json::array();  // [key, sequence, start, end]: compact, there may be many
-  for (const auto& a : s.collectives) c.push_back({a.key, a.sequence, a.start, a.end});
+  json c = json::array();  // [key, sequence, start, end(, the call's 11 fields)]: compact, there may be many
+  for (const auto& a : s.collectives) {
+    json row = {a.key, a.sequence, a.start, a.end};
+    if (a.comm != 0)
+      for (json v : {json(a.comm), json(a.comm_sequence), json(a.operation), json(a.data_type), json(a.count),
+                     json(a.bytes), json(a.calls), json(a.root), json(a.peer), json(a.algorithm), json(a.protocol)})
+        row.push_back(std::move(v));
+    c.push_back(std::move(row));
+  }
   j["collectives"] = std::move(c);
+  json comms = json::array();  // [id, size, rank, nodes]; [0] is "none"
+  for (std::size_t k = 1; k < s.communicators.size(); ++k) {
+    const auto& m = s.communicators[k];
+    comms.push_back({fmt::format("0x{:016x}", m.id), m.size, m.rank, m.nodes});
+  }
+  j["communicators"] = std::move(comms);
+  json links = json::array();
+  for (const auto& l : s.links) links.push_back({{"peer_uuid", l.peer_uuid}, {"kind", l.kind}, {"links", l.links}, {"gb_per_s", l.gb_per_s}});
+  j["links"] = std::move(links);
+  j["calls_recorded"] = s.calls_recorded;
+  j["calls_unlinked"] = s.calls_unlinked;
   json g = json::array();  // [busy, top kernel, top kernel ns, [saved per scenario]]
   for (const auto& w : s.segments) g.push_back({w.busy_ns, w.top_kernel, w.top_kernel_ns, w.saved_ns});
   j["segments"] = std::move(g);
@@ -100,9 +118,46 @@ RankSummary summary_from(const json& j) {
     if (id >= s.names.size()) throw std::out_of_range(fmt::format("name id {} out of range", id));
     return id;
   };
-  for (const auto& c : j.at("collectives"))
-    s.collectives.push_back({name_ok(u32(c.at(0), "collectives[…][0]")), u32(c.at(1), "collectives[…][1]"), i64(c.at(2), "collectives[…][2]"),
-                             i64(c.at(3), "collectives[…][3]")});
+  const json& comms = j.at("communicators");
+  s.communicators.emplace_back();
+  for (const auto& m : comms) {
+    const std::string id = m.at(0).get<std::string>();
+    std::size_t used = 0;
+    const uint64_t value = std::stoull(id, &used, 16);
+    if (used != id.size()) throw std::out_of_range(fmt::format("communicator id '{}' is not hexadecimal", id));
+    s.communicators.push_back({value, json_integer_or_throw<int32_t>(m.at(1), "communicators[…][1]"),
+                               json_integer_or_throw<int32_t>(m.at(2), "communicators[…][2]"),
+                               json_integer_or_throw<int32_t>(m.at(3), "communicators[…][3]")});
+  }
+  if (s.communicators.size() == 1) s.communicators.clear();
+  auto i32 = [](const json& v, const char* what) { return json_integer_or_throw<int32_t>(v, what); };
+  for (const auto& c : j.at("collectives")) {
+    analysis::CollectiveArrival a{name_ok(u32(c.at(0), "collectives[…][0]")), u32(c.at(1), "collectives[…][1]"),
+                        i64(c.at(2), "collectives[…][2]"), i64(c.at(3), "collectives[…][3]")};
+    if (c.size() == 15) {
+      a.comm = u32(c.at(4), "collectives[…][4]");
+      if (a.comm == 0 || a.comm >= s.communicators.size())
+        throw std::out_of_range(fmt::format("communicator {} out of range", a.comm));
+      a.comm_sequence = u64(c.at(5), "collectives[…][5]");
+      a.operation = name_ok(u32(c.at(6), "collectives[…][6]"));
+      a.data_type = name_ok(u32(c.at(7), "collectives[…][7]"));
+      a.count = u64(c.at(8), "collectives[…][8]");
+      a.bytes = u64(c.at(9), "collectives[…][9]");
+      a.calls = u32(c.at(10), "collectives[…][10]");
+      a.root = i32(c.at(11), "collectives[…][11]");
+      a.peer = i32(c.at(12), "collectives[…][12]");
+      a.algorithm = name_ok(u32(c.at(13), "collectives[…][13]"));
+      a.protocol = name_ok(u32(c.at(14), "collectives[…][14]"));
+    } else if (c.size() != 4) {
+      throw std::out_of_range("a collective has 4 or 15 fields");
+    }
+    s.collectives.push_back(a);
+  }
+  for (const auto& l : j.at("links"))
+    s.links.push_back({l.at("peer_uuid").get<std::string>(), l.at("kind").get<std::string>(),
+                       u32(l.at("links"), "links[…].links"), l.at("gb_per_s").get<double>()});
+  s.calls_recorded = u64(j.at("calls_recorded"), "calls_recorded");
+  s.calls_unlinked = u64(j.at("calls_unlinked"), "calls_unlinked");
   for (const auto& g : j.at("segments"))
     s.segments.push_back({i64(g.at(0), "segments[…][0]"), name_ok(u32(g.at(1), "segments[…][1]")), i64(g.at(2), "segments[…][2]"),
                           times(g.at(3))});

@@ -10,7 +10,7 @@
 
 namespace rpl::app {
 
-inline constexpr const char* kRankSummaryFileSchemaVersion = "1.0";
+inline constexpr const char* kRankSummaryFileSchemaVersion = "2.0";
 
 nlohmann::json rank_summaries_document(const std::vector<analysis::RankSummary>& summaries);
 // Reads what rank_summaries_document wrote; throws rpl::Error(InputInvalid) naming `file` and the problem.

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/collective_calls.hpp"
 #include "model/device_metrics.hpp"
 #include "model/rank_identity.hpp"
 
@@ -192,6 +193,8 @@ struct Trace {
   std::vector<SyncOp> sync_ops;
   std::vector<CounterSample> counters;  // empty unless counters were collected
   std::vector<DeviceMetricSeries> device_metrics;  // empty unless the run was monitored (--monitor-device)
+  std::vector<CollectiveCall> collective_calls;    // empty unless the library's calls were recorded
+  std::vector<GpuLink> gpu_links;                  // empty unless the collector recorded the topology
 
   const std::string& kernel_name(const Dispatch& d) const {
     return strings.at(symbols[d.symbol].display_name);

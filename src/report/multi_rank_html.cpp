@@ -154,6 +154,7 @@ std::string multi_rank_html(const MultiRankResult& r) {
     put(h, "<p class=\"warn\" data-rank=\"{}\"><b>rank {}</b>: {}</p>\n", s.rank, s.rank, escape(s.evidence));
   ranks_table(h, r);
   collectives_table(h, r);
+  h += communicators_html(r);
   critical_path(h, r);
   what_if(h, r);
   h += "<h2>Clock offsets</h2>\n<table id=\"clock-offsets\"><thead><tr><th class=\"name\">node</th><th>offset</th>"

@@ -67,6 +67,7 @@ json multi_rank_document(const MultiRankResult& r) {
   json colls = json::array();
   for (const auto& c : r.collectives)
     colls.push_back({{"kernel", c.key},
+                     {"communicator", c.communicator},
                      {"operation", c.info.operation},
                      {"reduce_op", c.info.reduce_op},
                      {"data_type", c.info.data_type},
@@ -87,6 +88,7 @@ json multi_rank_document(const MultiRankResult& r) {
                   {"last_arrivals", s.last_arrivals},
                   {"instances", s.instances},
                   {"collective", s.collective},
+                  {"communicator", s.communicator},
                   {"worst_instance", s.worst_sequence},
                   {"worst_wait_ms", ms(s.worst_wait_ns)},
                   {"own_gap_ms", ms(s.own_gap_ns)},
@@ -113,6 +115,9 @@ json multi_rank_document(const MultiRankResult& r) {
     wi.push_back({{"spec", w.spec}, {"baseline_ms", ms(w.baseline_ns)}, {"predicted_ms", ms(w.predicted_ns)},
                   {"speedup", w.speedup}});
   j["what_if"] = std::move(wi);
+  j["matching"] = r.matching;
+  j["communicators"] = communicators_json(r);
+  j["findings"] = r.findings;
   j["warnings"] = r.warnings;
   return j;
 }
@@ -155,6 +160,7 @@ std::string multi_rank_terminal(const MultiRankResult& r) {
     out += fmt::format("  {:<50} x{:<6} ranks {:<4} wait {:>10.3f} ms (max {:.3f})  real {:>9.3f} ms\n", c.key,
                        c.instances, c.ranks, ms(c.total_wait_ns), ms(c.max_wait_ns), ms(c.real_ns));
   }
+  out += communicators_terminal(r);
   if (r.stragglers.empty()) {
     out += "\nStragglers: none\n";
   } else {

@@ -9,11 +9,15 @@
 
 namespace rpl::report {
 
-inline constexpr const char* kMultiRankSchemaVersion = "1.0";
+inline constexpr const char* kMultiRankSchemaVersion = "1.1";
 
 nlohmann::json multi_rank_document(const analysis::MultiRankResult& r);
 std::string multi_rank_terminal(const analysis::MultiRankResult& r);
 std::string multi_rank_html(const analysis::MultiRankResult& r);
+// The per-communicator part of each (report/communicators_report.cpp).
+nlohmann::json communicators_json(const analysis::MultiRankResult& r);
+std::string communicators_terminal(const analysis::MultiRankResult& r);
+std::string communicators_html(const analysis::MultiRankResult& r);
 // Writes multi_rank.json (and multi_rank.html unless !html) into `dir`, atomically; returns the JSON document.
 nlohmann::json write_multi_rank_files(const std::string& dir, const analysis::MultiRankResult& r, bool html);
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/rocpd_counters_read.hpp"
+#include "store/rocpd_collective_calls.hpp"
 #include "store/rocpd_device_metrics.hpp"
 #include "store/rocpd_set_reader.hpp"
 #include "store/sqlite_db.hpp"
@@ -119,6 +120,7 @@ void SetReader::read_process(const ProcessRowInfo& info) {
   read_dispatches();
   read_counters(trace_, db_, CounterReadScope{&set_, filter_ ? guid_ : std::string(), first_dispatch, options_.lenient});
   read_device_metrics(trace_, db_, set_, filter_ ? guid_ : std::string());
+  read_collective_calls(trace_, db_, filter_ ? guid_ : std::string(), process_);
   read_copies();
   read_regions();
   read_event_operations();
@@ -418,17 +420,19 @@ using detail::SetReader;
 
 // Sizes of every table before a read, so that a failed read leaves the trace as it was.
 struct TraceMark {
-  std::size_t processes, agents, queues, streams, symbols, dispatches, copies, api_calls, sync_ops, counters, device_metrics;
+  std::size_t processes, agents, queues, streams, symbols, dispatches, copies, api_calls, sync_ops, counters, device_metrics, collective_calls, gpu_links;
   explicit TraceMark(const Trace& t)
       : processes(t.processes.size()), agents(t.agents.size()), queues(t.queues.size()), streams(t.streams.size()),
         symbols(t.symbols.size()), dispatches(t.dispatches.size()), copies(t.copies.size()),
         api_calls(t.api_calls.size()), sync_ops(t.sync_ops.size()), counters(t.counters.size()),
-        device_metrics(t.device_metrics.size()) {}
+        device_metrics(t.device_metrics.size()), collective_calls(t.collective_calls.size()),
+        gpu_links(t.gpu_links.size()) {}
   void restore(Trace& t) const {
     t.processes.resize(processes), t.agents.resize(agents), t.queues.resize(queues), t.streams.resize(streams);
     t.symbols.resize(symbols), t.dispatches.resize(dispatches), t.copies.resize(copies);
     t.api_calls.resize(api_calls), t.sync_ops.resize(sync_ops), t.counters.resize(counters);
     t.device_metrics.resize(device_metrics);
+    t.collective_calls.resize(collective_calls), t.gpu_links.resize(gpu_links);
   }
 };
 

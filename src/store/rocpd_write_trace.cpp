@@ -7,6 +7,8 @@
 #include <unordered_map>
 
 #include "store/rocpd_writer.hpp"
+
+#include "store/rocpd_collective_calls.hpp"
 #include "support/errors.hpp"
 
 namespace rpl::rocpd {
@@ -266,6 +268,13 @@ void write_process(const Trace& trace, Index process, const std::string& path) {
   if (process >= trace.processes.size())
     throw Error(ExitCode::Internal, fmt::format("{}: no process {} in the trace", path, process));
   ProcessWriter(trace, process, path).write();
+  std::vector<CollectiveCall> calls;
+  std::vector<GpuLink> links;
+  for (const CollectiveCall& c : trace.collective_calls)
+    if (c.process == process) calls.push_back(c);
+  for (const GpuLink& l : trace.gpu_links)
+    if (l.process == process) links.push_back(l);
+  if (!calls.empty() || !links.empty()) append_collective_calls(path, calls, links);
 }
 
 }  // namespace rpl::rocpd

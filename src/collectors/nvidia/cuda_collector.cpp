@@ -5,14 +5,18 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 #include "collectors/amd/rocprofv3_collector.hpp"  // find_rocpd_databases
 #include "collectors/collector_factory.hpp"
+#include "collectors/nvidia/nccl_profile_file.hpp"
 #include "collectors/nvidia/spill_to_rocpd.hpp"
 #include "platform/platform.hpp"
 #include "support/errors.hpp"
 #include "support/libexec.hpp"
 #include "support/log.hpp"
+#include "support/process.hpp"
 
 namespace rpl::collectors {
 namespace fs = std::filesystem;
@@ -27,6 +31,35 @@ std::string find_collector_library() {
               fmt::format("the CUDA collector {} was not found in {} (it is built only where CUPTI is found); set "
                           "RPL_CUDA_COLLECTOR to its path",
                           kLibraryName, libexec_locations()));
+}
+
+// The machine's GPU links (nvidia-smi's view), for the bus bandwidth of collectives: written where the
+// spill converter looks (<trace_dir>/<host>/gpu_topology.txt). Best effort: without nvidia-smi, nothing.
+void record_topology(const std::string& trace_dir) {
+  if (!find_executable("nvidia-smi")) return;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const fs::path dir = fs::path(trace_dir) / host;
+  fs::create_directories(dir);
+  const fs::path part = dir / "gpu_topology.part", out_path = dir / "gpu_topology.txt";
+  std::ofstream out(out_path);
+  for (const auto& argv : nvidia_topology_commands()) {
+    ProcessSpec spec;
+    spec.argv = argv;
+    spec.stdout_file = part.string();
+    spec.stderr_file = "/dev/null";
+    spec.timeout_s = 20;
+    std::string line;
+    for (const auto& a : argv) line += (line.empty() ? "" : " ") + a;
+    out << "== " << line << "\n";
+    try {
+      if (run_process(spec).ok()) out << std::ifstream(part).rdbuf() << "\n";
+    } catch (const Error& e) {
+      log::debug("{}: {}", line, e.what());
+    }
+  }
+  std::error_code ec;
+  fs::remove(part, ec);
 }
 
 class CudaCollector : public platform::Collector {
@@ -46,6 +79,15 @@ class CudaCollector : public platform::Collector {
     spec.argv = request.argv;
     spec.env = {{"CUDA_INJECTION64_PATH", library}, {"RPL_TRACE_DIR", trace_dir}};
     if (request.debug) spec.env.emplace_back("RPL_CUDA_VERBOSE", "1");
+    // NCCL's calls (communicator, bytes, algorithm) through our profiler plugin, unless the user chose one.
+    if (const char* own = std::getenv("NCCL_PROFILER_PLUGIN"); own && *own) {
+      log::warn("NCCL_PROFILER_PLUGIN is set ({}): NCCL calls are not recorded (collectives are matched by kernel "
+                "name and order, without bytes)",
+                own);
+    } else if (auto plugin = find_libexec("librpl_nccl_profiler.so", "RPL_NCCL_PROFILER")) {
+      spec.env.emplace_back("NCCL_PROFILER_PLUGIN", *plugin);
+    }
+    record_topology(trace_dir);
     // The collector's API modes: every runtime and driver call, none, or (default) the dependency-creating ones.
     if (request.trace.all_api) spec.env.emplace_back("RPL_CUDA_API", "all");
     else if (!request.trace.runtime_api) spec.env.emplace_back("RPL_CUDA_API", "none");

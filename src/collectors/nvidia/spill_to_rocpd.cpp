@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "collectors/nvidia/nccl_profile_file.hpp"
 #include "collectors/nvidia/spill_correlation.hpp"
 #include "collectors/nvidia/spill_file.hpp"
 #include "store/rocpd_writer.hpp"
@@ -574,6 +575,8 @@ std::string convert_contents(const SpillContents& contents, const std::string& s
     log::warn("{}: the process (pid {}) ended without a clean exit; records still in CUPTI's buffers are lost",
               spill_path, contents.header.pid);
   Converter(contents, db).run();
+  // What our NCCL profiler plugin recorded in the same process, and the topology `profile` recorded.
+  attach_nccl_records(db, fs::path(spill_path).parent_path().string(), contents.header.pid);
   if (options.remove_spill) {
     std::error_code ec;
     fs::remove(spill_path, ec);
