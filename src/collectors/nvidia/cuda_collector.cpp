@@ -34,32 +34,38 @@ std::string find_collector_library() {
 }
 
 // The machine's GPU links (nvidia-smi's view), for the bus bandwidth of collectives: written where the
-// spill converter looks (<trace_dir>/<host>/gpu_topology.txt). Best effort: without nvidia-smi, nothing.
+// spill converter looks (<trace_dir>/<host>/gpu_topology.txt), through a file of this process renamed over it
+// (ranks of one host started by --rank-wrapper each write it). Best effort: without nvidia-smi, nothing.
 void record_topology(const std::string& trace_dir) {
   if (!find_executable("nvidia-smi")) return;
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   const fs::path dir = fs::path(trace_dir) / host;
   fs::create_directories(dir);
-  const fs::path part = dir / "gpu_topology.part", out_path = dir / "gpu_topology.txt";
-  std::ofstream out(out_path);
-  for (const auto& argv : nvidia_topology_commands()) {
-    ProcessSpec spec;
-    spec.argv = argv;
-    spec.stdout_file = part.string();
-    spec.stderr_file = "/dev/null";
-    spec.timeout_s = 20;
-    std::string line;
-    for (const auto& a : argv) line += (line.empty() ? "" : " ") + a;
-    out << "== " << line << "\n";
-    try {
-      if (run_process(spec).ok()) out << std::ifstream(part).rdbuf() << "\n";
-    } catch (const Error& e) {
-      log::debug("{}: {}", line, e.what());
+  const std::string own = fmt::format("gpu_topology.{}", getpid());
+  const fs::path part = dir / (own + ".part"), text = dir / (own + ".txt");
+  {
+    std::ofstream out(text);
+    for (const auto& argv : nvidia_topology_commands()) {
+      ProcessSpec spec;
+      spec.argv = argv;
+      spec.stdout_file = part.string();
+      spec.stderr_file = "/dev/null";
+      spec.timeout_s = 20;
+      std::string line;
+      for (const auto& a : argv) line += (line.empty() ? "" : " ") + a;
+      out << "== " << line << "\n";
+      try {
+        if (run_process(spec).ok()) out << std::ifstream(part).rdbuf() << "\n";
+      } catch (const Error& e) {
+        log::debug("{}: {}", line, e.what());
+      }
     }
   }
   std::error_code ec;
   fs::remove(part, ec);
+  fs::rename(text, dir / "gpu_topology.txt", ec);
+  if (ec) log::debug("{}: {}", text.string(), ec.message());
 }
 
 class CudaCollector : public platform::Collector {
