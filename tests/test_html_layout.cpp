@@ -144,3 +144,25 @@ TEST(HtmlLayout, SixtyFourRanks) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   expect_clean_layout(chromium, dir, dir.file("out/multi_rank.html"), "64-ranks");
 }
+
+TEST(HtmlNames, LegendNamesOfTemplatedKernelsStayApart) {
+  // Two kernels that differ only in the middle of a long name: their legend entries differ (the old cut at 40
+  // characters gave both the same text), and the full name stays in the title.
+  app::AnalyzeResults r = visual_sample_results();
+  const std::string head = "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<";
+  const std::string tail = "> >(at::TensorIteratorBase&)::{lambda(int)#1}>(int, at::TensorIteratorBase&)";
+  ASSERT_GE(r.stats.kernels.size(), 2u);
+  r.stats.kernels[0].name = head + "at::native::CUDAFunctor_add<c10::Half>" + tail;
+  r.stats.kernels[1].name = head + "at::native::CUDAFunctor_add<float>" + tail;
+  const std::string page = report::render_html_report(r, nullptr, {});
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(page, m, std::regex(R"(<div class="legend">[\s\S]*?</div>)")));
+  const std::string legend = m.str();
+  std::vector<std::string> shown;
+  const std::regex entry(R"(</i>([^<]*)</span>)");
+  for (std::sregex_iterator it(legend.begin(), legend.end(), entry), end; it != end; ++it)
+    shown.push_back((*it)[1]);
+  ASSERT_GE(shown.size(), 2u);
+  EXPECT_NE(shown[0], shown[1]) << legend;
+  EXPECT_NE(shown[0].find("Half"), std::string::npos) << shown[0];
+}

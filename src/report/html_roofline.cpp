@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "report/html_util.hpp"
+#include "report/kernel_names.hpp"
 
 namespace rpl::report::html {
 namespace {
@@ -215,12 +216,15 @@ void kernel_points(std::string& out, const Chart& c, std::vector<const RooflineP
     double x0, x1, y0, y1;
   };
   std::vector<Box> placed;
+  std::vector<std::string> labelled;
+  for (std::size_t i = 0; i < points.size() && i < kLabelledPoints; ++i) labelled.push_back(points[i]->kernel);
+  const std::vector<std::string> shown = display_names(labelled, NameForm::Short, 36);
   for (std::size_t i = 0; i < points.size() && i < kLabelledPoints; ++i) {
     const auto* p = points[i];
     double r = point_radius(*p);
     double px = c.x(p->ai) + r + 3;
     bool flip = px > kWidth - 200;  // near the right edge: label on the left
-    const std::string text = shorten(p->kernel, 36);
+    const std::string& text = shown[i];
     const double width = 6.5 * static_cast<double>(text.size());
     const double x0 = flip ? c.x(p->ai) - r - 3 - width : px, x1 = x0 + width;
     double y = c.y(p->gflops) + 4;
@@ -276,12 +280,16 @@ void bandwidth_chart(std::string& out, const std::vector<BandwidthBar>& bars_in)
   put(out, "<svg id=\"bandwidth-bars\" width=\"{0}\" height=\"{1:.0f}\" viewBox=\"0 0 {0} {1:.0f}\" role=\"img\" "
            "aria-label=\"bandwidth of kernels without FLOPs\">\n",
       kWidth, height);
+  // Shortened names that never collide (templated kernels differ in the middle of their names).
+  std::vector<std::string> full_names;
+  for (const auto* b : bars) full_names.push_back(b->kernel);
+  const std::vector<std::string> shown = display_names(full_names, NameForm::Short, 44);
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const auto* b = bars[i];
     double y = kTop + kRow * static_cast<double>(i);
     std::string of_peak = b->peak_gbps > 0 ? ", " + percent(b->gbps / b->peak_gbps) + " of the ceiling" : "";
     put(out, "<text class=\"bar-label\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>",
-        kBarLeft - 8, y + kRow * 0.65, escape(shorten(b->kernel, 44)));
+        kBarLeft - 8, y + kRow * 0.65, escape(shown[i]));
     put(out, "<rect class=\"bar b-memory\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
              "data-kernel=\"{}\"><title>{}\n{} {}{}, {} of GPU time</title></rect>",
         kBarLeft, y + 3, std::max(1.0, px(b->gbps) - kBarLeft), kRow - 6, escape(b->kernel), escape(b->kernel),

@@ -14,6 +14,7 @@
 
 #include "support/checked_math.hpp"
 #include "report/html_util.hpp"
+#include "report/kernel_names.hpp"
 #include "report/work_lanes.hpp"
 
 namespace rpl::report::html {
@@ -180,9 +181,12 @@ void legend(std::string& out, const app::AnalyzeResults& r) {
   static const char* kColours[kPaletteSize] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2",
                                                "#edc948", "#ff9da7", "#9c755f", "#8cd17d", "#86bcb6"};
   out += "<div class=\"legend\">";
-  for (std::size_t i = 0; i < r.stats.kernels.size() && i < kPaletteSize; ++i)
-    put(out, "<span title=\"{}\"><i style=\"background:{}\"></i>{}</span>", escape(r.stats.kernels[i].name),
-        kColours[i], escape(shorten(r.stats.kernels[i].name, 40)));
+  std::vector<std::string> names;  // shortened so that no two kernels of the legend read the same
+  for (std::size_t i = 0; i < r.stats.kernels.size() && i < kPaletteSize; ++i) names.push_back(r.stats.kernels[i].name);
+  const std::vector<std::string> shown = display_names(names, NameForm::Short, 40);
+  for (std::size_t i = 0; i < names.size(); ++i)
+    put(out, "<span title=\"{}\"><i style=\"background:{}\"></i>{}</span>", escape(names[i]), kColours[i],
+        escape(shown[i]));
   out += "<span><i style=\"background:#a9b0b8\"></i>other kernels</span>"
          "<span><i style=\"background:#556070\"></i>copies</span>"
          "<span><i style=\"outline:2px solid #d0021b\"></i>critical path</span>"
