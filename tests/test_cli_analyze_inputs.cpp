@@ -113,3 +113,16 @@ TEST(AnalyzeInputs, MultiRankPageHasTheReportStyleATimeAxisCollectivesAndWhatIf)
   ASSERT_EQ(run_cli({"analyze", dir.file("job"), "-o", dir.file("plain")}).exit_code, 0);
   EXPECT_NE(read_file(dir.file("plain/multi_rank.html")).find("No scenario was given"), std::string::npos);
 }
+
+TEST(AnalyzeInputs, MultiRankTerminalFitsTheWidth) {
+  TempDir dir;
+  rocpd::write_synthetic_job(small_job(dir.file("job")));
+  for (int width : {80, 120}) {
+    auto r = run_cli({"analyze", dir.file("job"), "-o", dir.file("out"), "--width", std::to_string(width)});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("timeline"), std::string::npos) << r.out;
+    std::size_t start = 0;
+    for (std::size_t end; (end = r.out.find('\n', start)) != std::string::npos; start = end + 1)
+      EXPECT_LE(end - start, static_cast<std::size_t>(width)) << r.out.substr(start, end - start);
+  }
+}

@@ -45,7 +45,7 @@ std::optional<std::string> first_directory(const std::vector<std::string>& input
 void warn_ignored_across_ranks(const CLI::App& cmd) {
   std::string ignored;
   for (const char* flag : {"--top", "--kernel", "--api-stats", "--range", "--per-dispatch", "--ceilings",
-                           "--memory-bandwidth-gbps", "--infer-dependencies", "--names", "--name-width", "--width"})
+                           "--memory-bandwidth-gbps", "--infer-dependencies", "--names", "--name-width"})
     if (cmd.count(flag) > 0) ignored += (ignored.empty() ? "" : ", ") + std::string(flag);
   if (!ignored.empty())
     log::warn("{} {} not used by the analysis across ranks and ignored (they apply to one process's analysis: "
@@ -85,7 +85,7 @@ int run_multi_rank(const AnalyzeArgs& a, const CLI::App& cmd) {
   } else if (a.flags.common.quiet) {
     fmt::print("{:.6f}\n", result.critical_path.measured_ns / 1e6);
   } else {
-    fmt::print("{}", terminal_safe(report::multi_rank_terminal(result)));
+    fmt::print("{}", terminal_safe(report::multi_rank_terminal(result, report_options(a.flags).width)));
     log::info("wrote multi_rank.json{}{} to {}", a.flags.no_html ? "" : ", multi_rank.html",
               a.perfetto ? ", multi_rank.perfetto.json" : "", dir);
   }

@@ -8,6 +8,9 @@
 
 #include "app/rank_summary_file.hpp"
 #include "report/html_util.hpp"
+#include "report/kernel_names.hpp"
+#include "report/text_table.hpp"
+#include "support/terminal_text.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
 
@@ -122,20 +125,32 @@ json multi_rank_document(const MultiRankResult& r) {
   return j;
 }
 
-std::string multi_rank_terminal(const MultiRankResult& r) {
+std::string multi_rank_terminal(const MultiRankResult& r, std::size_t width) {
   std::string out;
-  out += fmt::format("Ranks: {}\n", r.ranks.size());
+  out += fmt::format("Ranks: {} (timeline: # compute, = communication, . some activity)\n", r.ranks.size());
   TimeNs origin = 0, end = 0;
   for (std::size_t i = 0; i < r.ranks.size(); ++i) {
     origin = i == 0 ? r.ranks[i].start_ns : std::min(origin, r.ranks[i].start_ns);
     end = i == 0 ? r.ranks[i].end_ns : std::max(end, r.ranks[i].end_ns);
   }
-  out += fmt::format("{:>5} {:<16} {:>10} {:>10} {:>10} {:>10} {:>9} {:>10}  timeline (# compute, = communication)\n",
-                     "rank", "host", "span ms", "compute", "comm", "overlap", "wait ms", "crit. ms");
-  constexpr int kWidth = 40;
+  // Numbers first, the timeline last in the width they leave; a narrow terminal drops the least telling columns.
+  std::vector<TextColumn> c = {{"rank", {}, 0},    {"host", {}, 4, true}, {"span ms", {}, 3}, {"compute", {}, 2},
+                               {"comm", {}, 2},    {"overlap", {}, 5},    {"wait ms", {}, 0}, {"crit. ms", {}, 1}};
   for (const auto& k : r.ranks) {
+    const std::string cells[] = {std::to_string(k.rank), one_line(k.host.substr(0, 16)),
+                                 fmt::format("{:.3f}", ms(k.end_ns - k.start_ns)), fmt::format("{:.3f}", ms(k.compute_ns)),
+                                 fmt::format("{:.3f}", ms(k.communication_ns)), fmt::format("{:.3f}", ms(k.overlap_ns)),
+                                 fmt::format("{:.3f}", ms(k.collective_wait_ns)),
+                                 fmt::format("{:.3f}", ms(k.critical_path_ns))};
+    for (std::size_t col = 0; col < c.size(); ++col) c[col].cells.push_back(cells[col]);
+  }
+  TextTable table(std::move(c), "timeline", 0);
+  const int kWidth = static_cast<int>(std::clamp<std::size_t>(table.fit(width, 22), 20, 60)) - 2;
+  out += table.header();
+  for (std::size_t i = 0; i < r.ranks.size(); ++i) {
+    const auto& k = r.ranks[i];
     // The rank's bins resampled onto the job's span.
-    std::string bar(kWidth, ' ');
+    std::string bar(static_cast<std::size_t>(kWidth), ' ');
     const double job = static_cast<double>(std::max<TimeNs>(1, end - origin));
     const std::size_t n = k.compute_bins.size();
     for (std::size_t b = 0; b < n; ++b) {
@@ -145,37 +160,44 @@ std::string multi_rank_terminal(const MultiRankResult& r) {
       else if (k.compute_bins[b] > 0.5 && bar[col] != '=') bar[col] = '#';
       else if ((k.compute_bins[b] > 0.05 || k.communication_bins[b] > 0.05) && bar[col] == ' ') bar[col] = '.';
     }
-    out += fmt::format("{:>5} {:<16} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>9.3f} {:>10.3f}  |{}|\n", k.rank,
-                       k.host.substr(0, 16), ms(k.end_ns - k.start_ns), ms(k.compute_ns), ms(k.communication_ns),
-                       ms(k.overlap_ns), ms(k.collective_wait_ns), ms(k.critical_path_ns), bar);
+    out += table.row(i, "|" + bar + "|");
   }
   out += "\nClock offsets (per node, against the reference rank's node):\n";
   for (const auto& o : r.clock_offsets)
-    out += fmt::format("  {:<20} offset {:>12.3f} us  +/- {:.3f} us  ({} samples{})\n", o.host, o.offset_ns / 1e3,
-                       o.spread_ns / 1e3, o.samples, o.applied ? ", applied" : o.offset_ns == 0 ? ", reference" : "");
+    out += wrap_text(fmt::format("{:<16} offset {:>10.3f} us +/- {:.3f} us ({} samples{})", one_line(o.host),
+                                 o.offset_ns / 1e3, o.spread_ns / 1e3, o.samples,
+                                 o.applied ? ", applied" : o.offset_ns == 0 ? ", reference" : ""),
+                     width, 2, 4);
   out += "\nCollectives (by wait time):\n";
   std::size_t shown = 0;
   for (const auto& c : r.collectives) {
     if (++shown > 10) break;
-    out += fmt::format("  {:<50} x{:<6} ranks {:<4} wait {:>10.3f} ms (max {:.3f})  real {:>9.3f} ms\n", c.key,
-                       c.instances, c.ranks, ms(c.total_wait_ns), ms(c.max_wait_ns), ms(c.real_ns));
+    out += wrap_text(fmt::format("{}: x{} on {} ranks, wait {:.3f} ms (max {:.3f}), real {:.3f} ms",
+                                 shorten_middle(one_line(c.key), std::max<std::size_t>(width, 40) - 36), c.instances,
+                                 c.ranks, ms(c.total_wait_ns), ms(c.max_wait_ns), ms(c.real_ns)),
+                     width, 2, 6);
   }
   out += communicators_terminal(r);
   if (r.stragglers.empty()) {
     out += "\nStragglers: none\n";
   } else {
     out += "\nStragglers:\n";
-    for (const auto& s : r.stragglers) out += fmt::format("  rank {}: {}\n", s.rank, s.evidence);
+    for (const auto& s : r.stragglers) out += wrap_text(fmt::format("rank {}: {}", s.rank, one_line(s.evidence)), width, 2, 4);
   }
   const CrossRankPath& p = r.critical_path;
-  out += fmt::format("\nCritical path across ranks: {:.3f} ms modelled ({:.3f} ms measured), {} collective joins\n",
-                     ms(p.modeled_ns), ms(p.measured_ns), p.joins);
+  out += "\n" + wrap_text(fmt::format("Critical path across ranks: {:.3f} ms modelled ({:.3f} ms measured), {} "
+                                      "collective joins",
+                                      ms(p.modeled_ns), ms(p.measured_ns), p.joins),
+                          width, 0, 2);
   for (const auto& h : p.hotspots)
-    out += fmt::format("  rank {:<4} {:>10.3f} ms  {}\n", h.rank, ms(h.ns), h.kernel.empty() ? "(no kernel: host or idle)" : h.kernel);
+    out += fmt::format("  rank {:<4} {:>10.3f} ms  {}\n", h.rank, ms(h.ns),
+                       h.kernel.empty() ? std::string("(no kernel: host or idle)")
+                                        : shorten_middle(one_line(h.kernel), std::max<std::size_t>(width, 40) - 28));
   for (const auto& w : r.what_if)
-    out += fmt::format("What-if {}: {:.3f} ms -> {:.3f} ms ({:.2f}x)\n", w.spec, ms(w.baseline_ns), ms(w.predicted_ns),
-                       w.speedup);
-  for (const auto& w : r.warnings) out += fmt::format("warning: {}\n", w);
+    out += wrap_text(fmt::format("What-if {}: {:.3f} ms -> {:.3f} ms ({:.2f}x)", one_line(w.spec), ms(w.baseline_ns),
+                                 ms(w.predicted_ns), w.speedup),
+                     width, 0, 2);
+  for (const auto& w : r.warnings) out += wrap_text("warning: " + one_line(w), width, 0, 2);
   return out;
 }
 

@@ -12,7 +12,9 @@ namespace rpl::report {
 inline constexpr const char* kMultiRankSchemaVersion = "1.1";
 
 nlohmann::json multi_rank_document(const analysis::MultiRankResult& r);
-std::string multi_rank_terminal(const analysis::MultiRankResult& r);
+// The terminal summary in `width` columns (the per-rank table drops its least telling columns when narrow;
+// collective keys and evidence are wrapped or cut to fit).
+std::string multi_rank_terminal(const analysis::MultiRankResult& r, std::size_t width = 80);
 std::string multi_rank_html(const analysis::MultiRankResult& r);
 // The per-communicator part of each (report/communicators_report.cpp).
 nlohmann::json communicators_json(const analysis::MultiRankResult& r);
