@@ -86,7 +86,8 @@ struct FakeEnv : Environment {
   bool build_fails = false, app_fails = false, e2e_slower = false;
   std::string original_fails_on;  // an input (capture folder name) the original kernel itself faults on
   bool nondeterministic = false;  // results 1 ULP apart from replay to replay (float atomics), see replay()
-  int replays = 0, builds = 0;
+  int replays = 0, builds = 0, compiles = 0;
+  bool unstable_builds = false;  // every compile writes different bytes (a timestamp in the object, say)
   std::vector<std::string> log;
 
   CommandOutcome build(const std::string& cmd) override {
@@ -128,6 +129,8 @@ struct FakeEnv : Environment {
                                                                     : "OK";
     if (text.find("#pragma unroll 4") != std::string::npos) co += " FAST";
     if (text.find("SLOWER") != std::string::npos) co += " SLOW";
+    ++compiles;
+    if (unstable_builds) co += " built " + std::to_string(compiles);
     std::ofstream(out) << co;
     return {true, "ok", ""};
   }
@@ -254,6 +257,45 @@ TEST(OptimizeLoop, DryRunNeverTouchesTheSource) {
   EXPECT_FALSE(fs::exists(f.source + ".orig"));
   EXPECT_NE(read_text_file(f.o.output_dir + "/proposed.diff").find("+  #pragma unroll 4"), std::string::npos);
   EXPECT_EQ(test::validate_against_schema("optimize", f.o.output_dir + "/optimize.json"), "");
+}
+
+// Deterministic build verification (issue 33): the original and each candidate are built twice and compared.
+TEST(OptimizeLoop, EveryBuildIsCheckedForReproducibility) {
+  {
+    Fixture f;
+    f.o.dry_run = true;
+    OptimizeResult r = run_first_candidate(f);
+    const json& d = r.document;
+    EXPECT_EQ(d["baseline"]["build_check"]["reproducible"], true) << d["baseline"].dump();
+    for (const auto& c : d["candidates"])
+      if (c.contains("compile")) {
+        EXPECT_EQ(c["compile"]["build_check"]["reproducible"], true) << c["compile"].dump();
+      }
+    EXPECT_EQ(d["notes"].dump().find("not reproducible"), std::string::npos);
+    EXPECT_EQ(d["decision"]["status"], "proposed");
+    EXPECT_EQ(test::validate_against_schema("optimize", f.o.output_dir + "/optimize.json"), "");
+  }
+  {
+    Fixture f;  // a compiler that never writes the same bytes twice: reported, and the first object is still judged
+    f.o.dry_run = true;
+    f.env.unstable_builds = true;
+    OptimizeResult r = run_first_candidate(f);
+    const json& d = r.document;
+    EXPECT_EQ(d["baseline"]["build_check"]["reproducible"], false);
+    EXPECT_NE(d["baseline"]["build_check"]["reason"].get<std::string>().find("first difference at byte"), std::string::npos);
+    EXPECT_NE(d["notes"].dump().find("build not reproducible"), std::string::npos);
+    EXPECT_EQ(d["decision"]["status"], "proposed") << "the gates judge the first build";
+    EXPECT_EQ(test::validate_against_schema("optimize", f.o.output_dir + "/optimize.json"), "");
+  }
+  {
+    Fixture f, g;  // --no-build-check: one build each
+    f.o.dry_run = g.o.dry_run = true;
+    g.o.build_check = false;
+    run_first_candidate(f);
+    OptimizeResult r = run_first_candidate(g);
+    EXPECT_EQ(r.document["baseline"]["build_check"]["checked"], false);
+    EXPECT_GT(f.env.compiles, g.env.compiles);
+  }
 }
 
 TEST(OptimizeLoop, WithoutABuildCommandNothingIsWrittenAndTheDiffIsReported) {

@@ -141,6 +141,9 @@ Action register_optimize(CLI::App& app) {
                   "element alone, as numpy.isclose)")
       ->transform(CLI::CheckedTransformer(std::map<std::string, optimize::ToleranceScale>{
           {"region", optimize::ToleranceScale::Region}, {"element", optimize::ToleranceScale::Element}}));
+  cmd->add_flag("--no-build-check{false}", o.build_check,
+                "do not build the original and each candidate twice to check that the build is reproducible (byte-equal "
+                "code objects); by default a difference is reported in optimize.json and on stderr");
   cmd->add_flag("--dry-run", o.dry_run, "never touch the source: report, and write the best candidate's diff");
   cmd->add_flag("--runtime-compiled", o.runtime_compiled, "the application compiles the kernel source at run time (NVRTC, "
                                                           "hipRTC): without --build, the end-to-end gate reruns it as is");

@@ -77,6 +77,7 @@ class Loop {
   bool performance(const fs::path& code_object, json& entry);
   bool end_to_end(const json& entry, const Candidate& c, json& e2e);
   void write_document();
+  json build_check(const fs::path& source, const fs::path& code_object, const std::string& capture);
   void start_document();
   void read_source();
   void profile_baseline();
@@ -155,6 +156,7 @@ void Loop::prepare_inputs() {
   if (!built.ok)
     throw Error(ExitCode::InputInvalid, fmt::format("the original {} does not compile into a code object ({}): {}", o_.source,
                                                     built.status, built.messages));
+  doc_["baseline"]["build_check"] = build_check(original_copy, original_co_, l1.string());
   read_original_facts();
   auto derive = [&](const std::string& name, const fs::path& from, DeriveOptions d) {
     d.source_param_types = param_types;
@@ -258,7 +260,12 @@ void Loop::precompile(const std::vector<Candidate>& cands, int budget) {
     fs::path src = dir / fs::path(o_.source).filename();
     write_text_file_atomically(src.string(), c.source_text);
     std::string co = (dir / "kernel.co").string(), capture = perf_capture_.string();
-    precompiled_[c.id] = std::async(std::launch::async, [this, s = src.string(), co, capture] { return env_.compile(s, co, capture); });
+    // The second build of the build check runs here too, off the gates' path; compile() compares the two.
+    precompiled_[c.id] = std::async(std::launch::async, [this, s = src.string(), co, capture] {
+      CommandOutcome r = env_.compile(s, co, capture);
+      if (r.ok && o_.build_check) env_.compile(s, co + ".again", capture);
+      return r;
+    });
   }
 }
 
@@ -277,7 +284,34 @@ bool Loop::compile(const Candidate& c, json& entry, fs::path& code_object) {
   }
   entry["compile"] = {{"source", src.string()}, {"code_object", code_object.string()}, {"status", r.status}};
   entry["compiler_messages"] = r.messages;
+  if (r.ok) entry["compile"]["build_check"] = build_check(src, code_object, perf_capture_.string());
   return r.ok;
+}
+
+// The same source built twice must give the same code object (byte for byte), or every later gate judges one
+// build among several possible ones. A difference is reported, not fatal: the gates keep judging the first
+// object, the one that would be installed, so no gate ever compares objects of different builds.
+json Loop::build_check(const fs::path& source, const fs::path& code_object, const std::string& capture) {
+  if (!o_.build_check) return {{"checked", false}, {"reason", "--no-build-check"}};
+  fs::path again = code_object;
+  again += ".again";
+  if (!fs::exists(again)) {  // not built beside the first (precompile): build it now
+    CommandOutcome r = env_.compile(source.string(), again.string(), capture);
+    if (!r.ok) return {{"checked", true}, {"reproducible", false}, {"reason", "the second build failed: " + r.status}};
+  }
+  const std::string first = read_text_file(code_object.string()), second = read_text_file(again.string());
+  if (first == second) {
+    std::error_code ignored;
+    fs::remove(again, ignored);
+    return {{"checked", true}, {"reproducible", true}, {"bytes", first.size()}};
+  }
+  std::size_t at = 0;
+  while (at < first.size() && at < second.size() && first[at] == second[at]) ++at;
+  const std::string why = fmt::format("two builds of {} differ ({} and {} bytes, first difference at byte {}; the second "
+                                      "is kept as {})", source.string(), first.size(), second.size(), at, again.string());
+  log::warn("build not reproducible: {}", why);
+  doc_["notes"].push_back("build not reproducible: " + why);
+  return {{"checked", true}, {"reproducible", false}, {"reason", why}};
 }
 
 // The compiled code object against the original's: ABI, symbols, machine-code structure (binary_gates.hpp).

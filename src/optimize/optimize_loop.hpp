@@ -32,6 +32,9 @@ struct OptimizeOptions {
   bool runtime_compiled = false;
   bool counters = true;               // the baseline's counter pass (roofline, FLOP speed of light); --no-counters
   bool keep_going = false;
+  // Deterministic build verification: the original and every candidate are compiled twice and the two code
+  // objects compared byte for byte; a build that differs is reported (--no-build-check turns it off).
+  bool build_check = true;
   std::string output_dir = "rocm-perf-optimize";
   std::vector<std::string> app;       // for the document
   int max_repairs = 2;                // compile-repair requests per candidate (the LLM's --llm-repair-rounds)
