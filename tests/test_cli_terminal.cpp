@@ -137,9 +137,11 @@ TEST(TerminalSummary, NumbersCarryTheirSentence) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // The fixture's two copies lie outside the default window: the count says so.
   EXPECT_NE(r.out.find("0 copies in the window (outside it: 2 copies)"), std::string::npos) << r.out;
+  EXPECT_EQ(read_file(dir.file("out/report.html")).find("id=\"kernel-filter\""), std::string::npos);  // no filter
   auto filtered = run_cli({"analyze", db, "-o", dir.file("out"), "--kernel", "reduce", "--width", "200"});
   ASSERT_EQ(filtered.exit_code, 0) << filtered.err;
   EXPECT_NE(filtered.out.find("Kernel filter: --kernel 'reduce'"), std::string::npos) << filtered.out;
+  EXPECT_NE(read_file(dir.file("out/report.html")).find("id=\"kernel-filter\""), std::string::npos);  // and the page
   EXPECT_EQ(r.out.find("Kernel filter"), std::string::npos);
 }
 

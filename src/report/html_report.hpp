@@ -63,6 +63,7 @@ struct HtmlOptions {
   int timeline_width_px = 1200;  // drawing width of the time axis; aggregation is per pixel of it
   std::size_t max_timeline_rects = 60000;  // over all lanes: many lanes get coarser columns than a pixel
   std::size_t max_path_edges = 2000;       // cross-stream lines of the critical path drawn (the rest counted)
+  std::string kernel_filter;               // --kernel: said above the numbers it restricts ("" = none)
 };
 
 // `roofline` null (or with nothing to draw): the page says why instead of the chart.

@@ -66,6 +66,7 @@ void write_output_files(const std::string& dir, const nlohmann::json& profile, c
     RooflineView view = roofline_view(*r);
     HtmlOptions html;
     html.top = std::max<std::size_t>(options.top, 20);
+    html.kernel_filter = options.kernel_filter.value_or("");
     write_html_report(path("report.html"), *r, &view, html);
   }
 }
