@@ -199,6 +199,9 @@ void run_traced(const ProfileOptions& o, platform::Kind kind, ProfileResults& ou
   });
 }
 
+// A counter file asked for, by --counters or by the preset.
+bool wants_counter_file(const ProfileOptions& o) { return o.counters_file || !o.preset_counter_file.empty(); }
+
 // Every refusal that needs no platform: before anything runs.
 void check_profile_options(const ProfileOptions& o) {
   if (o.argv.empty()) throw Error(ExitCode::Usage, "no application given: rocm-perf profile [options] -- APP [ARGS...]");
@@ -211,12 +214,12 @@ void check_profile_options(const ProfileOptions& o) {
   if (o.monitor_device && (o.sampling_interval_ms < 1 || o.sampling_interval_ms > 60'000))
     throw Error(ExitCode::Usage, fmt::format("--sampling-interval {} ms is out of range: 1 to 60000 ms",
                                              o.sampling_interval_ms));
-  if (o.counter_launches > 0 && !o.roofline && !o.deep && !o.counters_file && o.preset_counter_file.empty())
+  if (o.counter_launches > 0 && !o.roofline && !o.deep && !wants_counter_file(o))
     throw Error(ExitCode::Usage, "--counter-launches limits the counter pass: it needs --roofline, --deep or --counters");
   if (o.counter_launches > 0 && o.counter_tool == collectors::CounterTool::Ncu)
     throw Error(ExitCode::Usage, "--counter-launches needs the CUPTI counter pass (--counter-tool cupti): ncu's launch "
                                  "limits are not per kernel");
-  if (o.timing_only && (o.counters_file || !o.preset_counter_file.empty()))
+  if (o.timing_only && wants_counter_file(o))
     throw Error(ExitCode::Usage, "--counters needs the profiler: it cannot be combined with --no-rocprof");
 }
 
@@ -224,7 +227,7 @@ void check_profile_options(const ProfileOptions& o) {
 
 ProfileResults run_profile(const ProfileOptions& o) {
   check_profile_options(o);
-  const bool counter_file = o.counters_file || !o.preset_counter_file.empty();
+  const bool counter_file = wants_counter_file(o);
   ProfileResults out;
   out.preset = preset_json(o);
   out.command = o.argv;

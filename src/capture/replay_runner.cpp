@@ -8,7 +8,6 @@
 #include <cstring>
 #include <optional>
 #include <span>
-#include <type_traits>
 #include <vector>
 
 #include "capture/blob.hpp"
@@ -26,23 +25,6 @@ namespace {
                "[--code-object PATH] [--dump-dir DIR] [--cache warm|cold] [--verify-replays N] [--warmup-ms MS]\n",
                runner, why.c_str(), runner);
   std::exit(to_int(ExitCode::Usage));
-}
-
-// The whole of `v` as a number within [lo, hi]; integral T takes decimal digits only (no sign, no exponent).
-template <typename T>
-std::optional<T> number_within(const std::string& v, T lo, T hi) {
-  if (v.empty()) return std::nullopt;
-  char* end = nullptr;
-  if constexpr (std::is_integral_v<T>) {
-    if (v[0] == '-') return std::nullopt;
-    const unsigned long n = std::strtoul(v.c_str(), &end, 10);
-    if (*end || n < static_cast<unsigned long>(lo) || n > static_cast<unsigned long>(hi)) return std::nullopt;
-    return static_cast<T>(n);
-  } else {
-    const T d = std::strtod(v.c_str(), &end);
-    if (*end || !(d >= lo && d <= hi)) return std::nullopt;
-    return d;
-  }
 }
 
 }  // namespace

@@ -45,11 +45,10 @@ ReplayKnobs replay_knobs_from_environment() {
   // Any other value than "data" kept the default before this was parsed in one place: unchanged.
   k.cold_evicts_code = env_or("RPL_REPLAY_COLD", "code") != "data";
   if (const std::string v = env_or("RPL_REPLAY_TIMEOUT_S", ""); !v.empty()) {
-    char* end = nullptr;
-    const double s = std::strtod(v.c_str(), &end);
-    if (end == v.c_str() || *end != '\0' || !(s > 0) || s > 86400)
+    const std::optional<double> s = number_within(v, 0.0, 86400.0);
+    if (!s || !(*s > 0))
       throw Error(ExitCode::Usage, fmt::format("RPL_REPLAY_TIMEOUT_S={}: expected seconds, more than 0 and at most 86400", v));
-    k.kernel_timeout_s = s;
+    k.kernel_timeout_s = *s;
   }
   if (const std::string v = env_or("RPL_REPLAY_RESERVE_ALIGN", ""); !v.empty()) {
     char* end = nullptr;

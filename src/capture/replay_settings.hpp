@@ -3,8 +3,11 @@
 // of `rocm-perf replay` and of the runners), and the knobs set through the environment
 // (replay_knobs_from_environment, read once by the runner at start: the runners read no variable themselves). README.md ("Replay") describes them.
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace rpl::capture {
 
@@ -39,6 +42,24 @@ struct ReplayKnobs {
   // (RPL_REPLAY_TIMER=events).
   bool activity_timer = true;
 };
+
+// The whole of `v` as a number within [lo, hi]; integral T takes decimal digits only (no sign, no exponent). The
+// runner's arguments and the knobs of the environment are read with it.
+template <typename T>
+std::optional<T> number_within(const std::string& v, T lo, T hi) {
+  if (v.empty()) return std::nullopt;
+  char* end = nullptr;
+  if constexpr (std::is_integral_v<T>) {
+    if (v[0] == '-') return std::nullopt;
+    const unsigned long n = std::strtoul(v.c_str(), &end, 10);
+    if (*end || n < static_cast<unsigned long>(lo) || n > static_cast<unsigned long>(hi)) return std::nullopt;
+    return static_cast<T>(n);
+  } else {
+    const T d = std::strtod(v.c_str(), &end);
+    if (*end || !(d >= lo && d <= hi)) return std::nullopt;
+    return d;
+  }
+}
 
 // Throws rpl::Error(Usage) naming the variable and its value when a knob holds something else.
 ReplayKnobs replay_knobs_from_environment();
