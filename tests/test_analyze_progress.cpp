@@ -51,3 +51,19 @@ TEST(AnalyzeProgress, NothingOnAPipeOrWithQuiet) {
   const std::string quiet = on_a_terminal(dir, db + " -o " + dir.file("out2") + " --quiet");
   EXPECT_EQ(quiet.find("\033[K"), std::string::npos) << quiet;
 }
+
+// --debug logs each step's CPU and wall time when it ends (where a long run spends its time; issue 32), on a
+// pipe too, and without --debug nothing of it.
+TEST(AnalyzeProgress, DebugLogsEachStepsTime) {
+  TempDir dir;
+  const std::string db = make_fixture_db(dir.path());
+  auto r = run_cli({"analyze", db, "-o", dir.file("out"), "--debug"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* step : {"debug: reading 1 database(s): ", "kernel statistics: ", "critical path: ",
+                           "idle attribution: ", "writing the outputs to "})
+    EXPECT_NE(r.err.find(step), std::string::npos) << step << " missing:\n" << r.err;
+  EXPECT_NE(r.err.find(" s CPU, "), std::string::npos) << r.err;
+  auto plain = run_cli({"analyze", db, "-o", dir.file("out2")});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.err.find(" s CPU, "), std::string::npos) << plain.err;
+}

@@ -61,7 +61,9 @@ Trace load_trace(const LoadOptions& options) {
     read.progress = [&](std::string_view file, std::size_t rows) {
       progress.update(fmt::format("reading {}: {} rows", file, rows));
     };
+  progress.phase(fmt::format("reading {} database(s)", options.databases.size()));
   Trace trace = rocpd::read_databases(options.databases, read);
+  progress.done();
   for (const auto& w : unrelated_runs_warnings(trace)) log::warn("{}", w);
   return trace;
 }

@@ -2,11 +2,20 @@
 
 #include <unistd.h>
 
+#include <ctime>
 #include <cstdio>
 
+#include "support/log.hpp"
 #include "support/terminal_text.hpp"
 
 namespace rpl {
+namespace {
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+}  // namespace
 
 Progress::Progress(bool enabled) : enabled_(enabled) {}
 
@@ -20,12 +29,29 @@ void Progress::update(const std::string& message) {
   drawn_ = true;
 }
 
+void Progress::end_phase_timing() {
+  if (phase_.empty()) return;
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - phase_wall_).count();
+  try {  // also runs in the destructor
+    log::debug("{}: {:.3f} s CPU, {:.3f} s wall", phase_, process_cpu_seconds() - phase_cpu_s_, wall);
+  } catch (...) {
+  }
+  phase_.clear();
+}
+
 void Progress::phase(const std::string& message) {
+  end_phase_timing();
+  if (log::level() >= log::Level::Debug) {
+    phase_ = message;
+    phase_wall_ = std::chrono::steady_clock::now();
+    phase_cpu_s_ = process_cpu_seconds();
+  }
   drawn_ = false;  // bypasses the rate limit of update()
   update(message);
 }
 
 void Progress::done() {
+  end_phase_timing();
   if (!enabled_ || !drawn_) return;
   std::fprintf(raw_stderr(), "\r\033[K");
   std::fflush(raw_stderr());
