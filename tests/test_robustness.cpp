@@ -157,6 +157,28 @@ TEST(Robustness, NonIntegerAndOutOfRangeColumnsAreInvalid) {
   }
 }
 
+// NULL sizes read as 0 and NULL dimensions as 1 (the model's defaults; the reader does this in C++ since
+// issue 32 took IFNULL out of its per-dispatch query): the same kernels as the fixture they came from.
+TEST(Robustness, NullSizesAndDimensionsReadAsTheirDefaults) {
+  TempDir dir;
+  std::string plain = mutated_fixture(dir, "", "plain.db");
+  std::string nulls = mutated_fixture(
+      dir,
+      "PRAGMA writable_schema = ON; UPDATE sqlite_master SET sql = replace(sql, 'grid_size_y INTEGER NOT NULL', "
+      "'grid_size_y INTEGER') WHERE name = '{dispatch}'; PRAGMA writable_schema = OFF;\n--reconnect\n"
+      "UPDATE {dispatch} SET grid_size_y = NULL, private_segment_size = NULL, group_segment_size = NULL "
+      "WHERE grid_size_y = 1 AND IFNULL(private_segment_size, 0) = 0 AND IFNULL(group_segment_size, 0) = 0",
+      "nulls.db");
+  SqlFile check(nulls);
+  ASSERT_GT(std::stoll(check.value("SELECT COUNT(*) FROM " + table(check, "kernel_dispatch") +
+                                   " WHERE grid_size_y IS NULL")), 0);
+  auto a = run_cli({"analyze", plain, "--json", "--no-html", "-o", dir.file("a")});
+  auto b = run_cli({"analyze", nulls, "--json", "--no-html", "-o", dir.file("b")});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(nlohmann::json::parse(a.out)["profile"]["kernels"], nlohmann::json::parse(b.out)["profile"]["kernels"]);
+}
+
 // Item 10: a reserve sized from row ids the input controls ran out of memory on one dispatch id 2^30.
 TEST(Robustness, HugeRowIdsDoNotSizeAllocations) {
   TempDir dir;

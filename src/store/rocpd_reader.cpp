@@ -307,8 +307,8 @@ bool SetReader::read_integer(std::string_view what, int64_t id, std::string_view
 
 bool SetReader::read_interval(std::string_view what, int64_t id, const Stmt& s, int start_col, TimeNs& start,
                               TimeNs& end) {
-  if (!read_integer(what, id, "start", s, start_col, 0, kMaxTimeNs, start) ||
-      !read_integer(what, id, "end", s, start_col + 1, 0, kMaxTimeNs, end))
+  if (!checked_integer(what, id, "start", s, start_col, 0, kMaxTimeNs, kNullIsInvalid, start) ||
+      !checked_integer(what, id, "end", s, start_col + 1, 0, kMaxTimeNs, kNullIsInvalid, end))
     return false;
   if (end >= start) return true;
   return reject_record(what, id, fmt::format("ends before it starts (start {} ns, end {} ns)", start, end));
@@ -318,11 +318,12 @@ void SetReader::read_dispatches() {
   Columns k = columns("kernel_dispatch");
   if (!k.exists()) return;
   k.require(db_, {"dispatch_id", "agent_id", "kernel_id", "start", "end"});
-  // NULL-free where NULL and 0 mean the same to the model: tid (0 = unknown), sizes; dimensions default to 1.
+  // NULL where NULL and 0 mean the same to the model (tid, stack id: 0 = unknown) reads as 0 (as
+  // sqlite3_column_int64 reads it); sizes default to 0 and dimensions to 1 below. No IFNULL in the SQL: this
+  // loop runs once per dispatch (issue 32).
   std::string sql = fmt::format(
-      "SELECT K.dispatch_id, IFNULL({}, 0), K.agent_id, K.kernel_id, {}, {}, K.start, K.\"end\", IFNULL({}, 0), "
-      "IFNULL({}, 0), IFNULL({}, 1), IFNULL({}, 1), IFNULL({}, 1), IFNULL({}, 1), IFNULL({}, 1), IFNULL({}, 1), "
-      "IFNULL({}, 0) FROM \"{}\" K{} WHERE 1{}",
+      "SELECT K.dispatch_id, {}, K.agent_id, K.kernel_id, {}, {}, K.start, K.\"end\", {}, {}, {}, {}, {}, {}, {}, {}, "
+      "{} FROM \"{}\" K{} WHERE 1{}",
       k("K", "tid"), k("K", "queue_id"), k("K", "stream_id"), k("K", "private_segment_size"),
       k("K", "group_segment_size"), k("K", "workgroup_size_x"), k("K", "workgroup_size_y"),
       k("K", "workgroup_size_z"), k("K", "grid_size_x"), k("K", "grid_size_y"), k("K", "grid_size_z"),
@@ -337,32 +338,34 @@ void SetReader::read_dispatches() {
   while (s.step()) {
     progress_.tick();
     Dispatch d;
-    d.dispatch_id = s.i64(0);
+    d.dispatch_id = s.cell(0).i64();
     if (!read_interval("dispatch", d.dispatch_id, s, 6, d.start, d.end)) continue;
     // Sizes and dimensions as the model holds them (32-bit); a dimension of 0 launches nothing.
     int64_t sizes[2], dims[6];
-    bool valid = read_integer("dispatch", d.dispatch_id, "private_segment_size", s, 8, 0, 0xffffffffLL, sizes[0]) &&
-                 read_integer("dispatch", d.dispatch_id, "group_segment_size", s, 9, 0, 0xffffffffLL, sizes[1]);
+    bool valid =
+        checked_integer("dispatch", d.dispatch_id, "private_segment_size", s, 8, 0, 0xffffffffLL, 0, sizes[0]) &&
+        checked_integer("dispatch", d.dispatch_id, "group_segment_size", s, 9, 0, 0xffffffffLL, 0, sizes[1]);
     static constexpr const char* kDims[6] = {"workgroup_size_x", "workgroup_size_y", "workgroup_size_z",
                                              "grid_size_x",      "grid_size_y",      "grid_size_z"};
     for (int i = 0; i < 6 && valid; ++i)
-      valid = read_integer("dispatch", d.dispatch_id, kDims[i], s, 10 + i, 1, 0xffffffffLL, dims[i]);
+      valid = checked_integer("dispatch", d.dispatch_id, kDims[i], s, 10 + i, 1, 0xffffffffLL, 1, dims[i]);
     if (!valid) continue;
     if (trace_.dispatches.size() > first && d.dispatch_id <= previous) increasing = false;
     previous = d.dispatch_id;
     d.process = process_;
-    d.thread = thread_for(s.i64(1));
-    d.agent = lookup(agents_, s.i64(2));
-    d.symbol = symbol_for(s.i64(3));
-    d.queue = s.is_null(4) ? kNoIndex : lookup(queues_, s.i64(4));
-    d.stream = s.is_null(5) ? kNoIndex : lookup(streams_, s.i64(5));
+    d.thread = thread_for(s.cell(1).i64());
+    d.agent = lookup(agents_, s.cell(2).i64());
+    d.symbol = symbol_for(s.cell(3).i64());
+    const Stmt::Cell queue = s.cell(4), stream = s.cell(5);
+    d.queue = queue.is_null() ? kNoIndex : lookup(queues_, queue.i64());
+    d.stream = stream.is_null() ? kNoIndex : lookup(streams_, stream.i64());
     d.scratch_bytes = static_cast<uint32_t>(sizes[0]);
     d.lds_bytes = static_cast<uint32_t>(sizes[1]);
     for (int i = 0; i < 3; ++i) {
       d.block[i] = static_cast<uint32_t>(dims[i]);
       d.grid[i] = static_cast<uint32_t>(dims[3 + i]);
     }
-    d.correlation_id = s.i64(16);
+    d.correlation_id = s.cell(16).i64();
     trace_.dispatches.push_back(d);
   }
 

@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -118,10 +119,25 @@ class SetReader {
   // (after throwing, or under --lenient warning and dropping the record) when either is not an INTEGER,
   // lies outside [0, kMaxTime], or end < start: every difference and sum of two valid times fits in int64.
   bool read_interval(std::string_view what, int64_t id, const Stmt& s, int start_col, TimeNs& start, TimeNs& end);
-  // Reads column `col` as an INTEGER in [min, max] into `out`; false as for read_interval. NULL reads as
-  // `null_value` when that is given.
+  // Reads column `col` as an INTEGER in [min, max] into `out`; false as for read_interval.
   bool read_integer(std::string_view what, int64_t id, std::string_view column, const Stmt& s, int col, int64_t min,
                     int64_t max, int64_t& out);
+  // read_integer's check inlined for loops over every dispatch: an INTEGER in [min, max] is read here, and
+  // NULL reads as `null_value` unless that is kNullIsInvalid; anything else goes to read_integer (its message,
+  // or the drop under --lenient).
+  static constexpr int64_t kNullIsInvalid = std::numeric_limits<int64_t>::min();
+  bool checked_integer(std::string_view what, int64_t id, std::string_view column, const Stmt& s, int col,
+                       int64_t min, int64_t max, int64_t null_value, int64_t& out) {
+    const Stmt::Cell c = s.cell(col);
+    const int type = c.type();
+    if (type == SQLITE_INTEGER)
+      out = c.i64();
+    else if (type == SQLITE_NULL && null_value != kNullIsInvalid)
+      out = null_value;
+    else
+      return read_integer(what, id, column, s, col, min, max, out);
+    return (out >= min && out <= max) || read_integer(what, id, column, s, col, min, max, out);
+  }
   // Throws InputInvalid with `problem`, or under --lenient warns (the first ten times) and returns true.
   bool reject_record(std::string_view what, int64_t id, const std::string& problem);
   // Reserves for a table's rows from MAX(rowid) - MIN(rowid): two b-tree seeks, unlike COUNT(*). Only for

@@ -75,6 +75,21 @@ class Stmt {
   // Valid until the next step/reset.
   std::string_view text(int col) const;
 
+  // One column of the current row for loops over millions of rows: type and integer from one column lookup
+  // (sqlite3_column_type + sqlite3_column_int64 look the column up twice). Valid until the next step; the
+  // handle is SQLite's unprotected value, which is fine on the connection's own thread (SQLite's docs).
+  class Cell {
+   public:
+    explicit Cell(sqlite3_value* v) : v_(v) {}
+    int type() const { return sqlite3_value_type(v_); }
+    bool is_null() const { return type() == SQLITE_NULL; }
+    int64_t i64() const { return sqlite3_value_int64(v_); }  // as sqlite3_column_int64 converts
+
+   private:
+    sqlite3_value* v_;
+  };
+  Cell cell(int col) const { return Cell(sqlite3_column_value(stmt_, col)); }
+
  private:
   void check_bind(int rc, int index);
 
