@@ -335,6 +335,61 @@ TEST(OptimizeLoop, AClearlySlowerCandidateStopsTheTimingRoundsEarlyWithTheSameDe
   EXPECT_GT(f.env.replays - before, 0);
 }
 
+// An environment that replays in batches: it runs every other job of a batch at once and leaves the rest
+// for the loop to replay alone (as the real one does with ranges a batch process cannot have).
+struct BatchingEnv : FakeEnv {
+  int batches = 0, batched_jobs = 0;
+  std::vector<ReplayOutcome> replay_batch(const std::vector<ReplayJob>& jobs) override {
+    ++batches;
+    std::vector<ReplayOutcome> out(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      if (i % 2) {
+        out[i].ran = false;
+        continue;
+      }
+      out[i] = replay(jobs[i].capture_dir, jobs[i].code_object, jobs[i].dump_dir, jobs[i].iterations);
+      ++batched_jobs;
+    }
+    return out;
+  }
+};
+
+TEST(OptimizeLoop, BatchedReplaysGiveTheDecisionsOfReplaysOneByOne) {
+  auto decisions = [](Environment& env, Fixture& f, const std::vector<std::string>& paths) {
+    f.o.max_candidates = int(paths.size());
+    auto proposers = files(paths);
+    json d = run_optimize(f.o, env, proposers).document;
+    std::vector<std::string> out;
+    for (const auto& c : d["candidates"])
+      out.push_back(c["decision"].get<std::string>() + " at " + c["gates"].back()["gate"].get<std::string>() + ": " +
+                    c["gates"].back()["reason"].get<std::string>().substr(0, 40));
+    out.push_back(d["decision"]["status"]);
+    return out;
+  };
+  const std::vector<std::pair<std::string, std::string>> texts = {
+      {"wrong", with(kSource, "T acc = 0;", "T acc = 0;  // WRONG")},
+      {"nolaunch", with(kSource, "T acc = 0;", "T acc = 0;  // LAUNCHFAIL")},
+      {"slow", with(kSource, "T acc = 0;", "T acc = 0;  // SLOWER")},
+      {"fast", with(kSource, "  for (int k", "  #pragma unroll 4\n  for (int k")}};
+  Fixture one, batched;
+  BatchingEnv env;
+  env.source = batched.source;
+  std::vector<std::string> p1, p2;
+  for (const auto& [name, text] : texts) {
+    p1.push_back(one.tmp.file(name + ".cu"));
+    std::ofstream(p1.back()) << text;
+    p2.push_back(batched.tmp.file(name + ".cu"));
+    std::ofstream(p2.back()) << text;
+  }
+  const auto expected = decisions(one.env, one, p1);
+  const auto got = decisions(env, batched, p2);
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(expected.back(), "accepted") << ::testing::PrintToString(expected);
+  EXPECT_EQ(env.batches, 1 + 4 - 0) << "one batch for the original's replays, one per candidate past the binary gates";
+  EXPECT_GT(env.batched_jobs, 0);
+  EXPECT_EQ(batched.text(), one.text());
+}
+
 TEST(OptimizeLoop, EachBadCandidateIsRejectedByItsGate) {
   Fixture f;
   struct Case { std::string name, text, gate; };

@@ -135,6 +135,23 @@ CaptureResults run_capture(const CaptureOptions& o) {
   return out;
 }
 
+std::string replay_runner_path(const std::string& platform) {
+  const std::string runner_name = runner_for(platform);
+  if (auto found = find_libexec(runner_name, "RPL_REPLAY_RUNNER")) return *found;
+  throw Error(ExitCode::ProfilerFailed, fmt::format("the replay runner {} was not found in {}; set RPL_REPLAY_RUNNER to its path",
+                                                    runner_name, libexec_locations()));
+}
+
+std::string replay_temporary_file(const std::string& stem) {
+  // Where TMPDIR says, /tmp when it is unset.
+  const fs::path tmp_dir = temporary_directory();
+  std::string path = (tmp_dir / (stem + "-XXXXXX")).string();
+  int fd = mkstemp(path.data());
+  if (fd < 0) throw Error(ExitCode::OutputFailed, fmt::format("cannot create a temporary file under {}", tmp_dir.string()));
+  close(fd);
+  return path;
+}
+
 ReplayOutcome run_replay(const ReplayOptions& o) {
   // Every file of the capture is checked (paths inside the directory, zstd, sizes, checksums) before the
   // runner starts and touches the GPU.
@@ -142,21 +159,8 @@ ReplayOutcome run_replay(const ReplayOptions& o) {
   capture::verify_capture(o.capture_dir, m);
   if (!o.code_object.empty() && access(o.code_object.c_str(), R_OK) != 0)
     throw Error(ExitCode::InputMissing, fmt::format("--code-object {}: no such readable file", o.code_object));
-  std::string runner_name = runner_for(m.platform);
-  std::string runner;
-  if (auto found = find_libexec(runner_name, "RPL_REPLAY_RUNNER")) runner = *found;
-  else
-    throw Error(ExitCode::ProfilerFailed,
-                fmt::format("the replay runner {} was not found in {}; set RPL_REPLAY_RUNNER to its path", runner_name,
-                            libexec_locations()));
-
-  // The runner's result file goes where TMPDIR says, /tmp when it is unset.
-  const fs::path tmp_dir = temporary_directory();
-  std::string result_file = (tmp_dir / "rocm-perf-replay-XXXXXX").string();
-  int fd = mkstemp(result_file.data());
-  if (fd < 0)
-    throw Error(ExitCode::OutputFailed, fmt::format("cannot create a temporary file under {}", tmp_dir.string()));
-  close(fd);
+  const std::string runner = replay_runner_path(m.platform);
+  const std::string result_file = replay_temporary_file("rocm-perf-replay");
 
   ProcessSpec spec;
   spec.argv = {runner, capture::to_string(o.mode), "--capture-dir", o.capture_dir, "--result", result_file};

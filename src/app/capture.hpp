@@ -62,4 +62,9 @@ struct ReplayOutcome {
 // Throws rpl::Error when the runner produced no document (missing capture, corrupt manifest, no GPU, ...).
 ReplayOutcome run_replay(const ReplayOptions& options);
 
+// The platform's replay runner (RPL_REPLAY_RUNNER, else the libexec folders); throws ProfilerFailed when absent.
+std::string replay_runner_path(const std::string& platform);
+// A new empty file (mode 0600) under TMPDIR named <stem>-XXXXXX, for a runner's result; throws OutputFailed.
+std::string replay_temporary_file(const std::string& stem);
+
 }  // namespace rpl::app

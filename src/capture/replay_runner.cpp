@@ -2,10 +2,13 @@
 
 #include <fmt/core.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <optional>
 #include <span>
 #include <vector>
@@ -22,8 +25,9 @@ namespace {
 [[noreturn]] void usage(const char* runner, const std::string& why) {
   std::fprintf(stderr,
                "%s: %s\nusage: %s reserve-check|full-vm --capture-dir DIR --result FILE [--iterations N] [--no-recopy] "
-               "[--code-object PATH] [--dump-dir DIR] [--cache warm|cold] [--verify-replays N] [--warmup-ms MS]\n",
-               runner, why.c_str(), runner);
+               "[--code-object PATH] [--dump-dir DIR] [--cache warm|cold] [--verify-replays N] [--warmup-ms MS]\n"
+               "       %s full-vm --jobs FILE --status FILE [the options above, shared by every job]\n",
+               runner, why.c_str(), runner, runner);
   std::exit(to_int(ExitCode::Usage));
 }
 
@@ -71,11 +75,20 @@ ReplayRunnerOptions parse_replay_runner_args(int argc, char** argv, const char* 
       const auto n = number_within(v, 1u, 100u);
       if (!n) usage(runner, "--verify-replays " + v + ": expected 1 to 100");
       o.verify_replays = *n;
+    } else if (arg == "--jobs") {
+      o.jobs_file = value();
+    } else if (arg == "--status") {
+      o.status_file = value();
     } else {
       usage(runner, "unknown argument " + arg);
     }
   }
-  if (o.capture_dir.empty()) usage(runner, "--capture-dir is required");
+  if (!o.jobs_file.empty()) {
+    if (o.mode != ReplayMode::FullVm) usage(runner, "--jobs needs the full-vm mode");
+    if (o.status_file.empty()) usage(runner, "--jobs needs --status");
+  } else if (o.capture_dir.empty()) {
+    usage(runner, "--capture-dir is required");
+  }
   try {
     o.knobs = replay_knobs_from_environment();
   } catch (const Error& e) {  // before any GPU work: the variable and its value, exit 2
@@ -112,6 +125,74 @@ int run_replay_runner(const ReplayRunnerOptions& options, const char* runner, co
     }
   }
   return code;
+}
+
+std::vector<ReplayRunnerOptions> read_replay_jobs(const ReplayRunnerOptions& base) {
+  const std::string& path = base.jobs_file;
+  std::ifstream in(path);
+  if (!in) throw Error(ExitCode::InputMissing, fmt::format("cannot read the replay jobs file {}", path));
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  if (!doc.is_object() || !doc.contains("jobs") || !doc["jobs"].is_array())
+    throw Error(ExitCode::InputInvalid, fmt::format("{}: not a replay jobs document (an object with a \"jobs\" array)", path));
+  std::vector<ReplayRunnerOptions> jobs;
+  for (const auto& j : doc["jobs"]) {
+    ReplayRunnerOptions o = base;
+    o.jobs_file.clear();
+    o.status_file.clear();
+    o.in_batch = true;
+    try {
+      o.capture_dir = j.at("capture_dir").get<std::string>();
+      o.code_object = j.value("code_object", std::string());
+      o.dump_dir = j.value("dump_dir", std::string());
+      o.result_file = j.at("result").get<std::string>();
+      o.iterations = j.value("iterations", 1u);
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(ExitCode::InputInvalid, fmt::format("{}: job {}: {}", path, jobs.size(), e.what()));
+    }
+    if (o.capture_dir.empty() || o.result_file.empty() || o.iterations < 1)
+      throw Error(ExitCode::InputInvalid, fmt::format("{}: job {} needs a capture_dir, a result and iterations >= 1", path, jobs.size()));
+    jobs.push_back(std::move(o));
+  }
+  return jobs;
+}
+
+bool batch_continues_after(int exit_code) {
+  switch (ExitCode(exit_code)) {
+    case ExitCode::Ok:
+    case ExitCode::InputMissing:
+    case ExitCode::InputInvalid:
+    case ExitCode::AddressRelocation:
+    case ExitCode::VerificationMismatch:
+      return true;
+    default:  // a launch or synchronisation failure may leave the context unusable: later jobs get a fresh process
+      return false;
+  }
+}
+
+int run_replay_batch(const ReplayRunnerOptions& options, const char* runner, const std::string& argv0,
+                     const std::function<void(const ReplayRunnerOptions&, ReplayReport&)>& replay) {
+  std::vector<ReplayRunnerOptions> jobs;
+  std::FILE* status = nullptr;
+  try {
+    jobs = read_replay_jobs(options);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "%s: %s\n", runner, e.what());
+    return to_int(e.code());
+  }
+  status = std::fopen(options.status_file.c_str(), "w");
+  if (!status) {
+    std::fprintf(stderr, "%s: cannot write the batch status file %s\n", runner, options.status_file.c_str());
+    return to_int(ExitCode::OutputFailed);
+  }
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const int code = run_replay_runner(jobs[i], runner, argv0, [&](ReplayReport& report) { replay(jobs[i], report); });
+    // One line per job as it ends, flushed: a batch killed midway still tells which jobs finished.
+    std::fprintf(status, "{\"job\": %zu, \"exit\": %d}\n", i, code);
+    std::fflush(status);
+    if (!batch_continues_after(code)) break;
+  }
+  std::fclose(status);
+  return 0;
 }
 
 void RepeatedWord::add(const std::byte* data, std::size_t n) {

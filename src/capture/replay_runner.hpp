@@ -5,6 +5,9 @@
 // with the capture's after-snapshot (capture/replay_compare.hpp), then the timed launches in a cache state.
 //   <runner> reserve-check|full-vm --capture-dir DIR --result FILE [--iterations N] [--no-recopy]
 //            [--code-object PATH] [--dump-dir DIR] [--cache warm|cold] [--verify-replays N]
+//   <runner> full-vm --jobs FILE --status FILE [options as above, shared by every job]
+// The second form (CUDA runner) replays several jobs in one process: the GPU context, CUPTI and the cache
+// kernels are set up once, and each job reserves, maps, replays and releases its own capture's ranges.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -35,7 +38,26 @@ struct ReplayRunnerOptions {
   // finds the GPU idle, at lower clocks than a busy application runs at (Triton's do_bench warms up 25 ms).
   double warmup_ms = 25;
   ReplayKnobs knobs;  // the environment's, read once by parse_replay_runner_args
+  // Batch form: jobs_file lists the jobs (JSON: {"jobs": [{"capture_dir", "code_object", "dump_dir",
+  // "iterations", "result"}]}); status_file gets one JSON line per finished job ({"job": i, "exit": code}).
+  std::string jobs_file;
+  std::string status_file;
+  bool in_batch = false;  // set for each job of a batch: a range that cannot be had fails the job, no restart
 };
+
+// The jobs of a batch, each the base options with its own capture, code object, dump folder, iterations and
+// result file. Throws rpl::Error(InputInvalid) naming the file when it is not a valid jobs document.
+std::vector<ReplayRunnerOptions> read_replay_jobs(const ReplayRunnerOptions& base);
+
+// Whether a batch may go on after a job ended with this exit code: only when the job left the GPU context usable
+// (success, a range that could not be had, a verification mismatch, a code object that does not load).
+bool batch_continues_after(int exit_code);
+
+// Runs every job of the batch in order through run_replay_runner, appending each job's exit code to
+// options.status_file as it ends; stops after a job that batch_continues_after refuses. Returns 0, or the code of
+// a failure of the batch itself (unreadable jobs file, status file not writable).
+int run_replay_batch(const ReplayRunnerOptions& options, const char* runner, const std::string& argv0,
+                     const std::function<void(const ReplayRunnerOptions&, ReplayReport&)>& replay);
 
 // Parses the runner's arguments and the replay knobs of the environment; on a bad argument prints it and the
 // usage as `runner`, on a bad knob the variable and its value, and exits 2.

@@ -32,6 +32,12 @@ struct ReplayOutcome {
   std::string error;        // launch or synchronisation failure, relocation, ... (the runner's words)
   double median_ns = 0;     // device-event time per launch
   std::string device_name;
+  bool ran = true;  // false: a batch did not run this job (replay it alone)
+};
+
+struct ReplayJob {
+  std::string capture_dir, code_object, dump_dir;
+  unsigned iterations = 1;
 };
 
 class Environment {
@@ -50,6 +56,13 @@ class Environment {
   // dump_dir, every region's final bytes are written there.
   virtual ReplayOutcome replay(const std::string& capture_dir, const std::string& code_object, const std::string& dump_dir,
                                unsigned iterations) = 0;
+  // The jobs replayed in one go where the environment can (one runner process for all of them); the outcomes
+  // in job order, ran = false for a job it did not run. By default none is run: the caller replays each alone.
+  virtual std::vector<ReplayOutcome> replay_batch(const std::vector<ReplayJob>& jobs) {
+    std::vector<ReplayOutcome> none(jobs.size());
+    for (auto& o : none) o.ran = false;
+    return none;
+  }
   // What the binary gates judge in a code object this environment compiled (ABI, symbols, clock reads, ...);
   // nullopt when it cannot tell (a scripted stand-in). Throws rpl::Error when the file cannot be read.
   virtual std::optional<collectors::CodeObjectFacts> inspect(const std::string& code_object) {

@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "capture/manifest.hpp"
+#include "optimize/batched_replays.hpp"
 #include "optimize/binary_gates.hpp"
 #include "optimize/source_model.hpp"
 #include "optimize/static_gates.hpp"
@@ -73,8 +74,11 @@ class Loop {
   void read_original_facts();
   void precompile(const std::vector<Candidate>& cands, int budget);
   bool binary_gates(const fs::path& code_object, json& entry);
-  bool equivalence(const fs::path& code_object, json& entry);
-  bool performance(const fs::path& code_object, json& entry);
+  // A candidate's replays: every input of the equivalence gate, then the performance gate's rounds (the
+  // original's and the candidate's alternating), in one batch.
+  std::vector<ReplayJob> candidate_replays(const fs::path& code_object) const;
+  bool equivalence(const fs::path& code_object, json& entry, BatchedReplays& replays);
+  bool performance(json& entry, BatchedReplays& replays);
   bool end_to_end(const json& entry, const Candidate& c, json& e2e);
   void write_document();
   json build_check(const fs::path& source, const fs::path& code_object, const std::string& capture);
@@ -182,9 +186,23 @@ void Loop::prepare_inputs() {
   states_.push_back(captured);
   json inputs = json::array();
   std::vector<InputState> usable;
+  // The original twice on every input, in one batch: the first replays give the reference results, the second
+  // ones its run-to-run spread (below).
+  std::vector<ReplayJob> jobs;
   for (auto& s : states_) {
     s.original_dump = out_ / "dumps" / s.name / "original";
-    ReplayOutcome r = env_.replay(s.capture.string(), original_co_.string(), s.original_dump.string(), 1);
+    s.original_again_dump = out_ / "dumps" / s.name / "original-again";
+  }
+  for (bool again : {false, true})
+    for (const auto& s : states_)
+      jobs.push_back({s.capture.string(), original_co_.string(), (again ? s.original_again_dump : s.original_dump).string(), 1});
+  BatchedReplays originals(env_, jobs);
+  const std::size_t n_states = states_.size();
+  std::map<std::string, std::size_t> again_job;
+  for (std::size_t i = 0; i < n_states; ++i) again_job[states_[i].name] = n_states + i;
+  for (std::size_t i = 0; i < n_states; ++i) {
+    auto& s = states_[i];
+    const ReplayOutcome& r = originals.get(i);
     if (!r.ok) {
       // e.g. a poisoned value the original itself uses as an index: that input cannot judge candidates
       if (s.name == "launch1-captured")
@@ -203,8 +221,7 @@ void Loop::prepare_inputs() {
   // atomics) cannot be held to bit-exactness; its candidates are judged against the original's own spread.
   bool deterministic = true;
   for (auto& s : states_) {
-    s.original_again_dump = out_ / "dumps" / s.name / "original-again";
-    ReplayOutcome r = env_.replay(s.capture.string(), original_co_.string(), s.original_again_dump.string(), 1);
+    const ReplayOutcome& r = originals.get(again_job.at(s.name));
     if (!r.ok)
       throw Error(ExitCode::ProfilerFailed, fmt::format("replaying the original {} a second time on input {} failed: {}",
                                                         kernel_, s.name, r.error));
@@ -360,13 +377,25 @@ bool Loop::binary_gates(const fs::path& code_object, json& entry) {
   return v.passed;
 }
 
-bool Loop::equivalence(const fs::path& code_object, json& entry) {
+std::vector<ReplayJob> Loop::candidate_replays(const fs::path& code_object) const {
+  std::vector<ReplayJob> jobs;
+  for (const auto& s : states_)
+    jobs.push_back({s.capture.string(), code_object.string(), (code_object.parent_path() / "dumps" / s.name).string(), 1});
+  for (unsigned r = 0; r < o_.perf_rounds; ++r) {
+    jobs.push_back({perf_capture_.string(), original_co_.string(), "", o_.perf_iterations});
+    jobs.push_back({perf_capture_.string(), code_object.string(), "", o_.perf_iterations});
+  }
+  return jobs;
+}
+
+bool Loop::equivalence(const fs::path& code_object, json& entry, BatchedReplays& replays) {
   json per_input = json::array();
   bool ok = true, any_by_spread = false;
   std::string reason;
-  for (const auto& s : states_) {
+  for (std::size_t i = 0; i < states_.size(); ++i) {
+    const auto& s = states_[i];
     fs::path dump = code_object.parent_path() / "dumps" / s.name;
-    ReplayOutcome r = env_.replay(s.capture.string(), code_object.string(), dump.string(), 1);
+    const ReplayOutcome& r = replays.get(i);
     if (!r.ok) {
       per_input.push_back({{"input", s.name}, {"launched", false}, {"error", r.error}});
       ok = false, reason = fmt::format("the candidate failed to launch or run on input {}: {}", s.name, r.error);
@@ -404,13 +433,14 @@ bool Loop::equivalence(const fs::path& code_object, json& entry) {
   return ok;
 }
 
-bool Loop::performance(const fs::path& code_object, json& entry) {
+bool Loop::performance(json& entry, BatchedReplays& replays) {
   std::vector<double> orig, cand;
   std::string error;
   bool hopeless = false;
+  const std::size_t first = states_.size();  // the rounds follow the equivalence inputs (candidate_replays)
   for (unsigned r = 0; r < o_.perf_rounds && error.empty() && !hopeless; ++r) {
-    ReplayOutcome a = env_.replay(perf_capture_.string(), original_co_.string(), "", o_.perf_iterations);
-    ReplayOutcome b = env_.replay(perf_capture_.string(), code_object.string(), "", o_.perf_iterations);
+    const ReplayOutcome& a = replays.get(first + 2 * r);
+    const ReplayOutcome& b = replays.get(first + 2 * r + 1);
     if (!a.ok || !b.ok) error = !a.ok ? "original: " + a.error : "candidate: " + b.error;
     else orig.push_back(a.median_ns), cand.push_back(b.median_ns);
     // Sequential stop that cannot change the decision: when even the best remaining rounds (every later candidate
@@ -473,8 +503,9 @@ void Loop::evaluate(const Candidate& c, Proposer& proposer, int depth) {
   }
   entry["gates"].push_back({{"gate", "compile"}, {"passed", true}, {"reason", "compiled"}, {"evidence", json::object()}});
   if (!binary_gates(co, entry)) return finish("rejected");
-  if (!equivalence(co, entry)) return finish("rejected");
-  if (!performance(co, entry)) return finish("rejected");
+  BatchedReplays replays(env_, candidate_replays(co));
+  if (!equivalence(co, entry, replays)) return finish("rejected");
+  if (!performance(entry, replays)) return finish("rejected");
   entry["code_object"] = co.string();
   finish("passed_replay_gates");
 }

@@ -7,9 +7,11 @@
 #include "analysis/device_specs.hpp"
 #include "app/capture.hpp"
 #include "app/profile.hpp"
+#include "app/replay_batch.hpp"
 #include "capture/manifest.hpp"
 #include "report/analyze_report.hpp"
 #include "support/errors.hpp"
+#include "support/log.hpp"
 #include "support/process.hpp"
 
 namespace rpl::optimize {
@@ -185,6 +187,44 @@ std::optional<collectors::CodeObjectFacts> RealEnvironment::inspect(const std::s
   return collectors::read_code_object_facts(code_object, ptx);
 }
 
+namespace {
+
+ReplayOutcome from_app(const app::ReplayOutcome& r) {
+  ReplayOutcome out;
+  if (r.document.contains("gpu_time_ns")) out.median_ns = r.document["gpu_time_ns"].value("median", 0.0);
+  // Derived captures carry no after snapshot; a mismatch can only come from a captured one (performance runs)
+  out.ok = r.exit_code == 0 || r.exit_code == to_int(ExitCode::VerificationMismatch);
+  if (!out.ok) out.error = fmt::format("replay exit code {}", r.exit_code);
+  return out;
+}
+
+}  // namespace
+
+std::vector<ReplayOutcome> RealEnvironment::replay_batch(const std::vector<ReplayJob>& jobs) {
+  std::vector<app::ReplayOptions> options;
+  for (const ReplayJob& j : jobs) {
+    app::ReplayOptions ro;
+    ro.capture_dir = j.capture_dir;
+    ro.code_object = j.code_object;
+    ro.dump_dir = j.dump_dir;
+    ro.iterations = j.iterations;
+    ro.timeout_s = o_.timeout_s > 0 ? o_.timeout_s : 120;
+    options.push_back(ro);
+  }
+  std::vector<ReplayOutcome> out(jobs.size());
+  for (auto& o : out) o.ran = false;
+  try {
+    std::vector<app::ReplayJobOutcome> done = app::run_replay_batch(options);
+    for (std::size_t i = 0; i < done.size(); ++i) {
+      if (done[i].status == app::ReplayJobOutcome::Status::Done) out[i] = from_app(done[i].outcome);
+      else if (done[i].status == app::ReplayJobOutcome::Status::Failed) out[i] = {false, done[i].error, 0, "", true};
+    }
+  } catch (const Error& e) {
+    log::warn("replaying {} jobs in one process failed ({}); each is replayed alone", jobs.size(), e.what());
+  }
+  return out;
+}
+
 ReplayOutcome RealEnvironment::replay(const std::string& capture_dir, const std::string& code_object, const std::string& dump_dir,
                                       unsigned iterations) {
   app::ReplayOptions ro;
@@ -195,11 +235,7 @@ ReplayOutcome RealEnvironment::replay(const std::string& capture_dir, const std:
   ro.timeout_s = o_.timeout_s > 0 ? o_.timeout_s : 120;
   ReplayOutcome out;
   try {
-    app::ReplayOutcome r = app::run_replay(ro);
-    if (r.document.contains("gpu_time_ns")) out.median_ns = r.document["gpu_time_ns"].value("median", 0.0);
-    // Derived captures carry no after snapshot; a mismatch can only come from a captured one (performance runs)
-    out.ok = r.exit_code == 0 || r.exit_code == to_int(ExitCode::VerificationMismatch);
-    if (!out.ok) out.error = fmt::format("replay exit code {}", r.exit_code);
+    out = from_app(app::run_replay(ro));
   } catch (const Error& e) {
     out.error = e.what();
   }

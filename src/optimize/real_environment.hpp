@@ -1,7 +1,7 @@
 #pragma once
 // The Environment on a real machine: builds with /bin/sh -c, profiles with our `profile` (CUPTI / rocprofv3),
 // captures with `capture`, compiles with nvcc (-cubin for the captured sm_XX) or hipcc (--genco for the
-// captured gfx), replays with `replay full-vm` (each replay a fresh process).
+// captured gfx), replays with `replay full-vm` (a fresh process per replay, or one per batch of jobs on CUDA).
 #include <atomic>
 #include <optional>
 #include <string>
@@ -35,6 +35,7 @@ class RealEnvironment : public Environment {
   CommandOutcome compile(const std::string& source, const std::string& output, const std::string& capture_dir) override;
   ReplayOutcome replay(const std::string& capture_dir, const std::string& code_object, const std::string& dump_dir,
                        unsigned iterations) override;
+  std::vector<ReplayOutcome> replay_batch(const std::vector<ReplayJob>& jobs) override;
   double peak_bandwidth_gbps(const std::string& device_name) override;
   std::optional<collectors::CodeObjectFacts> inspect(const std::string& code_object) override;
 

@@ -58,6 +58,21 @@ std::vector<std::byte> read_file_bytes(const std::string& path) {
   return bytes;
 }
 
+// CUPTI's kernel activity is enabled once per process: every job of a batch times its launches with it.
+KernelActivityTimer& process_kernel_timer(bool wanted, bool& on, std::string& why_not) {
+  // Never destroyed: disabling CUPTI from a static destructor would run after the driver's own teardown.
+  static KernelActivityTimer* timer = new KernelActivityTimer;
+  static bool started = false, ok = false;
+  static std::string why;
+  if (!started) {
+    started = true;
+    ok = timer->start(wanted, why);
+  }
+  on = ok;
+  why_not = why;
+  return *timer;
+}
+
 std::vector<std::byte> from_hex_bytes(const std::string& hex) {
   std::vector<std::byte> out(hex.size() / 2);
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = std::byte(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
@@ -135,8 +150,10 @@ class Replay : public capture::ReplayDevice {
   bool code_eviction_ready_ = false;
   CUstream stream_ = nullptr;
   CUevent start_event_ = nullptr, stop_event_ = nullptr;
-  KernelActivityTimer kernel_timer_;  // CUPTI kernel activity: the in-app collector's time source
+  KernelActivityTimer* kernel_timer_ = nullptr;  // CUPTI kernel activity: the in-app collector's time source
   bool kernel_timer_on_ = false;
+  // What this replay reserved and mapped, released when it ends (a batch's next job may want the same ranges).
+  std::vector<std::pair<CUdeviceptr, std::size_t>> reserved_, mapped_;
   CUlaunchConfig config_{};
   std::vector<CUlaunchAttribute> attributes_;
   std::vector<void*> parameter_pointers_;
@@ -148,6 +165,11 @@ class Replay : public capture::ReplayDevice {
 };
 
 Replay::~Replay() {
+  if (stream_) cuStreamSynchronize(stream_);
+  cache_kernels_.reset();
+  if (module_) cuModuleUnload(module_);
+  for (const auto& [address, size] : mapped_) cuMemUnmap(address, size);
+  for (const auto& [address, size] : reserved_) cuMemAddressFree(address, size);
   if (flush_buffer_) cuMemFree(flush_buffer_);
   if (start_event_) cuEventDestroy(start_event_);
   if (stop_event_) cuEventDestroy(stop_event_);
@@ -190,6 +212,8 @@ void Replay::reserve() {
       r.status = "relocated";
       r.got = got;
       cuMemAddressFree(got, p.size);
+    } else {
+      reserved_.emplace_back(got, p.size);
     }
     report_.ranges.push_back(r);
     for (const auto& map : p.mappings)
@@ -219,6 +243,7 @@ void Replay::map_memory() {
       CUresult r = cuMemMap(CUdeviceptr(p.address), p.size, 0, handle, 0);
       cuMemRelease(handle);  // the mapping keeps the memory
       check(r, fmt::format("cuMemMap at {}", to_hex(p.address)));
+      mapped_.emplace_back(CUdeviceptr(p.address), p.size);
       check(cuMemSetAccess(CUdeviceptr(p.address), p.size, &access, 1), fmt::format("cuMemSetAccess at {}", to_hex(p.address)));
     }
 }
@@ -375,7 +400,7 @@ void Replay::prepare_launch() {
   check(cuEventCreate(&start_event_, CU_EVENT_DEFAULT), "cuEventCreate");
   check(cuEventCreate(&stop_event_, CU_EVENT_DEFAULT), "cuEventCreate");
   std::string why_not;
-  kernel_timer_on_ = kernel_timer_.start(o_.knobs.activity_timer, why_not);
+  kernel_timer_ = &process_kernel_timer(o_.knobs.activity_timer, kernel_timer_on_, why_not);
   if (!kernel_timer_on_)
     std::fprintf(stderr, "rpl_replay_cuda: kernel times from CUDA events (they include the launch latency): %s\n", why_not.c_str());
 }
@@ -390,7 +415,7 @@ double Replay::launch() {
   float ms = 0;
   check(cuEventElapsedTime(&ms, start_event_, stop_event_), "cuEventElapsedTime");
   if (kernel_timer_on_)
-    if (int64_t ns = kernel_timer_.take_last_kernel_ns(); ns > 0) return double(ns);
+    if (int64_t ns = kernel_timer_->take_last_kernel_ns(); ns > 0) return double(ns);
   return double(ms) * 1e6;
 }
 
@@ -457,7 +482,8 @@ void Replay::run() {
     // Whatever took the address belongs to this process (another process has another layout). No
     // placeholders before cuInit here: the driver honours hints only inside the VA pool it sets up at start,
     // and placeholders push that pool elsewhere (seen on H100: every hint then relocated).
-    capture::restart_in_fresh_process(kProcessAttempts, "rpl_replay_cuda");
+    // In a batch the job fails instead (no GPU work done): its caller replays it in a fresh process.
+    if (!o_.in_batch) capture::restart_in_fresh_process(kProcessAttempts, "rpl_replay_cuda");
     std::string first;
     for (const auto& r : report_.ranges)
       if (r.status != "exact") {

@@ -1,0 +1,113 @@
+#include "app/replay_batch.hpp"
+
+#include <fmt/core.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "capture/manifest.hpp"
+#include "support/errors.hpp"
+#include "support/process.hpp"
+
+namespace rpl::app {
+namespace fs = std::filesystem;
+namespace {
+
+// The runner's status file: one {"job": i, "exit": code} line per finished job.
+std::map<std::size_t, int> read_status(const std::string& path) {
+  std::map<std::size_t, int> exits;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_object() && j.contains("job") && j.contains("exit")) exits[j["job"].get<std::size_t>()] = j["exit"].get<int>();
+  }
+  return exits;
+}
+
+bool documented(int code) {
+  return code == 0 || code == to_int(ExitCode::AddressRelocation) || code == to_int(ExitCode::VerificationMismatch);
+}
+
+}  // namespace
+
+std::vector<ReplayJobOutcome> run_replay_batch(const std::vector<ReplayOptions>& jobs) {
+  std::vector<ReplayJobOutcome> out(jobs.size());
+  if (jobs.empty()) return out;
+  // Each capture is checked once (paths, zstd, sizes, checksums) before the runner touches the GPU.
+  std::map<std::string, capture::Manifest> checked;
+  for (const auto& j : jobs) {
+    if (checked.count(j.capture_dir)) continue;
+    capture::Manifest m = capture::read_manifest(j.capture_dir);
+    capture::verify_capture(j.capture_dir, m);
+    checked.emplace(j.capture_dir, std::move(m));
+  }
+  for (const auto& [dir, m] : checked)
+    if (m.platform != "cuda") return out;  // only the CUDA runner replays batches: every job NotRun
+  const ReplayOptions& first = jobs.front();
+  if (first.mode != capture::ReplayMode::FullVm) return out;
+  const std::string runner = replay_runner_path("cuda");
+
+  nlohmann::json doc = {{"jobs", nlohmann::json::array()}};
+  std::vector<std::string> results;
+  double timeout_s = 0;
+  for (const auto& j : jobs) {
+    results.push_back(replay_temporary_file("rocm-perf-replay"));
+    doc["jobs"].push_back({{"capture_dir", j.capture_dir}, {"code_object", j.code_object}, {"dump_dir", j.dump_dir},
+                           {"iterations", j.iterations}, {"result", results.back()}});
+    timeout_s = (timeout_s < 0 || j.timeout_s <= 0) ? -1 : timeout_s + j.timeout_s;  // one without a limit: none
+  }
+  const std::string jobs_file = replay_temporary_file("rocm-perf-replay-jobs");
+  const std::string status_file = replay_temporary_file("rocm-perf-replay-status");
+  {
+    std::ofstream f(jobs_file);
+    f << doc.dump();
+    if (!f) throw Error(ExitCode::OutputFailed, fmt::format("cannot write the replay jobs file {}", jobs_file));
+  }
+  ProcessSpec spec;
+  spec.argv = {runner, "full-vm", "--jobs", jobs_file, "--status", status_file,
+               "--cache", capture::to_string(first.cache), "--verify-replays", std::to_string(first.verify_replays),
+               "--warmup-ms", fmt::format("{}", first.warmup_ms)};
+  if (!first.recopy) spec.argv.push_back("--no-recopy");
+  spec.stdout_to_stderr = true;
+  spec.timeout_s = timeout_s > 0 ? timeout_s : 0;
+  ProcessResult p = run_process(spec);
+  const std::map<std::size_t, int> exits = read_status(status_file);
+  for (const std::string& f : {jobs_file, status_file}) fs::remove(f);
+
+  // A runner killed or timed out died in the first job without a status; one that exited early (no batch form,
+  // unreadable jobs file) ran nothing, and those jobs stay NotRun.
+  bool blamed = !(p.timed_out || p.signal);
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    ReplayJobOutcome& o = out[i];
+    nlohmann::json document;
+    {
+      std::ifstream in(results[i]);
+      document = nlohmann::json::parse(in, nullptr, false);  // discarded (not an object) when empty
+    }
+    fs::remove(results[i]);
+    auto it = exits.find(i);
+    if (it == exits.end()) {
+      if (!blamed) {
+        blamed = true;
+        o.status = ReplayJobOutcome::Status::Failed;
+        o.error = fmt::format("the replay runner {} {} (in a batch, on job {} of {})", runner, p.describe(), i + 1, jobs.size());
+      }
+      continue;  // NotRun
+    }
+    const int code = it->second;
+    if (code == to_int(ExitCode::AddressRelocation)) continue;  // a fresh process may have the range: NotRun
+    o.outcome.exit_code = code;
+    if (document.is_object()) o.outcome.document = std::move(document);
+    if (documented(code) && o.outcome.document.is_object()) {
+      o.status = ReplayJobOutcome::Status::Done;
+      continue;
+    }
+    o.status = ReplayJobOutcome::Status::Failed;
+    o.error_code = code >= 2 && code <= 13 ? ExitCode(code) : ExitCode::ProfilerFailed;
+    o.error = fmt::format("the replay runner {} exited with status {}", runner, code);
+  }
+  return out;
+}
+
+}  // namespace rpl::app
