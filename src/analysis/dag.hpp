@@ -36,7 +36,7 @@ struct Dag {
   LargeVector<JoinReason> join_reason;  // per join node: join_reason[v - work_count]
   TimeNs trace_start = 0;          // earliest node start
   TimeNs trace_end = 0;            // latest node end
-  LargeVector<TimeNs> start;       // measured GPU start
+  LargeVector<TimeNs> start;       // measured GPU start; the schedule passes do not read it (may be released)
   LargeVector<TimeNs> duration;    // measured, clamped at 0 (end < start is treated as 0 long)
   LargeVector<uint32_t> lane;      // the stream-order chain (stream or queue) the node belongs to
   LargeVector<TimeNs> gap;         // model idle time before the node (see critical_path.hpp)
@@ -52,7 +52,7 @@ struct Dag {
   std::string ordering;            // "stream", "queue", "mixed", "none"
   bool inferred_enabled = false;
 
-  std::size_t size() const { return start.size(); }
+  std::size_t size() const { return duration.size(); }
   bool is_join(NodeId v) const { return v >= work_count; }
   TimeNs end(NodeId v) const { return start[v] + duration[v]; }
   // The total order stream order follows: start, then end, then id.

@@ -345,7 +345,7 @@ void SetReader::read_dispatches() {
     bool valid =
         checked_integer("dispatch", d.dispatch_id, "private_segment_size", s, 8, 0, 0xffffffffLL, 0, sizes[0]) &&
         checked_integer("dispatch", d.dispatch_id, "group_segment_size", s, 9, 0, 0xffffffffLL, 0, sizes[1]);
-    static constexpr const char* kDims[6] = {"workgroup_size_x", "workgroup_size_y", "workgroup_size_z",
+    static constexpr std::string_view kDims[6] = {"workgroup_size_x", "workgroup_size_y", "workgroup_size_z",
                                              "grid_size_x",      "grid_size_y",      "grid_size_z"};
     for (int i = 0; i < 6 && valid; ++i)
       valid = checked_integer("dispatch", d.dispatch_id, kDims[i], s, 10 + i, 1, 0xffffffffLL, 1, dims[i]);
