@@ -15,6 +15,7 @@
 #include "store/rocpd_input.hpp"
 #include "store/rocpd_reader.hpp"
 #include "store/sqlite_db.hpp"
+#include "support/large_vector.hpp"
 
 namespace rpl::rocpd::detail {
 
@@ -156,7 +157,10 @@ class SetReader {
     if (n <= 0 || n >= (int64_t{1} << 31)) return;
     std::size_t wanted = vector.size() + static_cast<std::size_t>(n);
     // Grow geometrically when merging many files, so that each file does not copy all before it.
-    if (wanted > vector.capacity()) vector.reserve(std::max(wanted, vector.capacity() + vector.capacity() / 2));
+    // Huge pages where the kernel gives them (issue 32: the dispatch array is the largest of the run, and each
+    // fresh 4 KiB page is a fault).
+    if (wanted > vector.capacity())
+      reserve_with_huge_pages(vector, std::max(wanted, vector.capacity() + vector.capacity() / 2));
   }
 
   Trace& trace_;
