@@ -30,7 +30,7 @@ std::string read_all(const std::string& path) {
 }
 
 // A small valid capture of one kernel with one 64-byte region.
-void write_capture(const fs::path& dir, const std::string& platform) {
+void write_capture(const fs::path& dir, const std::string& platform, uint64_t address = 0x10000) {
   fs::create_directories(dir);
   capture::Manifest m;
   m.platform = platform;
@@ -42,7 +42,7 @@ void write_capture(const fs::path& dir, const std::string& platform) {
   std::vector<std::byte> args(12, std::byte{0});
   m.arguments = capture::write_blob(dir, "arguments.zst", args);
   m.parameters = {{0, 8}, {8, 4}};
-  capture::Region r{1, 0x10000, 64, "device", "", {}, {}};
+  capture::Region r{1, address, 64, "device", "", {}, {}};
   r.before = capture::write_blob(dir, capture::region_blob_file(1, false), std::vector<std::byte>(64, std::byte{1}));
   m.regions = {r};
   capture::write_manifest(dir, m);
@@ -66,7 +66,8 @@ for i, job in enumerate(jobs):
         os.kill(os.getpid(), signal.SIGKILL)
     code = int(code)
     if code in (0, 12, 13):
-        json.dump({"schema_version": "1.0", "job": i, "gpu_time_ns": {"median": 100.0 + i}}, open(job["result"], "w"))
+        json.dump({"schema_version": "1.0", "job": i, "capture": job["capture_dir"], "gpu_time_ns": {"median": 100.0 + i}},
+                  open(job["result"], "w"))
     status.write(json.dumps({"job": i, "exit": code}) + "\n")
     status.flush()
     if code not in (0, 3, 7, 12, 13):
@@ -113,6 +114,23 @@ TEST_F(BatchTest, EveryJobDoneWithItsOwnDocumentAndCode) {
   }
   EXPECT_EQ(out[2].outcome.exit_code, 13);  // a verification mismatch is documented, not a failure
   expect_no_temporaries();
+}
+
+TEST_F(BatchTest, JobsOfOneAddressLayoutRunTogetherAndComeBackInTheCallersOrder) {
+  std::string other = tmp.file("other");
+  write_capture(other, "cuda", 0x7f0000000000);  // another launch: another layout
+  auto jobs = jobs_on(capture, 3);
+  jobs[1].capture_dir = other;
+  setenv("FAKE_PLAN", "0,0,0", 1);
+  auto out = app::run_replay_batch(jobs);
+  ASSERT_EQ(out.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    ASSERT_EQ(out[i].status, Status::Done) << i;
+    EXPECT_EQ(out[i].outcome.document["capture"], jobs[i].capture_dir) << i;
+  }
+  EXPECT_EQ(out[0].outcome.document["job"], 0);
+  EXPECT_EQ(out[2].outcome.document["job"], 1);  // run second, beside the first job's layout
+  EXPECT_EQ(out[1].outcome.document["job"], 2);
 }
 
 TEST_F(BatchTest, RelocatedJobsAndJobsAfterAFatalFailureAreLeftForAFreshProcess) {

@@ -2,9 +2,11 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numeric>
 
 #include "capture/manifest.hpp"
 #include "support/errors.hpp"
@@ -48,13 +50,28 @@ std::vector<ReplayJobOutcome> run_replay_batch(const std::vector<ReplayOptions>&
   if (first.mode != capture::ReplayMode::FullVm) return out;
   const std::string runner = replay_runner_path("cuda");
 
+  // Jobs on captures of the same address layout run one after another: the runner keeps one layout's ranges
+  // from job to job (a derived input shares its capture's layout; another launch's capture has its own).
+  std::vector<std::size_t> order(jobs.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::map<std::string, std::size_t> layout_rank;  // the layout key -> when it first appears
+  auto layout_of = [&](std::size_t i) {
+    std::string key;
+    for (const auto& r : checked.at(jobs[i].capture_dir).regions) key += fmt::format("{:x}+{:x};", r.address, r.size);
+    return layout_rank.emplace(key, layout_rank.size()).first->second;
+  };
+  std::vector<std::size_t> rank(jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) rank[i] = layout_of(i);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank[a] < rank[b]; });
+
   nlohmann::json doc = {{"jobs", nlohmann::json::array()}};
-  std::vector<std::string> results;
+  std::vector<std::string> results(jobs.size());
   double timeout_s = 0;
-  for (const auto& j : jobs) {
-    results.push_back(replay_temporary_file("rocm-perf-replay"));
+  for (std::size_t i : order) {
+    const ReplayOptions& j = jobs[i];
+    results[i] = replay_temporary_file("rocm-perf-replay");
     doc["jobs"].push_back({{"capture_dir", j.capture_dir}, {"code_object", j.code_object}, {"dump_dir", j.dump_dir},
-                           {"iterations", j.iterations}, {"result", results.back()}});
+                           {"iterations", j.iterations}, {"result", results[i]}});
     timeout_s = (timeout_s < 0 || j.timeout_s <= 0) ? -1 : timeout_s + j.timeout_s;  // one without a limit: none
   }
   const std::string jobs_file = replay_temporary_file("rocm-perf-replay-jobs");
@@ -78,7 +95,8 @@ std::vector<ReplayJobOutcome> run_replay_batch(const std::vector<ReplayOptions>&
   // A runner killed or timed out died in the first job without a status; one that exited early (no batch form,
   // unreadable jobs file) ran nothing, and those jobs stay NotRun.
   bool blamed = !(p.timed_out || p.signal);
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
+  for (std::size_t n = 0; n < order.size(); ++n) {  // n: the job's place in the batch; i: in the caller's list
+    const std::size_t i = order[n];
     ReplayJobOutcome& o = out[i];
     nlohmann::json document;
     {
@@ -86,12 +104,12 @@ std::vector<ReplayJobOutcome> run_replay_batch(const std::vector<ReplayOptions>&
       document = nlohmann::json::parse(in, nullptr, false);  // discarded (not an object) when empty
     }
     fs::remove(results[i]);
-    auto it = exits.find(i);
+    auto it = exits.find(n);
     if (it == exits.end()) {
       if (!blamed) {
         blamed = true;
         o.status = ReplayJobOutcome::Status::Failed;
-        o.error = fmt::format("the replay runner {} {} (in a batch, on job {} of {})", runner, p.describe(), i + 1, jobs.size());
+        o.error = fmt::format("the replay runner {} {} (in a batch, on job {} of {})", runner, p.describe(), n + 1, jobs.size());
       }
       continue;  // NotRun
     }

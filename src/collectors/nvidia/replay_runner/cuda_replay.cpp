@@ -73,6 +73,31 @@ KernelActivityTimer& process_kernel_timer(bool wanted, bool& on, std::string& wh
   return *timer;
 }
 
+// A batch's reserved and mapped ranges, kept from one job to the next while the jobs' plans are the same (the
+// inputs and timing rounds of one capture): the driver honours an address hint for a fresh reservation, but
+// not always for one made again after freeing it (seen on H200, driver 580: every later job relocated).
+struct KeptRanges {
+  std::vector<std::pair<CUdeviceptr, std::size_t>> reserved, mapped;
+  std::vector<std::pair<uint64_t, uint64_t>> shape;  // reservations then mappings: (address, size)
+  void release() {
+    for (const auto& [address, size] : mapped) cuMemUnmap(address, size);
+    for (const auto& [address, size] : reserved) cuMemAddressFree(address, size);
+    *this = {};
+  }
+};
+KeptRanges& kept_ranges() {
+  static KeptRanges kept;
+  return kept;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> plan_shape(const std::vector<capture::PlannedReservation>& plan) {
+  std::vector<std::pair<uint64_t, uint64_t>> shape;
+  for (const auto& r : plan) shape.emplace_back(r.address, r.size);
+  for (const auto& r : plan)
+    for (const auto& m : r.mappings) shape.emplace_back(m.address, m.size);
+  return shape;
+}
+
 std::vector<std::byte> from_hex_bytes(const std::string& hex) {
   std::vector<std::byte> out(hex.size() / 2);
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = std::byte(std::stoul(hex.substr(2 * i, 2), nullptr, 16));
@@ -154,6 +179,7 @@ class Replay : public capture::ReplayDevice {
   bool kernel_timer_on_ = false;
   // What this replay reserved and mapped, released when it ends (a batch's next job may want the same ranges).
   std::vector<std::pair<CUdeviceptr, std::size_t>> reserved_, mapped_;
+  bool adopted_ = false;  // the ranges are the previous job's, kept (KeptRanges)
   CUlaunchConfig config_{};
   std::vector<CUlaunchAttribute> attributes_;
   std::vector<void*> parameter_pointers_;
@@ -168,8 +194,15 @@ Replay::~Replay() {
   if (stream_) cuStreamSynchronize(stream_);
   cache_kernels_.reset();
   if (module_) cuModuleUnload(module_);
-  for (const auto& [address, size] : mapped_) cuMemUnmap(address, size);
-  for (const auto& [address, size] : reserved_) cuMemAddressFree(address, size);
+  // In a batch, a replay that had every range keeps them for the next job of the same plan.
+  const bool keep = o_.in_batch && !mapped_.empty() && report_.all_exact();
+  if (keep) {
+    kept_ranges().release();  // at most one plan kept
+    kept_ranges() = {reserved_, mapped_, plan_shape(plan_)};
+  } else {
+    for (const auto& [address, size] : mapped_) cuMemUnmap(address, size);
+    for (const auto& [address, size] : reserved_) cuMemAddressFree(address, size);
+  }
   if (flush_buffer_) cuMemFree(flush_buffer_);
   if (start_event_) cuEventDestroy(start_event_);
   if (stop_event_) cuEventDestroy(stop_event_);
@@ -190,11 +223,17 @@ void Replay::reserve() {
   report_.granularity = granularity;
   report_.reservation_alignment = reservation_alignment(granularity, o_.knobs);
   plan_ = capture::plan_reservations(m_, granularity, report_.reservation_alignment);
+  KeptRanges& kept = kept_ranges();
+  adopted_ = !kept.shape.empty() && kept.shape == plan_shape(plan_);
+  if (adopted_) {
+    reserved_ = kept.reserved, mapped_ = kept.mapped;
+    kept = {};
+  }  // another plan: the kept ranges stay (a later job may want them); where they overlap, this job relocates
   for (std::size_t i = 0; i < plan_.size(); ++i) {
     const auto& p = plan_[i];
     capture::RangeReport r{p.address, p.size, "exact", 0, ""};
-    CUdeviceptr got = 0;
-    CUresult res = cuMemAddressReserve(&got, p.size, granularity, CUdeviceptr(p.address), 0);
+    CUdeviceptr got = CUdeviceptr(p.address);
+    CUresult res = adopted_ ? CUDA_SUCCESS : cuMemAddressReserve(&got, p.size, granularity, CUdeviceptr(p.address), 0);
     if (res != CUDA_SUCCESS && !context_) {
       // Some drivers want a context for VMM calls: create it (its own allocations then avoid our ranges only
       // where they are reserved already), then try again.
@@ -212,7 +251,7 @@ void Replay::reserve() {
       r.status = "relocated";
       r.got = got;
       cuMemAddressFree(got, p.size);
-    } else {
+    } else if (!adopted_) {
       reserved_.emplace_back(got, p.size);
     }
     report_.ranges.push_back(r);
@@ -229,6 +268,13 @@ void Replay::reserve() {
 }
 
 void Replay::map_memory() {
+  if (adopted_) {
+    // The previous job's memory: what a region without a before-snapshot holds is cleared, as fresh memory is.
+    for (std::size_t i = 0; i < m_.regions.size(); ++i)
+      if (capture::reserved_by_replay(m_.regions[i]) && !m_.regions[i].before)
+        check(cuMemsetD8(CUdeviceptr(m_.regions[i].address), 0, m_.regions[i].size), "clearing a region for the next job");
+    return;
+  }
   CUmemAllocationProp prop{};
   prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
   prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
