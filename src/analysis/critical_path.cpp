@@ -103,14 +103,20 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
   result.wall_span_ns = static_cast<double>(g.trace_end - g.trace_start);
   std::vector<TimeNs> finish, latest;  // become result.earliest_start and result.slack
   reserve_with_huge_pages(finish, all);
-  reserve_with_huge_pages(latest, all);
   finish.resize(all);
-  latest.resize(all);
   const TimeNs makespan = dag::forward_pass<TimeNs>(g, g.duration, finish);
-  dag::backward_pass(g, makespan, latest);
   result.modeled_span_ns = static_cast<double>(makespan);
-
   const std::vector<dag::NodeId> path = dag::walk_critical_path(g, finish, result.path_links);
+  // The backward pass reads successors only: the predecessor arrays and the lanes (the walk's) are released
+  // before its buffer is allocated, so that the two schedule buffers never coexist with them (issue 32).
+  LargeVector<uint32_t>().swap(g.pred_offset);
+  LargeVector<dag::NodeId>().swap(g.preds);
+  LargeVector<EdgeKind>().swap(g.pred_kinds);
+  LargeVector<uint32_t>().swap(g.lane);
+  reserve_with_huge_pages(latest, all);
+  latest.resize(all);
+  dag::backward_pass(g, makespan, latest);
+
   const dag::NodeId first = path.front(), last = path.back();
   const TimeNs path_ns = finish[last] - (finish[first] - g.duration[first]);
   TimeNs busy = 0;

@@ -45,6 +45,8 @@ struct Dag {
   LargeVector<uint32_t> pred_offset, succ_offset;  // N + 1 entries
   LargeVector<NodeId> preds, succs;
   LargeVector<EdgeKind> pred_kinds;                // parallel to preds
+  // (analyze_critical_path releases start, then the predecessor arrays and lanes once the path is walked: the
+  // backward pass reads successors, durations, gaps and the order only.)
 
   LargeVector<NodeId> topo_order;  // every node, predecessors first
   EdgeCounts counts;

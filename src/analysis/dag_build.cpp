@@ -146,10 +146,10 @@ LargeVector<NodeId> lane_predecessors(const NodeTable& nodes, LargeVector<uint32
   return prev;
 }
 
-// Predecessor CSR: the lane predecessor first (stream order), then the cross-stream edges by source.
-// A duplicate (source, target) pair keeps its lowest kind, stream order before all others.
-void build_preds(const LargeVector<NodeId>& lane_prev, EdgeList& extra, Dag& dag) {
-  const std::size_t n = lane_prev.size();
+// Predecessor CSR of `n` nodes: the lane predecessor first (stream order), then the cross-stream edges by
+// source. A duplicate (source, target) pair keeps its lowest kind, stream order before all others. Nodes past
+// the end of `lane_prev` (joins) have no lane predecessor.
+void build_preds(const LargeVector<NodeId>& lane_prev, std::size_t n, EdgeList& extra, Dag& dag) {
   std::sort(extra.edges.begin(), extra.edges.end());
   const std::size_t upper = n + extra.size();
   if (upper >= std::numeric_limits<uint32_t>::max())
@@ -165,9 +165,10 @@ void build_preds(const LargeVector<NodeId>& lane_prev, EdgeList& extra, Dag& dag
   const auto& e = extra.edges;
   for (NodeId v = 0; v < n; ++v) {
     dag.pred_offset[v] = static_cast<uint32_t>(dag.preds.size());
-    if (lane_prev[v] != kNoNode) push(lane_prev[v], EdgeKind::StreamOrder);
+    const NodeId prev = v < lane_prev.size() ? lane_prev[v] : kNoNode;
+    if (prev != kNoNode) push(prev, EdgeKind::StreamOrder);
     for (; j < e.size() && e[j].dst == v; ++j) {
-      if (e[j].src == lane_prev[v] || (j > 0 && e[j - 1].dst == v && e[j - 1].src == e[j].src)) continue;
+      if (e[j].src == prev || (j > 0 && e[j - 1].dst == v && e[j - 1].src == e[j].src)) continue;
       push(e[j].src, e[j].kind);
     }
   }
@@ -382,7 +383,7 @@ Dag build_dag(const Trace& trace, const DagOptions& options) {
     for (NodeId v = 1; v < n; ++v) dag.trace_end = std::max(dag.trace_end, nodes.end(v));
   }
 
-  LargeVector<uint32_t> scratch;  // one temporary reused by the phases below
+  LargeVector<uint32_t> scratch;  // one temporary reused by the phases below (released between them)
   LargeVector<NodeId> lane_prev = lane_predecessors(nodes, scratch);
   timer.lap("stream order");
   EdgeList extra;
@@ -390,13 +391,18 @@ Dag build_dag(const Trace& trace, const DagOptions& options) {
   add_sync_edges(nodes, extra, scratch, options.pairwise_host_sync);
   if (options.infer_cross_stream) add_inferred_edges(nodes, extra);
   timer.lap("sync edges");
+  // Released until the topological order needs it again, then allocated for nodes and joins exactly (growing
+  // it there doubled its capacity at the run's peak; issue 32).
+  LargeVector<uint32_t>().swap(scratch);
 
   dag.work_count = n;
   dag.join_reason = std::move(extra.join_reasons);
   const std::size_t joins = dag.join_reason.size();
   for (JoinReason r : dag.join_reason) ++dag.joins.by_reason[static_cast<std::size_t>(r)];
-  lane_prev.resize(n + joins, kNoNode);
-  build_preds(lane_prev, extra, dag);
+  // Issue 32: no resize of lane_prev for the joins (that doubled its capacity), and it is released at once: the
+  // end of the build is the peak of the run (the trace and every DAG array).
+  build_preds(lane_prev, n + joins, extra, dag);
+  LargeVector<NodeId>().swap(lane_prev);
   dag.start = std::move(nodes.start);
   dag.duration = std::move(nodes.duration);
   dag.lane = std::move(nodes.lane);
@@ -415,6 +421,7 @@ Dag build_dag(const Trace& trace, const DagOptions& options) {
               "edge(s) that point backward in time",
               dag.counts.cycle_dropped);
   }
+  LargeVector<uint32_t>().swap(scratch);  // before the gaps are allocated (the peak, as above)
   count_edges(dag);
   compute_gaps(dag);
   timer.lap("topological order and gaps");
