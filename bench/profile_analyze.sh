@@ -2,20 +2,23 @@
 # Where `rocm-perf analyze` spends CPU time and memory on one generated database (issue 32): the phase
 # timings that --debug logs, /usr/bin/time -v's peak RSS, perf's inclusive time per function (DWARF call
 # graphs) and heaptrack's peak heap consumers, when those tools are installed.
-#   [N=1000000] [BIN=BUILD/src/cli/rocm-perf] bench/profile_analyze.sh [BUILD_DIR=build]
+#   [N=1000000] [PHASES_ONLY=0] [BIN=BUILD/src/cli/rocm-perf] bench/profile_analyze.sh [BUILD_DIR=build]
+# PHASES_ONLY=1 stops after the phase timings (perf and heaptrack take long and much disk at 10M and more).
 set -euo pipefail
 BUILD=${1:-build}
 N=${N:-1000000}
+PHASES_ONLY=${PHASES_ONLY:-0}
 BIN=${BIN:-$BUILD/src/cli/rocm-perf}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rpl-profile-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 source "$(dirname "$0")/machine_header.sh"
-bench_header "N=$N BIN=$BIN bench/profile_analyze.sh $BUILD"
+bench_header "N=$N PHASES_ONLY=$PHASES_ONLY BIN=$BIN bench/profile_analyze.sh $BUILD"
 "$BUILD/bench/gen_rocpd" -n "$N" -s 8 --event-every 50 --sync-every 5000 --copy-every 1000 -o "$WORK/t" 2>/dev/null
 echo "# database: gen_rocpd -n $N -s 8 --event-every 50 --sync-every 5000 --copy-every 1000; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "## phases (--debug), /usr/bin/time"
 /usr/bin/time -f "wall_s=%e user_s=%U sys_s=%S peak_rss_kb=%M" "$BIN" analyze "$WORK/t.db" -o "$WORK/out" --debug 2>&1 >/dev/null |
   grep -v '^wrote '
+[ "$PHASES_ONLY" = 1 ] && exit 0
 if command -v perf >/dev/null; then
   echo "## perf record -F 800 --call-graph dwarf: inclusive share of samples per function (>= 1.5%, project and SQLite entry points)"
   rm -rf "$WORK/out"
