@@ -36,7 +36,7 @@ struct Dag {
   LargeVector<JoinReason> join_reason;  // per join node: join_reason[v - work_count]
   TimeNs trace_start = 0;          // earliest node start
   TimeNs trace_end = 0;            // latest node end
-  LargeVector<TimeNs> start;       // measured GPU start; the schedule passes do not read it (may be released)
+  LargeVector<TimeNs> start;       // measured GPU start; the schedule passes do not read it (StartTimes::Drop)
   LargeVector<TimeNs> duration;    // measured, clamped at 0 (end < start is treated as 0 long)
   LargeVector<uint32_t> lane;      // the stream-order chain (stream or queue) the node belongs to
   LargeVector<TimeNs> gap;         // model idle time before the node (see critical_path.hpp)
@@ -69,7 +69,10 @@ struct Dag {
   }
 };
 
-Dag build_dag(const Trace& trace, const DagOptions& options);
+// `keep_start`: false leaves Dag::start empty (the schedule passes do not read it): the gaps are then computed in
+// place of the start times, so that the two never coexist (issue 32: the end of the build is the run's peak).
+enum class StartTimes { Keep, Drop };
+Dag build_dag(const Trace& trace, const DagOptions& options, StartTimes start_times = StartTimes::Keep);
 
 // Forward pass over the DAG with the given per-node durations (measured or re-timed); gaps stay as
 // measured. Fills `finish` (N entries) with EF relative to the trace start and returns the makespan

@@ -313,23 +313,29 @@ void count_edges(Dag& dag) {
   }
 }
 
-void compute_gaps(Dag& dag) {
+// The model idle time before each node. With `in_place`, the gaps overwrite the start times (which then move
+// to dag.gap): nodes are visited in reverse topological order, so a node's predecessors, whose ends its gap
+// needs, are still unvisited and keep their start times.
+void compute_gaps(Dag& dag, bool in_place) {
   const std::size_t n = dag.size();
-  dag.gap.resize(n);
-  for (NodeId v = 0; v < n; ++v) {
+  if (!in_place) dag.gap.resize(n);
+  LargeVector<TimeNs>& gap = in_place ? dag.start : dag.gap;
+  for (auto it = dag.topo_order.rbegin(); it != dag.topo_order.rend(); ++it) {
+    const NodeId v = *it;
     const uint32_t b = dag.pred_offset[v], e = dag.pred_offset[v + 1];
-    if (b == e) {
-      dag.gap[v] = dag.is_join(v) ? 0 : dag.start[v] - dag.trace_start;
+    if (dag.is_join(v)) {
+      gap[v] = 0;  // a join waits for nothing but its predecessors (also after cycle breaking)
       continue;
     }
-    if (dag.is_join(v)) {
-      dag.gap[v] = 0;  // a join waits for nothing but its predecessors (also after cycle breaking)
+    if (b == e) {
+      gap[v] = dag.start[v] - dag.trace_start;
       continue;
     }
     TimeNs ready = std::numeric_limits<TimeNs>::min();
     for (uint32_t i = b; i < e; ++i) ready = std::max(ready, dag.end(dag.preds[i]));
-    dag.gap[v] = std::max<TimeNs>(0, dag.start[v] - ready);
+    gap[v] = std::max<TimeNs>(0, dag.start[v] - ready);
   }
+  if (in_place) dag.gap = std::move(dag.start);
 }
 
 // Join nodes: zero long, at the latest end of their predecessors (so their gap is 0 and the measured
@@ -367,7 +373,7 @@ class PhaseTimer {
 
 }  // namespace
 
-Dag build_dag(const Trace& trace, const DagOptions& options) {
+Dag build_dag(const Trace& trace, const DagOptions& options, StartTimes start_times) {
   PhaseTimer timer;
   NodeTable nodes(trace);
   fill_nodes(nodes);
@@ -423,7 +429,7 @@ Dag build_dag(const Trace& trace, const DagOptions& options) {
   }
   LargeVector<uint32_t>().swap(scratch);  // before the gaps are allocated (the peak, as above)
   count_edges(dag);
-  compute_gaps(dag);
+  compute_gaps(dag, start_times == StartTimes::Drop);
   timer.lap("topological order and gaps");
   return dag;
 }
