@@ -234,14 +234,17 @@ TEST(ReplayRunnerBatch, RunsJobsInOrderAndStopsAfterOneThatMaySpoilTheContext) {
   base.jobs_file = tmp.file("jobs.json");
   base.status_file = tmp.file("status");
   std::vector<std::string> ran;
+  ::testing::internal::CaptureStderr();
   int rc = capture::run_replay_batch(base, "test_runner", "test_runner",
                                      [&](const capture::ReplayRunnerOptions& job, capture::ReplayReport&) {
                                        ran.push_back(job.capture_dir);
                                        if (job.capture_dir == "a") throw Error(ExitCode::AddressRelocation, "taken");
                                        if (job.capture_dir == "c") throw Error(ExitCode::ProfilerFailed, "illegal address");
                                      });
+  const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(rc, 0);
   EXPECT_EQ(ran, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_NE(err.find("test_runner (batch job 3 of 4): illegal address"), std::string::npos) << err;
   EXPECT_EQ(read_all(tmp.file("status")), "{\"job\": 0, \"exit\": 12}\n{\"job\": 1, \"exit\": 0}\n{\"job\": 2, \"exit\": 8}\n");
   EXPECT_TRUE(capture::batch_continues_after(0));
   EXPECT_TRUE(capture::batch_continues_after(13));

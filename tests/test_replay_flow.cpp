@@ -482,6 +482,19 @@ TEST(ReplayFlow, WithoutAfterSnapshotsNothingIsVerifiedAndNothingReplayedForIt) 
                                    "restored after the untimed launch and before the second timed one";
 }
 
+TEST(ReplayFlow, ZeroVerificationReplaysTimeOnlyAndSaySo) {
+  // The optimizer's timing rounds: its equivalence gate has judged the results already.
+  Fixture f;
+  FakeDevice wrong = f.device(Kernel::Wrong);  // would be a mismatch if verified
+  ReplayReport r = f.run(wrong, options(2, "warm", 0));
+  EXPECT_EQ(r.verification.status, "skipped");
+  EXPECT_NE(r.verification.reason.find("timing only"), std::string::npos) << r.verification.reason;
+  EXPECT_EQ(wrong.launches, 1u + 2u) << "the untimed launch and the timed ones, no verification replay";
+  EXPECT_EQ(f.validate(r), "");
+  FakeDevice verified = f.device(Kernel::Wrong);
+  EXPECT_EQ(f.run(verified, options(2, "warm", 1)).verification.status, "mismatch");
+}
+
 TEST(ReplayFlow, AnEmptyReplayOfARegionStandsForItsAfterSnapshot) {
   // read_results drops read-only regions that still equal their after-snapshot: verify_replays reads "empty" so.
   Fixture f;

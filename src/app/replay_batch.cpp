@@ -71,7 +71,7 @@ std::vector<ReplayJobOutcome> run_replay_batch(const std::vector<ReplayOptions>&
     const ReplayOptions& j = jobs[i];
     results[i] = replay_temporary_file("rocm-perf-replay");
     doc["jobs"].push_back({{"capture_dir", j.capture_dir}, {"code_object", j.code_object}, {"dump_dir", j.dump_dir},
-                           {"iterations", j.iterations}, {"result", results[i]}});
+                           {"iterations", j.iterations}, {"verify_replays", j.verify_replays}, {"result", results[i]}});
     timeout_s = (timeout_s < 0 || j.timeout_s <= 0) ? -1 : timeout_s + j.timeout_s;  // one without a limit: none
   }
   const std::string jobs_file = replay_temporary_file("rocm-perf-replay-jobs");

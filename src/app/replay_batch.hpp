@@ -20,8 +20,8 @@ struct ReplayJobOutcome {
   ExitCode error_code = ExitCode::ProfilerFailed;
 };
 
-// Every job shares the first job's mode (full-vm), recopy, cache, verify_replays and warmup_ms; each has its own
-// capture, code object, dump folder and iterations. The time limit is the sum of the jobs' own. Throws rpl::Error
+// Every job shares the first job's mode (full-vm), recopy, cache and warmup_ms; each has its own capture, code
+// object, dump folder, iterations and verification replays. The time limit is the sum of the jobs' own. Throws rpl::Error
 // for what stops every job alike: a capture that fails its check, a missing runner, no temporary folder.
 std::vector<ReplayJobOutcome> run_replay_batch(const std::vector<ReplayOptions>& jobs);
 

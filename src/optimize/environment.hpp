@@ -38,6 +38,7 @@ struct ReplayOutcome {
 struct ReplayJob {
   std::string capture_dir, code_object, dump_dir;
   unsigned iterations = 1;
+  unsigned verify_replays = 2;  // replays checked against the capture's after-snapshot first (0: none, timing only)
 };
 
 class Environment {

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <future>
 #include <map>
@@ -382,8 +383,9 @@ std::vector<ReplayJob> Loop::candidate_replays(const fs::path& code_object) cons
   for (const auto& s : states_)
     jobs.push_back({s.capture.string(), code_object.string(), (code_object.parent_path() / "dumps" / s.name).string(), 1});
   for (unsigned r = 0; r < o_.perf_rounds; ++r) {
-    jobs.push_back({perf_capture_.string(), original_co_.string(), "", o_.perf_iterations});
-    jobs.push_back({perf_capture_.string(), code_object.string(), "", o_.perf_iterations});
+    // Timing only: the equivalence gate has judged the results, so no verification replays (0)
+    jobs.push_back({perf_capture_.string(), original_co_.string(), "", o_.perf_iterations, 0});
+    jobs.push_back({perf_capture_.string(), code_object.string(), "", o_.perf_iterations, 0});
   }
   return jobs;
 }
@@ -480,16 +482,32 @@ void Loop::evaluate(const Candidate& c, Proposer& proposer, int depth) {
                 {"details", c.details}, {"diff", unified_diff(original_text_, c.source_text, fs::path(o_.source).filename().string())},
                 {"gates", json::array()}};
   log::info("candidate {}: {}", c.id, c.description);
+  // Where a candidate's time goes (seconds per step, wall): the search's cost, stated in the document.
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point started = Clock::now();
+  Clock::time_point mark = started;
+  json seconds = json::object();
+  auto step = [&](const char* name) {
+    const Clock::time_point now = Clock::now();
+    seconds[name] = std::chrono::duration<double>(now - mark).count();
+    mark = now;
+  };
   auto finish = [&](const std::string& decision) {
+    seconds["total"] = std::chrono::duration<double>(Clock::now() - started).count();
+    entry["seconds"] = seconds;
     entry["decision"] = decision;
     const json& last = entry["gates"].back();
     proposer.observe({c.id, last["gate"], last["passed"], last["reason"], last["evidence"]});
     log::info("  {} -> {} ({}: {})", c.id, decision, last["gate"].get<std::string>(), last["reason"].get<std::string>());
     evaluated_.emplace_back(entry, c);
   };
-  if (!static_gates(c, entry)) return finish("rejected");
+  const bool static_ok = static_gates(c, entry);
+  step("static_gates");
+  if (!static_ok) return finish("rejected");
   fs::path co;
-  if (!compile(c, entry, co)) {
+  const bool compiled = compile(c, entry, co);
+  step("compile");
+  if (!compiled) {
     std::string messages = entry["compiler_messages"].get<std::string>();
     entry["gates"].push_back({{"gate", "compile"}, {"passed", false},
                               {"reason", "the candidate does not compile: " + entry["compile"]["status"].get<std::string>()},
@@ -502,10 +520,17 @@ void Loop::evaluate(const Candidate& c, Proposer& proposer, int depth) {
     return;
   }
   entry["gates"].push_back({{"gate", "compile"}, {"passed", true}, {"reason", "compiled"}, {"evidence", json::object()}});
-  if (!binary_gates(co, entry)) return finish("rejected");
+  const bool binary_ok = binary_gates(co, entry);
+  step("binary_gates");
+  if (!binary_ok) return finish("rejected");
   BatchedReplays replays(env_, candidate_replays(co));
-  if (!equivalence(co, entry, replays)) return finish("rejected");
-  if (!performance(entry, replays)) return finish("rejected");
+  step("replay_batch");
+  const bool equivalent = equivalence(co, entry, replays);
+  step("equivalence");
+  if (!equivalent) return finish("rejected");
+  const bool faster = performance(entry, replays);
+  step("performance");
+  if (!faster) return finish("rejected");
   entry["code_object"] = co.string();
   finish("passed_replay_gates");
 }

@@ -208,6 +208,7 @@ std::vector<ReplayOutcome> RealEnvironment::replay_batch(const std::vector<Repla
     ro.code_object = j.code_object;
     ro.dump_dir = j.dump_dir;
     ro.iterations = j.iterations;
+    ro.verify_replays = j.verify_replays;
     ro.timeout_s = o_.timeout_s > 0 ? o_.timeout_s : 120;
     options.push_back(ro);
   }
