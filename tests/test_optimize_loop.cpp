@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "capture/manifest.hpp"
+#include "collectors/code_object_facts.hpp"
 #include "optimize/equivalence.hpp"
 #include "optimize/optimize_loop.hpp"
 #include "optimize/stats.hpp"
@@ -129,6 +130,8 @@ struct FakeEnv : Environment {
                                                                     : "OK";
     if (text.find("#pragma unroll 4") != std::string::npos) co += " FAST";
     if (text.find("SLOWER") != std::string::npos) co += " SLOW";
+    for (const char* mark : {"HIDDEN_CLOCK", "UNREADABLE"})  // what InspectingEnv finds in the code object
+      if (text.find(mark) != std::string::npos) co += std::string(" ") + mark;
     ++compiles;
     if (unstable_builds) co += " built " + std::to_string(compiles);
     std::ofstream(out) << co;
@@ -388,6 +391,48 @@ TEST(OptimizeLoop, BatchedReplaysGiveTheDecisionsOfReplaysOneByOne) {
   EXPECT_EQ(env.batches, 1 + 4 - 0) << "one batch for the original's replays, one per candidate past the binary gates";
   EXPECT_GT(env.batched_jobs, 0);
   EXPECT_EQ(batched.text(), one.text());
+}
+
+// Code objects the environment can read: the binary gates judge them (read ahead, beside the compile).
+struct InspectingEnv : FakeEnv {
+  std::optional<collectors::CodeObjectFacts> inspect(const std::string& co_path) override {
+    std::ifstream in(co_path);
+    std::string co((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (co.find("UNREADABLE") != std::string::npos) throw Error(ExitCode::InputInvalid, co_path + ": not an ELF file");
+    collectors::CodeObjectFacts f;
+    f.vendor = "nvidia";
+    f.file = co_path;
+    f.kernels = {{"_Z5saxpyIfEvPKT_PS0_S0_i", {{0, 8, 4, ""}, {8, 8, 4, ""}, {16, 4, 0, ""}, {20, 4, 0, ""}}, 24, {}, {}, 16, 0}};
+    f.functions = {"_Z5saxpyIfEvPKT_PS0_S0_i"};
+    if (co.find("HIDDEN_CLOCK") != std::string::npos) f.findings = {{"_Z5saxpyIfEvPKT_PS0_S0_i", "clock", "PTX", "mov.u64 %rd1, %clock64;"}};
+    return f;
+  }
+};
+
+TEST(OptimizeLoop, BinaryGatesJudgeCodeObjectsReadAheadAsWhenReadInTurn) {
+  Fixture f;
+  InspectingEnv env;
+  env.source = f.source;
+  struct Case { std::string name, text, gate; };
+  std::vector<Case> cases = {
+      {"clock", with(kSource, "T acc = 0;", "T acc = 0;  // HIDDEN_CLOCK"), "binary_structure"},
+      {"unreadable", with(kSource, "T acc = 0;", "T acc = 0;  // UNREADABLE"), "binary_signature"},
+      {"fast", with(kSource, "  for (int k", "  #pragma unroll 4\n  for (int k"), "performance"}};
+  std::vector<std::string> paths;
+  for (const auto& c : cases) {
+    paths.push_back(f.tmp.file(c.name + ".cu"));
+    std::ofstream(paths.back()) << c.text;
+  }
+  f.o.max_candidates = int(cases.size());
+  auto proposers = files(paths);
+  const json d = run_optimize(f.o, env, proposers).document;
+  ASSERT_EQ(d["candidates"].size(), cases.size());
+  EXPECT_EQ(d["candidates"][0]["gates"].back()["gate"], cases[0].gate) << d["candidates"][0]["gates"].back().dump();
+  EXPECT_FALSE(d["candidates"][0]["gates"].back()["passed"]);
+  EXPECT_EQ(d["candidates"][1]["gates"].back()["gate"], cases[1].gate);
+  EXPECT_NE(d["candidates"][1]["gates"].back()["reason"].get<std::string>().find("not an ELF file"), std::string::npos);
+  EXPECT_EQ(d["candidates"][2]["decision"], "accepted") << d["candidates"][2].dump();
+  for (const auto& c : d["candidates"]) EXPECT_GE(c["seconds"]["total"].get<double>(), 0) << "each candidate says its time";
 }
 
 TEST(OptimizeLoop, EachBadCandidateIsRejectedByItsGate) {

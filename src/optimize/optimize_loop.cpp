@@ -111,7 +111,16 @@ class Loop {
   json sol_ = json::object();
   std::vector<std::pair<json, Candidate>> evaluated_;  // every candidate, repaired ones included
   std::optional<collectors::CodeObjectFacts> original_facts_;
-  std::map<std::string, std::future<CommandOutcome>> precompiled_;  // by candidate id
+  // A candidate compiled ahead, with what the binary gates will read in its code object (read there too, off
+  // the gates' path: the disassembler takes about half a second).
+  struct Precompiled {
+    CommandOutcome built;
+    std::optional<collectors::CodeObjectFacts> facts;
+    std::optional<std::string> inspect_error;  // set: reading the code object threw (the gate says so)
+    bool inspected = false;
+  };
+  std::map<std::string, std::future<Precompiled>> precompiled_;  // by candidate id
+  std::map<std::string, Precompiled> inspected_;                 // by code object path, until its binary gates
 };
 
 void Loop::choose_kernel(const ProfileOutcome& baseline) {
@@ -280,9 +289,18 @@ void Loop::precompile(const std::vector<Candidate>& cands, int budget) {
     std::string co = (dir / "kernel.co").string(), capture = perf_capture_.string();
     // The second build of the build check runs here too, off the gates' path; compile() compares the two.
     precompiled_[c.id] = std::async(std::launch::async, [this, s = src.string(), co, capture] {
-      CommandOutcome r = env_.compile(s, co, capture);
-      if (r.ok && o_.build_check) env_.compile(s, co + ".again", capture);
-      return r;
+      Precompiled p;
+      p.built = env_.compile(s, co, capture);
+      if (p.built.ok && o_.build_check) env_.compile(s, co + ".again", capture);
+      if (p.built.ok && original_facts_) {
+        p.inspected = true;
+        try {
+          p.facts = env_.inspect(co);
+        } catch (const Error& e) {
+          p.inspect_error = e.what();
+        }
+      }
+      return p;
     });
   }
 }
@@ -294,8 +312,10 @@ bool Loop::compile(const Candidate& c, json& entry, fs::path& code_object) {
   code_object = dir / "kernel.co";
   CommandOutcome r;
   if (auto it = precompiled_.find(c.id); it != precompiled_.end() && read_text_file(src.string()) == c.source_text) {
-    r = it->second.get();
+    Precompiled p = it->second.get();
     precompiled_.erase(it);
+    r = p.built;
+    if (p.inspected) inspected_[code_object.string()] = std::move(p);
   } else {
     write_text_file_atomically(src.string(), c.source_text);
     r = env_.compile(src.string(), code_object.string(), perf_capture_.string());
@@ -359,11 +379,21 @@ void Loop::read_original_facts() {
 bool Loop::binary_gates(const fs::path& code_object, json& entry) {
   if (!original_facts_) return true;
   std::optional<collectors::CodeObjectFacts> facts;
-  try {
-    facts = env_.inspect(code_object.string());
-  } catch (const Error& e) {
+  std::optional<std::string> unreadable;
+  if (auto it = inspected_.find(code_object.string()); it != inspected_.end()) {
+    facts = std::move(it->second.facts);
+    unreadable = std::move(it->second.inspect_error);
+    inspected_.erase(it);
+  } else {
+    try {
+      facts = env_.inspect(code_object.string());
+    } catch (const Error& e) {
+      unreadable = e.what();
+    }
+  }
+  if (unreadable) {
     entry["gates"].push_back({{"gate", "binary_signature"}, {"passed", false},
-                              {"reason", fmt::format("the candidate's code object cannot be read: {}", e.what())},
+                              {"reason", fmt::format("the candidate's code object cannot be read: {}", *unreadable)},
                               {"evidence", json::object()}});
     return false;
   }

@@ -141,9 +141,11 @@ class Replay : public capture::ReplayDevice {
   void prepare_launch();
   void dump();
   CUdeviceptr device_address(std::size_t region) const { return replay_address_[region]; }
+  // One set per process: a batch's jobs share the driver-compiled kernels (never destroyed: the process ends).
   CacheKernels& cache_kernels() {
-    if (!cache_kernels_) cache_kernels_.emplace(device_);
-    return *cache_kernels_;
+    static CacheKernels* shared = nullptr;
+    if (!shared) shared = new CacheKernels(device_);
+    return *shared;
   }
   // Whether a cache kernel compiles here (the driver's PTX compiler); if not, says so once and the replay
   // goes on without it (the replay document's cache_preparation then does not claim it).
@@ -171,7 +173,6 @@ class Replay : public capture::ReplayDevice {
   std::vector<uint64_t> pristine_offset_;
   std::vector<std::optional<uint32_t>> fill_word_;  // per region: the word its before-state repeats, if it does
   std::vector<std::vector<capture::ByteRange>> restore_ranges_;  // per region: what restore() copies (empty: all)
-  std::optional<CacheKernels> cache_kernels_;
   bool code_eviction_ready_ = false;
   CUstream stream_ = nullptr;
   CUevent start_event_ = nullptr, stop_event_ = nullptr;
@@ -192,7 +193,6 @@ class Replay : public capture::ReplayDevice {
 
 Replay::~Replay() {
   if (stream_) cuStreamSynchronize(stream_);
-  cache_kernels_.reset();
   if (module_) cuModuleUnload(module_);
   // In a batch, a replay that had every range keeps them for the next job of the same plan.
   const bool keep = o_.in_batch && !mapped_.empty() && report_.all_exact();
