@@ -338,6 +338,18 @@ TEST(OptimizeLoop, AClearlySlowerCandidateStopsTheTimingRoundsEarlyWithTheSameDe
   EXPECT_GT(f.env.replays - before, 0);
 }
 
+// The cases' sources as files, proposed in order (at most as many candidates as cases).
+template <typename Case>
+std::vector<std::unique_ptr<Proposer>> candidate_files(Fixture& f, const std::vector<Case>& cases) {
+  std::vector<std::string> paths;
+  for (const auto& c : cases) {
+    paths.push_back(f.tmp.file(c.name + ".cu"));
+    std::ofstream(paths.back()) << c.text;
+  }
+  f.o.max_candidates = int(cases.size());
+  return files(paths);
+}
+
 // An environment that replays in batches: it runs every other job of a batch at once and leaves the rest
 // for the loop to replay alone (as the real one does with ranges a batch process cannot have).
 struct BatchingEnv : FakeEnv {
@@ -418,13 +430,7 @@ TEST(OptimizeLoop, BinaryGatesJudgeCodeObjectsReadAheadAsWhenReadInTurn) {
       {"clock", with(kSource, "T acc = 0;", "T acc = 0;  // HIDDEN_CLOCK"), "binary_structure"},
       {"unreadable", with(kSource, "T acc = 0;", "T acc = 0;  // UNREADABLE"), "binary_signature"},
       {"fast", with(kSource, "  for (int k", "  #pragma unroll 4\n  for (int k"), "performance"}};
-  std::vector<std::string> paths;
-  for (const auto& c : cases) {
-    paths.push_back(f.tmp.file(c.name + ".cu"));
-    std::ofstream(paths.back()) << c.text;
-  }
-  f.o.max_candidates = int(cases.size());
-  auto proposers = files(paths);
+  auto proposers = candidate_files(f, cases);
   const json d = run_optimize(f.o, env, proposers).document;
   ASSERT_EQ(d["candidates"].size(), cases.size());
   EXPECT_EQ(d["candidates"][0]["gates"].back()["gate"], cases[0].gate) << d["candidates"][0]["gates"].back().dump();
@@ -447,13 +453,7 @@ TEST(OptimizeLoop, EachBadCandidateIsRejectedByItsGate) {
       {"stale", with(kSource, "if (i < n) y[i] = acc * x[i] / 4 * 0 + 2 * x[i];", ""), "equivalence"},
       {"equal_speed", with(kSource, "T acc = 0;", "T acc = 0;  // same code, same speed"), "performance"},
   };
-  std::vector<std::string> paths;
-  for (const auto& c : cases) {
-    paths.push_back(f.tmp.file(c.name + ".cu"));
-    std::ofstream(paths.back()) << c.text;
-  }
-  f.o.max_candidates = int(cases.size());
-  auto proposers = files(paths);
+  auto proposers = candidate_files(f, cases);
   OptimizeResult r = run_optimize(f.o, f.env, proposers);
   const json& d = r.document;
   ASSERT_EQ(d["candidates"].size(), cases.size());
