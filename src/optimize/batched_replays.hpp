@@ -13,9 +13,14 @@ namespace rpl::optimize {
 class BatchedReplays {
  public:
   BatchedReplays(Environment& env, std::vector<ReplayJob> jobs)
-      : env_(env), jobs_(std::move(jobs)), outcomes_(env_.replay_batch(jobs_)) {}
+      : env_(env), jobs_(std::move(jobs)), outcomes_(env_.replay_batch(jobs_)) {
+    for (const ReplayOutcome& o : outcomes_)
+      if (o.ran) batch_job_seconds_ += o.wall_s;
+  }
 
   std::size_t size() const { return jobs_.size(); }
+  // The runner's own time for the jobs the batch ran (the rest of the batch's wall time is the process's).
+  double batch_job_seconds() const { return batch_job_seconds_; }
   const ReplayOutcome& get(std::size_t i) {
     ReplayOutcome& o = outcomes_.at(i);
     if (!o.ran) {
@@ -30,6 +35,7 @@ class BatchedReplays {
   Environment& env_;
   std::vector<ReplayJob> jobs_;
   std::vector<ReplayOutcome> outcomes_;
+  double batch_job_seconds_ = 0;
 };
 
 }  // namespace rpl::optimize

@@ -33,6 +33,7 @@ struct ReplayOutcome {
   double median_ns = 0;     // device-event time per launch
   std::string device_name;
   bool ran = true;  // false: a batch did not run this job (replay it alone)
+  double wall_s = 0;  // the runner's own wall time for this replay (0: not said)
 };
 
 struct ReplayJob {

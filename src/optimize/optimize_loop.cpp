@@ -555,6 +555,7 @@ void Loop::evaluate(const Candidate& c, Proposer& proposer, int depth) {
   if (!binary_ok) return finish("rejected");
   BatchedReplays replays(env_, candidate_replays(co));
   step("replay_batch");
+  seconds["replay_batch_jobs"] = replays.batch_job_seconds();  // within replay_batch: the replays themselves
   const bool equivalent = equivalence(co, entry, replays);
   step("equivalence");
   if (!equivalent) return finish("rejected");

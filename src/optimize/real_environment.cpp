@@ -192,6 +192,7 @@ namespace {
 ReplayOutcome from_app(const app::ReplayOutcome& r) {
   ReplayOutcome out;
   if (r.document.contains("gpu_time_ns")) out.median_ns = r.document["gpu_time_ns"].value("median", 0.0);
+  if (r.document.contains("wall_time_ns")) out.wall_s = r.document["wall_time_ns"].value("total", 0.0) / 1e9;
   // Derived captures carry no after snapshot; a mismatch can only come from a captured one (performance runs)
   out.ok = r.exit_code == 0 || r.exit_code == to_int(ExitCode::VerificationMismatch);
   if (!out.ok) out.error = fmt::format("replay exit code {}", r.exit_code);
