@@ -14,7 +14,7 @@ import tarfile
 
 with tarfile.open(sys.argv[1]) as tar:
     doc = json.load(tar.extractfile("./timing/stdout.json"))
-steps = ["static_gates", "compile", "binary_gates", "replay_batch", "equivalence", "performance"]
+steps = ["static_gates", "compile", "binary_gates", "replay_batch", "replay_batch_jobs", "equivalence", "performance"]
 totals = []
 print("candidate decision gate total_s " + " ".join(s + "_s" for s in steps))
 for c in doc["candidates"]:
