@@ -1,5 +1,7 @@
 #include "analysis/collectives.hpp"
 
+#include "model/data_types.hpp"
+
 #include <array>
 #include <vector>
 
@@ -14,19 +16,6 @@ constexpr std::array<std::string_view, 7> kAlgorithms = {"COLLNET_DIRECT", "COLL
                                                          "TREE", "RING", "PAT"};
 constexpr std::array<std::string_view, 3> kProtocols = {"LL128", "LL", "SIMPLE"};
 
-struct TypeSpelling {
-  std::string_view spelled, normal;
-};
-constexpr TypeSpelling kTypes[] = {
-    {"i8", "i8"},         {"u8", "u8"},         {"i32", "i32"},         {"u32", "u32"},
-    {"i64", "i64"},       {"u64", "u64"},       {"f16", "f16"},         {"f32", "f32"},
-    {"f64", "f64"},       {"bf16", "bf16"},     {"f8e4m3", "f8e4m3"},   {"f8e5m2", "f8e5m2"},
-    {"int8_t", "i8"},     {"uint8_t", "u8"},    {"int32_t", "i32"},     {"uint32_t", "u32"},
-    {"int64_t", "i64"},   {"uint64_t", "u64"},  {"half", "f16"},        {"float", "f32"},
-    {"double", "f64"},    {"__nv_bfloat16", "bf16"}, {"rccl_bfloat16", "bf16"}, {"hip_bfloat16", "bf16"},
-    {"__nv_fp8_e4m3", "f8e4m3"}, {"__nv_fp8_e5m2", "f8e5m2"}, {"rccl_float8", "f8e4m3"}, {"rccl_bfloat8", "f8e5m2"},
-};
-
 // Splits on '_' but keeps known words that contain '_' (COLLNET_DIRECT, int8_t, __nv_bfloat16) whole.
 std::vector<std::string_view> words(std::string_view s) {
   std::vector<std::string_view> out;
@@ -39,7 +28,7 @@ std::vector<std::string_view> words(std::string_view s) {
         best = w;
     };
     for (auto a : kAlgorithms) consider(a);
-    for (const auto& t : kTypes) consider(t.spelled);
+    for (const auto& t : data_type_spellings()) consider(t.spelled);
     if (best.empty()) {
       std::size_t end = rest.find('_');
       best = rest.substr(0, end);
@@ -93,8 +82,7 @@ std::optional<CollectiveKernel> parse_collective_kernel(std::string_view name) {
     } else if (k.protocol.empty() && one_of(w, kProtocols)) {
       k.protocol = w;
     } else if (k.data_type.empty()) {
-      for (const auto& t : kTypes)
-        if (w == t.spelled) k.data_type = t.normal;
+      if (auto normal = data_type_of_spelling(w)) k.data_type = *normal;
     }
   }
   if (k.operation.empty()) k.operation = "Generic";
