@@ -82,11 +82,29 @@ TEST(PresetCli, PerfettoWritesATraceBesideTheOutputs) {
 
 TEST(PresetCli, APresetThePlatformCannotHonourExits17BeforeRunning) {
   TempDir dir;
-  // NVIDIA has no NCCL tracing; refused before the collector is even looked for.
-  auto r = run_cli({"profile", "--platform", "cuda", "--preset", "communication", "-o", dir.file("o2"), "--", "/bin/true"});
+  // NVIDIA records NCCL calls through our plugin; with another plugin chosen it cannot, and says so before
+  // the collector is even looked for.
+  auto r = run_cli({"profile", "--platform", "cuda", "--preset", "communication", "-o", dir.file("o2"), "--", "/bin/true"},
+                   {{"NCCL_PROFILER_PLUGIN", "/opt/other/libnccl-profiler.so"}});
   EXPECT_EQ(r.exit_code, 17) << r.err;
-  EXPECT_NE(r.err.find("NCCL"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("NCCL_PROFILER_PLUGIN is set"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--preset communication cannot be honoured"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("o2/runs")));
+}
+
+// NVIDIA's communication preset (issue 33): past the platform check, its sm_90 counter file is checked against
+// the device (the CUPTI enumeration stand-in), then the application runs with our NCCL plugin named in
+// NCCL_PROFILER_PLUGIN. No GPU here: the CUDA collector writes no trace (exit 8), but the application saw the plugin.
+TEST(PresetCli, NvidiaCommunicationRunsTheApplicationWithTheNcclPlugin) {
+  TempDir dir;
+  const std::string plugin = write(dir, "librpl_nccl_profiler.so", "stand-in");
+  auto r = run_cli({"profile", "--platform", "cuda", "--preset", "communication", "--runs", "1", "-o", dir.file("out"),
+                    "--", "/bin/sh", "-c", "echo \"$NCCL_PROFILER_PLUGIN\" > " + dir.file("seen")},
+                   {{"RPL_NCCL_PROFILER", plugin},
+                    {"RPL_NVML_LIBRARY", RPL_FAKE_NVML},
+                    {"RPL_CUPTI_METRICS", std::string(RPL_SOURCE_DIR) + "/tests/doubles/fake_cupti_metrics.sh"}});
+  EXPECT_NE(r.exit_code, 17) << r.err;
+  EXPECT_EQ(read_file(dir.file("seen")), plugin + "\n") << r.err;
 }
 
 TEST(PresetCli, ComputeMonitorsTheDeviceAndStopsWhenItsLibraryIsMissing) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "analysis/counter_file.hpp"
 #include "analysis/roofline_counters.hpp"
@@ -121,7 +122,29 @@ TEST(Presets, APresetThePlatformCannotHonourStops) {
   check_platform_support(with("api-overhead"), platform::Kind::Cuda, none);
 
   EXPECT_TRUE(platform_support(platform::Kind::Rocm).communication_trace);
-  EXPECT_FALSE(platform_support(platform::Kind::Cuda).communication_trace);
+}
+
+// NVIDIA's communication preset (issue 33): NCCL's calls through our NCCL profiler plugin. Offered when the
+// plugin is found and the user has not chosen another plugin; refused (exit 17) naming why otherwise.
+TEST(Presets, NvidiaTracesNcclCallsWhenOurPluginCanBeLoaded) {
+  const char* saved_plugin = std::getenv("NCCL_PROFILER_PLUGIN");
+  const std::string saved = saved_plugin ? saved_plugin : "";
+  unsetenv("NCCL_PROFILER_PLUGIN");
+  setenv("RPL_NCCL_PROFILER", "/bin/true", 1);  // any readable file stands for the plugin here
+  auto s = platform_support(platform::Kind::Cuda);
+  EXPECT_TRUE(s.communication_trace) << s.communication_unavailable;
+  check_platform_support(with("communication"), platform::Kind::Cuda, s);
+
+  setenv("NCCL_PROFILER_PLUGIN", "/opt/other/libnccl-profiler.so", 1);
+  s = platform_support(platform::Kind::Cuda);
+  EXPECT_FALSE(s.communication_trace);
+  const std::string e = error_of([&] { check_platform_support(with("communication"), platform::Kind::Cuda, s); },
+                                 ExitCode::Unsupported);
+  EXPECT_NE(e.find("NCCL_PROFILER_PLUGIN is set (/opt/other/libnccl-profiler.so)"), std::string::npos) << e;
+  EXPECT_NE(e.find("--preset communication cannot be honoured"), std::string::npos) << e;
+  unsetenv("RPL_NCCL_PROFILER");
+  if (saved_plugin) setenv("NCCL_PROFILER_PLUGIN", saved.c_str(), 1);
+  else unsetenv("NCCL_PROFILER_PLUGIN");
 }
 
 TEST(Presets, EveryPresetCounterFileShipsForEachArchitectureAndParses) {

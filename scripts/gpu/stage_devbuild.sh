@@ -2,7 +2,7 @@
 # Builds what the GPU machine needs and assembles it in one folder to carry there (the GPU machine has no
 # compiler dev packages: no libsqlite3-dev, fmt, nlohmann). Run here, on the build machine.
 #   [JOBS=2] [CUDA_ARCHS="80 90"] scripts/gpu/stage_devbuild.sh [DEST=.devbuild] [BUILD_DIR=build]
-# DEST/lib: librpl_cuda_collector.so, librpl_cupti_counters.so, librpl_pc_sampling.so and rpl_cupti_metrics (RUNPATH $ORIGIN) and the shared libraries it needs that the GPU
+# DEST/lib: librpl_cuda_collector.so, librpl_cupti_counters.so, librpl_pc_sampling.so, librpl_nccl_profiler.so and rpl_cupti_metrics (RUNPATH $ORIGIN) and the shared libraries it needs that the GPU
 # machine may lack (libcupti, libsqlite3, libfmt); DEST/bin: testbed apps (nvcc, sm_80 + sm_90) and
 # rpl_spill_convert; DEST/lib/rpl_ceilings_bench (the ceilings benchmark); DEST/scripts/gpu, DEST/bench/cuda, DEST/examples/apps/multistream.json.
 set -euo pipefail
@@ -12,7 +12,7 @@ BUILD=${2:-$ROOT/build}
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 BUILD=$(cd "$BUILD" && pwd)  # absolute: make -C below changes directory
 ninja -C "$BUILD" -j"${JOBS:-2}" rpl_cuda_collector rpl_cupti_counters rpl_pc_sampling rpl_spill_convert rocm-perf rpl_ceilings_bench \
-  rpl_cupti_metrics
+  rpl_cupti_metrics rpl_nccl_profiler
 make -C "$ROOT/examples/apps" -j"${JOBS:-2}" OUT="$BUILD/apps" CUDA_ARCHS="${CUDA_ARCHS:-80 90}" cuda
 rm -rf "$DEST"; mkdir -p "$DEST/lib" "$DEST/bin" "$DEST/scripts" "$DEST/bench" "$DEST/examples/apps"
 LIBSO="$BUILD/src/cli/librpl_cuda_collector.so"
@@ -24,6 +24,8 @@ for dep in libcupti.so libsqlite3.so libfmt.so; do
 done
 strip --strip-debug -o "$DEST/lib/librpl_cupti_counters.so" "$BUILD/src/cli/librpl_cupti_counters.so"
 strip --strip-debug -o "$DEST/lib/librpl_pc_sampling.so" "$BUILD/src/cli/librpl_pc_sampling.so"  # profile --pc-sampling
+# NCCL's calls (NCCL_PROFILER_PLUGIN; profile --preset communication needs it beside rocm-perf).
+strip --strip-debug -o "$DEST/lib/librpl_nccl_profiler.so" "$BUILD/src/cli/librpl_nccl_profiler.so"
 # rocm-perf beside the collector, where `profile` looks for it.
 strip --strip-debug -o "$DEST/lib/rocm-perf" "$BUILD/src/cli/rocm-perf"
 cp "$BUILD/src/cli/rpl_ceilings_bench" "$DEST/lib/"  # `rocm-perf ceilings` looks next to itself

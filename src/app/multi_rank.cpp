@@ -30,8 +30,12 @@ std::vector<std::string> rank_databases(const std::vector<std::string>& inputs) 
     }
     std::vector<std::string> found;
     for (auto it = fs::recursive_directory_iterator(in, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec))
+         it.increment(ec)) {
+      // `profile --rank-wrapper`'s counter runs (DIR/rank-counters/) are not ranks: their values are already
+      // stored in the rank databases.
+      if (it->is_directory() && it->path().filename() == "rank-counters") it.disable_recursion_pending();
       if (it->is_regular_file() && it->path().extension() == ".db") found.push_back(it->path().string());
+    }
     if (found.empty())
       throw Error(ExitCode::InputMissing, fmt::format("{}: no rocpd database (*.db) in this directory", in));
     std::sort(found.begin(), found.end());

@@ -223,6 +223,53 @@ void check_profile_options(const ProfileOptions& o) {
     throw Error(ExitCode::Usage, "--counters needs the profiler: it cannot be combined with --no-rocprof");
 }
 
+// The counter pass after the trace run(s): its values stored in `databases`. A failure that is not a usage
+// error is kept in `failure` (the trace stands on its own) and nullopt returned.
+std::optional<CounterCollection> counter_pass(const ProfileOptions& o, const std::optional<analysis::CounterFile>& file,
+                                              const std::vector<std::string>& databases, double baseline_wall_ns,
+                                              const std::string& run_dir, std::optional<std::string>& failure) {
+  CounterCollectionOptions co;
+  co.roofline = o.roofline;
+  co.deep = o.deep;
+  co.counter_tool = o.counter_tool;
+  co.launches_per_kernel = o.counter_launches;
+  co.argv = o.argv;
+  co.run_dir = run_dir;
+  co.kernel_filter = o.analysis.kernel_filter;
+  co.timeout_s = o.timeout_s;
+  co.debug = o.debug;
+  co.lenient = o.analysis.lenient;
+  co.counter_file = file;
+  try {
+    return collect_counters(co, databases, baseline_wall_ns);
+  } catch (const Error& e) {
+    // Fail-safe: the trace stands on its own. Usage errors are the user's to fix and still stop here.
+    if (e.code() == ExitCode::Usage) throw;
+    failure = e.what();
+    log::warn("the counter pass failed, so there is no roofline and no counter-based label: {}; every other "
+              "output is written (exit status {})",
+              e.what(), static_cast<int>(ExitCode::CounterPassFailed));
+    return std::nullopt;
+  }
+}
+
+// --rank-wrapper runs the application once inside the launcher's slot and analyses nothing: what needs more
+// runs than the counter passes, or an analysis of its own, is refused (exit 17) before anything runs.
+void check_rank_wrapper_options(const ProfileOptions& o) {
+  const std::string why =
+      "; profile the job through its launcher instead (rocm-perf profile ... -- mpirun/torchrun ...), see "
+      "docs/multi-gpu.md. Nothing was run";
+  if (o.runs_given && o.runs != 1)
+    throw Error(ExitCode::Unsupported, fmt::format("--runs {} cannot be honoured with --rank-wrapper: a rank traces its "
+                                                   "application once per launch{}", o.runs, why));
+  if (o.pc_sampling)
+    throw Error(ExitCode::Unsupported,
+                fmt::format("{} cannot be honoured with --rank-wrapper: PC-sampling hotspots are reported only in "
+                            "profile.json, which a rank does not write{}",
+                            o.preset.empty() ? std::string("--pc-sampling") : fmt::format("--preset {} (PC sampling)", o.preset),
+                            why));
+}
+
 }  // namespace
 
 ProfileResults run_profile(const ProfileOptions& o) {
@@ -254,28 +301,8 @@ ProfileResults run_profile(const ProfileOptions& o) {
   if (!o.timing_only && (o.roofline || o.deep || counters)) {
     progress.update("counter pass");
     const RunRecord& rep = out.runs[out.representative_run];
-    CounterCollectionOptions co;
-    co.roofline = o.roofline;
-    co.deep = o.deep;
-    co.counter_tool = o.counter_tool;
-    co.launches_per_kernel = o.counter_launches;
-    co.argv = o.argv;
-    co.run_dir = (fs::path(o.output_dir) / "runs" / "counters").string();
-    co.kernel_filter = o.analysis.kernel_filter;
-    co.timeout_s = o.timeout_s;
-    co.debug = o.debug;
-    co.lenient = o.analysis.lenient;
-    co.counter_file = counters;
-    try {
-      out.counters = collect_counters(co, rep.databases, rep.process.wall_ns);
-    } catch (const Error& e) {
-      // Fail-safe: the trace stands on its own. Usage errors are the user's to fix and still stop here.
-      if (e.code() == ExitCode::Usage) throw;
-      out.counter_failure = e.what();
-      log::warn("the counter pass failed, so there is no roofline and no counter-based label: {}; every other "
-                "output is written (exit status {})",
-                e.what(), static_cast<int>(ExitCode::CounterPassFailed));
-    }
+    out.counters = counter_pass(o, counters, rep.databases, rep.process.wall_ns,
+                                (fs::path(o.output_dir) / "runs" / "counters").string(), out.counter_failure);
   }
   if (o.pc_sampling) {
     progress.update("PC-sampling run");
@@ -314,8 +341,19 @@ ProfileResults run_profile(const ProfileOptions& o) {
 
 RankWrapperResult run_rank_wrapper(const ProfileOptions& o) {
   if (o.argv.empty()) throw Error(ExitCode::Usage, "no application given: rocm-perf profile --rank-wrapper -- APP");
-  if (o.timing_only || o.roofline || o.deep)
-    throw Error(ExitCode::Usage, "--rank-wrapper records a trace only: no --no-rocprof, --roofline or --deep");
+  if (o.timing_only) throw Error(ExitCode::Usage, "--rank-wrapper records a trace: it cannot be combined with --no-rocprof");
+  check_rank_wrapper_options(o);
+  // Everything that can refuse the request is checked before the application runs, as in the launcher form.
+  const platform::Kind kind = o.platform ? *o.platform : platform::detect(kTraceAdvice);
+  check_platform_support(o, kind, platform_support(kind));
+  if (o.deep && kind == platform::Kind::Rocm)
+    throw Error(ExitCode::Unsupported,
+                "--deep cannot be honoured with --rank-wrapper on AMD: its thread-trace analysis is reported only in "
+                "profile.json, which a rank does not write; profile the job through its launcher "
+                "(rocm-perf profile --deep -- mpirun ...). Nothing was run");
+  std::optional<analysis::CounterFile> counters;
+  if (wants_counter_file(o)) counters = prepare_counter_file(o, kind);
+
   const RankIdentity id = rank_identity_from_env(std::getenv);
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) != 0 || !host[0]) std::snprintf(host, sizeof host, "localhost");
@@ -326,15 +364,32 @@ RankWrapperResult run_rank_wrapper(const ProfileOptions& o) {
   RankWrapperResult out;
   out.run_dir = (fs::path(o.output_dir) / "ranks" / label).string();
   std::error_code ec;
-  fs::remove_all(out.run_dir, ec);  // only this rank's directory from an earlier run
+  for (const fs::path dir : {fs::path(out.run_dir), fs::path(o.output_dir) / "rank-counters" / label}) {
+    fs::remove_all(dir, ec);  // only this rank's directories from an earlier run
+    ec.clear();
+  }
   fs::create_directories(out.run_dir, ec);
   if (ec) throw Error(ExitCode::OutputFailed, fmt::format("cannot create {}: {}", out.run_dir, ec.message()));
-  platform::Kind kind = o.platform ? *o.platform : platform::detect(kTraceAdvice);
   auto collector = collectors::make_collector(kind);
-  platform::CollectRequest req{o.argv, out.run_dir, o.debug, o.timeout_s};
+  ProfileResults monitored;  // make_monitor / keep_device_samples fill it; only the rank's database keeps the samples
+  auto monitor = make_monitor(o, kind, monitored);
+  platform::CollectRequest req{o.argv, out.run_dir, o.debug, o.timeout_s, o.trace};
+  if (monitor) monitor->start();
   platform::CollectResult c = collector->collect(req);
+  std::vector<DeviceMetricSeries> samples = monitor ? monitor->stop() : std::vector<DeviceMetricSeries>{};
   out.databases = c.databases;
   out.process = c.process;
+  if (monitor) {
+    RunRecord run;
+    run.index = 1;
+    run.databases = out.databases;
+    keep_device_samples(run, std::move(samples), monitored);
+    out.device_samples = run.device_samples;
+  }
+  // The counter runs write databases of their own: outside ranks/, where `analyze DIR` reads the ranks.
+  if (out.process.ok() && (o.roofline || o.deep || counters))
+    out.counters = counter_pass(o, counters, out.databases, out.process.wall_ns,
+                                (fs::path(o.output_dir) / "rank-counters" / label).string(), out.counter_failure);
   return out;
 }
 

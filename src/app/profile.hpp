@@ -18,6 +18,7 @@ namespace rpl::app {
 struct ProfileOptions {
   std::vector<std::string> argv;
   unsigned runs = 5;
+  bool runs_given = false;  // --runs was on the command line (--rank-wrapper refuses more than one)
   std::string output_dir = "rocm-perf-out";
   bool timing_only = false;                   // --no-rocprof
   std::optional<platform::Kind> platform;     // nullopt: detect
@@ -98,10 +99,18 @@ ProfileResults run_profile(const ProfileOptions& options);
 // (`srun rocm-perf profile --rank-wrapper -o DIR -- ./app`): the application runs once under the collector,
 // its database goes to DIR/ranks/rank-<R>/ (R from RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID, ...; else
 // <host>-<pid>), and nothing is analysed: `rocm-perf analyze DIR` does that over all ranks afterwards.
+// The options are those of the launcher form: the preset's trace settings, the platform check,
+// --monitor-device (samples in the rank's database), --roofline / --counters / a preset's counter file (the
+// rank runs its counter passes after the trace run, in DIR/rank-counters/rank-<R>/, values stored in the
+// rank's database). What a rank cannot do is refused with exit 17 before anything runs: --runs above 1,
+// --pc-sampling, --deep on AMD.
 struct RankWrapperResult {
   std::string run_dir;
   std::vector<std::string> databases;
   ProcessResult process;
+  std::size_t device_samples = 0;                 // --monitor-device: samples stored in the rank's database
+  std::optional<CounterCollection> counters;      // the counter pass, when asked for and it succeeded
+  std::optional<std::string> counter_failure;     // the counter pass failed: the trace stands (exit 16)
 };
 RankWrapperResult run_rank_wrapper(const ProfileOptions& options);
 

@@ -7,6 +7,7 @@
 
 #include "app/profile.hpp"
 #include "app/builtin_counter_files.hpp"  // generated from share/counters/<arch>/*.txt
+#include "collectors/collector_factory.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
 
@@ -87,9 +88,15 @@ const PresetSettings& find_preset(const std::string& name) {
 
 PlatformSupport platform_support(platform::Kind kind) {
   PlatformSupport s;
-  // rocprofv3 --rccl-trace records RCCL calls; NCCL has no CUPTI callback domain, and the CUPTI collector
-  // records only NVTX ranges, which NCCL does not emit by default.
-  s.communication_trace = kind == platform::Kind::Rocm;
+  // AMD: rocprofv3 --rccl-trace records RCCL calls. NVIDIA: NCCL has no CUPTI callback domain; our NCCL
+  // profiler plugin records its calls (issue 31), when it is installed and the user has not chosen another.
+  if (kind == platform::Kind::Rocm) {
+    s.communication_trace = true;
+  } else {
+    const auto nccl = collectors::nccl_call_recording();
+    s.communication_trace = nccl.plugin.has_value();
+    s.communication_unavailable = nccl.unavailable;
+  }
   // The device monitor (NVML / ROCm SMI, collectors/device_monitor) and PC sampling (CUPTI / rocprofv3) exist on
   // both platforms; a missing vendor library is reported when the run starts (exit 8), before any run.
   s.device_monitor = true;
@@ -120,7 +127,7 @@ void check_platform_support(const ProfileOptions& o, platform::Kind kind, const 
   const char* platform = kind == platform::Kind::Cuda ? "NVIDIA (CUDA)" : "AMD (ROCm)";
   if (o.trace.communication && !support.communication_trace)
     missing.push_back(kind == platform::Kind::Cuda
-                          ? "communication tracing (NCCL calls: the CUPTI collector has no NCCL domain)"
+                          ? fmt::format("communication tracing (NCCL calls: {})", support.communication_unavailable)
                           : "communication tracing (RCCL calls)");
   if (o.monitor_device && !support.device_monitor)
     missing.push_back("device monitoring (power, clocks, temperature and memory over time: not in this build)");

@@ -43,6 +43,7 @@ struct PlatformSupport {
   bool communication_trace = false;
   bool device_monitor = false;
   bool pc_sampling = false;
+  std::string communication_unavailable;  // why not, when communication_trace is false
 };
 PlatformSupport platform_support(platform::Kind kind);
 

@@ -68,6 +68,7 @@ struct ProfileArgs {
   unsigned sampling_interval_ms = 0;  // 0: not given (100 ms when monitoring)
   bool pc_sampling = false;
   bool rank_wrapper = false;
+  bool runs_given = false;
 };
 
 int run(const ProfileArgs& a) {
@@ -76,6 +77,7 @@ int run(const ProfileArgs& a) {
   app::ProfileOptions o;
   o.argv = a.command;
   o.runs = a.runs;
+  o.runs_given = a.runs_given;
   o.output_dir = a.flags.output_dir;
   o.timing_only = a.no_rocprof;
   o.platform = platform::parse_kind(a.platform);
@@ -101,7 +103,13 @@ int run(const ProfileArgs& a) {
       log::warn("the application {} (its output: {})", w.process.describe(), w.run_dir);
       return w.process.signal ? 128 + w.process.signal : w.process.exit_code == 0 ? 1 : w.process.exit_code;
     }
-    return 0;
+    if (w.device_samples > 0) log::info("stored {} device samples in the rank's database", w.device_samples);
+    if (w.counters) log::info("stored {} counter values in the rank's database", w.counters->values_stored);
+    if (o.analysis.api_stats || o.perfetto)
+      log::info("the preset's API statistics and Perfetto trace are analysis outputs, not written by a rank: "
+                "rocm-perf analyze {} --perfetto (every rank), rocm-perf analyze {} --api-stats (this rank)",
+                a.flags.output_dir, w.databases.empty() ? w.run_dir : w.databases.front());
+    return w.counter_failure ? static_cast<int>(ExitCode::CounterPassFailed) : 0;
   }
   app::ProfileResults p = app::run_profile(o);
   if (p.analysis && p.analysis->trace.processes.size() > 1)
@@ -144,7 +152,10 @@ Action register_profile(CLI::App& app) {
   auto args = std::make_shared<ProfileArgs>();
   CLI::App* cmd = app.add_subcommand("profile", "Run an application under the GPU collector (N runs) and analyse it");
   cmd->add_option("command", args->command, "the application and its arguments (put -- before it)")->required();
-  cmd->add_option("--runs", args->runs, "runs, each a separate process")->capture_default_str()->check(positive_count());
+  cmd->add_option("--runs", args->runs, "runs, each a separate process")
+      ->capture_default_str()
+      ->check(positive_count())
+      ->each([args](const std::string&) { args->runs_given = true; });
   add_analysis_flags(cmd, args->flags,
                      {"outputs and per-run traces", "print only the runtime in ms (mean over runs)",
                       "show the profiler's own logs and verbose logs on stderr"});
@@ -186,7 +197,8 @@ Action register_profile(CLI::App& app) {
                   "(share/counters/ has per-architecture files; rocm-perf counters list)");
   cmd->add_flag("--rank-wrapper", args->rank_wrapper,
                 "run as one rank inside a launcher (srun rocm-perf profile --rank-wrapper -o DIR -- ./app): trace once "
-                "into DIR/ranks/rank-<R>/, no analysis; the application's exit status is returned");
+                "into DIR/ranks/rank-<R>/ with the preset's trace settings, device samples and counter passes, no "
+                "analysis; --runs N, --pc-sampling and AMD --deep exit 17; the application's exit status is returned");
   cmd->positionals_at_end();
   return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };
 }

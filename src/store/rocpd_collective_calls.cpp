@@ -109,6 +109,12 @@ std::size_t append_collective_calls(const std::string& path, const std::vector<C
   return calls.size();
 }
 
+std::size_t count_collective_calls(const std::string& path) {
+  sqlite::Db db(path, SQLITE_OPEN_READONLY, path, sqlite::kReading);
+  if (!table_exists(db, "rpl_collective_call")) return 0;
+  return static_cast<std::size_t>(sqlite::query_int(db, "SELECT COUNT(*) FROM rpl_collective_call"));
+}
+
 void read_collective_calls(Trace& trace, sqlite::Db& db, const std::string& guid, Index process) {
   if (table_exists(db, "rpl_collective_call")) {
     sqlite::Stmt q(db,

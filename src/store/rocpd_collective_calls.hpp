@@ -30,4 +30,7 @@ std::size_t append_collective_calls(const std::string& path, const std::vector<C
 // attached to `process`. Nothing when the tables are absent.
 void read_collective_calls(Trace& trace, sqlite::Db& db, const std::string& guid, Index process);
 
+// The calls stored in the database at `path`; 0 when it has no such table. Throws rpl::Error when unreadable.
+std::size_t count_collective_calls(const std::string& path);
+
 }  // namespace rpl::rocpd

@@ -12,6 +12,7 @@
 #include "collectors/collector_factory.hpp"
 #include "collectors/nvidia/nccl_profile_file.hpp"
 #include "collectors/nvidia/spill_to_rocpd.hpp"
+#include "store/rocpd_collective_calls.hpp"
 #include "platform/platform.hpp"
 #include "support/errors.hpp"
 #include "support/libexec.hpp"
@@ -25,6 +26,12 @@ namespace {
 constexpr const char* kLibraryName = "librpl_cuda_collector.so";
 
 // RPL_CUDA_COLLECTOR, else next to the rocm-perf executable (the build tree and an install put it there).
+bool has_collective_calls(const std::vector<std::string>& databases) {
+  for (const auto& db : databases)
+    if (rocpd::count_collective_calls(db) > 0) return true;
+  return false;
+}
+
 std::string find_collector_library() {
   if (auto path = find_libexec(kLibraryName, "RPL_CUDA_COLLECTOR")) return *path;
   throw Error(ExitCode::ProfilerFailed,
@@ -86,13 +93,11 @@ class CudaCollector : public platform::Collector {
     spec.env = {{"CUDA_INJECTION64_PATH", library}, {"RPL_TRACE_DIR", trace_dir}};
     if (request.debug) spec.env.emplace_back("RPL_CUDA_VERBOSE", "1");
     // NCCL's calls (communicator, bytes, algorithm) through our profiler plugin, unless the user chose one.
-    if (const char* own = std::getenv("NCCL_PROFILER_PLUGIN"); own && *own) {
-      log::warn("NCCL_PROFILER_PLUGIN is set ({}): NCCL calls are not recorded (collectives are matched by kernel "
-                "name and order, without bytes)",
-                own);
-    } else if (auto plugin = find_libexec("librpl_nccl_profiler.so", "RPL_NCCL_PROFILER")) {
-      spec.env.emplace_back("NCCL_PROFILER_PLUGIN", *plugin);
-    }
+    const NcclCallRecording nccl = nccl_call_recording();
+    if (nccl.plugin)
+      spec.env.emplace_back("NCCL_PROFILER_PLUGIN", *nccl.plugin);
+    else if (std::getenv("NCCL_PROFILER_PLUGIN"))
+      log::warn("{}: collectives are matched by kernel name and order, without bytes", nccl.unavailable);
     record_topology(trace_dir);
     // The collector's API modes: every runtime and driver call, none, or (default) the dependency-creating ones.
     if (request.trace.all_api) spec.env.emplace_back("RPL_CUDA_API", "all");
@@ -105,6 +110,9 @@ class CudaCollector : public platform::Collector {
     // Processes that crashed or were killed leave their spill behind: convert what they recorded.
     for (const auto& db : convert_leftover_spills(trace_dir)) log::info("converted a leftover spill into {}", db);
     result.databases = find_rocpd_databases(trace_dir);
+    if (request.trace.communication && nccl.plugin && !has_collective_calls(result.databases))
+      log::warn("no NCCL call was recorded: either the application made none, or its NCCL is older than 2.26 "
+                "(the first to load profiler plugins; collectives are then matched by kernel name only)");
     if (result.databases.empty())
       throw Error(ExitCode::ProfilerFailed,
                   fmt::format("the CUDA collector wrote no trace under {} (the application {}): did it use the "
@@ -118,5 +126,21 @@ class CudaCollector : public platform::Collector {
 }  // namespace
 
 std::unique_ptr<platform::Collector> make_cuda_collector() { return std::make_unique<CudaCollector>(); }
+
+NcclCallRecording nccl_call_recording() {
+  NcclCallRecording r;
+  if (const char* own = std::getenv("NCCL_PROFILER_PLUGIN"); own && *own) {
+    r.unavailable = fmt::format("NCCL_PROFILER_PLUGIN is set ({}), so NCCL loads that plugin and not ours: NCCL "
+                                "calls are not recorded",
+                                own);
+    return r;
+  }
+  r.plugin = find_libexec("librpl_nccl_profiler.so", "RPL_NCCL_PROFILER");
+  if (!r.plugin)
+    r.unavailable = fmt::format("librpl_nccl_profiler.so (the NCCL profiler plugin that records NCCL calls) is not "
+                                "in {} nor named by RPL_NCCL_PROFILER",
+                                libexec_locations());
+  return r;
+}
 
 }  // namespace rpl::collectors
