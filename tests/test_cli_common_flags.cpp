@@ -22,6 +22,7 @@ const std::vector<CommandPath> kCommands = {
     {{"capture"}, true},          {{"replay", "full-vm"}, true}, {{"replay", "reserve-check"}, true},
     {{"ceilings"}, true},         {{"autotune"}, true},         {{"counters", "list"}, true},
     {{"export", "perfetto"}, false}, {{"export", "csv"}, false}, {{"optimize"}, true},
+    {{"import", "rocprofv3-csv"}, false},
 };
 
 TEST(CommonFlags, EveryCommandOffersThem) {

@@ -24,10 +24,10 @@ inline CLI::Validator positive_count() {
       },
       "COUNT>=1");
 }
-// A finite number greater than 0.
-inline CLI::Validator positive_value() {
+// A number accepted by `ok`; the message says "'TEXT' is not WHAT".
+inline CLI::Validator number_validator(bool (*ok)(double), const char* what, const char* name) {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
+      [ok, what](std::string& text) -> std::string {
         std::size_t used = 0;
         double v = 0;
         try {
@@ -35,10 +35,18 @@ inline CLI::Validator positive_value() {
         } catch (const std::exception&) {
           used = 0;
         }
-        if (used != text.size() || !(v > 0) || v > 1e300) return "'" + text + "' is not a number greater than 0";
+        if (used != text.size() || !ok(v)) return "'" + text + "' is not " + what;
         return {};
       },
-      "NUMBER>0");
+      name);
+}
+// A finite number greater than 0.
+inline CLI::Validator positive_value() {
+  return number_validator([](double v) { return v > 0 && v <= 1e300; }, "a number greater than 0", "NUMBER>0");
+}
+// A fraction in (0, 1].
+inline CLI::Validator unit_fraction() {
+  return number_validator([](double v) { return v > 0 && v <= 1; }, "a fraction in (0, 1]", "FRACTION");
 }
 
 // The flags every command shares, declared once (add_common_flags) and mapped to one log level
@@ -73,6 +81,7 @@ Action register_replay(CLI::App& app);
 Action register_ceilings(CLI::App& app);
 Action register_optimize(CLI::App& app);
 Action register_autotune(CLI::App& app);
+Action register_import(CLI::App& app);
 Action register_counters(CLI::App& app);
 
 }  // namespace rpl::cli

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   actions.push_back(rpl::cli::register_optimize(app));
   actions.push_back(rpl::cli::register_autotune(app));
   actions.push_back(rpl::cli::register_counters(app));
+  actions.push_back(rpl::cli::register_import(app));
 
   // CLI11 would answer an unknown command with "A subcommand is required", not naming it.
   if (argc >= 2 && argv[1][0] != '-') {

@@ -232,8 +232,18 @@ NcuPass run_cupti_counter_pass(const CounterPassRequest& request, const std::vec
   return run;
 }
 
+// ROCm 6.x's rocprofv3 writes no rocpd database; its counter_collection.csv and ATT output are not imported.
+void require_rocpd_output(const CounterPassRequest& request, const char* pass) {
+  if (!rocprofv3_writes_rocpd((fs::path(request.run_dir) / "rocprofv3.help").string()))
+    throw Error(ExitCode::Unsupported,
+                fmt::format("the {} needs rocprofv3's rocpd output (ROCm 7.0 or later); this rocprofv3 (ROCm 6.x) "
+                            "writes CSV, and only its traces are imported, not its counters or thread traces",
+                            pass));
+}
+
 RocprofPmcPass run_rocprof_pmc_pass(const CounterPassRequest& request, const std::string& pmc_input) {
   make_dir(request.run_dir);
+  require_rocpd_output(request, "counter pass");
   RocprofPmcPass run;
   run.tool = "rocprofv3";
   run.stdout_file = (fs::path(request.run_dir) / "app.stdout").string();
@@ -270,6 +280,7 @@ RocprofPmcPass run_rocprof_pmc_pass(const CounterPassRequest& request, const std
 
 RocprofAttPass run_rocprof_att_pass(const CounterPassRequest& request) {
   make_dir(request.run_dir);
+  require_rocpd_output(request, "thread trace (--deep)");
   RocprofAttPass run;
   run.tool = "rocprofv3";
   run.stdout_file = (fs::path(request.run_dir) / "app-att.stdout").string();

@@ -14,6 +14,12 @@
 //   FAKE_ROCPROFV3_PROCESSES  databases to write, as if the app had started children (default 1)
 //   FAKE_ROCPROFV3_ARCH       the GPU agent's architecture: gfx90a (default, MI210), gfx942 (MI300X), gfx1030,
 //                             gfx1100
+//   FAKE_ROCPROFV3_VERSION    7.0 (default: --output-format rocpd) | 6.2 | 6.3: ROCm 6.x's rocprofv3, whose --help
+//                             lists csv, json, pftrace, otf2 (no rocpd), which refuses rocpd, and which writes with
+//                             `--output-format csv` DIR/<hostname>/<pid>_{agent_info,kernel_trace,memory_copy_trace,
+//                             hip_api_trace}.csv in that version's layout (rocprofiler-sdk's generateCSV.cpp at the
+//                             rocm-6.2.0 tag; 6.3 adds Thread_Id and Dispatch_Id to kernel_trace.csv)
+// `--help` prints the output-format line of the version's help (and is not logged).
 //
 // Counter runs (`-i FILE` with "pmc:" lines, as rocprofv3 ROCm 7.x): the application runs once per pmc line
 // and each run writes DIR/pmc_<N>/<hostname>/<pid>_results.db holding the dispatches (timestamps of that run,
@@ -40,6 +46,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "store/rocpd_writer.hpp"
 #include "support/process.hpp"
@@ -214,6 +222,65 @@ void write_att_dispatch(const std::filesystem::path& dir, const DispatchInfo& d)
   write_text(dir / ("stats_" + name + ".csv"), "CodeObj,Vaddr,Instruction,Hitcount,Latency,Stall,Idle,Source\n");
 }
 
+
+// ROCm 6.x's CSV output of one process (see FAKE_ROCPROFV3_VERSION above). Strings in double quotes, numbers
+// bare, headers quoted, as rocprofiler-sdk's csv encoder writes them.
+void write_csv(const std::string& dir, int64_t pid, const std::vector<KernelSpec>& kernels, const std::string& version) {
+  char host[256] = "host";
+  gethostname(host, sizeof host);
+  const auto folder = std::filesystem::path(dir) / host;
+  std::filesystem::create_directories(folder);
+  auto file = [&](const char* suffix) { return std::ofstream(folder / fmt::format("{}_{}", pid, suffix)); };
+  const Agent agent = agent_for(env_or("FAKE_ROCPROFV3_ARCH", "gfx90a"));
+  const bool v63 = version != "6.2";
+  {
+    auto f = file("agent_info.csv");
+    f << R"("Node_Id","Logical_Node_Id","Agent_Type","Cpu_Cores_Count","Simd_Count","Cpu_Core_Id_Base","Simd_Id_Base",)"
+         R"("Max_Waves_Per_Simd","Lds_Size_In_Kb","Gds_Size_In_Kb","Num_Gws","Wave_Front_Size","Num_Xcc","Cu_Count",)"
+         R"("Array_Count","Num_Shader_Banks","Simd_Arrays_Per_Engine","Cu_Per_Simd_Array","Simd_Per_Cu",)"
+         R"("Max_Slots_Scratch_Cu","Gfx_Target_Version","Vendor_Id","Device_Id","Location_Id","Domain",)"
+         R"("Drm_Render_Minor","Num_Sdma_Engines","Num_Sdma_Xgmi_Engines","Num_Sdma_Queues_Per_Engine","Num_Cp_Queues",)"
+         R"("Max_Engine_Clk_Ccompute","Max_Engine_Clk_Fcompute","Sdma_Fw_Version","Fw_Version","Capability",)"
+         R"("Cu_Per_Engine","Max_Waves_Per_Cu","Family_Id","Workgroup_Max_Size","Grid_Max_Size","Local_Mem_Size",)"
+         R"("Hive_Id","Gpu_Id","Workgroup_Max_Dim_X","Workgroup_Max_Dim_Y","Workgroup_Max_Dim_Z","Grid_Max_Dim_X",)"
+         R"("Grid_Max_Dim_Y","Grid_Max_Dim_Z","Name","Vendor_Name","Product_Name","Model_Name")" "\n";
+    // A CPU agent (node 0) and the GPU (node 1), as the KFD topology lists them.
+    f << R"(0,0,"CPU",32,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,4098,0,0,0,0,0,0,0,0,3000,0,0,0,0,0,0,23,0,0,0,0,0,0,0,0,0,0,0,0,"AMD EPYC","CPU","AMD EPYC","")" "\n";
+    const auto x = nlohmann::json::parse(agent.extdata);  // the same hardware as the rocpd database's agent
+    const int cus = x["cu_count"], simds = x["simd_per_cu"], waves = x["max_waves_per_simd"];
+    const int target = agent.arch == "gfx942" ? 90402 : agent.arch == "gfx1030" ? 100300 : agent.arch == "gfx1100" ? 110000 : 90010;
+    f << fmt::format(R"(1,1,"GPU",0,{},0,0,{},64,0,0,{},1,{},0,0,0,0,{},0,{},4098,29704,0,0,128,2,0,8,24,800,{},0,0,0,0,{},0,1024,0,0,0,0,1024,1024,1024,0,0,0,"{}","AMD","{}","")" "\n",
+                     cus * simds, waves, x["wave_front_size"].get<int>(), cus, simds, target,
+                     x["max_engine_clk_fcompute"].get<int>(), simds * waves, agent.arch, agent.product);
+  }
+  auto kt = file("kernel_trace.csv");
+  kt << (v63 ? R"("Kind","Agent_Id","Queue_Id","Thread_Id","Dispatch_Id","Kernel_Id","Kernel_Name","Correlation_Id",)"
+             : R"("Kind","Agent_Id","Queue_Id","Kernel_Id","Kernel_Name","Correlation_Id",)")
+     << R"("Start_Timestamp","End_Timestamp","Private_Segment_Size","Group_Segment_Size","Workgroup_Size_X",)"
+        R"("Workgroup_Size_Y","Workgroup_Size_Z","Grid_Size_X","Grid_Size_Y","Grid_Size_Z")" "\n";
+  auto api = file("hip_api_trace.csv");
+  api << R"("Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp")" "\n";
+  auto mc = file("memory_copy_trace.csv");
+  mc << R"("Kind","Direction","Source_Agent_Id","Destination_Agent_Id","Correlation_Id","Start_Timestamp",)"
+        R"("End_Timestamp")" "\n";
+  int64_t t = 1'000'000'000, id = 1;
+  const int64_t tid = pid + 1;
+  // one host-to-device copy first, as an application uploading its inputs
+  api << fmt::format(R"("HIP_RUNTIME_API","hipMemcpy",{},{},{},{},{})" "\n", pid, tid, id, t, t + 9000);
+  mc << fmt::format(R"("MEMORY_COPY","MEMORY_COPY_HOST_TO_DEVICE",0,1,{},{},{})" "\n", id, t + 1000, t + 8000);
+  t += 10000;
+  ++id;
+  for (std::size_t k = 0; k < kernels.size(); ++k)
+    for (int i = 0; i < kernels[k].count; ++i) {
+      api << fmt::format(R"("HIP_RUNTIME_API","hipLaunchKernel",{},{},{},{},{})" "\n", pid, tid, id, t - 3000, t - 1000);
+      const std::string ids = v63 ? fmt::format("{},{},", tid, id - 1) : "";
+      kt << fmt::format(R"("KERNEL_DISPATCH",1,1,{}{},"{}",{},{},{},0,0,256,1,1,262144,1,1)" "\n", ids, k + 1,
+                        kernels[k].name, id, t, t + kernels[k].duration);
+      t += kernels[k].duration + 5000;
+      ++id;
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -223,6 +290,12 @@ int main(int argc, char** argv) {
   std::vector<std::string> app;
   bool kernel_trace = false, att = false;
   std::vector<std::string> output_formats;
+  const std::string version = env_or("FAKE_ROCPROFV3_VERSION", "7.0");
+  const bool rocm6 = version.rfind("6.", 0) == 0;
+  if (argc == 2 && std::string(argv[1]) == "--help") {
+    fmt::print("  -f {{{}}} [...], --output-format ...\n", rocm6 ? "csv,json,pftrace,otf2" : "csv,json,pftrace,otf2,rocpd");
+    return 0;
+  }
   // FAKE_ROCPROFV3_ARGV_LOG: append each command line (options only) to this file, so tests can check
   // what rocm-perf asked for.
   if (const char* log = std::getenv("FAKE_ROCPROFV3_ARGV_LOG")) {
@@ -254,6 +327,11 @@ int main(int argc, char** argv) {
   }
   if (app.empty()) {
     fmt::print(stderr, "fake rocprofv3: missing -- APP\n");
+    return 2;
+  }
+  const bool csv = std::find(output_formats.begin(), output_formats.end(), "csv") != output_formats.end();
+  if (rocm6 && std::find(output_formats.begin(), output_formats.end(), "rocpd") != output_formats.end()) {
+    fmt::print(stderr, "rocprofv3: error: argument -f/--output-format: invalid choice: 'rocpd'\n");
     return 2;
   }
   if (mode == "fail") {
@@ -293,6 +371,10 @@ int main(int argc, char** argv) {
   bool write = kernel_trace && mode != "no-output" && (r.ok() || mode == "crash-app-db");
   if (write) {
     for (int p = 0; p < processes; ++p) {
+      if (rocm6) {
+        if (csv) write_csv(out_dir, 100000 + getpid() * 10 + p, kernels, version);
+        continue;
+      }
       auto written = write_db(out_dir, 100000 + getpid() * 10 + p, kernels, {});
       if (std::find(output_formats.begin(), output_formats.end(), "pftrace") != output_formats.end()) {
         char host[256] = "host";
