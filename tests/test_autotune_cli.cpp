@@ -90,6 +90,24 @@ TEST(AutotuneCli, ModelFindsTheOptimumWithinBudgetAndTheDocumentIsValid) {
   EXPECT_LE(invalid, 4u);
 }
 
+TEST(AutotuneCli, SeedFractionSizesTheSeedPhaseAndIsRecorded) {
+  Fixture f;
+  nlohmann::json d = parse(run_cli(f.args("30", "half", {"--seed-fraction", "0.5"})));
+  EXPECT_EQ(validate_against_schema("autotune", f.dir.file("half/autotune.json")), "");
+  EXPECT_EQ(d["model"]["seed_fraction"], 0.5);
+  EXPECT_EQ(d["phases"][0]["name"], "seed");
+  EXPECT_EQ(d["phases"][0]["valid"], 15);  // half of the 30
+  EXPECT_EQ(parse(run_cli(f.args("30", "default")))["model"]["seed_fraction"], 0.2);
+  for (const char* bad : {"0", "1.5", "-0.1", "half"}) {
+    CliResult r = run_cli(f.args("30", "bad", {"--seed-fraction", bad}));
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("--seed-fraction"), std::string::npos) << r.err;
+  }
+  CliResult r = run_cli(f.args("30", "random", {"--seed-fraction", "0.5", "--strategy", "random"}));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("does not apply to --strategy random"), std::string::npos) << r.err;
+}
+
 TEST(AutotuneCli, SameSeedSameSearch) {
   Fixture f;
   const auto a = sequence_of(parse(run_cli(f.args("20", "a", {"--seed", "5"}))));

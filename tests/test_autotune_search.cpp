@@ -105,5 +105,29 @@ TEST(AutotuneSearch, RestartsLeaveAStagnantBasinForConfigurationsFarFromTheBest)
   }
 }
 
+// --seed-fraction (the seeds' "increase seed fraction"): the share of the budget the seed phase measures,
+// at least 10 where the budget allows; the default is 20%.
+TEST(AutotuneSearch, TheSeedFractionSetsTheSeedPhasesShareOfTheBudget) {
+  const auto space = SearchSpace::from_json(
+      nlohmann::ordered_json::parse(R"({"parameters": {"A": [1,2,3,4,5,6,7,8], "B": [1,2,3,4,5,6,7,8]},
+                                        "restrictions": []})"),
+      "test");
+  auto seed_points = [&](double fraction, const char* budget) {
+    BowlEvaluator evaluator;
+    TuneOptions options;
+    options.seed = 3;
+    options.seed_fraction = fraction;
+    options.budget = parse_budget(budget, space.size());
+    const TuneResult r = tune(space, evaluator, nullptr, nullptr, options);
+    EXPECT_EQ(r.valid, options.budget.configurations);
+    return r.phases.at(0).valid;
+  };
+  EXPECT_EQ(seed_points(kDefaultSeedFraction, "60"), 12u);  // 20% of 60
+  EXPECT_EQ(seed_points(0.5, "60"), 30u);
+  EXPECT_EQ(seed_points(1.0, "40"), 40u);  // all seed: a space-filling sample, no model round
+  EXPECT_EQ(seed_points(0.05, "60"), 10u);  // at least 10 where the budget allows
+  EXPECT_EQ(seed_points(0.05, "6"), 6u);
+}
+
 }  // namespace
 }  // namespace rpl::autotune

@@ -468,6 +468,42 @@ TEST(OptimizeLoop, EachBadCandidateIsRejectedByItsGate) {
   EXPECT_EQ(test::validate_against_schema("optimize", f.o.output_dir + "/optimize.json"), "");
 }
 
+// --validate-command (the seeds' validation hooks): run on each input's replayed outputs after the built-in
+// comparison. One that admits lets the faster candidate through; one that fails rejects it at the equivalence
+// gate; one that rejects the original's own result stops before any candidate.
+TEST(OptimizeLoop, TheValidationCommandAdmitsOrRejects) {
+  Fixture pass;
+  pass.o.validate_command = "cmp {ORIGINAL}/r000002.bin \"$RPL_CANDIDATE_DUMP/r000002.bin\" && test -n {INPUT}";
+  const json d = run_first_candidate(pass).document;
+  EXPECT_EQ(d["decision"]["status"], "accepted") << d["candidates"].dump();
+  json eq;
+  for (const auto& g : d["candidates"][0]["gates"])
+    if (g["gate"] == "equivalence") eq = g;
+  EXPECT_NE(eq["reason"].get<std::string>().find("admitted by --validate-command"), std::string::npos) << eq.dump();
+  EXPECT_EQ(eq["evidence"]["inputs"][0]["validation"]["passed"], true) << eq.dump();
+  EXPECT_EQ(d["options"]["validate_command"], pass.o.validate_command);
+  EXPECT_EQ(test::validate_against_schema("optimize", pass.o.output_dir + "/optimize.json"), "");
+
+  Fixture fail;  // admits the original's own second replay, rejects every candidate
+  fail.o.validate_command = "case {CANDIDATE} in *original-again*) exit 0;; esac; echo residual too large; exit 3";
+  const json r = run_first_candidate(fail).document;
+  EXPECT_EQ(r["decision"]["status"], "no_candidate_passed");
+  EXPECT_EQ(r["candidates"][0]["gates"].back()["gate"], "equivalence");
+  EXPECT_NE(r["candidates"][0]["gates"].back()["reason"].get<std::string>().find("residual too large"), std::string::npos);
+  EXPECT_EQ(fail.text(), kSource);
+
+  Fixture broken;
+  broken.o.validate_command = "exit 1";
+  try {
+    run_first_candidate(broken);
+    ADD_FAILURE() << "a command that rejects the original must stop the run";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::Usage);
+    EXPECT_NE(std::string(e.what()).find("rejects the original kernel's own result"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(broken.text(), kSource);
+}
+
 TEST(OptimizeLoop, EndToEndRegressionRollsBackAndRebuildsTheOriginal) {
   Fixture f;
   f.env.e2e_slower = true;

@@ -37,12 +37,15 @@ nlohmann::ordered_json result_document(const SearchSpace& space, const std::stri
              {"features", r.features},
              {"cv_folds", 5},
              {"cv_r2", r.cv_r2 ? J(*r.cv_r2) : J(nullptr)},
-             {"r2_threshold", kLowConfidenceR2}};
+             {"r2_threshold", kLowConfidenceR2},
+             {"seed_fraction", options.seed_fraction}};
   }
   doc["model"] = model;
   if (options.strategy == Strategy::Model && (!r.cv_r2 || *r.cv_r2 < kLowConfidenceR2)) {
     doc["warning"] = "low_model_confidence";
-    doc["advice"] = {"increase the seed fraction (a larger --budget)", "reduce the search dimensionality",
+    doc["advice"] = {fmt::format("increase the seed fraction (--seed-fraction, {} here; or a larger --budget)",
+                                 options.seed_fraction),
+                     "reduce the search dimensionality",
                      "inspect the runtime variance (--runs, a quieter machine)"};
   }
   J phases = J::array();

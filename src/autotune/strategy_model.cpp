@@ -80,8 +80,8 @@ class ModelSearch : public SearchStrategy {
   }
 
   void model_search() {
-    // Seed: 20% of the budget (at least 10 where the budget allows), the rest model-guided.
-    constexpr double fraction = 0.2;
+    // Seed: --seed-fraction of the budget (default 20%; at least 10 where the budget allows), the rest model-guided.
+    const double fraction = ctx_->options().seed_fraction;
     const std::size_t budget = ctx_->budget();
     const std::size_t seed_valid = std::min(
         budget, std::max<std::size_t>(std::min<std::size_t>(10, budget),

@@ -32,11 +32,16 @@ Budget parse_budget(const std::string& text, std::size_t valid_configurations);
 // Below this 5-fold cross-validated R² (of the log objective) the result carries
 // "warning": "low_model_confidence".
 constexpr double kLowConfidenceR2 = 0.5;
+// The seeds' "seed phase": 20% of the budget by default.
+constexpr double kDefaultSeedFraction = 0.2;
 
 struct TuneOptions {
   Strategy strategy = Strategy::Model;
   Budget budget;
   std::uint64_t seed = 0;
+  // --strategy model: the share of the budget measured in the space-filling seed phase before the model
+  // guides the search (--seed-fraction; at least 10 configurations where the budget allows).
+  double seed_fraction = kDefaultSeedFraction;
   bool show_progress = false;
   // Invalid configurations allowed beyond the budget before the search stops (default: max(20, budget)).
   std::optional<std::size_t> max_invalid;

@@ -31,6 +31,7 @@ struct AutotuneArgs {
   std::string budget = "10%";
   std::string strategy = "model";
   std::uint64_t seed = 0;
+  std::optional<double> seed_fraction;
   std::optional<std::string> cache_file;
   std::optional<std::string> import_cache;
   std::optional<std::string> export_cache;
@@ -76,6 +77,12 @@ autotune::TuneOptions tune_options(const AutotuneArgs& a, const autotune::Search
   options.strategy = autotune::parse_strategy(a.strategy);
   options.budget = autotune::parse_budget(a.budget, space.size());
   options.seed = a.seed;
+  if (a.seed_fraction) {
+    if (options.strategy != autotune::Strategy::Model)
+      throw Error(ExitCode::Usage, fmt::format("--seed-fraction is the model strategy's seed phase: it does not apply "
+                                               "to --strategy {}", a.strategy));
+    options.seed_fraction = *a.seed_fraction;
+  }
   options.show_progress = show_progress(a.common);
   return options;
 }
@@ -180,6 +187,11 @@ Action register_autotune(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--strategy", args->strategy, "model, random or exhaustive")->capture_default_str();
   cmd->add_option("--seed", args->seed, "random seed; the same seed gives the same search")->capture_default_str();
+  cmd->add_option("--seed-fraction", args->seed_fraction,
+                  "F in (0, 1]: --strategy model measures this share of the budget in its space-filling seed phase "
+                  "before the model guides the search (default: 20% of the budget, at least 10 configurations where "
+                  "the budget allows); raise it when autotune.json warns low_model_confidence")
+      ->check(unit_fraction());
   cmd->add_option("--cache", args->cache_file, "append every measurement to this file at once; a rerun with it "
                                                "measures nothing twice");
   cmd->add_option("--import-cache", args->import_cache, "take measurements from a Kernel Tuner cache file");

@@ -141,6 +141,15 @@ Action register_optimize(CLI::App& app) {
                   "element alone, as numpy.isclose)")
       ->transform(CLI::CheckedTransformer(std::map<std::string, optimize::ToleranceScale>{
           {"region", optimize::ToleranceScale::Region}, {"element", optimize::ToleranceScale::Element}}));
+  cmd->add_option("--validate-command", o.validate_command,
+                  "CMD: a numerical validation hook run (/bin/sh -c) on every equivalence input after the --rtol/--atol "
+                  "comparison passed: {ORIGINAL} and {CANDIDATE} are the two replays' output dumps (r<ID>.bin per "
+                  "region; also $RPL_ORIGINAL_DUMP, $RPL_CANDIDATE_DUMP), {CAPTURE} the input (manifest.json), {INPUT} "
+                  "its name; exit 0 admits, anything else rejects the candidate. It must admit the original's own "
+                  "second replay (else exit 2). See docs/optimize.md");
+  cmd->add_option("--validate-timeout", o.validate_timeout_s, "seconds before one run of --validate-command is killed "
+                                                              "(a kill rejects)")
+      ->capture_default_str()->check(positive_value());
   cmd->add_flag("--no-build-check{false}", o.build_check,
                 "do not build the original and each candidate twice to check that the build is reproducible (byte-equal "
                 "code objects); by default a difference is reported in optimize.json and on stderr");

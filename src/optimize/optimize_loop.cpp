@@ -16,6 +16,7 @@
 #include "optimize/source_model.hpp"
 #include "optimize/static_gates.hpp"
 #include "optimize/stats.hpp"
+#include "optimize/validation_hook.hpp"
 #include "support/atomic_file.hpp"
 #include "support/demangle.hpp"
 #include "support/errors.hpp"
@@ -237,6 +238,17 @@ void Loop::prepare_inputs() {
                                                         kernel_, s.name, r.error));
     s.original_varies = !compare_dumps(manifest_, types_, s.original_dump, s.original_again_dump, Tolerance{}).equivalent;
     deterministic = deterministic && !s.original_varies;
+    // The user's validation command must admit the original's own second replay, or it cannot judge anything.
+    if (!o_.validate_command.empty()) {
+      const ValidationRun run{s.name, s.original_dump, s.original_again_dump, s.capture,
+                              out_ / "dumps" / s.name / "validate-original.log"};
+      const ValidationOutcome v = run_validation_command(o_.validate_command, run, o_.validate_timeout_s);
+      if (!v.passed)
+        throw Error(ExitCode::Usage,
+                    fmt::format("--validate-command rejects the original kernel's own result on input {} (it {}; log "
+                                "{}): it cannot judge candidates. Its output ends with:\n{}",
+                                s.name, v.status, run.log_file.string(), v.output_tail));
+    }
   }
   doc_["baseline"]["deterministic"] = deterministic;
   if (!deterministic)
@@ -441,6 +453,17 @@ bool Loop::equivalence(const fs::path& code_object, json& entry, BatchedReplays&
     }
     per_input.push_back({{"input", s.name}, {"launched", true}, {"comparison", cmp.to_json()},
                          {"judged_by", by_spread ? "the original's run-to-run spread" : "the original's result"}});
+    if (cmp.equivalent && !o_.validate_command.empty()) {
+      const ValidationRun run{s.name, s.original_dump, dump, s.capture, dump.parent_path() / (s.name + "-validate.log")};
+      const ValidationOutcome v = run_validation_command(o_.validate_command, run, o_.validate_timeout_s);
+      per_input.back()["validation"] = v.to_json(o_.validate_command, run);
+      if (!v.passed) {
+        reason = fmt::format("on input {}: the validation command rejected the result (it {}): {}", s.name, v.status,
+                             v.output_tail);
+        ok = false;
+        break;
+      }
+    }
     if (!cmp.equivalent) {
       const RegionComparison* first = nullptr;
       for (const auto& rc : cmp.regions)
@@ -454,11 +477,12 @@ bool Loop::equivalence(const fs::path& code_object, json& entry, BatchedReplays&
     }
   }
   entry["gates"].push_back({{"gate", "equivalence"}, {"passed", ok},
-                            {"reason", ok ? fmt::format("identical results on {} inputs{}", states_.size(),
+                            {"reason", ok ? fmt::format("identical results on {} inputs{}{}", states_.size(),
                                                         any_by_spread ? " (within the original's run-to-run spread where "
                                                                         "the original itself varies)"
                                                         : o_.tolerance.exact() ? " (bit-exact)"
-                                                                               : " (within tolerance)")
+                                                                               : " (within tolerance)",
+                                                        o_.validate_command.empty() ? "" : ", admitted by --validate-command")
                                           : reason},
                             {"evidence", {{"inputs", per_input}, {"rtol", o_.tolerance.rtol}, {"atol", o_.tolerance.atol},
                                           {"rtol_scale", to_string(o_.tolerance.scale)}}}});
@@ -625,7 +649,9 @@ void Loop::start_document() {
           {"options", {{"max_candidates", o_.max_candidates}, {"runs", o_.runs}, {"perf_rounds", o_.perf_rounds},
                        {"perf_iterations", o_.perf_iterations}, {"min_speedup", o_.min_speedup}, {"alpha", o_.alpha},
                        {"rtol", o_.tolerance.rtol}, {"atol", o_.tolerance.atol},
-                       {"rtol_scale", to_string(o_.tolerance.scale)}, {"dry_run", o_.dry_run},
+                       {"rtol_scale", to_string(o_.tolerance.scale)},
+                       {"validate_command", o_.validate_command.empty() ? json(nullptr) : json(o_.validate_command)},
+                       {"dry_run", o_.dry_run},
                        {"keep_going", o_.keep_going}}},
           {"baseline", json::object()}};
   if (auto restored = SourceTransaction::recover(o_.source))

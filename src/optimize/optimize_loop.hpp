@@ -26,6 +26,11 @@ struct OptimizeOptions {
   double min_speedup = 1.02;
   double alpha = 0.05;                // significance of the Mann-Whitney test
   Tolerance tolerance;
+  // --validate-command CMD (optimize/validation_hook.hpp): run on every equivalence input after the built-in
+  // comparison passed; a non-zero exit rejects the candidate. "" = none. Checked on the original's own
+  // second replay first: a command that rejects the original is a usage error.
+  std::string validate_command;
+  double validate_timeout_s = 600;
   bool dry_run = false;
   // The application compiles the kernel source itself at run time (NVRTC, hipRTC): without --build the end-to-end
   // gate can still rerun it. Otherwise, with no build command, nothing is written (the run behaves as --dry-run).
