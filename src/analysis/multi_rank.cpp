@@ -531,6 +531,7 @@ MultiRankResult analyze_ranks(std::vector<RankSummary>& s, const MultiRankOption
     rep.compute_ns = s[r].compute_ns;
     rep.communication_ns = s[r].communication_ns;
     rep.overlap_ns = s[r].overlap_ns;
+    rep.kernel_time_ns = s[r].kernel_time_ns;
     rep.dispatches = s[r].dispatches;
     rep.collective_kernels = s[r].collective_kernels;
     rep.peer_copies = s[r].peer_copies;
@@ -540,6 +541,14 @@ MultiRankResult analyze_ranks(std::vector<RankSummary>& s, const MultiRankOption
     rep.communication_bins = s[r].communication_bins;
     out.ranks.push_back(std::move(rep));
   }
+  std::vector<RankSummaries<CopyKindSummary>> copies;
+  std::vector<RankSummaries<RangeSummary>> ranges;
+  for (const RankSummary& r : s) {
+    copies.push_back({r.identity.rank, &r.copies});
+    ranges.push_back({r.identity.rank, &r.ranges});
+  }
+  out.copy_summary = copies_across_ranks(copies);
+  out.range_summary = ranges_across_ranks(ranges);
   if (s.empty()) return out;
   TimeNs origin = s[0].first_start, end = s[0].last_end;
   for (const auto& r : s) origin = std::min(origin, r.first_start), end = std::max(end, r.last_end);

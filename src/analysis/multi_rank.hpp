@@ -42,6 +42,7 @@ struct RankReport {
   int64_t pid = 0;
   TimeNs start_ns = 0, end_ns = 0;  // aligned
   TimeNs compute_ns = 0, communication_ns = 0, overlap_ns = 0;
+  TimeNs kernel_time_ns = 0;        // summed kernel durations (RankSummary::kernel_time_ns)
   TimeNs collective_wait_ns = 0;    // time inside collectives waiting for the last participant
   std::size_t last_arrivals = 0;    // instances this rank arrived at last (by more than the tolerance)
   TimeNs imposed_wait_ns = 0;       // mean wait of the other participants at those instances, summed
@@ -162,6 +163,8 @@ struct MultiRankResult {
   CrossRankPath critical_path;
   std::vector<MultiRankWhatIf> what_if;
   std::vector<std::string> warnings;
+  std::vector<RankedCopyKind> copy_summary;  // every rank's memory copies by kind
+  std::vector<RankedRange> range_summary;    // every rank's NVTX / ROCTx ranges by name
 };
 
 // Takes the summaries (ranks numbered where none was recorded, clocks aligned in place).

@@ -95,6 +95,7 @@ class Summarizer {
       const Dispatch& d = t_.dispatches[di];
       if (d.process != process_) continue;
       ++s_.dispatches;
+      s_.kernel_time_ns += d.end - d.start;
       extend(d.start, d.end);
       uint32_t key = d.symbol < collective_key_.size() ? collective_key_[d.symbol] : 0;
       if (key) {
@@ -130,6 +131,8 @@ class Summarizer {
     describe_links();
     build_segments(compute);
 
+    s_.copies = copy_summary(t_, process_);
+    s_.ranges = range_summary(t_, process_);
     s_.compute_ns = merge_intervals(compute_iv);
     s_.communication_ns = merge_intervals(comm_iv);
     s_.overlap_ns = intersection(compute_iv, comm_iv);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/critical_path.hpp"  // WhatIf
+#include "analysis/trace_summaries.hpp"
 #include "model/trace.hpp"
 
 namespace rpl::analysis {
@@ -67,6 +68,7 @@ struct RankSummary {
   TimeNs compute_ns = 0;        // union of compute kernels
   TimeNs communication_ns = 0;  // union of collective kernels and peer copies
   TimeNs overlap_ns = 0;        // time both ran
+  TimeNs kernel_time_ns = 0;    // summed duration of every kernel (collectives too): analyze's "runtime"
   uint64_t dispatches = 0, collective_kernels = 0, peer_copies = 0, peer_copy_bytes = 0;
   std::vector<std::string> names;              // names[0] = ""
   std::vector<CollectiveArrival> collectives;  // in start order
@@ -77,6 +79,8 @@ struct RankSummary {
   std::vector<LinkInfo> links;                  // of its GPU (`gpu` is its UUID where links are known)
   uint64_t calls_recorded = 0;                  // library calls recorded for this process
   uint64_t calls_unlinked = 0;                  // of them, calls no kernel could be linked to
+  std::vector<CopyKindSummary> copies;          // its memory copies by kind
+  std::vector<RangeSummary> ranges;             // its NVTX / ROCTx ranges by name, with their GPU time
   // Activity over [first_start, last_end] in kActivityBins bins: the fraction of each bin compute
   // (resp. communication) covered, for the per-rank timelines.
   std::vector<float> compute_bins, communication_bins;

@@ -62,6 +62,7 @@ AnalyzeResults run_analyze(const AnalyzeOptions& options) {
 
   // Every API call of the trace, whatever the analysis window (the window restricts GPU work only).
   if (options.api_stats) r.api_stats = analysis::compute_api_stats(r.trace);
+  r.ranges = analysis::range_summary(r.trace);  // the window would drop the work of the other ranges
   r.window = analysis::restrict_to_window(r.trace, options.range);
   if (options.range && r.window.source != analysis::WindowSource::Range) log::warn("--range: {}", r.window.description);
   const std::size_t work = r.trace.dispatches.size() + r.trace.copies.size();  // in the window

@@ -18,6 +18,7 @@
 #include "analysis/kernel_stats.hpp"
 #include "analysis/occupancy.hpp"
 #include "analysis/roofline.hpp"
+#include "analysis/trace_summaries.hpp"
 #include "model/trace.hpp"
 
 namespace rpl::app {
@@ -82,6 +83,8 @@ struct AnalyzeResults {
   analysis::RooflineResult roofline;
   std::vector<KernelDiagnosis> diagnosis;  // parallel to stats.kernels
   std::optional<analysis::ApiStatsResult> api_stats;  // AnalysisOptions::api_stats
+  // NVTX / ROCTx ranges by name over the whole trace (before the window), with the GPU time of their work.
+  std::vector<analysis::RangeSummary> ranges;
   // `profile --pc-sampling`: the hotspots of the PC-sampling run (app/pc_sampling.hpp), for report.html.
   std::vector<analysis::KernelHotspots> pc_hotspots;
   // `profile`: run-to-run stability and device-state warnings, for analysis.json's findings; empty for `analyze`.

@@ -46,6 +46,7 @@ json summary_json(const RankSummary& s) {
   j["compute_ns"] = s.compute_ns;
   j["communication_ns"] = s.communication_ns;
   j["overlap_ns"] = s.overlap_ns;
+  j["kernel_time_ns"] = s.kernel_time_ns;
   j["dispatches"] = s.dispatches;
   j["collective_kernels"] = s.collective_kernels;
   j["peer_copies"] = s.peer_copies;
@@ -81,6 +82,14 @@ json summary_json(const RankSummary& s) {
   j["nccl_calls"] = std::move(calls);
   j["compute_bins"] = rounded_bins_json(s.compute_bins);
   j["communication_bins"] = rounded_bins_json(s.communication_bins);
+  json copies = json::array();  // [kind, count, bytes, total, min, max]
+  for (const auto& c : s.copies) copies.push_back({c.kind, c.count, c.bytes, c.total_ns, c.min_ns, c.max_ns});
+  j["copy_summary"] = std::move(copies);
+  json ranges = json::array();  // [name, count, total, min, max, GPU kernels, GPU copies, GPU busy, GPU span]
+  for (const auto& r : s.ranges)
+    ranges.push_back({r.name, r.count, r.total_ns, r.min_ns, r.max_ns, r.gpu_kernels, r.gpu_copies, r.gpu_busy_ns,
+                      r.gpu_span_ns});
+  j["range_summary"] = std::move(ranges);
   return j;
 }
 
@@ -108,6 +117,7 @@ RankSummary summary_from(const json& j) {
   s.compute_ns = i64(j.at("compute_ns"), "compute_ns");
   s.communication_ns = i64(j.at("communication_ns"), "communication_ns");
   s.overlap_ns = i64(j.at("overlap_ns"), "overlap_ns");
+  s.kernel_time_ns = i64(j.at("kernel_time_ns"), "kernel_time_ns");
   s.dispatches = u64(j.at("dispatches"), "dispatches");
   s.collective_kernels = u64(j.at("collective_kernels"), "collective_kernels");
   s.peer_copies = u64(j.at("peer_copies"), "peer_copies");
@@ -167,6 +177,30 @@ RankSummary summary_from(const json& j) {
   for (const auto& [k, v] : j.at("nccl_calls").items()) s.nccl_calls.emplace_back(k, u64(v, "nccl_calls"));
   s.compute_bins = bins_from(j.at("compute_bins"));
   s.communication_bins = bins_from(j.at("communication_bins"));
+  for (const auto& c : j.at("copy_summary")) {
+    analysis::CopyKindSummary k;
+    k.kind = c.at(0).get<std::string>();
+    k.count = u64(c.at(1), "copy_summary[…][1]");
+    k.bytes = u64(c.at(2), "copy_summary[…][2]");
+    k.total_ns = i64(c.at(3), "copy_summary[…][3]");
+    k.min_ns = i64(c.at(4), "copy_summary[…][4]");
+    k.max_ns = i64(c.at(5), "copy_summary[…][5]");
+    k.gbps = k.total_ns > 0 ? static_cast<double>(k.bytes) / static_cast<double>(k.total_ns) : 0;
+    s.copies.push_back(std::move(k));
+  }
+  for (const auto& r : j.at("range_summary")) {
+    analysis::RangeSummary k;
+    k.name = r.at(0).get<std::string>();
+    k.count = u64(r.at(1), "range_summary[…][1]");
+    k.total_ns = i64(r.at(2), "range_summary[…][2]");
+    k.min_ns = i64(r.at(3), "range_summary[…][3]");
+    k.max_ns = i64(r.at(4), "range_summary[…][4]");
+    k.gpu_kernels = u64(r.at(5), "range_summary[…][5]");
+    k.gpu_copies = u64(r.at(6), "range_summary[…][6]");
+    k.gpu_busy_ns = i64(r.at(7), "range_summary[…][7]");
+    k.gpu_span_ns = i64(r.at(8), "range_summary[…][8]");
+    s.ranges.push_back(std::move(k));
+  }
   return s;
 }
 

@@ -10,7 +10,8 @@
 
 namespace rpl::app {
 
-inline constexpr const char* kRankSummaryFileSchemaVersion = "2.0";
+// 2.1 (issue 29): each rank's kernel time (kernel_time_ns), memory copies by kind and ranges by name.
+inline constexpr const char* kRankSummaryFileSchemaVersion = "2.1";
 
 nlohmann::json rank_summaries_document(const std::vector<analysis::RankSummary>& summaries);
 // Reads what rank_summaries_document wrote; throws rpl::Error(InputInvalid) naming `file` and the problem.

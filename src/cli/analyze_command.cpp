@@ -83,7 +83,10 @@ int run_multi_rank(const AnalyzeArgs& a, const CLI::App& cmd) {
   if (a.flags.common.json) {
     fmt::print("{}\n", doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   } else if (a.flags.common.quiet) {
-    fmt::print("{:.6f}\n", result.critical_path.measured_ns / 1e6);
+    // The quantity one process's --quiet prints (its summed kernel time), summed over the ranks.
+    TimeNs kernel_time = 0;
+    for (const auto& rank : result.ranks) kernel_time += rank.kernel_time_ns;
+    fmt::print("{:.6f}\n", static_cast<double>(kernel_time) / 1e6);
   } else {
     fmt::print("{}", terminal_safe(report::multi_rank_terminal(result, report_options(a.flags).width)));
     log::info("wrote multi_rank.json{}{} to {}", a.flags.no_html ? "" : ", multi_rank.html",
@@ -144,7 +147,8 @@ Action register_analyze(CLI::App& app) {
   cmd->add_option("databases", args->databases, "rocpd SQLite databases (one per process), or directories of them (one job's ranks)")->required();
   add_analysis_flags(cmd, args->flags,
                      {"where profile.json, dag.json, analysis.json, roofline.json and report.html go",
-                      "print only the runtime in ms", "verbose logs on stderr"});
+                      "print only the runtime in ms: the summed kernel time (over every rank of a distributed job)",
+                      "verbose logs on stderr"});
   cmd->add_option("--slack-db", args->slack_db,
                   "FILE: also write every dispatch's and copy's earliest start, slack and critical-path flag to the "
                   "SQLite table rpl_node_slack in FILE (created, or replaced if it is an earlier --slack-db output)");

@@ -296,7 +296,7 @@ nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptio
   doc["what_if"] = what_if;
   doc["findings"] = findings_json(r, path);
   doc["copy_summary"] = copy_summary_json(analysis::copy_summary(r.trace));
-  doc["range_summary"] = range_summary_json(analysis::range_summary(r.trace));
+  doc["range_summary"] = range_summary_json(r.ranges);
   doc["bottleneck_rules"] = analysis::bottleneck_rules_json();
   return doc;
 }

@@ -22,7 +22,9 @@ inline constexpr const char* kSchemaVersion = "1.0";
 // 1.4: every finding has a remedy (what to try), which the terminal summary prints under it.
 // 1.5: copy_summary (memory copies in the window by kind: count, bytes, time, bandwidth) and range_summary
 // (NVTX / ROCTx ranges by name: count and host time).
-inline constexpr const char* kAnalysisSchemaVersion = "1.5";
+// 1.6: range_summary gives each range's GPU time: the kernels and copies launched inside it (gpu_kernels,
+// gpu_copies, gpu_busy_ns, gpu_span_ns), found through the launching call's correlation id.
+inline constexpr const char* kAnalysisSchemaVersion = "1.6";
 // dag.json 1.1 (issue 32): the per-node rows ("nodes": earliest start and slack of every dispatch and copy)
 // left dag.json; `--slack-db FILE` writes them to a SQLite table instead (docs/critical-path.md). Every other
 // field is unchanged.

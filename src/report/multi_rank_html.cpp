@@ -157,6 +157,7 @@ std::string multi_rank_html(const MultiRankResult& r) {
   h += communicators_html(r);
   critical_path(h, r);
   what_if(h, r);
+  h += multi_rank_summaries_html(r);
   h += "<h2>Clock offsets</h2>\n<table id=\"clock-offsets\"><thead><tr><th class=\"name\">node</th><th>offset</th>"
        "<th>error</th><th>samples</th><th>applied</th></tr></thead><tbody>\n";
   for (const auto& o : r.clock_offsets)

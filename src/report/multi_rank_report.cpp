@@ -45,6 +45,7 @@ json multi_rank_document(const MultiRankResult& r) {
                      {"compute_ms", ms(k.compute_ns)},
                      {"communication_ms", ms(k.communication_ns)},
                      {"overlap_ms", ms(k.overlap_ns)},
+                     {"kernel_time_ms", ms(k.kernel_time_ns)},
                      {"collective_wait_ms", ms(k.collective_wait_ns)},
                      {"last_arrivals", k.last_arrivals},
                      {"imposed_wait_ms", ms(k.imposed_wait_ns)},
@@ -122,6 +123,7 @@ json multi_rank_document(const MultiRankResult& r) {
   j["communicators"] = communicators_json(r);
   j["findings"] = r.findings;
   j["warnings"] = r.warnings;
+  add_multi_rank_summaries(j, r);
   return j;
 }
 
@@ -197,6 +199,7 @@ std::string multi_rank_terminal(const MultiRankResult& r, std::size_t width) {
     out += wrap_text(fmt::format("What-if {}: {:.3f} ms -> {:.3f} ms ({:.2f}x)", one_line(w.spec), ms(w.baseline_ns),
                                  ms(w.predicted_ns), w.speedup),
                      width, 0, 2);
+  out += multi_rank_summaries_terminal(r, width);
   for (const auto& w : r.warnings) out += wrap_text("warning: " + one_line(w), width, 0, 2);
   return out;
 }

@@ -43,7 +43,8 @@ nlohmann::json range_summary_json(const std::vector<analysis::RangeSummary>& ran
   nlohmann::json out = nlohmann::json::array();
   for (const auto& s : ranges)
     out.push_back({{"name", s.name}, {"count", s.count}, {"total_ns", s.total_ns}, {"min_ns", s.min_ns},
-                   {"max_ns", s.max_ns}});
+                   {"max_ns", s.max_ns}, {"gpu_kernels", s.gpu_kernels}, {"gpu_copies", s.gpu_copies},
+                   {"gpu_busy_ns", s.gpu_busy_ns}, {"gpu_span_ns", s.gpu_span_ns}});
   return out;
 }
 
@@ -67,17 +68,22 @@ std::string summaries_terminal(const app::AnalyzeResults& r, std::size_t top, st
     for (std::size_t i = 0; i < copies.size() && i < top; ++i)
       out += table.row(i, shorten_middle(one_line(copies[i].kind), name_width));
   }
-  const auto ranges = analysis::range_summary(r.trace);
+  const auto& ranges = r.ranges;
   if (!ranges.empty()) {
-    out += "\nRanges (NVTX / ROCTx, host time, whole trace), by total time\n";
-    std::vector<TextColumn> c = {{"count", {}, 0}, {"total", {}, 0}, {"mean", {}, 0}, {"min", {}, 1}, {"max", {}, 1}};
+    out += "\n" + wrap_text("Ranges (NVTX / ROCTx, whole trace), by host time: host = push to pop; GPU busy = the "
+                            "kernels and copies launched inside, on the range's thread",
+                            width, 0, 0);
+    std::vector<TextColumn> c = {{"count", {}, 0},   {"host total", {}, 0}, {"host mean", {}, 2}, {"GPU busy", {}, 0},
+                                 {"kernels", {}, 1}, {"copies", {}, 3},     {"max", {}, 4}};
     for (std::size_t i = 0; i < ranges.size() && i < top; ++i) {
       const auto& s = ranges[i];
       c[0].cells.push_back(std::to_string(s.count));
       c[1].cells.push_back(us(static_cast<double>(s.total_ns)));
       c[2].cells.push_back(us(static_cast<double>(s.total_ns) / static_cast<double>(s.count)));
-      c[3].cells.push_back(us(static_cast<double>(s.min_ns)));
-      c[4].cells.push_back(us(static_cast<double>(s.max_ns)));
+      c[3].cells.push_back(s.gpu_kernels + s.gpu_copies ? us(static_cast<double>(s.gpu_busy_ns)) : std::string("-"));
+      c[4].cells.push_back(std::to_string(s.gpu_kernels));
+      c[5].cells.push_back(std::to_string(s.gpu_copies));
+      c[6].cells.push_back(us(static_cast<double>(s.max_ns)));
     }
     TextTable table(std::move(c), "range");
     const std::size_t name_width = table.fit(width, 26);
@@ -110,15 +116,17 @@ void write_summary_csvs(const std::string& dir, const app::AnalyzeResults& r) {
                             c.min_ns, c.max_ns, c.bytes, c.gbps);
   write_text(dir + "/memory_copy_stats.csv", copy_csv);
 
-  const auto ranges = analysis::range_summary(r.trace);
+  const auto& ranges = r.ranges;
   TimeNs range_total = 0;
   for (const auto& s : ranges) range_total += s.total_ns;
-  std::string range_csv = "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\",\"MinNs\",\"MaxNs\"\n";
+  // rocprofv3's columns, then the GPU time of the work launched inside (ours).
+  std::string range_csv = "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\",\"MinNs\",\"MaxNs\","
+                          "\"GpuKernels\",\"GpuCopies\",\"GpuBusyNs\",\"GpuSpanNs\"\n";
   for (const auto& s : ranges)
-    range_csv += fmt::format("{},{},{},{:.3f},{:.6f},{},{}\n", csv_text(s.name), s.count, s.total_ns,
+    range_csv += fmt::format("{},{},{},{:.3f},{:.6f},{},{},{},{},{},{}\n", csv_text(s.name), s.count, s.total_ns,
                              static_cast<double>(s.total_ns) / static_cast<double>(s.count),
                              range_total ? 100.0 * static_cast<double>(s.total_ns) / static_cast<double>(range_total) : 0.0,
-                             s.min_ns, s.max_ns);
+                             s.min_ns, s.max_ns, s.gpu_kernels, s.gpu_copies, s.gpu_busy_ns, s.gpu_span_ns);
   write_text(dir + "/range_stats.csv", range_csv);
 }
 

@@ -178,6 +178,16 @@ FixtureRows fixture_rows(const FixtureSpec& spec) {
   return r;
 }
 
+void add_marker_range(FixtureRows& rows, int64_t tid, const std::string& name, TimeNs start, TimeNs end) {
+  RegionRow r;
+  r.tid = tid;
+  r.start = start;
+  r.end = end;
+  r.name = name;
+  r.category = "MARKER_CORE_API";
+  rows.regions.push_back(std::move(r));
+}
+
 void write_fixture(const FixtureRows& r, const std::string& path) {
   Writer w(path, r.node, r.process, r.guid);
   for (const auto& t : r.threads) w.add_thread(t);

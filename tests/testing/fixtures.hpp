@@ -70,6 +70,8 @@ struct FixtureRows {
 };
 
 FixtureRows fixture_rows(const FixtureSpec& spec = {});
+// Appends an NVTX / ROCTx range (a region of category MARKER_CORE_API, no correlation id) on thread `tid`.
+void add_marker_range(FixtureRows& rows, int64_t tid, const std::string& name, TimeNs start, TimeNs end);
 // Writes the rows through rocpd::Writer (finish() included) to `path`.
 void write_fixture(const FixtureRows& rows, const std::string& path);
 // fixture_rows + write_fixture into dir / spec.file_name; returns the path.
