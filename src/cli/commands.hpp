@@ -71,6 +71,7 @@ void set_log_level(const CommonOptions& common);
 bool show_progress(const CommonOptions& common);
 
 Action register_analyze(CLI::App& app);
+Action register_compare(CLI::App& app);
 Action register_profile(CLI::App& app);
 // The raw command line, so `profile` can tell whether `--` separated the application (see profile_command.cpp).
 void note_command_line(int argc, char** argv);

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   // Each action returns -1 unless its subcommand was chosen.
   std::vector<rpl::cli::Action> actions;
   actions.push_back(rpl::cli::register_analyze(app));
+  actions.push_back(rpl::cli::register_compare(app));
   actions.push_back(rpl::cli::register_profile(app));
   actions.push_back(rpl::cli::register_resources(app));
   actions.push_back(rpl::cli::register_export(app));
