@@ -138,6 +138,10 @@ TEST(HtmlReport, HasEverySectionWithTheExpectedElements) {
   EXPECT_NE(html.find("unstable_kernel"), std::string::npos);
   EXPECT_NE(html.find("low_occupancy"), std::string::npos);
   EXPECT_NE(html.find("above_roof"), std::string::npos);
+  // They lead the page (before the roofline and the tables they rest on), each with its remedy.
+  EXPECT_LT(html.find("<h2>Findings</h2>"), html.find("<h2>Roofline</h2>"));
+  EXPECT_EQ(count(html, "<td class=\"text remedy\">"), count(html, "<td class=\"text sev-"));
+  EXPECT_NE(html.find("use fewer registers per thread"), std::string::npos);  // low_occupancy's remedy
 }
 
 TEST(HtmlReport, EscapesEveryKernelName) {

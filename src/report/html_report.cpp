@@ -282,20 +282,23 @@ void findings_table(std::string& out, const app::AnalyzeResults& r, const Roofli
                             {"kernel", p.kernel},
                             {"message", fmt::format("{} is measured above a roofline ceiling ({}, AI {:.3g}): its "
                                                     "counters or the peak figures are suspect",
-                                                    p.kernel, html::rate(p.gflops), p.ai)}});
+                                                    p.kernel, html::rate(p.gflops), p.ai)},
+                            {"remedy", "measure the device's ceilings (rocm-perf ceilings, then --ceilings FILE) and "
+                                       "collect the counters again"}});
   out += "<h2>Findings</h2>\n";
   if (findings.empty()) {
     out += "<p class=\"sub\">No finding crossed its threshold.</p>\n";
     return;
   }
   out += "<table id=\"findings\"><thead><tr><th>severity</th><th>finding</th><th class=\"name\">kernel</th>"
-         "<th class=\"name\">message</th></tr></thead><tbody>\n";
+         "<th class=\"name\">evidence</th><th class=\"name\">remedy</th></tr></thead><tbody>\n";
   for (const auto& f : findings) {
     std::string severity = f.value("severity", "");
     std::string kernel = f.contains("kernel") && f["kernel"].is_string() ? f["kernel"].get<std::string>() : "";
-    put(out, "<tr><td class=\"text sev-{}\">{}</td><td class=\"text\">{}</td>{}<td class=\"text\">{}</td></tr>\n",
+    put(out, "<tr><td class=\"text sev-{}\">{}</td><td class=\"text\">{}</td>{}<td class=\"text\">{}</td>"
+             "<td class=\"text remedy\">{}</td></tr>\n",
         escape(severity), escape(severity), escape(f.value("id", "")), kernel.empty() ? "<td></td>" : name_cell(kernel),
-        escape(f.value("message", "")));
+        escape(f.value("message", "")), escape(f.value("remedy", "")));
   }
   out += "</tbody></table>\n";
 }
@@ -315,6 +318,8 @@ std::string render_html_report(const app::AnalyzeResults& r, const RooflineView*
     put(out, "<div class=\"warn\" id=\"kernel-filter\">Kernel filter <code>--kernel '{}'</code>: every number below "
              "counts only the matching kernels.</div>\n",
         escape(options.kernel_filter));
+  // Why it is slow and what to try, first (issue 29): the sections below are the evidence.
+  findings_table(out, r, roofline, options.top);
 
   out += "<h2>Roofline</h2>\n";
   out += html::roofline_section(roofline);
@@ -325,7 +330,6 @@ std::string render_html_report(const app::AnalyzeResults& r, const RooflineView*
   critical_path_table(out, r, options.top);
   what_if_table(out, r);
   if (r.api_stats) out += api_stats_html(*r.api_stats, options.top);
-  findings_table(out, r, roofline, options.top);
   out += pc_sampling_html(r.pc_hotspots, 5);
   out += "</main></body></html>\n";
   return out;
