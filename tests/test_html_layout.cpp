@@ -1,9 +1,9 @@
 // report.html and multi_rank.html as a user sees them (issue 29): each page is laid out by headless Chromium
 // at 1024, 1400 and 2400 px, and a probe (tests/data/html/layout_probe.js) measures what was drawn: no
 // horizontal overflow of the page, no table header clipped, no kernel-name column squeezed, no two SVG texts
-// over each other, no empty section. Pages: the example traces, long PyTorch names, a million dispatches and a
-// 64-rank job. Screenshots at 1400 px are kept under build/artifacts/html-layout/ (CI artifacts). Skips, and
-// says so, where Chromium is not installed.
+// over each other, no empty section. Pages: the example traces, compare.html of two pairs, long PyTorch names,
+// a million dispatches and a 64-rank job. Screenshots at 1400 px are kept under build/artifacts/html-layout/ (CI
+// artifacts). Skips, and says so, where Chromium is not installed.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -101,6 +101,21 @@ TEST(HtmlLayout, ExampleReports) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     expect_clean_layout(chromium, dir, out + "/report.html", example);
   }
+}
+
+TEST(HtmlLayout, CompareReports) {
+  REQUIRE_CHROMIUM(chromium);
+  TempDir dir;
+  const std::string traces = std::string(RPL_SOURCE_DIR) + "/examples/traces/";
+  // The same program traced twice, and two unrelated programs (every kernel gone or new, warnings).
+  auto r = run_cli({"compare", traces + "multistream-h100.db", traces + "multistream-h100-roofline.db", "-o",
+                    dir.file("same"), "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_clean_layout(chromium, dir, dir.file("same/compare.html"), "compare-same-program");
+  r = run_cli({"compare", traces + "generated-4streams.db", traces + "multistream-h100.db", "-o", dir.file("other"),
+               "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  expect_clean_layout(chromium, dir, dir.file("other/compare.html"), "compare-unrelated");
 }
 
 TEST(HtmlLayout, LongPyTorchNames) {
