@@ -55,6 +55,12 @@ TEST(PresetCli, LightweightTracesKernelsAndTheRuntimeOnly) {
   EXPECT_EQ(doc["preset"]["name"], "lightweight");
   EXPECT_EQ(doc["preset"]["settings"]["memory_copies"], false);
   EXPECT_FALSE(doc.contains("api_stats"));
+  // the guide's lightweight JSON trace (issue 33): the run as trace events; no Perfetto-preset file
+  EXPECT_EQ(doc["preset"]["settings"]["trace_json"], true);
+  const auto trace = load(dir.file("out/trace.json"));
+  ASSERT_TRUE(trace.contains("traceEvents")) << trace.dump().substr(0, 200);
+  EXPECT_NE(trace.dump().find("vecAdd"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir.file("out/trace.perfetto.json")));
 }
 
 TEST(PresetCli, ApiOverheadTracesEveryApiAndWritesTheStatistics) {

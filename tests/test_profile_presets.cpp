@@ -56,6 +56,8 @@ TEST(Presets, WhatEachSets) {
   EXPECT_TRUE(light.trace.runtime_api);
   EXPECT_FALSE(light.trace.all_api);
   EXPECT_TRUE(light.preset_counter_file.empty());
+  EXPECT_TRUE(light.trace_json);
+  EXPECT_FALSE(with("perfetto").trace_json);
   EXPECT_FALSE(light.analysis.api_stats || light.perfetto || light.monitor_device || light.pc_sampling);
 
   const auto api = with("api-overhead");

@@ -328,7 +328,7 @@ ProfileResults run_profile(const ProfileOptions& o) {
     static_cast<AnalysisOptions&>(ao) = o.analysis;
     ao.databases = out.runs[out.representative_run].databases;
     ao.counter_failure = out.counter_failure;
-    ao.node_rows = o.perfetto;  // trace.perfetto.json shows each node's slack
+    ao.node_rows = o.perfetto || o.trace_json;  // the JSON traces show each node's slack
     if (out.counters)
       for (const auto& att : out.counters->att) ao.external_deep.emplace_back(att.kernel, att.deep);
     out.analysis = run_analyze(ao);

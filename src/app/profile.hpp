@@ -43,6 +43,9 @@ struct ProfileOptions {
   std::string preset_counter_file;
   int counter_device = 0;  // the device whose counters the file is checked against
   bool perfetto = false;   // also write trace.perfetto.json of the representative run
+  // also write trace.json: the representative run as trace events (Chrome / Perfetto JSON), the madengine
+  // guide's lightweight JSON trace (--preset lightweight)
+  bool trace_json = false;
   // --monitor-device / --sampling-interval MS: power, clocks, temperature and memory used sampled by a
   // thread of rocm-perf during every run (collectors/device_monitor.hpp), stored in each run's first
   // rocpd database and summarised per run in profile.json.

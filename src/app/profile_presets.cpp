@@ -29,8 +29,10 @@ platform::TraceDomains domains(bool copies, bool runtime_api, bool all_api, bool
 std::vector<PresetSettings> make_presets() {
   std::vector<PresetSettings> p;
   //        name             madengine tool             collects
-  p.push_back({"lightweight", "rocprofv3_lightweight", "kernels and the runtime API calls only: the lowest overhead",
+  p.push_back({"lightweight", "rocprofv3_lightweight",
+               "kernels and the runtime API calls only, the lowest overhead; trace.json (the run as JSON trace events)",
                domains(false, true, false, false, false)});
+  p.back().trace_json = true;
   p.push_back({"compute", "rocprofv3_compute",
                "kernels, copies, runtime API; compute_bound.txt counters (wave, VALU/SALU/MFMA or SASS/tensor "
                "instruction mix, waits); power and clocks over time",
@@ -118,6 +120,7 @@ void apply_preset(const PresetSettings& preset, ProfileOptions& o) {
   }
   o.analysis.api_stats = o.analysis.api_stats || preset.api_stats;
   o.perfetto = o.perfetto || preset.perfetto;
+  o.trace_json = o.trace_json || preset.trace_json;
   o.monitor_device = o.monitor_device || preset.monitor_device;
   o.pc_sampling = o.pc_sampling || preset.pc_sampling;
 }
@@ -154,6 +157,7 @@ nlohmann::json preset_json(const ProfileOptions& o) {
                                                                               : nlohmann::json(o.preset_counter_file)},
                              {"api_stats", o.analysis.api_stats},
                              {"perfetto", o.perfetto},
+                             {"trace_json", o.trace_json},
                              {"monitor_device", o.monitor_device},
                              {"pc_sampling", o.pc_sampling},
                              {"roofline", o.roofline},

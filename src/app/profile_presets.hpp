@@ -26,6 +26,7 @@ struct PresetSettings {
   std::string counter_file;         // a shipped counter file (share/counters/<arch>/), "" for none
   bool api_stats = false;           // per-API-call statistics in the outputs
   bool perfetto = false;            // also write trace.perfetto.json
+  bool trace_json = false;          // also write trace.json (the guide's lightweight JSON trace)
   bool monitor_device = false;      // power, clocks, temperature and memory sampled during the runs
   bool pc_sampling = false;         // where in each kernel the time goes
 };

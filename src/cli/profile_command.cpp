@@ -105,7 +105,7 @@ int run(const ProfileArgs& a) {
     }
     if (w.device_samples > 0) log::info("stored {} device samples in the rank's database", w.device_samples);
     if (w.counters) log::info("stored {} counter values in the rank's database", w.counters->values_stored);
-    if (o.analysis.api_stats || o.perfetto)
+    if (o.analysis.api_stats || o.perfetto || o.trace_json)
       log::info("the preset's API statistics and Perfetto trace are analysis outputs, not written by a rank: "
                 "rocm-perf analyze {} --perfetto (every rank), rocm-perf analyze {} --api-stats (this rank)",
                 a.flags.output_dir, w.databases.empty() ? w.run_dir : w.databases.front());
@@ -119,8 +119,9 @@ int run(const ProfileArgs& a) {
   nlohmann::json profile = report::profile_command_document(p);
   const app::AnalyzeResults* analysis = p.analysis ? &*p.analysis : nullptr;
   report::write_output_files(a.flags.output_dir, profile, analysis, ro);
-  if (o.perfetto && analysis) {
-    const std::string trace = (std::filesystem::path(a.flags.output_dir) / "trace.perfetto.json").string();
+  for (auto [wanted, name] : {std::pair{o.perfetto, "trace.perfetto.json"}, std::pair{o.trace_json, "trace.json"}}) {
+    if (!wanted || !analysis) continue;
+    const std::string trace = (std::filesystem::path(a.flags.output_dir) / name).string();
     report::write_perfetto_file(trace, *analysis);
     log::info("wrote {}: open it in ui.perfetto.dev", trace);
   }
