@@ -220,6 +220,41 @@ TEST(NcuPass, RunsNcuWithTheFilterAndParsesItsCsv) {
   EXPECT_NE(args.find("--cache-control all --clock-control none"), std::string::npos) << args;
 }
 
+TEST(NcuPass, MetricsThisGpuCannotAccessAreDroppedAndThePassRunsAgain) {
+  // As ncu 2025 said on one H200 without NVLink peers (communication_bound.txt, 2026-11-29).
+  const std::string said = "==ERROR== Unable to access the following 2 metrics: nvlrx__bytes.sum, nvltx__bytes.sum.";
+  EXPECT_EQ(rpl::collectors::ncu_unavailable_metrics("==PROF== Connected\n" + said + "\n\n==ERROR== Failed to profile"),
+            (std::vector<std::string>{"nvlrx__bytes.sum", "nvltx__bytes.sum"}));
+  EXPECT_TRUE(rpl::collectors::ncu_unavailable_metrics("==ERROR== ERR_NVGPUCTRPERM - no permission").empty());
+  TempDir dir;
+  // A stand-in ncu that refuses NVLink metrics and otherwise writes the CSV.
+  const std::string path = dir.file("ncu");
+  std::ofstream(path) << "#!/bin/sh\necho \"$@\" >> " << dir.file("ncu.args") << "\nlog=\nnvl=\n"
+                      << "for a in \"$@\"; do case \"$a\" in *nvlrx*) nvl=1;; esac; done\n"
+                      << "while [ $# -gt 0 ]; do [ \"$1\" = --log-file ] && log=$2; shift; done\n"
+                      << "if [ -n \"$nvl\" ]; then printf '%s\\n' '" << said << "' > \"$log\"; exit 9; fi\n"
+                      << "cat '" << kFmaCsv << "' > \"$log\"\n";
+  chmod(path.c_str(), 0755);
+  setenv("RPL_NCU", path.c_str(), 1);
+  auto pass = rpl::collectors::run_ncu_pass(request(dir), {"gpu__time_duration.sum", "nvlrx__bytes.sum", "nvltx__bytes.sum"});
+  EXPECT_EQ(pass.report.kernels.size(), 10u);
+  EXPECT_TRUE(pass.process.ok());
+  const std::string args = read_file(dir.file("ncu.args"));
+  EXPECT_NE(args.find("--metrics gpu__time_duration.sum,nvlrx__bytes.sum,nvltx__bytes.sum"), std::string::npos) << args;
+  EXPECT_NE(args.find("--metrics gpu__time_duration.sum "), std::string::npos) << "the second run without them: " << args;
+  bool said_so = false;
+  for (const auto& w : pass.report.warnings) said_so = said_so || w.find("nvlrx__bytes.sum, nvltx__bytes.sum") != std::string::npos;
+  EXPECT_TRUE(said_so);
+  // Every metric unavailable: nothing left to count, the pass fails as before.
+  try {
+    rpl::collectors::run_ncu_pass(request(dir), {"nvlrx__bytes.sum"});
+    ADD_FAILURE() << "no error";
+  } catch (const rpl::Error& e) {
+    EXPECT_EQ(e.code(), rpl::ExitCode::ProfilerFailed);
+  }
+  unsetenv("RPL_NCU");
+}
+
 TEST(NcuPass, NcuErrorsAreProfilerFailuresWithItsLog) {
   TempDir dir;
   setenv("RPL_NCU", fake_ncu(dir, "/dev/null", 1, "==ERROR== ERR_NVGPUCTRPERM - no permission").c_str(), 1);

@@ -121,6 +121,22 @@ std::string find_ncu() {
               "(set RPL_NCU to its path)");
 }
 
+std::vector<std::string> ncu_unavailable_metrics(const std::string& log) {
+  static const std::string marker = "Unable to access the following ";
+  std::vector<std::string> names;
+  const std::size_t at = log.find(marker);
+  if (at == std::string::npos) return names;
+  const std::size_t colon = log.find(':', at), end = log.find('\n', at);
+  if (colon == std::string::npos || (end != std::string::npos && colon > end)) return names;
+  std::istringstream list(log.substr(colon + 1, end == std::string::npos ? std::string::npos : end - colon - 1));
+  for (std::string name; std::getline(list, name, ',');) {
+    name.erase(0, name.find_first_not_of(" \t"));
+    while (!name.empty() && (name.back() == '.' || name.back() == ' ' || name.back() == '\r')) name.pop_back();
+    if (!name.empty()) names.push_back(name);
+  }
+  return names;
+}
+
 NcuPass run_ncu_pass(const CounterPassRequest& request, const std::vector<std::string>& metrics) {
   make_dir(request.run_dir);
   NcuPass run;
@@ -137,6 +153,21 @@ NcuPass run_ncu_pass(const CounterPassRequest& request, const std::vector<std::s
   run.command = ncu_command_line(o);
   // ncu writes its messages and the CSV to --log-file; its stderr holds only what it prints before that.
   run_tool(run, request, (fs::path(request.run_dir) / "ncu.stderr").string());
+  std::vector<std::string> dropped;
+  if (!run.process.ok()) {
+    // A metric this GPU does not have (NVLink bytes without NVLink, say) fails the whole pass: once more without it.
+    dropped = ncu_unavailable_metrics(tail_of_file(run.log_file, 40));
+    std::vector<std::string> kept;
+    for (const auto& m : metrics)
+      if (std::find(dropped.begin(), dropped.end(), m) == dropped.end()) kept.push_back(m);
+    if (!dropped.empty() && !kept.empty() && kept.size() < metrics.size()) {
+      o.metrics = kept;
+      run.command = ncu_command_line(o);
+      run_tool(run, request, (fs::path(request.run_dir) / "ncu.stderr").string());
+    } else {
+      dropped.clear();
+    }
+  }
   if (!run.process.ok()) {
     // ncu passes the application's exit status through; its own failures print ==ERROR== lines.
     const std::string tail = tail_of_file(run.log_file, 20);
@@ -151,6 +182,9 @@ NcuPass run_ncu_pass(const CounterPassRequest& request, const std::vector<std::s
   } catch (const Error& e) {
     pass_failed(run, std::string("no usable CSV: ") + e.what());
   }
+  if (!dropped.empty())
+    run.report.warnings.push_back(fmt::format("ncu cannot access {} on this GPU; the counter pass ran again without them",
+                                              fmt::join(dropped, ", ")));
   run.samples = {ncu_counter_samples(run.report, metrics, run.tool)};
   return run;
 }

@@ -74,6 +74,9 @@ NcuPass run_cupti_counter_pass(const CounterPassRequest& request, const std::vec
 // unlocked, CSV to the log file). Throws rpl::Error(ProfilerFailed) with the log's tail when ncu fails or its
 // log holds no CSV table, (ApplicationFailed) when ncu ran but the application failed.
 NcuPass run_ncu_pass(const CounterPassRequest& request, const std::vector<std::string>& metrics);
+// The metrics ncu's log says it cannot access on this GPU ("==ERROR== Unable to access the following N
+// metrics: a, b."): the pass runs once more without them, and the report's warnings name them.
+std::vector<std::string> ncu_unavailable_metrics(const std::string& log);
 
 // ---- AMD ----
 
