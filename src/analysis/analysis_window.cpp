@@ -1,5 +1,6 @@
 // The analysis window; see analysis_window.hpp.
 #include "analysis/analysis_window.hpp"
+#include "analysis/time_interval.hpp"
 
 #include <fmt/core.h>
 
@@ -28,10 +29,6 @@ bool is_marker_range(const Trace& trace, const ApiCall& call) {
 
 namespace {
 
-struct Interval {
-  TimeNs start, end;
-};
-
 // Start of the launching API call of each (process, correlation id): the earliest call with that id (a
 // runtime call encloses the driver call it makes).
 std::unordered_map<uint64_t, TimeNs> launch_starts(const Trace& trace) {
@@ -44,9 +41,9 @@ std::unordered_map<uint64_t, TimeNs> launch_starts(const Trace& trace) {
   return out;
 }
 
-bool inside_any(const std::vector<Interval>& ranges, TimeNs t) {
+bool inside_any(const std::vector<TimeInterval>& ranges, TimeNs t) {
   // ranges sorted by start; instances of one name rarely nest, so a scan back from the last start <= t.
-  auto it = std::upper_bound(ranges.begin(), ranges.end(), t, [](TimeNs v, const Interval& r) { return v < r.start; });
+  auto it = std::upper_bound(ranges.begin(), ranges.end(), t, [](TimeNs v, const TimeInterval& r) { return v < r.start; });
   for (int back = 0; it != ranges.begin() && back < 64; ++back) {  // ranges of one name do not nest 64 deep
     --it;
     if (t <= it->end) return true;
@@ -75,11 +72,11 @@ AnalysisWindow restrict_to_window(Trace& trace, const std::optional<std::string>
   AnalysisWindow w;
   if (range_name) w.requested_range = *range_name;
 
-  std::vector<Interval> ranges;
+  std::vector<TimeInterval> ranges;
   if (range_name)
     for (const ApiCall& a : trace.api_calls)
       if (is_marker_range(trace, a) && trace.strings.at(a.name) == *range_name) ranges.push_back({a.start, a.end});
-  std::sort(ranges.begin(), ranges.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  std::sort(ranges.begin(), ranges.end(), [](const TimeInterval& a, const TimeInterval& b) { return a.start < b.start; });
   w.range_instances = ranges.size();
 
   std::size_t dropped_dispatches = 0, dropped_copies = 0;
@@ -89,7 +86,7 @@ AnalysisWindow restrict_to_window(Trace& trace, const std::optional<std::string>
     const auto launches = launch_starts(trace);
     const TimeNs first = ranges.front().start;
     TimeNs last = first;
-    for (const Interval& r : ranges) last = std::max(last, r.end);
+    for (const TimeInterval& r : ranges) last = std::max(last, r.end);
     auto inside = [&](const auto& rec) {
       auto it = rec.correlation_id != 0 ? launches.find(launch_key(rec.process, rec.correlation_id)) : launches.end();
       if (it != launches.end()) return inside_any(ranges, it->second);

@@ -138,7 +138,6 @@ ArchLimits nvidia(std::string name, uint32_t max_warps, uint32_t max_blocks, uin
   return a;
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 }  // namespace
 
@@ -152,7 +151,7 @@ std::string canonical_arch(std::string_view arch) {
   // Target features: "gfx942:sramecc+:xnack-".
   if (auto colon = s.find(':'); colon != std::string::npos) s.erase(colon);
   // Architecture-specific NVIDIA targets ("sm_90a") have the limits of their base.
-  if (starts_with(s, "sm_") && s.size() > 3 && std::isalpha(static_cast<unsigned char>(s.back()))) s.pop_back();
+  if (s.starts_with("sm_") && s.size() > 3 && std::isalpha(static_cast<unsigned char>(s.back()))) s.pop_back();
   return s;
 }
 
@@ -161,7 +160,7 @@ std::optional<ArchLimits> arch_limits(const std::string& arch) {
   if (name == "gfx90a" || name == "gfx940" || name == "gfx941" || name == "gfx942") return cdna(name);
   if (name == "gfx950") return gfx950();
   // gfx1030-gfx1036 are all gfx10.3 (RDNA2) with the same register file and wave slots.
-  if (starts_with(name, "gfx103") && name.size() == 7 && name[6] >= '0' && name[6] <= '6') return gfx1030(name);
+  if (name.starts_with("gfx103") && name.size() == 7 && name[6] >= '0' && name[6] <= '6') return gfx1030(name);
   if (name == "gfx1100" || name == "gfx1101") return gfx1100(name);
   if (name == "sm_80") return nvidia(name, 64, 32, 164);
   if (name == "sm_86") return nvidia(name, 48, 16, 100);

@@ -12,19 +12,12 @@
 #include "support/csv.hpp"
 #include "support/errors.hpp"
 #include "support/input_file.hpp"
+#include "support/trim.hpp"
 
 namespace rpl::analysis {
 namespace {
 
 constexpr std::size_t idx(InstCategory c) { return static_cast<std::size_t>(c); }
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
 
 double number(const nlohmann::json& v) {
   if (v.is_number()) return v.get<double>();
@@ -39,7 +32,7 @@ double number(const nlohmann::json& v) {
 }
 
 void add_line(AttCodeSummary& s, std::string_view isa, double hits, double latency, double stall, double idle) {
-  std::string text = trim(isa);
+  std::string text(trim(isa, kWhitespace));
   if (text.empty() || text[0] == ';') return;  // kernel header rows ("; kernel name") and comments
   if (hits < 0 || latency < 0 || stall < 0 || idle < 0) return;
   const InstCategory c = classify_instruction(text);
@@ -48,7 +41,7 @@ void add_line(AttCodeSummary& s, std::string_view isa, double hits, double laten
   s.latency[idx(c)] += latency;
   s.stall[idx(c)] += stall;
   s.idle[idx(c)] += idle;
-  if (starts_with(text, "s_waitcnt")) {
+  if (text.starts_with("s_waitcnt")) {
     s.waitcnt_hits += h;
     s.waitcnt_latency += latency;
   }
@@ -73,7 +66,7 @@ AttCodeSummary summarize_att_code(const nlohmann::json& doc, const std::string& 
   if (header != doc.end() && header->is_string()) {
     std::map<std::string, std::size_t> col;
     std::size_t i = 0;
-    for (const auto& name : split_csv_line(header->get<std::string>())) col[trim(name)] = i++;
+    for (const auto& name : split_csv_line(header->get<std::string>())) col[std::string(trim(name, kWhitespace))] = i++;
     auto need = [&](const char* name, std::size_t& out) {
       auto it = col.find(name);
       if (it == col.end()) throw Error(ExitCode::InputInvalid, source + ": code.json header has no '" + name + "' column");
@@ -109,7 +102,7 @@ AttCodeSummary summarize_att_stats_csv(std::string_view text, const std::string&
     return s;
   }
   std::map<std::string, std::size_t> col;
-  for (std::size_t i = 0; i < records[0].size(); ++i) col[trim(records[0][i])] = i;
+  for (std::size_t i = 0; i < records[0].size(); ++i) col[std::string(trim(records[0][i], kWhitespace))] = i;
   for (const char* name : {"Instruction", "Hitcount", "Latency", "Stall", "Idle"})
     if (!col.count(name)) throw Error(ExitCode::InputInvalid, source + ": stats CSV header has no '" + name + "' column");
   const std::size_t inst = col["Instruction"], hit = col["Hitcount"], lat = col["Latency"], st = col["Stall"],

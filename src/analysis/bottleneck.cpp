@@ -1,5 +1,6 @@
 // The bottleneck classifier over kBottleneckRules. See bottleneck.hpp and docs/bottleneck-rules.md.
 #include "analysis/bottleneck.hpp"
+#include "support/json_optional.hpp"
 
 #include <fmt/core.h>
 
@@ -22,13 +23,12 @@ BottleneckEvidence evaluate(const BottleneckCondition& c, const BottleneckInputs
   return e;
 }
 
-nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
 nlohmann::json label_json(const BottleneckLabel& l) {
   nlohmann::json ev = nlohmann::json::array();
   for (const auto& e : l.evidence)
     ev.push_back({{"metric", e.metric},
-                  {"value", opt(e.value)},
+                  {"value", json_or_null(e.value)},
                   {"comparison", e.comparison},
                   {"threshold", e.threshold},
                   {"required", e.required},
@@ -135,8 +135,8 @@ BottleneckResult classify_bottleneck(const BottleneckInputs& inputs) {
 nlohmann::json to_json(const BottleneckResult& r) {
   nlohmann::json inputs = nlohmann::json::object();
   for (std::size_t m = 0; m < kBottleneckMetricCount; ++m)
-    inputs[to_string(static_cast<BottleneckMetric>(m))] = opt(r.inputs.values[m]);
-  inputs["memory_latency_cycles"] = opt(r.inputs.memory_latency_cycles);
+    inputs[to_string(static_cast<BottleneckMetric>(m))] = json_or_null(r.inputs.values[m]);
+  inputs["memory_latency_cycles"] = json_or_null(r.inputs.memory_latency_cycles);
   inputs["bound"] = to_string(r.inputs.bound);
   nlohmann::json fired = nlohmann::json::array();
   for (const auto& l : r.fired) fired.push_back(label_json(l));

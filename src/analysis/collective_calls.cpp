@@ -8,12 +8,10 @@
 namespace rpl::analysis {
 namespace {
 
-bool is_p2p(std::string_view op) { return op == "Send" || op == "Recv" || op == "SendRecv"; }
-
 // Whether kernel operation `k` (from its name) can run call operation `c`.
 bool runs(std::string_view k, std::string_view c) {
   if (k == "Generic" || k == c || c == "Group") return true;
-  if (is_p2p(c)) return is_p2p(k);
+  if (is_point_to_point(c)) return is_point_to_point(k);
   return false;
 }
 
@@ -46,7 +44,7 @@ CallLinks link_collective_calls(const Trace& t, Index process, const std::vector
       g = it->second;
       if (!inserted) {
         groups[g].calls.push_back(i);
-        if (groups[g].operation != c.operation && !(is_p2p(groups[g].operation) && is_p2p(c.operation)))
+        if (groups[g].operation != c.operation && !(is_point_to_point(groups[g].operation) && is_point_to_point(c.operation)))
           groups[g].operation = "Group";
         groups[g].launches = groups[g].launches || c.bytes > 0;
         continue;
@@ -87,12 +85,14 @@ CallLinks link_collective_calls(const Trace& t, Index process, const std::vector
   return out;
 }
 
+bool is_point_to_point(std::string_view op) { return op == "Send" || op == "Recv" || op == "SendRecv"; }
+
 double bus_bandwidth_factor(std::string_view op, int n) {
   if (n <= 0) return 0;
   const double d = static_cast<double>(n);
   if (op == "AllReduce") return 2.0 * (d - 1) / d;
   if (op == "AllGather" || op == "ReduceScatter" || op == "AllToAll") return (d - 1) / d;
-  if (op == "Broadcast" || op == "Reduce" || is_p2p(op)) return 1.0;
+  if (op == "Broadcast" || op == "Reduce" || is_point_to_point(op)) return 1.0;
   return 0;
 }
 

@@ -33,6 +33,9 @@ CallLinks link_collective_calls(const Trace& trace, Index process, const std::ve
 // AllGather, ReduceScatter and AllToAll, 1 for Broadcast, Reduce, Send, Recv and SendRecv; 0 when unknown.
 double bus_bandwidth_factor(std::string_view operation, int ranks);
 
+// Send, Recv or SendRecv.
+bool is_point_to_point(std::string_view operation);
+
 // The size nccl-tests divides by the time (its "size" column) for a call that passed `bytes`
 // (count x element size): the whole buffer for AllGather and ReduceScatter (NCCL's count is per rank
 // there: bytes x n), the call's bytes otherwise.

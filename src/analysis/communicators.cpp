@@ -14,8 +14,6 @@
 namespace rpl::analysis::detail {
 namespace {
 
-bool is_p2p(std::string_view op) { return op == "Send" || op == "Recv" || op == "SendRecv"; }
-
 std::string describe_call(const RankSummary& r, const CollectiveArrival& a) {
   return fmt::format("{} of {} x {} on rank {} ({})", r.names[a.operation], a.count,
                      a.data_type ? r.names[a.data_type] : std::string("?"), r.identity.rank, r.source_file);
@@ -85,7 +83,7 @@ Matching match(const std::vector<RankSummary>& s, MultiRankResult& out) {
         const int c = global[r][a.comm];
         std::string op = s[r].names[a.operation];
         int32_t lo = -1, hi = -1;
-        if (is_p2p(op)) {
+        if (is_point_to_point(op)) {
           op = "SendRecv";
           lo = std::min(s[r].communicators[a.comm].rank, a.peer);
           hi = std::max(s[r].communicators[a.comm].rank, a.peer);

@@ -9,6 +9,7 @@
 
 #include "analysis/roofline_counters.hpp"
 #include "support/errors.hpp"
+#include "support/trim.hpp"
 
 namespace rpl::analysis {
 namespace {
@@ -26,14 +27,6 @@ bool valid_counter_name(std::string_view name) {
            c == ']';
   });
 }
-
-std::string_view trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
-
-std::string block_of(const std::string& counter) { return counter.substr(0, counter.find('_')); }
 
 }  // namespace
 
@@ -101,14 +94,14 @@ std::vector<std::vector<std::string>> plan_amd_counter_passes(const CounterFile&
     std::vector<std::pair<std::vector<std::string>, std::map<std::string, int>>> split;  // counters, per-block use
     for (const auto& c : line.counters) {
       const int limit = amd_block_limit(c);
-      auto fits = [&](auto& p) { return limit == 0 || p.second[block_of(c)] < limit; };
+      auto fits = [&](auto& p) { return limit == 0 || p.second[std::string(amd_counter_block(c))] < limit; };
       auto it = std::find_if(split.begin(), split.end(), fits);
       if (it == split.end()) {
         split.emplace_back();
         it = std::prev(split.end());
       }
       it->first.push_back(c);
-      ++it->second[block_of(c)];
+      ++it->second[std::string(amd_counter_block(c))];
     }
     for (auto& s : split) out.push_back(std::move(s.first));
   }

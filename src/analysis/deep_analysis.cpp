@@ -1,6 +1,7 @@
 // The common deep-analysis struct: instruction classification, JSON, and the NVIDIA (ncu) mapping. The
 // AMD ATT reading is in att_analysis.cpp.
 #include "analysis/deep_analysis.hpp"
+#include "support/json_optional.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -13,7 +14,6 @@
 namespace rpl::analysis {
 namespace {
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 // ncu warp-state stall reasons (smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio), as
 // listed by `ncu --query-metrics --chip gh100` (ncu 2025.3.1).
@@ -47,7 +47,6 @@ constexpr std::string_view kL1HitRate = "l1tex__t_sector_hit_rate.pct";
 constexpr std::string_view kL2HitRate = "lts__t_sector_hit_rate.pct";
 constexpr std::string_view kDuration = "gpu__time_duration.sum";
 
-nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
 nlohmann::json fractions(const std::vector<NamedFraction>& v) {
   nlohmann::json out = nlohmann::json::array();
@@ -87,23 +86,23 @@ InstCategory classify_instruction(std::string_view isa) {
   }
   // Order matters: the specific prefixes come before the generic v_ and s_.
   for (std::string_view p : {"v_mfma", "v_smfmac", "v_wmma", "v_swmmac"})
-    if (starts_with(m, p)) return InstCategory::Mfma;
-  if (starts_with(m, "v_")) return InstCategory::Valu;
+    if (m.starts_with(p)) return InstCategory::Mfma;
+  if (m.starts_with("v_")) return InstCategory::Valu;
   for (std::string_view p : {"s_cbranch", "s_setpc", "s_swappc", "s_call", "s_rfe"})
-    if (starts_with(m, p)) return InstCategory::Branch;
+    if (m.starts_with(p)) return InstCategory::Branch;
   if (m == "s_branch") return InstCategory::Branch;
   for (std::string_view p : {"s_load", "s_buffer_load", "s_store", "s_buffer_store", "s_scratch_", "s_atomic",
                              "s_buffer_atomic", "s_dcache", "s_memtime", "s_memrealtime", "s_prefetch"})
-    if (starts_with(m, p)) return InstCategory::Smem;
+    if (m.starts_with(p)) return InstCategory::Smem;
   for (std::string_view p : {"s_waitcnt", "s_wait_", "s_barrier"})
-    if (starts_with(m, p)) return InstCategory::Wait;
+    if (m.starts_with(p)) return InstCategory::Wait;
   for (std::string_view p : {"s_nop", "s_endpgm", "s_sendmsg", "s_trap", "s_sleep", "s_sethalt", "s_setprio",
                              "s_icache", "s_ttrace", "s_code_end"})
-    if (starts_with(m, p)) return InstCategory::Other;
-  if (starts_with(m, "s_")) return InstCategory::Salu;
+    if (m.starts_with(p)) return InstCategory::Other;
+  if (m.starts_with("s_")) return InstCategory::Salu;
   for (std::string_view p : {"global_", "buffer_", "flat_", "scratch_", "tbuffer_", "image_"})
-    if (starts_with(m, p)) return InstCategory::Vmem;
-  if (starts_with(m, "ds_")) return InstCategory::Lds;
+    if (m.starts_with(p)) return InstCategory::Vmem;
+  if (m.starts_with("ds_")) return InstCategory::Lds;
   return InstCategory::Other;
 }
 
@@ -114,27 +113,27 @@ nlohmann::json to_json(const DeepAnalysis& d) {
   return {{"source", d.source},
           {"available", d.available},
           {"notes", d.notes},
-          {"achieved_occupancy", opt(d.achieved_occupancy)},
-          {"theoretical_occupancy", opt(d.theoretical_occupancy)},
-          {"mean_waves_per_cu", opt(d.mean_waves_per_cu)},
+          {"achieved_occupancy", json_or_null(d.achieved_occupancy)},
+          {"theoretical_occupancy", json_or_null(d.theoretical_occupancy)},
+          {"mean_waves_per_cu", json_or_null(d.mean_waves_per_cu)},
           {"peak_waves_per_cu", d.peak_waves_per_cu ? nlohmann::json(*d.peak_waves_per_cu) : nlohmann::json(nullptr)},
-          {"issue_utilization", opt(d.issue_utilization)},
-          {"stall_fraction", opt(d.stall_fraction)},
-          {"memory_stall_share", opt(d.memory_stall_share)},
+          {"issue_utilization", json_or_null(d.issue_utilization)},
+          {"stall_fraction", json_or_null(d.stall_fraction)},
+          {"memory_stall_share", json_or_null(d.memory_stall_share)},
           {"stall_breakdown", fractions(d.stall_breakdown)},
           {"wave_states", fractions(d.wave_states)},
           {"instructions_executed", d.instructions_executed},
           {"instruction_mix", std::move(mix)},
-          {"vmem_latency_cycles", opt(d.vmem_latency_cycles)},
-          {"smem_latency_cycles", opt(d.smem_latency_cycles)},
-          {"lds_latency_cycles", opt(d.lds_latency_cycles)},
-          {"waitcnt_cycles", opt(d.waitcnt_cycles)},
-          {"branch_efficiency", opt(d.branch_efficiency)},
-          {"thread_utilization", opt(d.thread_utilization)},
-          {"l1_hit_rate", opt(d.l1_hit_rate)},
-          {"l2_hit_rate", opt(d.l2_hit_rate)},
-          {"valu_utilization", opt(d.valu_utilization)},
-          {"mfma_utilization", opt(d.mfma_utilization)}};
+          {"vmem_latency_cycles", json_or_null(d.vmem_latency_cycles)},
+          {"smem_latency_cycles", json_or_null(d.smem_latency_cycles)},
+          {"lds_latency_cycles", json_or_null(d.lds_latency_cycles)},
+          {"waitcnt_cycles", json_or_null(d.waitcnt_cycles)},
+          {"branch_efficiency", json_or_null(d.branch_efficiency)},
+          {"thread_utilization", json_or_null(d.thread_utilization)},
+          {"l1_hit_rate", json_or_null(d.l1_hit_rate)},
+          {"l2_hit_rate", json_or_null(d.l2_hit_rate)},
+          {"valu_utilization", json_or_null(d.valu_utilization)},
+          {"mfma_utilization", json_or_null(d.mfma_utilization)}};
 }
 
 std::vector<std::string> ncu_deep_metrics(std::string_view arch) {

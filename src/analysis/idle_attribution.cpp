@@ -13,7 +13,7 @@ struct Span {
   TimeNs start, end;
 };
 
-double median(std::vector<double>& v) {
+double median_in_place(std::vector<double>& v) {
   if (v.empty()) return 0;
   const std::size_t mid = v.size() / 2;
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
@@ -96,8 +96,8 @@ IdleBreakdown attribute_idle(const Trace& trace, const CriticalPathResult& cp) {
     else
       out.host_ns += static_cast<double>(host_part);
   }
-  out.median_gap_ns = median(gaps);
-  out.median_node_ns = median(durations);
+  out.median_gap_ns = median_in_place(gaps);
+  out.median_node_ns = median_in_place(durations);
   out.window_ns = static_cast<double>(last_end - first_start);
   out.launches_per_second = out.window_ns > 0 ? static_cast<double>(cp.path.size()) / (out.window_ns / 1e9) : 0;
   return out;

@@ -13,6 +13,7 @@
 #include <numeric>
 
 #include "analysis/kernel_stats.hpp"
+#include "analysis/time_interval.hpp"
 #include "support/errors.hpp"
 
 namespace rpl::analysis {
@@ -73,10 +74,6 @@ DurationStats stats_of(double* values, std::size_t n) {
   return s;
 }
 
-struct Interval {
-  TimeNs start, end;
-};
-
 // The [start, end) intervals of Dispatch or MemoryCopy records in start order: the records
 // themselves when they already are in that order (the usual case), else a sorted copy.
 template <typename Record>
@@ -88,23 +85,23 @@ class SortedIntervals {
     if (sorted) return;
     copy_.reserve(records.size());
     for (const Record& r : records) copy_.push_back({r.start, r.end});
-    std::sort(copy_.begin(), copy_.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    std::sort(copy_.begin(), copy_.end(), [](const TimeInterval& a, const TimeInterval& b) { return a.start < b.start; });
   }
   std::size_t size() const { return records_.size(); }
-  Interval operator[](std::size_t i) const {
+  TimeInterval operator[](std::size_t i) const {
     if (!copy_.empty()) return copy_[i];
     return {records_[i].start, records_[i].end};
   }
 
  private:
   const std::vector<Record>& records_;
-  std::vector<Interval> copy_;
+  std::vector<TimeInterval> copy_;
 };
 
 // Length of the union of intervals fed in nondecreasing start order.
 class UnionLength {
  public:
-  void add(Interval iv) {
+  void add(TimeInterval iv) {
     if (!open_) {
       current_ = iv;
       open_ = true;
@@ -119,7 +116,7 @@ class UnionLength {
 
  private:
   bool open_ = false;
-  Interval current_{0, 0};
+  TimeInterval current_{0, 0};
   TimeNs total_ = 0;
 };
 

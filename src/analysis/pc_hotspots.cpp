@@ -26,7 +26,7 @@ struct LineAcc {
   uint64_t samples = 0;
   StallMap stalls;
 };
-struct KernelAcc {
+struct KernelPcAcc {
   uint64_t samples = 0;
   StallMap stalls;
   // (module, pc, instruction text): AMD records without a pc are told apart by their text.
@@ -37,10 +37,10 @@ struct KernelAcc {
 }  // namespace
 
 std::vector<KernelHotspots> pc_hotspots(const std::vector<PcSampleRecord>& records, std::size_t top) {
-  std::map<std::string, KernelAcc> kernels;
+  std::map<std::string, KernelPcAcc> kernels;
   for (const PcSampleRecord& r : records) {
     if (r.samples == 0) continue;
-    KernelAcc& k = kernels[r.kernel];
+    KernelPcAcc& k = kernels[r.kernel];
     k.samples += r.samples;
     if (!r.stall_reason.empty()) k.stalls[r.stall_reason] += r.samples;
     InstructionAcc& i = k.instructions[{r.module, r.pc_offset, r.pc_offset ? std::string() : r.instruction}];

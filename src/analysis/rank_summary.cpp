@@ -7,20 +7,17 @@
 
 #include "analysis/collective_calls.hpp"
 #include "analysis/collectives.hpp"
+#include "analysis/time_interval.hpp"
 #include "support/user_regex.hpp"
 
 namespace rpl::analysis {
 namespace {
 
-struct Interval {
-  TimeNs start, end;
-};
-
 // Sorts and merges in place; returns the covered length.
-TimeNs merge_intervals(std::vector<Interval>& v) {
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+TimeNs merge_intervals(std::vector<TimeInterval>& v) {
+  std::sort(v.begin(), v.end(), [](const TimeInterval& a, const TimeInterval& b) { return a.start < b.start; });
   std::size_t out = 0;
-  for (const Interval& i : v) {
+  for (const TimeInterval& i : v) {
     if (out > 0 && i.start <= v[out - 1].end) {
       v[out - 1].end = std::max(v[out - 1].end, i.end);
     } else {
@@ -29,11 +26,11 @@ TimeNs merge_intervals(std::vector<Interval>& v) {
   }
   v.resize(out);
   TimeNs total = 0;
-  for (const Interval& i : v) total += i.end - i.start;
+  for (const TimeInterval& i : v) total += i.end - i.start;
   return total;
 }
 
-TimeNs intersection(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+TimeNs intersection(const std::vector<TimeInterval>& a, const std::vector<TimeInterval>& b) {
   TimeNs total = 0;
   std::size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
@@ -45,11 +42,11 @@ TimeNs intersection(const std::vector<Interval>& a, const std::vector<Interval>&
 }
 
 // Adds the merged intervals' coverage of each bin of [origin, origin + bins * width).
-std::vector<float> bin_coverage(const std::vector<Interval>& merged, TimeNs origin, TimeNs span) {
+std::vector<float> bin_coverage(const std::vector<TimeInterval>& merged, TimeNs origin, TimeNs span) {
   std::vector<float> bins(kActivityBins, 0.0f);
   if (span <= 0) return bins;
   const double width = static_cast<double>(span) / kActivityBins;
-  for (const Interval& i : merged) {
+  for (const TimeInterval& i : merged) {
     double a = (i.start - origin) / width, b = (i.end - origin) / width;
     for (auto k = static_cast<std::size_t>(std::max(0.0, a)); k < kActivityBins && k < b; ++k) {
       double lo = std::max(a, static_cast<double>(k)), hi = std::min(b, static_cast<double>(k + 1));
@@ -82,7 +79,7 @@ class Summarizer {
       Index symbol;
     };
     std::vector<Work> compute;
-    std::vector<Interval> compute_iv, comm_iv;
+    std::vector<TimeInterval> compute_iv, comm_iv;
     bool any = false;
     auto extend = [&](TimeNs a, TimeNs b) {
       s_.first_start = any ? std::min(s_.first_start, a) : a;

@@ -1,6 +1,7 @@
 // Roofline evaluation over a Trace's counter samples. See roofline.hpp for the scope rule and
 // docs/roofline.md for the definitions.
 #include "analysis/roofline.hpp"
+#include "support/json_optional.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -268,7 +269,7 @@ RooflinePoint Evaluator::evaluate(const CounterStats* stats, const Ceilings& cei
 
 uint64_t kernel_key(Index name, Index agent) { return (static_cast<uint64_t>(name) << 32) | agent; }
 
-struct KernelAcc {
+struct KernelCounterAcc {
   Index name = 0;
   Index agent = kNoIndex;
   std::size_t profiled = 0;
@@ -419,7 +420,7 @@ class RooflineBuilder {
       const Index name = trace_.symbols[disp.symbol].display_name;
       auto [it, inserted] = kernel_by_key_.try_emplace(kernel_key(name, disp.agent), static_cast<uint32_t>(kernels_.size()));
       if (inserted) {
-        KernelAcc acc;
+        KernelCounterAcc acc;
         acc.name = name;
         acc.agent = disp.agent;
         acc.slots.resize(slot_count_);
@@ -492,7 +493,7 @@ class RooflineBuilder {
       if (disp.symbol >= trace_.symbols.size()) continue;
       const Index name = trace_.symbols[disp.symbol].display_name;
       if (kernel_by_key_.try_emplace(kernel_key(name, disp.agent), static_cast<uint32_t>(kernels_.size())).second) {
-        KernelAcc acc;
+        KernelCounterAcc acc;
         acc.name = name;
         acc.agent = disp.agent;
         acc.slots.resize(slot_count_);
@@ -552,7 +553,7 @@ class RooflineBuilder {
   void evaluate_kernels() {
     dispatch_row_.assign(slot_count_, CounterStats{});
     for (std::size_t k = 0; k < kernels_.size(); ++k) {
-      KernelAcc& acc = kernels_[k];
+      KernelCounterAcc& acc = kernels_[k];
       const auto row = static_cast<std::size_t>(agent_row_[acc.agent]);
       const Evaluator& ev = *evaluators_[row];
       const Ceilings& ceilings = result_.agents[row].ceilings;
@@ -584,7 +585,7 @@ class RooflineBuilder {
   std::vector<int> slot_of_string_;
   std::vector<bool> is_duration_string_;
   std::vector<double> duration_counter_;
-  std::vector<KernelAcc> kernels_;
+  std::vector<KernelCounterAcc> kernels_;
   std::unordered_map<uint64_t, uint32_t> kernel_by_key_;
   std::vector<uint32_t> kernel_of_dispatch_;
   std::vector<uint8_t> seen_;
@@ -599,23 +600,20 @@ RooflineResult compute_roofline(const Trace& trace, const RooflineOptions& optio
   return RooflineBuilder(trace, options).build();
 }
 
-namespace {
-nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
-}  // namespace
 
 nlohmann::json to_json(const RooflinePoint& p) {
   nlohmann::json flops = nlohmann::json::object();
   for (std::size_t c = 0; c < kComputeClassCount; ++c)
     if (p.gflops[c])
-      flops[compute_class_name(ComputeClass::from_index(c))] = {{"per_dispatch", opt(p.flops_per_dispatch[c])},
+      flops[compute_class_name(ComputeClass::from_index(c))] = {{"per_dispatch", json_or_null(p.flops_per_dispatch[c])},
                                                                 {"gflops_per_s", *p.gflops[c]}};
   nlohmann::json bytes = nlohmann::json::object();
   for (std::size_t l = 0; l < kMemLevelCount; ++l)
     if (p.gbps[l])
-      bytes[mem_level_name(static_cast<MemLevel>(l))] = {{"per_dispatch", opt(p.bytes_per_dispatch[l])},
+      bytes[mem_level_name(static_cast<MemLevel>(l))] = {{"per_dispatch", json_or_null(p.bytes_per_dispatch[l])},
                                                          {"gbytes_per_s", *p.gbps[l]},
-                                                         {"intensity", opt(p.intensity[l])},
-                                                         {"fraction_of_peak", opt(p.fraction_of_bandwidth[l])}};
+                                                         {"intensity", json_or_null(p.intensity[l])},
+                                                         {"fraction_of_peak", json_or_null(p.fraction_of_bandwidth[l])}};
   return {{"status", to_string(p.status)},
           {"reasons", p.reasons},
           {"missing_counters", p.missing_counters},
@@ -623,13 +621,13 @@ nlohmann::json to_json(const RooflinePoint& p) {
           {"duration_ns", p.duration_ns},
           {"flops", std::move(flops)},
           {"bytes", std::move(bytes)},
-          {"total_gflops_per_s", opt(p.total_gflops)},
+          {"total_gflops_per_s", json_or_null(p.total_gflops)},
           {"dominant_class", p.dominant ? nlohmann::json(compute_class_name(*p.dominant)) : nlohmann::json(nullptr)},
-          {"peak_gflops", opt(p.peak_gflops)},
-          {"peak_hbm_gbps", opt(p.peak_hbm_gbps)},
-          {"ridge_point", opt(p.ridge_point)},
-          {"roof_gflops_per_s", opt(p.roof_gflops)},
-          {"fraction_of_roof", opt(p.fraction_of_roof)},
+          {"peak_gflops", json_or_null(p.peak_gflops)},
+          {"peak_hbm_gbps", json_or_null(p.peak_hbm_gbps)},
+          {"ridge_point", json_or_null(p.ridge_point)},
+          {"roof_gflops_per_s", json_or_null(p.roof_gflops)},
+          {"fraction_of_roof", json_or_null(p.fraction_of_roof)},
           {"bound", to_string(p.bound)},
           {"above_roof", p.above_roof}};
 }

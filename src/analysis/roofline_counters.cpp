@@ -182,8 +182,6 @@ struct BlockLimit {
 constexpr BlockLimit kAmdBlockLimits[] = {{"SQ", 8},  {"TA", 2},  {"TD", 2},   {"TCP", 4},  {"TCC", 4}, {"CPC", 2},
                                           {"CPF", 2}, {"SPI", 6}, {"GRBM", 2}, {"GDS", 4}, {"GL2C", 1}};
 
-std::string_view block_of(std::string_view counter) { return counter.substr(0, counter.find('_')); }
-
 }  // namespace
 
 const char* to_string(CounterFamily f) {
@@ -257,8 +255,10 @@ std::vector<std::string> roofline_counter_names(const RooflineCounterSet& set) {
   return names;
 }
 
+std::string_view amd_counter_block(std::string_view counter) { return counter.substr(0, counter.find('_')); }
+
 int amd_block_limit(std::string_view counter) {
-  const std::string_view block = block_of(counter);
+  const std::string_view block = amd_counter_block(counter);
   for (const auto& b : kAmdBlockLimits)
     if (b.block == block) return b.limit;
   return 0;
@@ -273,7 +273,7 @@ std::vector<std::vector<std::string>> split_amd_passes(const RooflineCounterSet&
   auto fits = [](const Pass& p, const std::vector<std::string_view>& add) {
     std::map<std::string_view, int> extra;
     for (auto c : add)
-      if (std::find(p.counters.begin(), p.counters.end(), c) == p.counters.end()) ++extra[block_of(c)];
+      if (std::find(p.counters.begin(), p.counters.end(), c) == p.counters.end()) ++extra[amd_counter_block(c)];
     for (const auto& [block, n] : extra) {
       auto it = p.used.find(block);
       if ((it == p.used.end() ? 0 : it->second) + n > amd_block_limit(block)) return false;
@@ -283,7 +283,7 @@ std::vector<std::vector<std::string>> split_amd_passes(const RooflineCounterSet&
   auto place = [](Pass& p, std::string_view c) {
     if (std::find(p.counters.begin(), p.counters.end(), c) != p.counters.end()) return;
     p.counters.emplace_back(c);
-    ++p.used[block_of(p.counters.back())];
+    ++p.used[amd_counter_block(p.counters.back())];
   };
   for (const auto& q : set.quantities) {
     std::vector<std::string_view> group;

@@ -66,6 +66,7 @@ std::vector<std::string> roofline_counter_names(const RooflineCounterSet& set);
 // kept in one pass where they fit (first fit, in table order). The block is the name's prefix up to the
 // first '_'. RDNA's GL2C, whose limit no reference gives: one per pass. Throws rpl::Error(Usage) for a counter of an unknown block.
 int amd_block_limit(std::string_view counter);  // 0 = unknown block
+std::string_view amd_counter_block(std::string_view counter);  // "SQ" of "SQ_WAVES"
 std::vector<std::vector<std::string>> split_amd_passes(const RooflineCounterSet& set);
 // rocprofv3 -i text: comment lines, then one "pmc: A B C" line per pass.
 std::string rocprofv3_pmc_input(std::string_view arch);

@@ -15,6 +15,7 @@
 #include "store/rocpd_reader.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
+#include "support/json_optional.hpp"
 
 namespace rpl::app {
 namespace {
@@ -307,7 +308,6 @@ CounterCollection collect_counters(const CounterCollectionOptions& o, const std:
 }
 
 nlohmann::json to_json(const CounterCollection& c) {
-  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   nlohmann::json att = nlohmann::json::array();
   for (const auto& a : c.att) att.push_back({{"dispatch_id", a.dispatch_id}, {"kernel", a.kernel}, {"deep", analysis::to_json(a.deep)}});
   nlohmann::json file_totals = nlohmann::json::array();
@@ -332,8 +332,8 @@ nlohmann::json to_json(const CounterCollection& c) {
           {"databases", c.databases},
           {"wall_ms", c.wall_ns / 1e6},
           {"baseline_wall_ms", c.baseline_wall_ns / 1e6},
-          {"ms_per_instance", opt(c.ms_per_instance())},
-          {"extra_ms_per_instance", opt(c.extra_ms_per_instance())},
+          {"ms_per_instance", json_or_null(c.ms_per_instance())},
+          {"extra_ms_per_instance", json_or_null(c.extra_ms_per_instance())},
           {"warnings", c.warnings},
           {"att", att},
           {"att_diagnosis", c.att_diagnosis.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.att_diagnosis)},

@@ -96,7 +96,7 @@ int run_multi_rank(const AnalyzeArgs& a, const CLI::App& cmd) {
   return 0;
 }
 
-int run(const AnalyzeArgs& a, const CLI::App& cmd) {
+int run_analyze_command(const AnalyzeArgs& a, const CLI::App& cmd) {
   set_log_level(a.flags.common);
   const std::optional<std::string> directory = first_directory(a.databases);
   if (directory && !a.ranks && !a.rank_summary && !a.merge_summaries)
@@ -165,7 +165,7 @@ Action register_analyze(CLI::App& app) {
                 "database a second time)");
   cmd->add_flag("--no-clock-alignment", args->no_clock_alignment,
                 "across ranks: report the estimated per-node clock offsets but do not apply them");
-  return [cmd, args]() -> int { return cmd->parsed() ? run(*args, *cmd) : -1; };
+  return [cmd, args]() -> int { return cmd->parsed() ? run_analyze_command(*args, *cmd) : -1; };
 }
 
 }  // namespace rpl::cli

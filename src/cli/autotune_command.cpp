@@ -129,7 +129,7 @@ int run_simulation(const AutotuneArgs& a) {
   return 0;
 }
 
-int run(const AutotuneArgs& a) {
+int run_autotune_command(const AutotuneArgs& a) {
   set_log_level(a.common);
   if (a.simulate) return run_simulation(a);
   if (a.space_file.empty()) throw Error(ExitCode::Usage, "--space FILE is required (or --simulate CACHE)");
@@ -217,7 +217,7 @@ Action register_autotune(CLI::App& app) {
                                        "verbose logs on stderr"});
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
-    return run(*args);
+    return run_autotune_command(*args);
   };
 }
 

@@ -27,7 +27,7 @@ struct CaptureArgs {
   uint64_t max_kernels = 0;
 };
 
-int run(const CaptureArgs& a) {
+int run_capture_command(const CaptureArgs& a) {
   set_log_level(a.common);
   app::CaptureOptions o;
   o.argv = a.command;
@@ -96,7 +96,7 @@ Action register_capture(CLI::App& app) {
                                        "no progress messages on stderr", "verbose capture-library logs on stderr"});
   cmd->add_option("--timeout", args->timeout_s, "seconds before the application is killed (0: none)");
   cmd->positionals_at_end();
-  return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };
+  return [cmd, args]() -> int { return cmd->parsed() ? run_capture_command(*args) : -1; };
 }
 
 }  // namespace rpl::cli

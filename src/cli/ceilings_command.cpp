@@ -22,7 +22,7 @@ struct CeilingsArgs {
   CommonOptions common;
 };
 
-int run(const CeilingsArgs& a) {
+int run_ceilings_command(const CeilingsArgs& a) {
   set_log_level(a.common);
   app::CeilingsResult r = app::measure_ceilings(a.options);
   app::write_empirical_ceilings(a.output, r.ceilings);
@@ -52,7 +52,7 @@ Action register_ceilings(CLI::App& app) {
       ->capture_default_str()
       ->check(positive_count());
   cmd->add_option("--bench", args->options.bench, "the benchmark program (default: rpl_ceilings_bench next to rocm-perf)");
-  return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };
+  return [cmd, args]() -> int { return cmd->parsed() ? run_ceilings_command(*args) : -1; };
 }
 
 }  // namespace rpl::cli

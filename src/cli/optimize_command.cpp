@@ -69,7 +69,7 @@ std::vector<std::string> split_words(const std::string& s) {
   return out;
 }
 
-int run(OptimizeArgs& a) {
+int run_optimize_command(OptimizeArgs& a) {
   set_log_level(a.common);
   auto& o = a.options;
   if (a.command.empty()) throw Error(ExitCode::Usage, "no application given: rocm-perf optimize --source FILE -- APP [ARGS...]");
@@ -173,7 +173,7 @@ Action register_optimize(CLI::App& app) {
   add_common_flags(cmd, a->common, {"print optimize.json (schemas/optimize.schema.json) on stdout",
                                     "no progress messages on stderr", "verbose logs on stderr"});
   cmd->positionals_at_end();
-  return [cmd, a]() -> int { return cmd->parsed() ? run(*a) : -1; };
+  return [cmd, a]() -> int { return cmd->parsed() ? run_optimize_command(*a) : -1; };
 }
 #else
 Action register_optimize(CLI::App& app) {

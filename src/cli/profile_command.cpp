@@ -71,7 +71,7 @@ struct ProfileArgs {
   bool runs_given = false;
 };
 
-int run(const ProfileArgs& a) {
+int run_profile_command(const ProfileArgs& a) {
   set_log_level(a.flags.common);
   warn_about_trailing_flags(a.command);
   app::ProfileOptions o;
@@ -201,7 +201,7 @@ Action register_profile(CLI::App& app) {
                 "into DIR/ranks/rank-<R>/ with the preset's trace settings, device samples and counter passes, no "
                 "analysis; --runs N, --pc-sampling and AMD --deep exit 17; the application's exit status is returned");
   cmd->positionals_at_end();
-  return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };
+  return [cmd, args]() -> int { return cmd->parsed() ? run_profile_command(*args) : -1; };
 }
 
 }  // namespace rpl::cli

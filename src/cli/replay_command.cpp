@@ -20,7 +20,7 @@ struct ReplayArgs {
   CommonOptions common;
 };
 
-int run(const ReplayArgs& a) {
+int run_replay_command(const ReplayArgs& a) {
   set_log_level(a.common);
   app::ReplayOutcome out = app::run_replay(a.options);
   if (a.common.json) fmt::print("{}\n", out.document.dump(1));
@@ -76,7 +76,7 @@ Action register_replay(CLI::App& app) {
     if (check->parsed()) args->options.mode = capture::ReplayMode::ReserveCheck;
     else if (full->parsed()) args->options.mode = capture::ReplayMode::FullVm;
     else return -1;
-    return run(*args);
+    return run_replay_command(*args);
   };
 }
 

@@ -19,7 +19,7 @@ struct ResourcesArgs {
   CommonOptions common;
 };
 
-int run(const ResourcesArgs& a) {
+int run_resources_command(const ResourcesArgs& a) {
   set_log_level(a.common);
   auto reports = app::run_resources(a.options);
   if (a.common.json)
@@ -43,7 +43,7 @@ Action register_resources(CLI::App& app) {
   cmd->add_option("--kernel", args->options.kernel_filter, "REGEX: only matching kernels");
   add_common_flags(cmd, args->common, {"print a versioned JSON document (schemas/resources.schema.json)",
                                        "warnings only on stderr", "verbose logs on stderr"});
-  return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };
+  return [cmd, args]() -> int { return cmd->parsed() ? run_resources_command(*args) : -1; };
 }
 
 }  // namespace rpl::cli

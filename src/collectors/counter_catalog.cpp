@@ -13,15 +13,10 @@
 #include "support/log.hpp"
 #include "support/process.hpp"
 #include "support/temp_file.hpp"
+#include "support/trim.hpp"
 
 namespace rpl::collectors {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
 
 std::vector<std::string_view> lines_of(std::string_view text) {
   std::vector<std::string_view> out;
@@ -34,7 +29,7 @@ std::vector<std::string_view> lines_of(std::string_view text) {
   return out;
 }
 
-std::vector<std::string> split(std::string_view s, std::string_view separators) {
+std::vector<std::string> split_any_of(std::string_view s, std::string_view separators) {
   std::vector<std::string> out;
   std::string word;
   for (char c : s) {
@@ -122,12 +117,12 @@ std::vector<DeviceCounters> parse_rocprofv3_avail(std::string_view text) {
         in_pmc = false;
       } else if (current && key == "PMC") {
         in_pmc = true;
-        for (auto& n : split(value, " \t,")) current->counters.push_back({n, "", "", "", {}});
+        for (auto& n : split_any_of(value, " \t,")) current->counters.push_back({n, "", "", "", {}});
       }
       continue;
     }
     if (current && in_pmc)
-      for (auto& n : split(line, " \t,")) current->counters.push_back({n, "", "", "", {}});
+      for (auto& n : split_any_of(line, " \t,")) current->counters.push_back({n, "", "", "", {}});
   }
   if (out.empty())
     throw Error(ExitCode::ProfilerFailed, "rocprofv3-avail printed no GPU agent (expected 'GPU : N', 'Name : gfx...', "
@@ -157,7 +152,7 @@ DeviceCounters parse_cupti_metric_list(std::string_view text) {
       d.chip = f[1];
       identified = true;
     } else if (f[0] == "metric" && f.size() >= 7) {
-      d.counters.push_back({f[1], f[2], f[4], f[6], split(f[5], ",")});
+      d.counters.push_back({f[1], f[2], f[4], f[6], split_any_of(f[5], ",")});
     }
   }
   if (!identified) throw Error(ExitCode::ProfilerFailed, "rpl_cupti_metrics printed no device line");

@@ -16,10 +16,6 @@ using collectors::CodeObjectFacts;
 using collectors::KernelAbi;
 using nlohmann::json;
 
-StaticVerdict fail(const std::string& gate, std::string reason, json evidence) {
-  return {false, gate, std::move(reason), std::move(evidence)};
-}
-
 json describe_abi(const KernelAbi& k) {
   json params = json::array();
   for (const auto& p : k.params)
@@ -77,7 +73,7 @@ StaticVerdict check_binary_gates(const CodeObjectFacts& original, const CodeObje
   // signature: the exported functions, then each kernel's ABI
   auto gone = missing_from(original.functions, candidate.functions), added = missing_from(candidate.functions, original.functions);
   if (!gone.empty() || !added.empty())
-    return fail("binary_signature",
+    return StaticVerdict::failed("binary_signature",
                 fmt::format("the code object exports other functions: {}{}{}",
                             gone.empty() ? "" : fmt::format("missing {}", fmt::join(gone, ", ")),
                             !gone.empty() && !added.empty() ? "; " : "",
@@ -86,15 +82,15 @@ StaticVerdict check_binary_gates(const CodeObjectFacts& original, const CodeObje
   for (const auto& a : original.kernels) {
     auto it = std::find_if(candidate.kernels.begin(), candidate.kernels.end(), [&](const KernelAbi& b) { return b.symbol == a.symbol; });
     if (it == candidate.kernels.end())
-      return fail("binary_signature", fmt::format("kernel {} is not in the candidate's code object (its mangled name, so its "
+      return StaticVerdict::failed("binary_signature", fmt::format("kernel {} is not in the candidate's code object (its mangled name, so its "
                                                   "parameter types or template arguments, changed)", a.symbol),
                   {{"original", describe_abi(a)}});
     const KernelAbi& b = *it;
     json ev = {{"original", describe_abi(a)}, {"candidate", describe_abi(b)}};
     if (a.params != b.params || a.param_block_size != b.param_block_size)
-      return fail("binary_signature", fmt::format("kernel {}: the parameter block changed (offsets, sizes or alignment)", a.symbol), ev);
+      return StaticVerdict::failed("binary_signature", fmt::format("kernel {}: the parameter block changed (offsets, sizes or alignment)", a.symbol), ev);
     if (a.bounds != b.bounds)
-      return fail("binary_signature", fmt::format("kernel {}: launch bounds changed: [{}] -> [{}]", a.symbol, fmt::join(a.bounds, ", "),
+      return StaticVerdict::failed("binary_signature", fmt::format("kernel {}: launch bounds changed: [{}] -> [{}]", a.symbol, fmt::join(a.bounds, ", "),
                                                   fmt::join(b.bounds, ", ")), ev);
   }
   // structure: lasting device data, external calls, instruction-level findings per function
@@ -106,10 +102,10 @@ StaticVerdict check_binary_gates(const CodeObjectFacts& original, const CodeObje
                      return t;
                    }), fresh_data.end());
   if (const auto& fresh = fresh_data; !fresh.empty())
-    return fail("binary_structure", fmt::format("the code object has new device data that outlives a launch: {}", fmt::join(fresh, ", ")),
+    return StaticVerdict::failed("binary_structure", fmt::format("the code object has new device data that outlives a launch: {}", fmt::join(fresh, ", ")),
                 {{"new_data_symbols", fresh}});
   if (auto fresh = missing_from(candidate.externs, original.externs); !fresh.empty())
-    return fail("binary_structure", fmt::format("the code object calls new external functions: {}", fmt::join(fresh, ", ")),
+    return StaticVerdict::failed("binary_structure", fmt::format("the code object calls new external functions: {}", fmt::join(fresh, ", ")),
                 {{"new_externs", fresh}, {"prints", std::find(fresh.begin(), fresh.end(), "vprintf") != fresh.end()}});
   std::map<std::tuple<std::string, std::string, std::string>, int> before, after;
   for (const auto& f : original.findings) ++before[{f.function, f.rule, f.source}];
@@ -122,7 +118,7 @@ StaticVerdict check_binary_gates(const CodeObjectFacts& original, const CodeObje
     json lines = json::array();
     for (const auto& f : candidate.findings)
       if (f.function == function && f.rule == rule && f.source == source) lines.push_back(f.evidence);
-    return fail("binary_structure", fmt::format("{} {} in the compiled code ({}: {} occurrence(s), the original {})", function,
+    return StaticVerdict::failed("binary_structure", fmt::format("{} {} in the compiled code ({}: {} occurrence(s), the original {})", function,
                                                 rule_words(rule), source, n, was),
                 {{"function", function}, {"rule", rule}, {"source", source}, {"candidate_count", n}, {"original_count", was},
                  {"instructions", lines}});

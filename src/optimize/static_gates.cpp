@@ -16,10 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-StaticVerdict fail(const std::string& gate, std::string reason, json evidence = json::object()) {
-  return {false, gate, std::move(reason), std::move(evidence)};
-}
-
 json describe(const KernelInfo& k) {
   json params = json::array();
   for (const auto& p : k.params) params.push_back({{"name", p.name}, {"type", p.type}, {"canonical_type", p.canonical_type}});
@@ -30,25 +26,25 @@ json describe(const KernelInfo& k) {
 std::optional<StaticVerdict> compare_signature(const KernelInfo& a, const KernelInfo& b) {
   json ev = {{"original", describe(a)}, {"candidate", describe(b)}};
   if (a.qualified_name != b.qualified_name)
-    return fail("signature", fmt::format("the kernel's scope changed ({} -> {})", a.qualified_name, b.qualified_name), ev);
+    return StaticVerdict::failed("signature", fmt::format("the kernel's scope changed ({} -> {})", a.qualified_name, b.qualified_name), ev);
   if (a.params.size() != b.params.size())
-    return fail("signature", fmt::format("the kernel takes {} parameters; the candidate's takes {}", a.params.size(), b.params.size()), ev);
+    return StaticVerdict::failed("signature", fmt::format("the kernel takes {} parameters; the candidate's takes {}", a.params.size(), b.params.size()), ev);
   for (std::size_t i = 0; i < a.params.size(); ++i) {
     const auto& p = a.params[i];
     const auto& q = b.params[i];
     if (p.type != q.type || p.canonical_type != q.canonical_type)
-      return fail("signature", fmt::format("parameter {} ({}) changed type: '{}' -> '{}'", i + 1, p.name, p.type, q.type), ev);
+      return StaticVerdict::failed("signature", fmt::format("parameter {} ({}) changed type: '{}' -> '{}'", i + 1, p.name, p.type, q.type), ev);
   }
   if (a.template_params != b.template_params)
-    return fail("signature", fmt::format("template parameters changed: <{}> -> <{}>", fmt::join(a.template_params, ", "),
+    return StaticVerdict::failed("signature", fmt::format("template parameters changed: <{}> -> <{}>", fmt::join(a.template_params, ", "),
                                          fmt::join(b.template_params, ", ")), ev);
   if (a.return_type != b.return_type)
-    return fail("signature", fmt::format("return type changed: {} -> {}", a.return_type, b.return_type), ev);
+    return StaticVerdict::failed("signature", fmt::format("return type changed: {} -> {}", a.return_type, b.return_type), ev);
   auto sa = a.attributes, sb = b.attributes;
   std::sort(sa.begin(), sa.end());
   std::sort(sb.begin(), sb.end());
   if (sa != sb)
-    return fail("signature", fmt::format("attributes changed (launch bounds, linkage, storage): [{}] -> [{}]", fmt::join(sa, ", "),
+    return StaticVerdict::failed("signature", fmt::format("attributes changed (launch bounds, linkage, storage): [{}] -> [{}]", fmt::join(sa, ", "),
                                          fmt::join(sb, ", ")), ev);
   return std::nullopt;
 }
@@ -87,7 +83,7 @@ std::optional<StaticVerdict> check_new_atomics(const KernelInfo& a, const Kernel
                    std::binary_search(a.written_params.begin(), a.written_params.end(), u.target);
     if (u.target_kind == "shared" || u.target_kind == "local" || written) continue;
     std::string what = u.target.empty() ? "memory the parser cannot place" : fmt::format("{} '{}'", u.target_kind, u.target);
-    return fail("structure",
+    return StaticVerdict::failed("structure",
                 fmt::format("the candidate adds an atomic operation ({}, line {}) on {}, which the original does not write",
                             u.function, u.line, what),
                 {{"function", u.function}, {"target", u.target}, {"target_kind", u.target_kind}, {"line", u.line},
@@ -165,9 +161,9 @@ std::map<std::string, int> kernel_identifiers(const std::string& text, const Ker
 
 StaticVerdict check_static_gates(const SourceModel& original, const SourceModel& candidate, const std::string& kernel) {
   const KernelInfo* a = original.find(kernel);
-  if (!a) return fail("signature", fmt::format("kernel {} is not in the original source", kernel));
+  if (!a) return StaticVerdict::failed("signature", fmt::format("kernel {} is not in the original source", kernel));
   const KernelInfo* b = candidate.find(kernel);
-  if (!b) return fail("signature", fmt::format("the candidate has no kernel named {} (or it no longer parses as one)", kernel),
+  if (!b) return StaticVerdict::failed("signature", fmt::format("the candidate has no kernel named {} (or it no longer parses as one)", kernel),
                       {{"candidate_errors", candidate.errors}});
   // The compiler is the parser of record: our parse failing (stub headers, or clang 15 meeting a newer toolkit)
   // is never a reason to reject. The AST-level checks (signature as written, atomics) then stand aside and the
@@ -188,13 +184,13 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
     if (std::find(original.device_globals.begin(), original.device_globals.end(), g) == original.device_globals.end())
       new_globals.push_back(g);
   if (!new_globals.empty())
-    return fail("structure", fmt::format("new device variable(s) that outlive a launch: {}", fmt::join(new_globals, ", ")),
+    return StaticVerdict::failed("structure", fmt::format("new device variable(s) that outlive a launch: {}", fmt::join(new_globals, ", ")),
                 {{"new_device_globals", new_globals}});
 
   std::string out_a = without_toolkit_includes(text_outside(original.text, *a)),
               out_b = without_toolkit_includes(text_outside(candidate.text, *b));
   if (out_a != out_b)
-    return fail("signature", "the candidate changes code outside the kernel (other functions, globals, macros, host code or "
+    return StaticVerdict::failed("signature", "the candidate changes code outside the kernel (other functions, globals, macros, host code or "
                              "launches must stay as they are)", first_difference(out_a, out_b));
 
   auto ia = kernel_identifiers(original.text, *a), ib = kernel_identifiers(candidate.text, *b);
@@ -206,20 +202,20 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
   std::string kernel_text_a = original.text.substr(a->decl_begin, a->decl_end - a->decl_begin);
   for (const auto& [id, n] : ib) {
     if (timer_identifiers().count(id) && n > count(ia, id))
-      return fail("structure", fmt::format("the candidate reads a clock or timer ({})", id), {{"identifier", id}});
+      return StaticVerdict::failed("structure", fmt::format("the candidate reads a clock or timer ({})", id), {{"identifier", id}});
     if (print_identifiers().count(id) && n > count(ia, id))
-      return fail("structure", fmt::format("the candidate prints or traps ({})", id), {{"identifier", id}});
+      return StaticVerdict::failed("structure", fmt::format("the candidate prints or traps ({})", id), {{"identifier", id}});
     if ((id == "asm" || id == "__asm__" || id == "__asm") && n > count(ia, id))
-      return fail("structure", "the candidate adds inline assembly the original did not have", {{"identifier", id}});
+      return StaticVerdict::failed("structure", "the candidate adds inline assembly the original did not have", {{"identifier", id}});
     if (id == "static" && n > count(ia, id))
-      return fail("structure", "the candidate adds a static variable (state that outlives a launch)", {{"identifier", id}});
+      return StaticVerdict::failed("structure", "the candidate adds a static variable (state that outlives a launch)", {{"identifier", id}});
   }
   if (parsed)
     if (auto v = check_new_atomics(*a, *b)) return *v;
   for (const char* needle : {"globaltimer", "clock"})
     if (kernel_text_b.find(std::string("%") + needle) != std::string::npos &&
         kernel_text_a.find(std::string("%") + needle) == std::string::npos)
-      return fail("structure", fmt::format("the candidate reads the %{} register", needle));
+      return StaticVerdict::failed("structure", fmt::format("the candidate reads the %{} register", needle));
   if (!parsed)
     return {true, "structure", "text outside the kernel and kernel tokens unchanged; the parser could not read the kernel, so "
                                "its signature is judged on the code object", deferred};

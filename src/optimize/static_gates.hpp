@@ -13,6 +13,7 @@
 // each adversarial change is reported by the rule it breaks.
 #include <map>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,10 @@ struct StaticVerdict {
   std::string gate;     // "signature" or "structure" (the gate that failed; "structure" when all passed)
   std::string reason;
   nlohmann::json evidence = nlohmann::json::object();
+
+  static StaticVerdict failed(std::string gate, std::string reason, nlohmann::json evidence = nlohmann::json::object()) {
+    return {false, std::move(gate), std::move(reason), std::move(evidence)};
+  }
 };
 
 StaticVerdict check_static_gates(const SourceModel& original, const SourceModel& candidate, const std::string& kernel);

@@ -23,7 +23,7 @@ nlohmann::json api_stats_json(const analysis::ApiStatsResult& s) {
 }
 
 namespace {
-std::string us(double ns) { return fmt::format("{:.2f}", ns / 1e3); }
+std::string us_number(double ns) { return fmt::format("{:.2f}", ns / 1e3); }
 
 template <typename... Args>
 void line(std::string& out, fmt::format_string<Args...> f, Args&&... args) {
@@ -43,8 +43,8 @@ std::string api_stats_terminal(const analysis::ApiStatsResult& s, std::size_t to
                                {"min", {}, 5},   {"max", {}, 4},   {"%", {}, 0},    {"domain", {}, 6, true}};
   for (std::size_t i = 0; i < s.calls.size() && i < top; ++i) {
     const auto& a = s.calls[i];
-    const std::string cells[] = {std::to_string(a.count), us(a.total_ns), us(a.mean_ns), us(a.p50_ns), us(a.p99_ns),
-                                 us(a.min_ns),            us(a.max_ns),   fmt::format("{:.1f}%", a.percent),
+    const std::string cells[] = {std::to_string(a.count), us_number(a.total_ns), us_number(a.mean_ns), us_number(a.p50_ns), us_number(a.p99_ns),
+                                 us_number(a.min_ns),            us_number(a.max_ns),   fmt::format("{:.1f}%", a.percent),
                                  one_line(a.category)};
     for (std::size_t col = 0; col < c.size(); ++col) c[col].cells.push_back(cells[col]);
   }

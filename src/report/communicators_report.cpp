@@ -5,13 +5,13 @@
 
 #include "report/html_util.hpp"
 #include "report/multi_rank_report.hpp"
+#include "report/units.hpp"
 
 namespace rpl::report {
 namespace {
 using nlohmann::json;
 using namespace rpl::analysis;
 
-double ms(TimeNs ns) { return static_cast<double>(ns) / 1e6; }
 
 std::string ranks_text(const std::vector<int64_t>& ranks) {
   std::vector<std::string> v;
@@ -39,8 +39,8 @@ json communicators_json(const MultiRankResult& r) {
                      {"bytes_min", o.bytes_min},
                      {"bytes_max", o.bytes_max},
                      {"bytes_total", o.bytes_total},
-                     {"real_ms", ms(o.real_ns)},
-                     {"wait_ms", ms(o.wait_ns)},
+                     {"real_ms", to_ms(o.real_ns)},
+                     {"wait_ms", to_ms(o.wait_ns)},
                      {"bus_factor", o.bus_factor},
                      {"algbw_gb_per_s", o.algbw_gb_per_s},
                      {"busbw_gb_per_s", o.busbw_gb_per_s},
@@ -50,13 +50,13 @@ json communicators_json(const MultiRankResult& r) {
                    {"size", c.size},
                    {"ranks", c.ranks},
                    {"instances", c.instances},
-                   {"wait_ms", ms(c.wait_ns)},
-                   {"real_ms", ms(c.real_ns)},
+                   {"wait_ms", to_ms(c.wait_ns)},
+                   {"real_ms", to_ms(c.real_ns)},
                    {"link_kind", c.link_kind},
                    {"link_peak_gb_per_s", c.link_peak_gb_per_s},
                    {"operations", std::move(ops)},
                    {"straggler", c.straggler},
-                   {"straggler_imposed_wait_ms", ms(c.straggler_imposed_ns)},
+                   {"straggler_imposed_wait_ms", to_ms(c.straggler_imposed_ns)},
                    {"findings", c.findings}});
   }
   return out;
@@ -68,7 +68,7 @@ std::string communicators_terminal(const MultiRankResult& r) {
                                 r.matching == "communicator" ? "per communicator" : "per communicator where recorded");
   for (const auto& c : r.communicators) {
     out += fmt::format("  {}  ranks {:<12} {} of {} traced, {}, wait {:.3f} ms{}\n", c.id, ranks_text(c.ranks),
-                       c.ranks.size(), c.size, peak_text(c), ms(c.wait_ns),
+                       c.ranks.size(), c.size, peak_text(c), to_ms(c.wait_ns),
                        c.straggler >= 0 ? fmt::format(", straggler rank {}", c.straggler) : "");
     for (const auto& o : c.operations)
       out += fmt::format("    {:<14} x{:<6} {:>12} B/call {:<5} {:<6} {:<6} algbw {:>7.1f}  busbw {:>7.1f} GB/s "
@@ -99,7 +99,7 @@ std::string communicators_html(const MultiRankResult& r) {
                        html::escape(c.id), ranks_text(c.ranks), html::escape(peak_text(c)), html::escape(o.operation),
                        o.instances, o.bytes_max, html::escape(o.algorithm), html::escape(o.protocol), o.algbw_gb_per_s,
                        o.busbw_gb_per_s, o.link_share > 0 ? fmt::format("{:.0f}%", 100 * o.link_share) : "-",
-                       ms(o.wait_ns), c.straggler >= 0 ? std::to_string(c.straggler) : "-");
+                       to_ms(o.wait_ns), c.straggler >= 0 ? std::to_string(c.straggler) : "-");
   h += "</tbody></table>\n";
   for (const auto& c : r.communicators)
     for (const auto& f : c.findings) h += fmt::format("<p class=\"warn\">{}</p>\n", html::escape(f));

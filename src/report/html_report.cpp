@@ -181,7 +181,7 @@ void summary_cards(std::string& out, const app::AnalyzeResults& r) {
         dag.edges.inferred);
 }
 
-void kernels_table(std::string& out, const app::AnalyzeResults& r, std::size_t top) {
+void html_kernels_table(std::string& out, const app::AnalyzeResults& r, std::size_t top) {
   std::unordered_map<std::string_view, const analysis::SymbolContribution*> on_path;
   for (const auto& c : r.dag.contributions) on_path.emplace(c.name, &c);
   out += "<h2>Top kernels by GPU time</h2>\n<table id=\"top-kernels\"><thead><tr><th>#</th><th class=\"name\">kernel</th>"
@@ -326,7 +326,7 @@ std::string render_html_report(const app::AnalyzeResults& r, const RooflineView*
   out += "<h2>Timeline</h2>\n";
   out += html::timeline_section(r, options);
 
-  kernels_table(out, r, options.top);
+  html_kernels_table(out, r, options.top);
   critical_path_table(out, r, options.top);
   what_if_table(out, r);
   if (r.api_stats) out += api_stats_html(*r.api_stats, options.top);

@@ -4,16 +4,12 @@
 #include <fmt/format.h>
 
 #include "report/analyze_report.hpp"
+#include "report/units.hpp"
 
 namespace rpl::report {
 namespace {
 
 uint32_t blocks(uint32_t grid, uint32_t block) { return block ? (grid + block - 1) / block : grid; }
-
-std::string bytes(uint32_t b) {
-  if (b >= 1024) return fmt::format("{:.1f} KiB", b / 1024.0);
-  return fmt::format("{} B", b);
-}
 
 }  // namespace
 
@@ -36,9 +32,9 @@ std::string shape_text(const analysis::LaunchShape& s, bool nvidia) {
   if (nvidia)
     return fmt::format("grid {}x{}x{} blocks of {}x{}x{} threads, {} shared memory", blocks(s.grid[0], s.block[0]),
                        blocks(s.grid[1], s.block[1]), blocks(s.grid[2], s.block[2]), s.block[0], s.block[1],
-                       s.block[2], bytes(s.lds_bytes));
+                       s.block[2], small_bytes_text(s.lds_bytes));
   return fmt::format("grid {}x{}x{} work-items in workgroups of {}x{}x{}, {} LDS", s.grid[0], s.grid[1], s.grid[2],
-                     s.block[0], s.block[1], s.block[2], bytes(s.lds_bytes));
+                     s.block[0], s.block[1], s.block[2], small_bytes_text(s.lds_bytes));
 }
 
 }  // namespace rpl::report

@@ -13,6 +13,7 @@
 #include "support/terminal_text.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
+#include "report/units.hpp"
 
 namespace rpl::report {
 namespace {
@@ -20,7 +21,6 @@ using nlohmann::json;
 using namespace rpl::analysis;
 using html::escape;
 
-double ms(TimeNs ns) { return static_cast<double>(ns) / 1e6; }
 
 }  // namespace
 
@@ -41,15 +41,15 @@ json multi_rank_document(const MultiRankResult& r) {
                      {"source_file", k.source_file},
                      {"start_ns", k.start_ns},
                      {"end_ns", k.end_ns},
-                     {"span_ms", ms(span)},
-                     {"compute_ms", ms(k.compute_ns)},
-                     {"communication_ms", ms(k.communication_ns)},
-                     {"overlap_ms", ms(k.overlap_ns)},
-                     {"kernel_time_ms", ms(k.kernel_time_ns)},
-                     {"collective_wait_ms", ms(k.collective_wait_ns)},
+                     {"span_ms", to_ms(span)},
+                     {"compute_ms", to_ms(k.compute_ns)},
+                     {"communication_ms", to_ms(k.communication_ns)},
+                     {"overlap_ms", to_ms(k.overlap_ns)},
+                     {"kernel_time_ms", to_ms(k.kernel_time_ns)},
+                     {"collective_wait_ms", to_ms(k.collective_wait_ns)},
                      {"last_arrivals", k.last_arrivals},
-                     {"imposed_wait_ms", ms(k.imposed_wait_ns)},
-                     {"critical_path_ms", ms(k.critical_path_ns)},
+                     {"imposed_wait_ms", to_ms(k.imposed_wait_ns)},
+                     {"critical_path_ms", to_ms(k.critical_path_ns)},
                      {"dispatches", k.dispatches},
                      {"collective_kernels", k.collective_kernels},
                      {"peer_copies", k.peer_copies},
@@ -79,25 +79,25 @@ json multi_rank_document(const MultiRankResult& r) {
                      {"protocol", c.info.protocol},
                      {"instances", c.instances},
                      {"ranks", c.ranks},
-                     {"total_wait_ms", ms(c.total_wait_ns)},
-                     {"max_wait_ms", ms(c.max_wait_ns)},
-                     {"real_ms", ms(c.real_ns)},
+                     {"total_wait_ms", to_ms(c.total_wait_ns)},
+                     {"max_wait_ms", to_ms(c.max_wait_ns)},
+                     {"real_ms", to_ms(c.real_ns)},
                      {"counts_differ", c.counts_differ}});
   j["collectives"] = std::move(colls);
   json st = json::array();
   for (const auto& s : r.stragglers)
     st.push_back({{"rank", s.rank},
-                  {"imposed_wait_ms", ms(s.imposed_wait_ns)},
+                  {"imposed_wait_ms", to_ms(s.imposed_wait_ns)},
                   {"share", s.share},
                   {"last_arrivals", s.last_arrivals},
                   {"instances", s.instances},
                   {"collective", s.collective},
                   {"communicator", s.communicator},
                   {"worst_instance", s.worst_sequence},
-                  {"worst_wait_ms", ms(s.worst_wait_ns)},
-                  {"own_gap_ms", ms(s.own_gap_ns)},
-                  {"peers_gap_ms", ms(s.peers_gap_ns)},
-                  {"own_busy_ms", ms(s.own_busy_ns)},
+                  {"worst_wait_ms", to_ms(s.worst_wait_ns)},
+                  {"own_gap_ms", to_ms(s.own_gap_ns)},
+                  {"peers_gap_ms", to_ms(s.peers_gap_ns)},
+                  {"own_busy_ms", to_ms(s.own_busy_ns)},
                   {"top_kernel", s.top_kernel},
                   {"evidence", s.evidence}});
   j["stragglers"] = std::move(st);
@@ -107,16 +107,16 @@ json multi_rank_document(const MultiRankResult& r) {
     steps.push_back({{"rank", s.rank},
                      {"before", s.before},
                      {"instance", s.sequence},
-                     {"work_ms", ms(s.work_ns)},
+                     {"work_ms", to_ms(s.work_ns)},
                      {"top_kernel", s.top_kernel}});
   json hot = json::array();
-  for (const auto& h : p.hotspots) hot.push_back({{"rank", h.rank}, {"kernel", h.kernel}, {"ms", ms(h.ns)}});
-  j["critical_path"] = {{"modeled_ms", ms(p.modeled_ns)}, {"measured_ms", ms(p.measured_ns)},
+  for (const auto& h : p.hotspots) hot.push_back({{"rank", h.rank}, {"kernel", h.kernel}, {"ms", to_ms(h.ns)}});
+  j["critical_path"] = {{"modeled_ms", to_ms(p.modeled_ns)}, {"measured_ms", to_ms(p.measured_ns)},
                         {"joins", p.joins},          {"steps_total", p.steps_total},
                         {"steps", std::move(steps)}, {"hotspots", std::move(hot)}};
   json wi = json::array();
   for (const auto& w : r.what_if)
-    wi.push_back({{"spec", w.spec}, {"baseline_ms", ms(w.baseline_ns)}, {"predicted_ms", ms(w.predicted_ns)},
+    wi.push_back({{"spec", w.spec}, {"baseline_ms", to_ms(w.baseline_ns)}, {"predicted_ms", to_ms(w.predicted_ns)},
                   {"speedup", w.speedup}});
   j["what_if"] = std::move(wi);
   j["matching"] = r.matching;
@@ -140,10 +140,10 @@ std::string multi_rank_terminal(const MultiRankResult& r, std::size_t width) {
                                {"comm", {}, 2},    {"overlap", {}, 5},    {"wait ms", {}, 0}, {"crit. ms", {}, 1}};
   for (const auto& k : r.ranks) {
     const std::string cells[] = {std::to_string(k.rank), one_line(k.host.substr(0, 16)),
-                                 fmt::format("{:.3f}", ms(k.end_ns - k.start_ns)), fmt::format("{:.3f}", ms(k.compute_ns)),
-                                 fmt::format("{:.3f}", ms(k.communication_ns)), fmt::format("{:.3f}", ms(k.overlap_ns)),
-                                 fmt::format("{:.3f}", ms(k.collective_wait_ns)),
-                                 fmt::format("{:.3f}", ms(k.critical_path_ns))};
+                                 fmt::format("{:.3f}", to_ms(k.end_ns - k.start_ns)), fmt::format("{:.3f}", to_ms(k.compute_ns)),
+                                 fmt::format("{:.3f}", to_ms(k.communication_ns)), fmt::format("{:.3f}", to_ms(k.overlap_ns)),
+                                 fmt::format("{:.3f}", to_ms(k.collective_wait_ns)),
+                                 fmt::format("{:.3f}", to_ms(k.critical_path_ns))};
     for (std::size_t col = 0; col < c.size(); ++col) c[col].cells.push_back(cells[col]);
   }
   TextTable table(std::move(c), "timeline", 0);
@@ -176,7 +176,7 @@ std::string multi_rank_terminal(const MultiRankResult& r, std::size_t width) {
     if (++shown > 10) break;
     out += wrap_text(fmt::format("{}: x{} on {} ranks, wait {:.3f} ms (max {:.3f}), real {:.3f} ms",
                                  shorten_middle(one_line(c.key), std::max<std::size_t>(width, 40) - 36), c.instances,
-                                 c.ranks, ms(c.total_wait_ns), ms(c.max_wait_ns), ms(c.real_ns)),
+                                 c.ranks, to_ms(c.total_wait_ns), to_ms(c.max_wait_ns), to_ms(c.real_ns)),
                      width, 2, 6);
   }
   out += communicators_terminal(r);
@@ -189,15 +189,15 @@ std::string multi_rank_terminal(const MultiRankResult& r, std::size_t width) {
   const CrossRankPath& p = r.critical_path;
   out += "\n" + wrap_text(fmt::format("Critical path across ranks: {:.3f} ms modelled ({:.3f} ms measured), {} "
                                       "collective joins",
-                                      ms(p.modeled_ns), ms(p.measured_ns), p.joins),
+                                      to_ms(p.modeled_ns), to_ms(p.measured_ns), p.joins),
                           width, 0, 2);
   for (const auto& h : p.hotspots)
-    out += fmt::format("  rank {:<4} {:>10.3f} ms  {}\n", h.rank, ms(h.ns),
+    out += fmt::format("  rank {:<4} {:>10.3f} ms  {}\n", h.rank, to_ms(h.ns),
                        h.kernel.empty() ? std::string("(no kernel: host or idle)")
                                         : shorten_middle(one_line(h.kernel), std::max<std::size_t>(width, 40) - 28));
   for (const auto& w : r.what_if)
-    out += wrap_text(fmt::format("What-if {}: {:.3f} ms -> {:.3f} ms ({:.2f}x)", one_line(w.spec), ms(w.baseline_ns),
-                                 ms(w.predicted_ns), w.speedup),
+    out += wrap_text(fmt::format("What-if {}: {:.3f} ms -> {:.3f} ms ({:.2f}x)", one_line(w.spec), to_ms(w.baseline_ns),
+                                 to_ms(w.predicted_ns), w.speedup),
                      width, 0, 2);
   out += multi_rank_summaries_terminal(r, width);
   for (const auto& w : r.warnings) out += wrap_text("warning: " + one_line(w), width, 0, 2);

@@ -15,7 +15,6 @@ namespace {
 using analysis::NodeKind;
 using analysis::NodeRef;
 
-constexpr int32_t kNotOnPath = -1;
 
 // `ns` as microseconds with exactly 3 decimals: 1234567 -> 1234.567, -5 -> -0.005.
 void append_us(fmt::memory_buffer& buf, int64_t ns) {

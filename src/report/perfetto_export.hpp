@@ -14,6 +14,7 @@
 // keep the numbers small enough that a double-based JSON reader loses nothing.
 //
 // Output is streamed (JsonStream): memory is a few arrays of 4 bytes per node, whatever the trace size.
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -21,6 +22,9 @@
 #include "report/json_stream.hpp"
 
 namespace rpl::report {
+
+// The critical-path position of a dispatch or copy that is not on the path.
+inline constexpr int32_t kNotOnPath = -1;
 
 struct PerfettoOptions {
   bool flows = true;                // arrows for the recorded cross-stream dependencies

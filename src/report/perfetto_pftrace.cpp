@@ -26,7 +26,6 @@ using analysis::NodeKind;
 using analysis::NodeRef;
 
 constexpr uint32_t kSequence = 1;
-constexpr int32_t kNotOnPath = -1;
 constexpr uint64_t kCriticalPathUuid = 0x7fff'0000'0000'0000ULL;
 
 // Interned argument names, emitted with the first packet.

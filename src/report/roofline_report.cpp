@@ -1,4 +1,5 @@
 #include "report/roofline_report.hpp"
+#include "support/json_optional.hpp"
 
 #include <fmt/core.h>
 
@@ -145,14 +146,13 @@ RooflineView roofline_view(const app::AnalyzeResults& r) {
 nlohmann::json kernel_roofline_summary(const app::AnalyzeResults& r, std::size_t kernel) {
   if (kernel >= r.diagnosis.size() || r.diagnosis[kernel].roofline < 0) return nullptr;
   const auto& p = r.roofline.kernels[static_cast<std::size_t>(r.diagnosis[kernel].roofline)].point;
-  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
   const auto hbm = static_cast<std::size_t>(analysis::MemLevel::Hbm);
   return {{"status", analysis::to_string(p.status)},
           {"bound", analysis::to_string(p.bound)},
-          {"gflops", opt(p.total_gflops)},
-          {"hbm_gbps", opt(p.gbps[hbm])},
-          {"arithmetic_intensity", opt(p.intensity[hbm])},
-          {"fraction_of_roof", opt(p.fraction_of_roof)},
+          {"gflops", json_or_null(p.total_gflops)},
+          {"hbm_gbps", json_or_null(p.gbps[hbm])},
+          {"arithmetic_intensity", json_or_null(p.intensity[hbm])},
+          {"fraction_of_roof", json_or_null(p.fraction_of_roof)},
           {"above_roof", p.above_roof}};
 }
 

@@ -7,11 +7,11 @@
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
 #include "support/terminal_text.hpp"
+#include "report/units.hpp"
 
 namespace rpl::report {
 namespace {
 
-std::string us(double ns) { return ns >= 1e6 ? fmt::format("{:.2f} ms", ns / 1e6) : fmt::format("{:.1f} us", ns / 1e3); }
 
 std::string mib(uint64_t bytes) { return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1024.0 * 1024.0)); }
 
@@ -58,9 +58,9 @@ std::string summaries_terminal(const app::AnalyzeResults& r, std::size_t top, st
     for (std::size_t i = 0; i < copies.size() && i < top; ++i) {
       c[0].cells.push_back(std::to_string(copies[i].count));
       c[1].cells.push_back(mib(copies[i].bytes));
-      c[2].cells.push_back(us(static_cast<double>(copies[i].total_ns)));
+      c[2].cells.push_back(duration_text(static_cast<double>(copies[i].total_ns)));
       c[3].cells.push_back(fmt::format("{:.1f} GB/s", copies[i].gbps));
-      c[4].cells.push_back(us(static_cast<double>(copies[i].max_ns)));
+      c[4].cells.push_back(duration_text(static_cast<double>(copies[i].max_ns)));
     }
     TextTable table(std::move(c), "kind");
     const std::size_t name_width = table.fit(width, 26);
@@ -78,12 +78,12 @@ std::string summaries_terminal(const app::AnalyzeResults& r, std::size_t top, st
     for (std::size_t i = 0; i < ranges.size() && i < top; ++i) {
       const auto& s = ranges[i];
       c[0].cells.push_back(std::to_string(s.count));
-      c[1].cells.push_back(us(static_cast<double>(s.total_ns)));
-      c[2].cells.push_back(us(static_cast<double>(s.total_ns) / static_cast<double>(s.count)));
-      c[3].cells.push_back(s.gpu_kernels + s.gpu_copies ? us(static_cast<double>(s.gpu_busy_ns)) : std::string("-"));
+      c[1].cells.push_back(duration_text(static_cast<double>(s.total_ns)));
+      c[2].cells.push_back(duration_text(static_cast<double>(s.total_ns) / static_cast<double>(s.count)));
+      c[3].cells.push_back(s.gpu_kernels + s.gpu_copies ? duration_text(static_cast<double>(s.gpu_busy_ns)) : std::string("-"));
       c[4].cells.push_back(std::to_string(s.gpu_kernels));
       c[5].cells.push_back(std::to_string(s.gpu_copies));
-      c[6].cells.push_back(us(static_cast<double>(s.max_ns)));
+      c[6].cells.push_back(duration_text(static_cast<double>(s.max_ns)));
     }
     TextTable table(std::move(c), "range");
     const std::size_t name_width = table.fit(width, 26);

@@ -13,16 +13,12 @@
 #include "report/text_table.hpp"
 #include "report/vendor_terms.hpp"
 #include "support/terminal_text.hpp"
+#include "report/units.hpp"
 
 namespace rpl::report {
 namespace {
 
-std::string ms(double ns) { return fmt::format("{:.3f} ms", ns / 1e6); }
-
-std::string us(double ns) {
-  if (ns >= 1e6) return fmt::format("{:.2f} ms", ns / 1e6);
-  return fmt::format("{:.1f} us", ns / 1e3);
-}
+std::string ms_text(double ns) { return fmt::format("{:.3f} ms", ns / 1e6); }
 
 std::string percent(double fraction) { return fmt::format("{:.1f}%", 100 * fraction); }
 
@@ -51,7 +47,7 @@ std::vector<NamePair> names_in(const app::AnalyzeResults& r, const std::vector<a
 }
 
 // The top-kernels table: numbers first, the name last; the columns a narrow terminal drops go first.
-TextTable kernels_table(const app::AnalyzeResults& r, std::size_t top) {
+TextTable kernels_text_table(const app::AnalyzeResults& r, std::size_t top) {
   std::vector<TextColumn> c = {{"calls", {}, 0},  {"total", {}, 0},     {"median", {}, 1}, {"share", {}, 0},
                                {"CV", {}, 2},     {"occ", {}, 3},       {"shapes", {}, 4}, {"stability", {}, 6},
                                {"limiter", {}, 5, true}};
@@ -59,8 +55,8 @@ TextTable kernels_table(const app::AnalyzeResults& r, std::size_t top) {
     const auto& k = r.stats.kernels[i];
     const auto& occ = r.occupancy[i].top;
     const std::string cells[] = {std::to_string(k.durations.count),
-                                 us(k.durations.total_ns),
-                                 us(k.durations.median_ns),
+                                 duration_text(k.durations.total_ns),
+                                 duration_text(k.durations.median_ns),
                                  percent(k.share_of_gpu_time),
                                  fmt::format("{:.3f}", k.within_class_cv),
                                  occ ? fmt::format("{:.0f}%", occ->occupancy.theoretical * 100) : std::string("-"),
@@ -91,8 +87,8 @@ void header_section(std::string& out, const app::AnalyzeResults& r, const Report
                                  one_line(*options.kernel_filter)),
                      width, 0, 2);
   out += wrap_text(fmt::format("Runtime (sum of kernel time): {}; GPU busy: {} ({:.0f}% of {} wall in the window)",
-                               ms(t.runtime_ns), ms(t.gpu_busy_ns),
-                               t.wall_span_ns > 0 ? 100 * t.gpu_busy_ns / t.wall_span_ns : 0.0, ms(t.wall_span_ns)),
+                               ms_text(t.runtime_ns), ms_text(t.gpu_busy_ns),
+                               t.wall_span_ns > 0 ? 100 * t.gpu_busy_ns / t.wall_span_ns : 0.0, ms_text(t.wall_span_ns)),
                    width, 0, 2);
 }
 
@@ -147,7 +143,7 @@ void kernels_section(std::string& out, const app::AnalyzeResults& r, const Repor
       for (std::size_t s = 0; s < k.shapes.size() && s < kShapesShown; ++s) {
         const auto& shape = k.shapes[s];
         out += wrap_text(fmt::format("{} x {} median, CV {:.3f}: {}{}", shape.durations.count,
-                                     us(shape.durations.median_ns), shape.durations.cv, shape_text(shape, nvidia),
+                                     duration_text(shape.durations.median_ns), shape.durations.cv, shape_text(shape, nvidia),
                                      classes_text(shape)),
                          width, 8, 10);
       }
@@ -175,7 +171,7 @@ void critical_path_section(std::string& out, const app::AnalyzeResults& r, const
                                dag.joins.total() ? fmt::format("; {} sync joins", dag.joins.total()) : std::string()),
                    width, 0, 2);
   out += wrap_text(fmt::format("length {} = {} busy + {} idle; {} nodes on the path; parallelism {:.2f}x",
-                               ms(dag.critical_path_ns), ms(dag.critical_path_busy_ns), ms(dag.critical_path_idle_ns),
+                               ms_text(dag.critical_path_ns), ms_text(dag.critical_path_busy_ns), ms_text(dag.critical_path_idle_ns),
                                dag.path.size(), dag.parallelism),
                    width, 2, 4);
   // The path is measured from its first node; end to end (the what-if baseline) from the window's start.
@@ -183,12 +179,12 @@ void critical_path_section(std::string& out, const app::AnalyzeResults& r, const
   if (dag.modeled_span_ns > 0 && lead_in > 1e-3 * dag.modeled_span_ns)
     out += wrap_text(fmt::format("end to end {} = {} before the path's first node starts (nothing recorded links it "
                                  "to earlier work: the host released it) + the path's {}",
-                                 ms(dag.modeled_span_ns), ms(lead_in), ms(dag.critical_path_ns)),
+                                 ms_text(dag.modeled_span_ns), ms_text(lead_in), ms_text(dag.critical_path_ns)),
                      width, 2, 4);
   if (r.idle.idle_ns > 0) {
     out += wrap_text("idle on the path: " + idle_breakdown_text(r.idle), width, 2, 4);
     out += wrap_text(fmt::format("median gap before a node {} vs median node {}; {:.0f} launches/s on the path",
-                                 us(r.idle.median_gap_ns), us(r.idle.median_node_ns), r.idle.launches_per_second),
+                                 duration_text(r.idle.median_gap_ns), duration_text(r.idle.median_node_ns), r.idle.launches_per_second),
                      width, 2, 4);
   }
   std::vector<TextColumn> c = {{"of path", {}, 0}, {"on path", {}, 0}, {"time", {}, 0}};
@@ -196,7 +192,7 @@ void critical_path_section(std::string& out, const app::AnalyzeResults& r, const
     const auto& k = dag.contributions[i];
     c[0].cells.push_back(percent(k.fraction_of_path));
     c[1].cells.push_back(std::to_string(k.dispatches_on_path));
-    c[2].cells.push_back(us(k.time_on_path_ns));
+    c[2].cells.push_back(duration_text(k.time_on_path_ns));
   }
   TextTable contributors(std::move(c), "kernel / copy");
   contributors.fit(width, name_width);
@@ -207,8 +203,8 @@ void critical_path_section(std::string& out, const app::AnalyzeResults& r, const
   out += wrap_text("slack per kernel (how much later its dispatches could start without delaying the end):", width, 2, 4);
   std::vector<TextColumn> s = {{"min", {}, 0}, {"median", {}, 0}, {"on path", {}, 0}};
   for (std::size_t i = 0; i < slack.size() && i < options.top; ++i) {
-    s[0].cells.push_back(us(static_cast<double>(slack[i].min_slack_ns)));
-    s[1].cells.push_back(us(slack[i].median_slack_ns));
+    s[0].cells.push_back(duration_text(static_cast<double>(slack[i].min_slack_ns)));
+    s[1].cells.push_back(duration_text(slack[i].median_slack_ns));
     s[2].cells.push_back(fmt::format("{} of {}", slack[i].on_critical_path, slack[i].dispatches));
   }
   TextTable slack_table(std::move(s), "kernel", 4);
@@ -230,8 +226,8 @@ void what_if_section(std::string& out, const app::AnalyzeResults& r, const Repor
                                  "would claim {:+.3f} ms",
                                  one_line(w.combined ? "all together (" + w.spec.pattern + ")"
                                                      : fmt::format("{}={}", w.spec.pattern, w.spec.factor)),
-                                 w.matched_dispatches, matched.empty() ? "" : " of " + matched, ms(w.baseline_ns),
-                                 ms(w.predicted_ns), w.delta_ns / 1e6, w.speedup, w.naive_delta_ns / 1e6),
+                                 w.matched_dispatches, matched.empty() ? "" : " of " + matched, ms_text(w.baseline_ns),
+                                 ms_text(w.predicted_ns), w.delta_ns / 1e6, w.speedup, w.naive_delta_ns / 1e6),
                      options.width, 2, 4);
   }
 }
@@ -240,7 +236,7 @@ void what_if_section(std::string& out, const app::AnalyzeResults& r, const Repor
 
 std::string terminal_summary(const app::AnalyzeResults& r, const ReportOptions& options) {
   const auto& slack = r.dag.kernel_slack;
-  TextTable table = kernels_table(r, options.top);
+  TextTable table = kernels_text_table(r, options.top);
   // The name column asks for its longest name, up to kWantedNameWidth and half the width, before the numbers
   // give way.
   std::size_t longest = kMinNameWidth;

@@ -1,14 +1,10 @@
 // See vendor_terms.hpp.
 #include "report/vendor_terms.hpp"
+#include "report/units.hpp"
 
 #include <fmt/format.h>
 
 namespace rpl::report {
-namespace {
-
-std::string bytes(uint32_t b) { return b >= 1024 ? fmt::format("{:.1f} KiB", b / 1024.0) : fmt::format("{} B", b); }
-
-}  // namespace
 
 bool is_nvidia_arch(std::string_view arch) { return arch.substr(0, 3) == "sm_"; }
 
@@ -38,8 +34,8 @@ std::string occupancy_text(const analysis::Occupancy& o, std::string_view arch) 
 std::string resources_text(uint32_t registers, uint32_t accum_registers, uint32_t sgprs, uint32_t lds_bytes,
                            std::string_view arch) {
   if (is_nvidia_arch(arch))
-    return fmt::format("registers per thread {}, shared memory {}", registers, bytes(lds_bytes));
-  return fmt::format("arch VGPRs {}, AGPRs {}, SGPRs {}, LDS {}", registers, accum_registers, sgprs, bytes(lds_bytes));
+    return fmt::format("registers per thread {}, shared memory {}", registers, small_bytes_text(lds_bytes));
+  return fmt::format("arch VGPRs {}, AGPRs {}, SGPRs {}, LDS {}", registers, accum_registers, sgprs, small_bytes_text(lds_bytes));
 }
 
 }  // namespace rpl::report

@@ -13,40 +13,40 @@ using nlohmann::json;
 
 json dim3(const auto& v) { return json::array({v[0], v[1], v[2]}); }
 
-[[noreturn]] void corrupt(const std::string& what, const std::string& field, const std::string& why) {
+[[noreturn]] void corrupt_record(const std::string& what, const std::string& field, const std::string& why) {
   throw Error(ExitCode::InputCorrupt, fmt::format("{}: vendor.hsa.{} {}", what, field, why));
 }
 
 const json& member(const json& j, const char* key, const std::string& what, const std::string& path) {
   auto it = j.find(key);
-  if (it == j.end()) corrupt(what, path + key, "is missing");
+  if (it == j.end()) corrupt_record(what, path + key, "is missing");
   return *it;
 }
 
-uint64_t number(const json& j, const char* key, const std::string& what, const std::string& path = "",
+uint64_t record_number(const json& j, const char* key, const std::string& what, const std::string& path = "",
                 uint64_t max = UINT64_MAX) {
   const json& v = member(j, key, what, path);
   if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0))
-    corrupt(what, path + key, "is not a non-negative integer");
+    corrupt_record(what, path + key, "is not a non-negative integer");
   const uint64_t n = v.get<uint64_t>();
-  if (n > max) corrupt(what, path + key, fmt::format("is {} (at most {})", n, max));
+  if (n > max) corrupt_record(what, path + key, fmt::format("is {} (at most {})", n, max));
   return n;
 }
 
 std::string text(const json& j, const char* key, const std::string& what) {
   const json& v = member(j, key, what, "");
-  if (!v.is_string()) corrupt(what, key, "is not a string");
+  if (!v.is_string()) corrupt_record(what, key, "is not a string");
   return v.get<std::string>();
 }
 
 template <typename T>
 std::array<T, 3> triple(const json& j, const char* key, const std::string& what, uint64_t max) {
   const json& v = member(j, key, what, "launch.");
-  if (!v.is_array() || v.size() != 3) corrupt(what, std::string("launch.") + key, "is not an array of 3 sizes");
+  if (!v.is_array() || v.size() != 3) corrupt_record(what, std::string("launch.") + key, "is not an array of 3 sizes");
   std::array<T, 3> out{};
   for (std::size_t i = 0; i < 3; ++i) {
     if (!v[i].is_number_unsigned() || v[i].get<uint64_t>() == 0 || v[i].get<uint64_t>() > max)
-      corrupt(what, std::string("launch.") + key, fmt::format("holds a size outside 1..{}", max));
+      corrupt_record(what, std::string("launch.") + key, fmt::format("holds a size outside 1..{}", max));
     out[i] = static_cast<T>(v[i].get<uint64_t>());
   }
   return out;
@@ -113,36 +113,36 @@ AmdReplayLaunch read_launch(const capture::Manifest& m, const std::string& what)
   const json& h = *hsa;
   AmdReplayLaunch r;
   r.symbol_name = text(h, "kernel_symbol", what);
-  if (r.symbol_name.empty()) corrupt(what, "kernel_symbol", "is empty");
-  r.kernarg_size = static_cast<uint32_t>(number(h, "kernarg_segment_size", what, "", UINT32_MAX));
-  r.kernarg_alignment = static_cast<uint32_t>(number(h, "kernarg_segment_alignment", what, "", UINT32_MAX));
-  r.static_group_segment = static_cast<uint32_t>(number(h, "static_group_segment_size", what, "", UINT32_MAX));
-  r.static_private_segment = static_cast<uint32_t>(number(h, "static_private_segment_size", what, "", UINT32_MAX));
+  if (r.symbol_name.empty()) corrupt_record(what, "kernel_symbol", "is empty");
+  r.kernarg_size = static_cast<uint32_t>(record_number(h, "kernarg_segment_size", what, "", UINT32_MAX));
+  r.kernarg_alignment = static_cast<uint32_t>(record_number(h, "kernarg_segment_alignment", what, "", UINT32_MAX));
+  r.static_group_segment = static_cast<uint32_t>(record_number(h, "static_group_segment_size", what, "", UINT32_MAX));
+  r.static_private_segment = static_cast<uint32_t>(record_number(h, "static_private_segment_size", what, "", UINT32_MAX));
   r.agent_name = text(h, "agent_name", what);
   r.isa_name = text(h, "isa_name", what);
   const json& launch = member(h, "launch", what, "");
-  r.geometry.dimensions = static_cast<uint32_t>(number(launch, "dimensions", what, "launch.", 3));
+  r.geometry.dimensions = static_cast<uint32_t>(record_number(launch, "dimensions", what, "launch.", 3));
   r.geometry.grid = triple<uint32_t>(launch, "grid_size", what, UINT32_MAX);
   r.geometry.workgroup = triple<uint16_t>(launch, "workgroup_size", what, UINT16_MAX);
-  r.geometry.group_segment_size = static_cast<uint32_t>(number(launch, "group_segment_size", what, "launch.", UINT32_MAX));
+  r.geometry.group_segment_size = static_cast<uint32_t>(record_number(launch, "group_segment_size", what, "launch.", UINT32_MAX));
   r.geometry.private_segment_size =
-      static_cast<uint32_t>(number(launch, "private_segment_size", what, "launch.", UINT32_MAX));
-  if (checked_dimensions(r.geometry) == 0) corrupt(what, "launch", "describes an impossible geometry");
+      static_cast<uint32_t>(record_number(launch, "private_segment_size", what, "launch.", UINT32_MAX));
+  if (checked_dimensions(r.geometry) == 0) corrupt_record(what, "launch", "describes an impossible geometry");
   if (auto g = m.vendor.find("granularity"); g != m.vendor.end()) {
     if (!g->is_number_unsigned() || g->get<uint64_t>() == 0 || (g->get<uint64_t>() & (g->get<uint64_t>() - 1)))
       throw Error(ExitCode::InputCorrupt, fmt::format("{}: vendor.granularity is not a power of two", what));
     r.granularity = g->get<uint64_t>();
   }
   if (auto regions = h.find("regions"); regions != h.end()) {
-    if (!regions->is_array()) corrupt(what, "regions", "is not an array");
+    if (!regions->is_array()) corrupt_record(what, "regions", "is not an array");
     for (const json& d : *regions) {
       AmdRegionDetail detail;
-      detail.id = number(d, "id", what, "regions[].");
+      detail.id = record_number(d, "id", what, "regions[].");
       const json& p = member(d, "placement", what, "regions[].");
       auto placement = p.is_string() ? parse_placement(p.get<std::string>()) : std::nullopt;
-      if (!placement) corrupt(what, "regions[].placement", "is not one of device_coarse, device_fine, host, unknown");
+      if (!placement) corrupt_record(what, "regions[].placement", "is not one of device_coarse, device_fine, host, unknown");
       detail.placement = *placement;
-      detail.pool_granule = number(d, "pool_granule", what, "regions[].");
+      detail.pool_granule = record_number(d, "pool_granule", what, "regions[].");
       r.regions.push_back(detail);
     }
   }

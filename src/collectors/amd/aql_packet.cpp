@@ -13,7 +13,7 @@ T load(std::span<const std::byte, kAqlPacketSize> packet, std::size_t offset) {
 }
 
 template <typename T>
-void store(std::span<std::byte, kAqlPacketSize> packet, std::size_t offset, T value) {
+void store_field(std::span<std::byte, kAqlPacketSize> packet, std::size_t offset, T value) {
   std::memcpy(packet.data() + offset, &value, sizeof(T));
 }
 
@@ -52,23 +52,23 @@ void encode_dispatch_body(std::span<std::byte, kAqlPacketSize> packet, const Dis
   // Everything after the header; the header word is left as it is (the slot's INVALID type) until the
   // submitter publishes the packet.
   std::memset(packet.data() + o::setup, 0, kAqlPacketSize - o::setup);
-  store<uint16_t>(packet, o::setup, static_cast<uint16_t>(g.dimensions));
-  store<uint16_t>(packet, o::workgroup_x, g.workgroup[0]);
-  store<uint16_t>(packet, o::workgroup_y, g.workgroup[1]);
-  store<uint16_t>(packet, o::workgroup_z, g.workgroup[2]);
-  store<uint32_t>(packet, o::grid_x, g.grid[0]);
-  store<uint32_t>(packet, o::grid_y, g.grid[1]);
-  store<uint32_t>(packet, o::grid_z, g.grid[2]);
-  store<uint32_t>(packet, o::private_segment, g.private_segment_size);
-  store<uint32_t>(packet, o::group_segment, g.group_segment_size);
-  store<uint64_t>(packet, o::kernel_object, kernel_object);
-  store<uint64_t>(packet, o::kernarg_address, kernarg_address);
-  store<uint64_t>(packet, o::completion_signal, completion_signal);
+  store_field<uint16_t>(packet, o::setup, static_cast<uint16_t>(g.dimensions));
+  store_field<uint16_t>(packet, o::workgroup_x, g.workgroup[0]);
+  store_field<uint16_t>(packet, o::workgroup_y, g.workgroup[1]);
+  store_field<uint16_t>(packet, o::workgroup_z, g.workgroup[2]);
+  store_field<uint32_t>(packet, o::grid_x, g.grid[0]);
+  store_field<uint32_t>(packet, o::grid_y, g.grid[1]);
+  store_field<uint32_t>(packet, o::grid_z, g.grid[2]);
+  store_field<uint32_t>(packet, o::private_segment, g.private_segment_size);
+  store_field<uint32_t>(packet, o::group_segment, g.group_segment_size);
+  store_field<uint64_t>(packet, o::kernel_object, kernel_object);
+  store_field<uint64_t>(packet, o::kernarg_address, kernarg_address);
+  store_field<uint64_t>(packet, o::completion_signal, completion_signal);
 }
 
 void encode_barrier_body(std::span<std::byte, kAqlPacketSize> packet, uint64_t completion_signal) {
   std::memset(packet.data() + 2, 0, kAqlPacketSize - 2);
-  store<uint64_t>(packet, barrier_offset::completion_signal, completion_signal);
+  store_field<uint64_t>(packet, barrier_offset::completion_signal, completion_signal);
 }
 
 uint32_t checked_dimensions(const DispatchGeometry& g) {

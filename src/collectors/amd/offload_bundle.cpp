@@ -26,7 +26,7 @@ T read_le(Bytes bytes, std::size_t offset) {
   return value;
 }
 
-[[noreturn]] void corrupt(const std::string& what, const std::string& detail) {
+[[noreturn]] void corrupt_bundle(const std::string& what, const std::string& detail) {
   throw Error(ExitCode::InputCorrupt, fmt::format("{}: damaged clang offload bundle: {}", what, detail));
 }
 
@@ -34,13 +34,13 @@ T read_le(Bytes bytes, std::size_t offset) {
 std::size_t parse_bundle(Bytes bytes, const std::string& what, std::vector<BundleEntry>& out) {
   std::size_t pos = kBundleMagic.size();
   auto need = [&](std::size_t n, const char* field) {
-    if (bytes.size() - pos < n) corrupt(what, fmt::format("truncated {} at byte {}", field, pos));
+    if (bytes.size() - pos < n) corrupt_bundle(what, fmt::format("truncated {} at byte {}", field, pos));
   };
   need(8, "entry count");
   const uint64_t count = read_le<uint64_t>(bytes, pos);
   pos += 8;
   // Each entry takes at least 24 header bytes, which bounds a sane count by the data present.
-  if (count > (bytes.size() - pos) / 24) corrupt(what, fmt::format("entry count {} does not fit", count));
+  if (count > (bytes.size() - pos) / 24) corrupt_bundle(what, fmt::format("entry count {} does not fit", count));
   std::size_t end = pos;
   for (uint64_t i = 0; i < count; ++i) {
     need(24, "entry header");
@@ -48,11 +48,11 @@ std::size_t parse_bundle(Bytes bytes, const std::string& what, std::vector<Bundl
     const uint64_t size = read_le<uint64_t>(bytes, pos + 8);
     const uint64_t id_length = read_le<uint64_t>(bytes, pos + 16);
     pos += 24;
-    if (id_length > bytes.size() - pos) corrupt(what, fmt::format("entry {} id runs past the data", i));
+    if (id_length > bytes.size() - pos) corrupt_bundle(what, fmt::format("entry {} id runs past the data", i));
     std::string id(as_text(bytes.subspan(pos, id_length)));
     pos += id_length;
     if (offset > bytes.size() || size > bytes.size() - offset) {
-      corrupt(what, fmt::format("entry {} ({}: {} bytes at offset {}) lies outside the {}-byte bundle", i, id,
+      corrupt_bundle(what, fmt::format("entry {} ({}: {} bytes at offset {}) lies outside the {}-byte bundle", i, id,
                                 size, offset, bytes.size()));
     }
     end = std::max<std::size_t>({end, pos, offset + size});
@@ -71,7 +71,7 @@ struct CompressedHeader {
 
 CompressedHeader parse_compressed_header(Bytes bytes, const std::string& what) {
   CompressedHeader h;
-  if (bytes.size() < 8) corrupt(what, "truncated compressed bundle header");
+  if (bytes.size() < 8) corrupt_bundle(what, "truncated compressed bundle header");
   h.version = read_le<uint16_t>(bytes, 4);
   h.method = read_le<uint16_t>(bytes, 6);
   std::size_t pos = 8;
@@ -79,9 +79,9 @@ CompressedHeader parse_compressed_header(Bytes bytes, const std::string& what) {
     case 1: h.header_size = 8 + 4 + 8; break;
     case 2: h.header_size = 8 + 4 + 4 + 8; break;
     case 3: h.header_size = 8 + 8 + 8 + 8; break;
-    default: corrupt(what, fmt::format("unknown compressed bundle version {}", h.version));
+    default: corrupt_bundle(what, fmt::format("unknown compressed bundle version {}", h.version));
   }
-  if (bytes.size() < h.header_size) corrupt(what, "truncated compressed bundle header");
+  if (bytes.size() < h.header_size) corrupt_bundle(what, "truncated compressed bundle header");
   if (h.version == 2) {
     h.total_size = read_le<uint32_t>(bytes, pos);
     pos += 4;
@@ -91,7 +91,7 @@ CompressedHeader parse_compressed_header(Bytes bytes, const std::string& what) {
   }
   h.uncompressed_size = h.version == 3 ? read_le<uint64_t>(bytes, pos) : read_le<uint32_t>(bytes, pos);
   if (h.total_size != 0 && (h.total_size < h.header_size || h.total_size > bytes.size())) {
-    corrupt(what, fmt::format("compressed bundle size {} does not fit the {} bytes present", h.total_size,
+    corrupt_bundle(what, fmt::format("compressed bundle size {} does not fit the {} bytes present", h.total_size,
                               bytes.size()));
   }
   return h;
@@ -104,18 +104,18 @@ std::size_t decompress_bundle(Bytes bytes, const std::string& what, std::vector<
     throw Error(ExitCode::InputInvalid,
                 fmt::format("{}: compressed clang offload bundle uses zlib; only zstd is supported", what));
   }
-  if (h.method != kMethodZstd) corrupt(what, fmt::format("unknown compression method {}", h.method));
+  if (h.method != kMethodZstd) corrupt_bundle(what, fmt::format("unknown compression method {}", h.method));
   Bytes payload = bytes.subspan(h.header_size);
   if (h.total_size != 0) {
     payload = payload.first(h.total_size - h.header_size);
   } else {
     // v1 does not record its length: the payload is one zstd frame.
     const std::size_t frame = ZSTD_findFrameCompressedSize(payload.data(), payload.size());
-    if (ZSTD_isError(frame)) corrupt(what, fmt::format("zstd frame: {}", ZSTD_getErrorName(frame)));
+    if (ZSTD_isError(frame)) corrupt_bundle(what, fmt::format("zstd frame: {}", ZSTD_getErrorName(frame)));
     payload = payload.first(frame);
   }
   if (h.uncompressed_size > kMaxUncompressedBundle) {
-    corrupt(what, fmt::format("uncompressed size {} is implausible", h.uncompressed_size));
+    corrupt_bundle(what, fmt::format("uncompressed size {} is implausible", h.uncompressed_size));
   }
   // Streamed, so memory follows what the frame really produces, never the size the header claims (a 4 KB
   // input claiming 1 GiB made every read allocate and clear that much before zstd failed; found by fuzzing).
@@ -127,17 +127,17 @@ std::size_t decompress_bundle(Bytes bytes, const std::string& what, std::vector<
   for (;;) {
     ZSTD_outBuffer out{chunk.data(), chunk.size(), 0};
     const std::size_t left = ZSTD_decompressStream(dctx.get(), &out, &in);
-    if (ZSTD_isError(left)) corrupt(what, fmt::format("zstd: {}", ZSTD_getErrorName(left)));
+    if (ZSTD_isError(left)) corrupt_bundle(what, fmt::format("zstd: {}", ZSTD_getErrorName(left)));
     if (out.pos > h.uncompressed_size - storage.size())
-      corrupt(what, fmt::format("decompresses to more than the {} bytes its header says", h.uncompressed_size));
+      corrupt_bundle(what, fmt::format("decompresses to more than the {} bytes its header says", h.uncompressed_size));
     storage.insert(storage.end(), chunk.begin(), chunk.begin() + std::ptrdiff_t(out.pos));
     if (left == 0) break;                                    // the frame is complete
-    if (in.pos == in.size && out.pos < out.size) corrupt(what, "zstd: truncated frame");
+    if (in.pos == in.size && out.pos < out.size) corrupt_bundle(what, "zstd: truncated frame");
   }
   if (storage.size() != h.uncompressed_size) {
-    corrupt(what, fmt::format("decompressed {} bytes, header says {}", storage.size(), h.uncompressed_size));
+    corrupt_bundle(what, fmt::format("decompressed {} bytes, header says {}", storage.size(), h.uncompressed_size));
   }
-  if (!starts_with(Bytes(storage), kBundleMagic)) corrupt(what, "decompressed data is not a bundle");
+  if (!starts_with(Bytes(storage), kBundleMagic)) corrupt_bundle(what, "decompressed data is not a bundle");
   return h.header_size + payload.size();
 }
 

@@ -35,7 +35,7 @@ struct RsmiApi {
 };
 
 template <typename F>
-void resolve(void* lib, const char* symbol, F& out) {
+void resolve_smi_symbol(void* lib, const char* symbol, F& out) {
   out = reinterpret_cast<F>(dlsym(lib, symbol));
 }
 
@@ -94,17 +94,17 @@ std::unique_ptr<DeviceMetricSource> open_rocm_smi_source(std::string& why) {
     return nullptr;
   }
   RsmiApi api;
-  resolve(lib, "rsmi_init", api.init);
-  resolve(lib, "rsmi_shut_down", api.shut_down);
-  resolve(lib, "rsmi_num_monitor_devices", api.count);
-  resolve(lib, "rsmi_dev_name_get", api.name);
-  resolve(lib, "rsmi_dev_current_socket_power_get", api.socket_power);
-  resolve(lib, "rsmi_dev_power_ave_get", api.average_power);
-  resolve(lib, "rsmi_dev_energy_count_get", api.energy);
-  resolve(lib, "rsmi_dev_temp_metric_get", api.temperature);
-  resolve(lib, "rsmi_dev_memory_usage_get", api.memory_used);
-  resolve(lib, "rsmi_dev_busy_percent_get", api.busy);
-  resolve(lib, "rsmi_dev_memory_busy_percent_get", api.memory_busy);
+  resolve_smi_symbol(lib, "rsmi_init", api.init);
+  resolve_smi_symbol(lib, "rsmi_shut_down", api.shut_down);
+  resolve_smi_symbol(lib, "rsmi_num_monitor_devices", api.count);
+  resolve_smi_symbol(lib, "rsmi_dev_name_get", api.name);
+  resolve_smi_symbol(lib, "rsmi_dev_current_socket_power_get", api.socket_power);
+  resolve_smi_symbol(lib, "rsmi_dev_power_ave_get", api.average_power);
+  resolve_smi_symbol(lib, "rsmi_dev_energy_count_get", api.energy);
+  resolve_smi_symbol(lib, "rsmi_dev_temp_metric_get", api.temperature);
+  resolve_smi_symbol(lib, "rsmi_dev_memory_usage_get", api.memory_used);
+  resolve_smi_symbol(lib, "rsmi_dev_busy_percent_get", api.busy);
+  resolve_smi_symbol(lib, "rsmi_dev_memory_busy_percent_get", api.memory_busy);
   if (!api.init || !api.shut_down || !api.count || !api.name) {
     why = "librocm_smi64.so lacks rsmi_init, rsmi_num_monitor_devices or rsmi_dev_name_get";
     dlclose(lib);

@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "support/errors.hpp"
+#include "support/trim.hpp"
 
 extern char** environ;
 
@@ -29,12 +30,6 @@ namespace {
 constexpr const char* kCudaDefaultCuobjdump = "/usr/local/cuda/bin/cuobjdump";
 // cuobjdump reads a large library in seconds; far past that something is wrong.
 constexpr int kCuobjdumpTimeoutMs = 300'000;
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 
 bool is_executable_file(const std::string& path) {
   std::error_code ec;
@@ -123,7 +118,7 @@ std::string last_lines(const std::string& text, std::size_t max_lines) {
   return std::string(pos == std::string_view::npos ? view : view.substr(pos + 1));
 }
 
-void store(CubinFunction& f, std::string_view key, uint64_t value) {
+void store_resource(CubinFunction& f, std::string_view key, uint64_t value) {
   const auto v32 = static_cast<uint32_t>(std::min<uint64_t>(value, UINT32_MAX));
   if (key == "REG") f.registers = v32;
   else if (key == "STACK") f.stack = v32;
@@ -185,7 +180,7 @@ std::vector<CubinFunction> parse_resource_usage(const std::string& output, const
                       fmt::format("{}: cuobjdump resource usage, line {}: cannot read \"{}\" in \"{}\"", what,
                                   line_number, token, line));
         }
-        store(functions.back(), token.substr(0, colon), value);
+        store_resource(functions.back(), token.substr(0, colon), value);
       }
     }
   }

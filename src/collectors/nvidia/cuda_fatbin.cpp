@@ -17,7 +17,7 @@ constexpr uint32_t kWrapperMagic = 0x466243B1u;
 constexpr uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000;
 
 template <typename T>
-T read_at(std::span<const std::byte> bytes, std::size_t offset) {
+T fatbin_read(std::span<const std::byte> bytes, std::size_t offset) {
   T v{};
   if (offset > bytes.size() || bytes.size() - offset < sizeof(T))
     throw FatbinFormatError(fmt::format("truncated at offset {} (image of {} bytes)", offset, bytes.size()));
@@ -25,7 +25,7 @@ T read_at(std::span<const std::byte> bytes, std::size_t offset) {
   return v;
 }
 
-uint32_t u32_at(const std::byte* p) {
+uint32_t fatbin_u32(const std::byte* p) {
   uint32_t v;
   std::memcpy(&v, p, 4);
   return v;
@@ -46,7 +46,7 @@ const char* code_image_kind_name(CodeImageKind kind) {
 
 CodeImageKind classify_code_image(std::span<const std::byte> head) {
   if (head.size() < 4) return CodeImageKind::Unknown;
-  uint32_t magic = u32_at(head.data());
+  uint32_t magic = fatbin_u32(head.data());
   if (std::memcmp(head.data(), ELFMAG, SELFMAG) == 0) return CodeImageKind::Cubin;
   if (magic == kFatbinMagic) return CodeImageKind::Fatbin;
   if (magic == kWrapperMagic) return CodeImageKind::FatbinWrapper;
@@ -63,16 +63,16 @@ std::optional<std::size_t> code_image_size(const std::byte* start, std::size_t r
   std::span<const std::byte> bytes(start, readable);
   switch (classify_code_image(bytes.first(std::min<std::size_t>(readable, 64)))) {
     case CodeImageKind::Fatbin: {
-      auto header_size = read_at<uint16_t>(bytes, 6);
-      auto members = read_at<uint64_t>(bytes, 8);
+      auto header_size = fatbin_read<uint16_t>(bytes, 6);
+      auto members = fatbin_read<uint64_t>(bytes, 8);
       return std::size_t(header_size + members);
     }
     case CodeImageKind::Cubin: {
-      auto eh = read_at<Elf64_Ehdr>(bytes, 0);
+      auto eh = fatbin_read<Elf64_Ehdr>(bytes, 0);
       std::size_t end = std::max<std::size_t>(sizeof eh, eh.e_shoff + std::size_t(eh.e_shnum) * eh.e_shentsize);
       end = std::max<std::size_t>(end, eh.e_phoff + std::size_t(eh.e_phnum) * eh.e_phentsize);
       for (uint16_t i = 0; i < eh.e_shnum && eh.e_shentsize == sizeof(Elf64_Shdr); ++i) {
-        auto sh = read_at<Elf64_Shdr>(bytes, eh.e_shoff + std::size_t(i) * sizeof(Elf64_Shdr));
+        auto sh = fatbin_read<Elf64_Shdr>(bytes, eh.e_shoff + std::size_t(i) * sizeof(Elf64_Shdr));
         if (sh.sh_type != SHT_NOBITS) end = std::max<std::size_t>(end, sh.sh_offset + sh.sh_size);
       }
       return end;
@@ -92,33 +92,33 @@ std::vector<FatbinMember> read_fatbin(std::span<const std::byte> image) {
   std::vector<FatbinMember> members;
   std::size_t offset = 0;
   while (offset + 16 <= image.size()) {
-    auto magic = read_at<uint32_t>(image, offset);
+    auto magic = fatbin_read<uint32_t>(image, offset);
     if (magic == 0) {  // padding between fat binaries in a section
       offset += 8;
       continue;
     }
     if (magic != kFatbinMagic)
       throw FatbinFormatError(fmt::format("no fat binary header at offset {} (magic {:#x})", offset, magic));
-    auto header_size = read_at<uint16_t>(image, offset + 6);
-    auto body = read_at<uint64_t>(image, offset + 8);
+    auto header_size = fatbin_read<uint16_t>(image, offset + 6);
+    auto body = fatbin_read<uint64_t>(image, offset + 8);
     std::size_t begin = offset + header_size;
     if (header_size < 16 || body > image.size() || begin > image.size() - body)
       throw FatbinFormatError(fmt::format("the fat binary at offset {} claims {} bytes; only {} are there", offset,
                                           body, image.size() - std::min(image.size(), begin)));
     std::size_t end = begin + body;
     for (std::size_t m = begin; m < end;) {
-      auto kind = read_at<uint16_t>(image, m);
-      auto member_header = read_at<uint32_t>(image, m + 4);
-      auto payload_size = read_at<uint64_t>(image, m + 8);
+      auto kind = fatbin_read<uint16_t>(image, m);
+      auto member_header = fatbin_read<uint32_t>(image, m + 4);
+      auto payload_size = fatbin_read<uint64_t>(image, m + 8);
       if (member_header < 64 || member_header > end - m || payload_size > end - m - member_header)
         throw FatbinFormatError(fmt::format("member at offset {}: header of {} and payload of {} bytes do not fit "
                                             "its fat binary (which ends at {})", m, member_header, payload_size, end));
       FatbinMember f;
       f.kind = kind == 1 ? FatbinMember::Kind::Ptx : kind == 2 ? FatbinMember::Kind::Elf : FatbinMember::Kind::Other;
-      f.arch = read_at<uint32_t>(image, m + 28);
-      f.flags = read_at<uint64_t>(image, m + 40);
-      uint32_t compressed = read_at<uint32_t>(image, m + 16);
-      f.uncompressed_size = read_at<uint64_t>(image, m + 56);
+      f.arch = fatbin_read<uint32_t>(image, m + 28);
+      f.flags = fatbin_read<uint64_t>(image, m + 40);
+      uint32_t compressed = fatbin_read<uint32_t>(image, m + 16);
+      f.uncompressed_size = fatbin_read<uint64_t>(image, m + 56);
       std::size_t stored = payload_size;
       if (f.flags & (kFlagLz4 | kFlagZstd)) {
         f.compression = (f.flags & kFlagZstd) ? "zstd" : "lz4";

@@ -12,11 +12,12 @@
 #include "store/rocpd_collective_calls.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
+#include "support/trim.hpp"
 
 namespace rpl::collectors {
 namespace {
 
-std::vector<std::string_view> split(std::string_view line, char sep) {
+std::vector<std::string_view> split_cells(std::string_view line, char sep) {
   std::vector<std::string_view> out;
   std::size_t start = 0;
   for (;;) {
@@ -27,14 +28,8 @@ std::vector<std::string_view> split(std::string_view line, char sep) {
   }
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 template <typename T>
-bool number(std::string_view s, T& out, int base = 10) {
+bool parse_number(std::string_view s, T& out, int base = 10) {
   if (base == 16 && s.starts_with("0x")) s.remove_prefix(2);
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
   return ec == std::errc() && p == s.data() + s.size() && !s.empty();
@@ -72,7 +67,7 @@ std::vector<CollectiveCall> parse_nccl_profile(std::string_view text, const std:
       return Error(ExitCode::InputCorrupt, fmt::format("{}:{}: {} (not a line of our NCCL profiler plugin)", path,
                                                        line_no, why));
     };
-    const auto f = split(line, '\t');
+    const auto f = split_cells(line, '\t');
     if (!header) {
       if (f.size() < 2 || f[0] != "rpl-nccl-profile" || f[1] != "1") throw bad("unknown header");
       header = true;
@@ -86,10 +81,10 @@ std::vector<CollectiveCall> parse_nccl_profile(std::string_view text, const std:
     }
     CollectiveCall c;
     int64_t start = 0, stop = 0;
-    bool ok = number(f[1], c.comm_id, 16) && number(f[2], c.comm_size) && number(f[3], c.comm_rank) &&
-              number(f[4], c.comm_nodes) && (f[5] == "c" || f[5] == "p") && number(f[6], c.sequence) &&
-              number(f[8], c.count) && number(f[10], c.root) && number(f[11], c.peer) && number(f[14], c.channels) &&
-              number(f[15], c.group) && number(f[16], start) && number(f[17], stop);
+    bool ok = parse_number(f[1], c.comm_id, 16) && parse_number(f[2], c.comm_size) && parse_number(f[3], c.comm_rank) &&
+              parse_number(f[4], c.comm_nodes) && (f[5] == "c" || f[5] == "p") && parse_number(f[6], c.sequence) &&
+              parse_number(f[8], c.count) && parse_number(f[10], c.root) && parse_number(f[11], c.peer) && parse_number(f[14], c.channels) &&
+              parse_number(f[15], c.group) && parse_number(f[16], start) && parse_number(f[17], stop);
     if (!ok) {
       if (!complete) break;
       throw bad("a field is not a number");
@@ -148,7 +143,7 @@ bool gpu_header(std::string_view line, int& index, std::string& uuid) {
   const auto colon = line.find(':');
   const auto u = line.find("UUID: ");
   if (colon == std::string_view::npos || u == std::string_view::npos) return false;
-  if (!number(line.substr(4, colon - 4), index)) return false;
+  if (!parse_number(line.substr(4, colon - 4), index)) return false;
   const auto close = line.find(')', u);
   uuid = std::string(line.substr(u + 6, close == std::string_view::npos ? std::string_view::npos : close - u - 6));
   return true;
@@ -194,34 +189,34 @@ std::vector<GpuLink> parse_nvidia_topology(std::string_view text) {
         }
       }
     } else if (section.find("topo") != std::string::npos) {
-      auto cells = split(raw, '\t');
+      auto cells = split_cells(raw, '\t');
       if (columns.empty()) {  // the header row: GPU0 GPU1 ... NIC0 ... CPU Affinity
         for (auto c : cells) {
           c = trim(c);
           if (c.empty()) continue;
           int g = -1;
-          if (c.starts_with("GPU") && number(c.substr(3), g)) columns.push_back(g);
+          if (c.starts_with("GPU") && parse_number(c.substr(3), g)) columns.push_back(g);
           else columns.push_back(-1);
         }
         continue;
       }
       std::string_view head = trim(cells[0]);
       int row = -1;
-      if (!head.starts_with("GPU") || !number(head.substr(3), row)) continue;
+      if (!head.starts_with("GPU") || !parse_number(head.substr(3), row)) continue;
       std::size_t col = 0;
       for (std::size_t i = 1; i < cells.size() && col < columns.size(); ++i) {
         std::string_view c = trim(cells[i]);
         if (c.empty()) continue;
         uint32_t links = 0;
-        if (columns[col] >= 0 && columns[col] != row && c.starts_with("NV") && number(c.substr(2), links))
+        if (columns[col] >= 0 && columns[col] != row && c.starts_with("NV") && parse_number(c.substr(2), links))
           pairs.emplace_back(row, columns[col], links);
         ++col;
       }
     } else if (section.find("pcie") != std::string::npos) {
-      auto cells = split(line, ',');
+      auto cells = split_cells(line, ',');
       int gen = 0;
       uint32_t width = 0;
-      if (cells.size() == 3 && number(trim(cells[1]), gen) && number(trim(cells[2]), width))
+      if (cells.size() == 3 && parse_number(trim(cells[1]), gen) && parse_number(trim(cells[2]), width))
         pcie[std::string(trim(cells[0]))] = {width, width * pcie_lane_gb_per_s(gen)};
     }
   }

@@ -40,7 +40,7 @@ struct NvmlApi {
 };
 
 template <typename F>
-bool resolve(void* lib, const char* symbol, F& out) {
+bool resolve_nvml_symbol(void* lib, const char* symbol, F& out) {
   out = reinterpret_cast<F>(dlsym(lib, symbol));
   return out != nullptr;
 }
@@ -96,19 +96,19 @@ std::unique_ptr<DeviceMetricSource> open_nvml_source(std::string& why) {
   }
   NvmlApi api;
   const bool complete =
-      resolve(lib, "nvmlInit_v2", api.init) && resolve(lib, "nvmlShutdown", api.shutdown) &&
-      resolve(lib, "nvmlErrorString", api.error_string) && resolve(lib, "nvmlDeviceGetCount_v2", api.count) &&
-      resolve(lib, "nvmlDeviceGetHandleByIndex_v2", api.handle) && resolve(lib, "nvmlDeviceGetName", api.name) &&
-      resolve(lib, "nvmlDeviceGetPowerUsage", api.power) && resolve(lib, "nvmlDeviceGetClockInfo", api.clock) &&
-      resolve(lib, "nvmlDeviceGetTemperature", api.temperature) &&
-      resolve(lib, "nvmlDeviceGetMemoryInfo", api.memory) &&
-      resolve(lib, "nvmlDeviceGetUtilizationRates", api.utilization);
+      resolve_nvml_symbol(lib, "nvmlInit_v2", api.init) && resolve_nvml_symbol(lib, "nvmlShutdown", api.shutdown) &&
+      resolve_nvml_symbol(lib, "nvmlErrorString", api.error_string) && resolve_nvml_symbol(lib, "nvmlDeviceGetCount_v2", api.count) &&
+      resolve_nvml_symbol(lib, "nvmlDeviceGetHandleByIndex_v2", api.handle) && resolve_nvml_symbol(lib, "nvmlDeviceGetName", api.name) &&
+      resolve_nvml_symbol(lib, "nvmlDeviceGetPowerUsage", api.power) && resolve_nvml_symbol(lib, "nvmlDeviceGetClockInfo", api.clock) &&
+      resolve_nvml_symbol(lib, "nvmlDeviceGetTemperature", api.temperature) &&
+      resolve_nvml_symbol(lib, "nvmlDeviceGetMemoryInfo", api.memory) &&
+      resolve_nvml_symbol(lib, "nvmlDeviceGetUtilizationRates", api.utilization);
   if (!complete) {
     why = "libnvidia-ml.so.1 lacks an entry point rocm-perf needs (a driver older than NVML 11?)";
     dlclose(lib);
     return nullptr;
   }
-  resolve(lib, "nvmlDeviceGetTotalEnergyConsumption", api.energy);  // Volta and later; optional
+  resolve_nvml_symbol(lib, "nvmlDeviceGetTotalEnergyConsumption", api.energy);  // Volta and later; optional
   if (nvmlReturn_t rc = api.init(); rc != kNvmlSuccess) {
     why = fmt::format("nvmlInit failed: {}", api.error_string(rc));
     dlclose(lib);
