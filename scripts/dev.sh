@@ -32,10 +32,14 @@ install_missing() {
 build() {
   local sanitize=OFF
   [[ "${RPL_SANITIZE:-0}" == 1 ]] && sanitize=ON
-  # A build from a clean tree (a first run, CI): each library's sources compile in batches (RPL_UNITY_BUILD,
-  # CMakeLists.txt), which halves its CPU time; the binary is the same program.
-  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRPL_SANITIZE=$sanitize -DRPL_UNITY_BUILD=ON \
-    >/dev/null
+  # A build from a clean tree (a first run, CI) is made cheaper in CPU, never in what it builds:
+  #   RPL_UNITY_BUILD  each library's sources compile in batches (CMakeLists.txt); the same program.
+  #   -g1              line tables only (backtraces, sanitizer reports and profilers still name file:line),
+  #                    no variable info, which is a quarter of the compile time. The same code (-O2); for a
+  #                    debugger's view of variables, configure a build of your own with the plain -g.
+  # bench/results/2026-11-29/first-run/ has the measurements.
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+    -DRPL_SANITIZE=$sanitize -DRPL_UNITY_BUILD=ON >/dev/null
   local targets=()
   (($#)) && targets=(--target "$@")
   cmake --build "$build_dir" -j "$(nproc)" "${targets[@]}"
