@@ -27,7 +27,7 @@ struct CompareArgs {
   app::CompareOptions options;
 };
 
-int run(CompareArgs& a) {
+int run_compare_command(CompareArgs& a) {
   set_log_level(a.common);
   a.options.a = a.a;
   a.options.b = a.b;
@@ -90,7 +90,7 @@ Action register_compare(CLI::App& app) {
       ->check(CLI::Range(12, 100000).description("N>=12"));
   cmd->add_option("--width", args->width, "N: columns of the terminal output (default: the terminal's, else 80)")
       ->check(CLI::Range(40, 100000).description("N>=40"));
-  return [cmd, args]() -> int { return cmd->parsed() ? run(*args) : -1; };
+  return [cmd, args]() -> int { return cmd->parsed() ? run_compare_command(*args) : -1; };
 }
 
 }  // namespace rpl::cli

@@ -16,7 +16,7 @@ struct ImportArgs {
   CommonOptions common;
 };
 
-int run(const ImportArgs& a) {
+int run_import_command(const ImportArgs& a) {
   set_log_level(a.common);
   const auto databases = app::import_rocprofv3_csv(a.input_dir, a.output_dir);
   for (const auto& db : databases) fmt::print("{}\n", db);
@@ -39,7 +39,7 @@ Action register_import(CLI::App& app) {
   csv->add_option("dir", args->input_dir, "the folder rocprofv3 wrote into (its -d); searched recursively")->required();
   csv->add_option("-o,--output-dir", args->output_dir, "where the databases go (default: beside the CSV files)");
   add_common_flags(csv, args->common, {nullptr, "warnings only on stderr", "verbose logs on stderr"});
-  return [csv, args]() -> int { return csv->parsed() ? run(*args) : -1; };
+  return [csv, args]() -> int { return csv->parsed() ? run_import_command(*args) : -1; };
 }
 
 }  // namespace rpl::cli

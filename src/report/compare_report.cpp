@@ -47,7 +47,7 @@ std::vector<const KernelChange*> path_contributors(const CompareResult& r) {
   return out;
 }
 
-std::string time_text(double ns) {
+std::string long_duration_text(double ns) {
   if (ns >= 1e9) return fmt::format("{:.2f} s", ns / 1e9);
   if (ns >= 1e6) return fmt::format("{:.2f} ms", ns / 1e6);
   return fmt::format("{:.1f} us", ns / 1e3);
@@ -86,7 +86,7 @@ std::size_t name_width_for(TextTable& table, const CompareReportOptions& o, std:
   return o.name_width ? o.name_width : fitted;
 }
 
-void kernels_section(std::string& out, const CompareResult& r, const CompareReportOptions& o) {
+void compare_kernels_section(std::string& out, const CompareResult& r, const CompareReportOptions& o) {
   const std::size_t n = std::min(o.top, r.kernels.size());
   out += "\n" + wrap_text(std::string("Kernels, the largest change first (sig: yes = beyond the spread of the ") +
                               (r.runs_a >= 2 && r.runs_b >= 2 ? "runs" : "calls") +
@@ -98,13 +98,13 @@ void kernels_section(std::string& out, const CompareResult& r, const CompareRepo
   std::size_t longest = 12;
   for (std::size_t i = 0; i < n; ++i) {
     const auto& k = r.kernels[i];
-    c[0].cells.push_back(k.calls_a ? time_text(k.total_a_ns) : "-");
-    c[1].cells.push_back(k.calls_b ? time_text(k.total_b_ns) : "-");
+    c[0].cells.push_back(k.calls_a ? long_duration_text(k.total_a_ns) : "-");
+    c[1].cells.push_back(k.calls_b ? long_duration_text(k.total_b_ns) : "-");
     c[2].cells.push_back(change_text(k.total_a_ns, k.total_b_ns, k.presence));
     c[3].cells.push_back(verdict_text(k.test.verdict));
     c[4].cells.push_back(k.calls_a == k.calls_b ? std::to_string(k.calls_a) : fmt::format("{}/{}", k.calls_a, k.calls_b));
-    c[5].cells.push_back(k.calls_a ? time_text(k.mean_a_ns) : "-");
-    c[6].cells.push_back(k.calls_b ? time_text(k.mean_b_ns) : "-");
+    c[5].cells.push_back(k.calls_a ? long_duration_text(k.mean_a_ns) : "-");
+    c[6].cells.push_back(k.calls_b ? long_duration_text(k.mean_b_ns) : "-");
     pairs.push_back({k.name, k.mangled_name});
     longest = std::max(longest, k.name.size() + 2);
   }
@@ -131,7 +131,7 @@ void kernels_section(std::string& out, const CompareResult& r, const CompareRepo
 void path_section(std::string& out, const CompareResult& r, const CompareReportOptions& o) {
   const auto contributors = path_contributors(r);
   out += "\n" + wrap_text(fmt::format("Critical path: {} -> {} ({}); its kernels, the largest move first",
-                                      time_text(r.critical_path_a_ns), time_text(r.critical_path_b_ns),
+                                      long_duration_text(r.critical_path_a_ns), long_duration_text(r.critical_path_b_ns),
                                       change_text(r.critical_path_a_ns, r.critical_path_b_ns)),
                           o.width, 0, 2);
   if (contributors.empty()) return;
@@ -141,8 +141,8 @@ void path_section(std::string& out, const CompareResult& r, const CompareReportO
   std::size_t longest = 12;
   for (std::size_t i = 0; i < n; ++i) {
     const auto& k = *contributors[i];
-    c[0].cells.push_back(k.path_ns_a > 0 ? time_text(k.path_ns_a) : "-");
-    c[1].cells.push_back(k.path_ns_b > 0 ? time_text(k.path_ns_b) : "-");
+    c[0].cells.push_back(k.path_ns_a > 0 ? long_duration_text(k.path_ns_a) : "-");
+    c[1].cells.push_back(k.path_ns_b > 0 ? long_duration_text(k.path_ns_b) : "-");
     c[2].cells.push_back(fmt::format("{:.1f}%", 100 * k.path_fraction_a));
     c[3].cells.push_back(fmt::format("{:.1f}%", 100 * k.path_fraction_b));
     pairs.push_back({k.name, k.mangled_name});
@@ -163,11 +163,11 @@ void ranges_section(std::string& out, const CompareResult& r, const CompareRepor
   std::size_t longest = 12;
   for (std::size_t i = 0; i < n; ++i) {
     const auto& s = r.ranges[i];
-    c[0].cells.push_back(s.count_a ? time_text(static_cast<double>(s.host_a_ns)) : "-");
-    c[1].cells.push_back(s.count_b ? time_text(static_cast<double>(s.host_b_ns)) : "-");
+    c[0].cells.push_back(s.count_a ? long_duration_text(static_cast<double>(s.host_a_ns)) : "-");
+    c[1].cells.push_back(s.count_b ? long_duration_text(static_cast<double>(s.host_b_ns)) : "-");
     c[2].cells.push_back(change_text(static_cast<double>(s.host_a_ns), static_cast<double>(s.host_b_ns), s.presence));
-    c[3].cells.push_back(s.gpu_kernels_a ? time_text(static_cast<double>(s.gpu_busy_a_ns)) : "-");
-    c[4].cells.push_back(s.gpu_kernels_b ? time_text(static_cast<double>(s.gpu_busy_b_ns)) : "-");
+    c[3].cells.push_back(s.gpu_kernels_a ? long_duration_text(static_cast<double>(s.gpu_busy_a_ns)) : "-");
+    c[4].cells.push_back(s.gpu_kernels_b ? long_duration_text(static_cast<double>(s.gpu_busy_b_ns)) : "-");
     c[5].cells.push_back(std::to_string(s.count_a));
     c[6].cells.push_back(std::to_string(s.count_b));
     longest = std::max(longest, s.name.size());
@@ -215,7 +215,7 @@ void roofline_section(std::string& out, const CompareResult& r, const CompareRep
   for (std::size_t i = 0; i < n; ++i) out += table.row(i, names(moved[i]->name));
 }
 
-void write_text(const std::string& path, const std::string& text) {
+void write_compare_text(const std::string& path, const std::string& text) {
   write_file_atomically(path, [&](std::FILE* f) {
     if (std::fwrite(text.data(), 1, text.size(), f) != text.size())
       throw Error(ExitCode::OutputFailed, fmt::format("cannot write {} (disk full?)", path));
@@ -304,13 +304,13 @@ std::string compare_terminal(const CompareResult& r, const CompareReportOptions&
       {"critical path", {r.critical_path_a_ns, r.critical_path_b_ns}},
       {"wall (window)", {r.wall_span_a_ns, r.wall_span_b_ns}}};
   for (const auto& [name, v] : rows)
-    out += fmt::format("  {:<14}{:>10}  {:>10}  {:>8}\n", name, time_text(v.first), time_text(v.second),
+    out += fmt::format("  {:<14}{:>10}  {:>10}  {:>8}\n", name, long_duration_text(v.first), long_duration_text(v.second),
                        change_text(v.first, v.second));
   out += wrap_text(fmt::format("kernel time: {}. Kernels: {} in both ({} significantly faster, {} slower), {} gone, "
                                "{} new.",
                                totals_note(r), both, faster, slower, gone, added),
                    o.width, 2, 2);
-  kernels_section(out, r, o);
+  compare_kernels_section(out, r, o);
   path_section(out, r, o);
   ranges_section(out, r, o);
   roofline_section(out, r, o);
@@ -403,8 +403,8 @@ json write_compare_files(const std::string& dir, const CompareResult& r, bool ht
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(ExitCode::OutputFailed, fmt::format("cannot create {}: {}", dir, ec.message()));
   const json doc = compare_document(r);
-  write_text(dir + "/compare.json", doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
-  if (html) write_text(dir + "/compare.html", compare_html(r));
+  write_compare_text(dir + "/compare.json", doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
+  if (html) write_compare_text(dir + "/compare.html", compare_html(r));
   else std::filesystem::remove(std::filesystem::path(dir) / "compare.html", ec);  // not an older run's page
   return doc;
 }

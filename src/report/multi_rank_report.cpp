@@ -21,7 +21,6 @@ using nlohmann::json;
 using namespace rpl::analysis;
 using html::escape;
 
-
 }  // namespace
 
 json multi_rank_document(const MultiRankResult& r) {

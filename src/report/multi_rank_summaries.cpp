@@ -7,13 +7,12 @@
 #include "report/multi_rank_report.hpp"
 #include "report/text_table.hpp"
 #include "support/terminal_text.hpp"
+#include "report/units.hpp"
 
 namespace rpl::report {
 namespace {
 
 using nlohmann::json;
-
-std::string time_text(double ns) { return ns >= 1e6 ? fmt::format("{:.2f} ms", ns / 1e6) : fmt::format("{:.1f} us", ns / 1e3); }
 
 }  // namespace
 
@@ -49,7 +48,7 @@ std::string multi_rank_summaries_terminal(const analysis::MultiRankResult& r, st
       c[0].cells.push_back(std::to_string(k.ranks));
       c[1].cells.push_back(std::to_string(k.total.count));
       c[2].cells.push_back(fmt::format("{:.1f}", static_cast<double>(k.total.bytes) / (1024.0 * 1024.0)));
-      c[3].cells.push_back(time_text(static_cast<double>(k.total.total_ns)));
+      c[3].cells.push_back(duration_text(static_cast<double>(k.total.total_ns)));
       c[4].cells.push_back(fmt::format("{:.1f}", k.total.gbps));
     }
     TextTable table(std::move(c), "kind");
@@ -68,11 +67,11 @@ std::string multi_rank_summaries_terminal(const analysis::MultiRankResult& r, st
       const auto& k = r.range_summary[i];
       c[0].cells.push_back(std::to_string(k.ranks));
       c[1].cells.push_back(std::to_string(k.total.count));
-      c[2].cells.push_back(time_text(static_cast<double>(k.total.total_ns)));
-      c[3].cells.push_back(k.total.gpu_kernels + k.total.gpu_copies ? time_text(static_cast<double>(k.total.gpu_busy_ns))
+      c[2].cells.push_back(duration_text(static_cast<double>(k.total.total_ns)));
+      c[3].cells.push_back(k.total.gpu_kernels + k.total.gpu_copies ? duration_text(static_cast<double>(k.total.gpu_busy_ns))
                                                                     : std::string("-"));
-      c[4].cells.push_back(fmt::format("r{} {}", k.slowest_rank, time_text(k.slowest_mean_ns)));
-      c[5].cells.push_back(fmt::format("r{} {}", k.fastest_rank, time_text(k.fastest_mean_ns)));
+      c[4].cells.push_back(fmt::format("r{} {}", k.slowest_rank, duration_text(k.slowest_mean_ns)));
+      c[5].cells.push_back(fmt::format("r{} {}", k.fastest_rank, duration_text(k.fastest_mean_ns)));
     }
     TextTable table(std::move(c), "range");
     const std::size_t name_width = table.fit(width, 20);
