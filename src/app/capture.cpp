@@ -152,6 +152,19 @@ std::string replay_temporary_file(const std::string& stem) {
   return path;
 }
 
+std::vector<std::string> replay_timing_args(const ReplayOptions& o) {
+  return {"--cache", capture::to_string(o.cache), "--verify-replays", std::to_string(o.verify_replays), "--warmup-ms",
+          fmt::format("{}", o.warmup_ms)};
+}
+
+bool replay_exit_documented(int exit_code) {
+  return exit_code == 0 || exit_code == to_int(ExitCode::AddressRelocation) || exit_code == to_int(ExitCode::VerificationMismatch);
+}
+
+ExitCode replay_runner_error(int exit_code) {
+  return exit_code >= 2 && exit_code <= 13 ? ExitCode(exit_code) : ExitCode::ProfilerFailed;
+}
+
 ReplayOutcome run_replay(const ReplayOptions& o) {
   // Every file of the capture is checked (paths inside the directory, zstd, sizes, checksums) before the
   // runner starts and touches the GPU.
@@ -169,8 +182,8 @@ ReplayOutcome run_replay(const ReplayOptions& o) {
     if (!o.recopy) spec.argv.push_back("--no-recopy");
     if (!o.code_object.empty()) spec.argv.insert(spec.argv.end(), {"--code-object", o.code_object});
     if (!o.dump_dir.empty()) spec.argv.insert(spec.argv.end(), {"--dump-dir", o.dump_dir});
-    spec.argv.insert(spec.argv.end(), {"--cache", capture::to_string(o.cache), "--verify-replays", std::to_string(o.verify_replays),
-                                       "--warmup-ms", fmt::format("{}", o.warmup_ms)});
+    const std::vector<std::string> timing = replay_timing_args(o);
+    spec.argv.insert(spec.argv.end(), timing.begin(), timing.end());
   }
   spec.stdout_to_stderr = true;
   spec.timeout_s = o.timeout_s;
@@ -181,12 +194,9 @@ ReplayOutcome run_replay(const ReplayOptions& o) {
   ReplayOutcome out;
   out.exit_code = p.signal ? to_int(ExitCode::ProfilerFailed) : p.exit_code;
   if (!text.empty()) out.document = nlohmann::json::parse(text, nullptr, false);
-  bool documented = out.exit_code == 0 || out.exit_code == to_int(ExitCode::AddressRelocation) ||
-                    out.exit_code == to_int(ExitCode::VerificationMismatch);
-  if (documented && out.document.is_object()) return out;
+  if (replay_exit_documented(out.exit_code) && out.document.is_object()) return out;
   // The runner said why on stderr; pass its code on where it is one of ours.
-  ExitCode code = (!p.signal && !p.timed_out && out.exit_code >= 2 && out.exit_code <= 13) ? ExitCode(out.exit_code)
-                                                                                           : ExitCode::ProfilerFailed;
+  ExitCode code = !p.signal && !p.timed_out ? replay_runner_error(out.exit_code) : ExitCode::ProfilerFailed;
   throw Error(code, fmt::format("the replay runner {} {}", runner, p.describe()));
 }
 

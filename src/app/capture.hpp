@@ -11,6 +11,7 @@
 #include "capture/manifest.hpp"
 #include "capture/replay_settings.hpp"
 #include "platform/platform.hpp"
+#include "support/errors.hpp"
 #include "support/process.hpp"
 
 namespace rpl::app {
@@ -66,5 +67,11 @@ ReplayOutcome run_replay(const ReplayOptions& options);
 std::string replay_runner_path(const std::string& platform);
 // A new empty file (mode 0600) under TMPDIR named <stem>-XXXXXX, for a runner's result; throws OutputFailed.
 std::string replay_temporary_file(const std::string& stem);
+// The runner's arguments for how each launch is prepared and timed: --cache, --verify-replays, --warmup-ms.
+std::vector<std::string> replay_timing_args(const ReplayOptions& options);
+// Whether a runner's exit code comes with a replay document (0, AddressRelocation, VerificationMismatch).
+bool replay_exit_documented(int exit_code);
+// The runner's exit code as ours where it is one (2 to 13), else ProfilerFailed.
+ExitCode replay_runner_error(int exit_code);
 
 }  // namespace rpl::app

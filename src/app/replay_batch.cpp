@@ -27,10 +27,6 @@ std::map<std::size_t, int> read_status(const std::string& path) {
   return exits;
 }
 
-bool documented(int code) {
-  return code == 0 || code == to_int(ExitCode::AddressRelocation) || code == to_int(ExitCode::VerificationMismatch);
-}
-
 }  // namespace
 
 std::vector<ReplayJobOutcome> run_replay_batch(const std::vector<ReplayOptions>& jobs) {
@@ -82,9 +78,9 @@ std::vector<ReplayJobOutcome> run_replay_batch(const std::vector<ReplayOptions>&
     if (!f) throw Error(ExitCode::OutputFailed, fmt::format("cannot write the replay jobs file {}", jobs_file));
   }
   ProcessSpec spec;
-  spec.argv = {runner, "full-vm", "--jobs", jobs_file, "--status", status_file,
-               "--cache", capture::to_string(first.cache), "--verify-replays", std::to_string(first.verify_replays),
-               "--warmup-ms", fmt::format("{}", first.warmup_ms)};
+  spec.argv = {runner, "full-vm", "--jobs", jobs_file, "--status", status_file};
+  const std::vector<std::string> timing = replay_timing_args(first);  // each job's own verify_replays wins
+  spec.argv.insert(spec.argv.end(), timing.begin(), timing.end());
   if (!first.recopy) spec.argv.push_back("--no-recopy");
   spec.stdout_to_stderr = true;
   spec.timeout_s = timeout_s > 0 ? timeout_s : 0;
@@ -117,12 +113,12 @@ std::vector<ReplayJobOutcome> run_replay_batch(const std::vector<ReplayOptions>&
     if (code == to_int(ExitCode::AddressRelocation)) continue;  // a fresh process may have the range: NotRun
     o.outcome.exit_code = code;
     if (document.is_object()) o.outcome.document = std::move(document);
-    if (documented(code) && o.outcome.document.is_object()) {
+    if (replay_exit_documented(code) && o.outcome.document.is_object()) {
       o.status = ReplayJobOutcome::Status::Done;
       continue;
     }
     o.status = ReplayJobOutcome::Status::Failed;
-    o.error_code = code >= 2 && code <= 13 ? ExitCode(code) : ExitCode::ProfilerFailed;
+    o.error_code = replay_runner_error(code);
     o.error = fmt::format("the replay runner {} exited with status {}", runner, code);
   }
   return out;

@@ -201,18 +201,20 @@ ReplayOutcome from_app(const app::ReplayOutcome& r) {
 
 }  // namespace
 
+app::ReplayOptions RealEnvironment::replay_options(const ReplayJob& j) const {
+  app::ReplayOptions ro;
+  ro.capture_dir = j.capture_dir;
+  ro.code_object = j.code_object;
+  ro.dump_dir = j.dump_dir;
+  ro.iterations = j.iterations;
+  ro.verify_replays = j.verify_replays;
+  ro.timeout_s = o_.timeout_s > 0 ? o_.timeout_s : 120;
+  return ro;
+}
+
 std::vector<ReplayOutcome> RealEnvironment::replay_batch(const std::vector<ReplayJob>& jobs) {
   std::vector<app::ReplayOptions> options;
-  for (const ReplayJob& j : jobs) {
-    app::ReplayOptions ro;
-    ro.capture_dir = j.capture_dir;
-    ro.code_object = j.code_object;
-    ro.dump_dir = j.dump_dir;
-    ro.iterations = j.iterations;
-    ro.verify_replays = j.verify_replays;
-    ro.timeout_s = o_.timeout_s > 0 ? o_.timeout_s : 120;
-    options.push_back(ro);
-  }
+  for (const ReplayJob& j : jobs) options.push_back(replay_options(j));
   std::vector<ReplayOutcome> out(jobs.size());
   for (auto& o : out) o.ran = false;
   try {
@@ -229,15 +231,9 @@ std::vector<ReplayOutcome> RealEnvironment::replay_batch(const std::vector<Repla
 
 ReplayOutcome RealEnvironment::replay(const std::string& capture_dir, const std::string& code_object, const std::string& dump_dir,
                                       unsigned iterations) {
-  app::ReplayOptions ro;
-  ro.capture_dir = capture_dir;
-  ro.code_object = code_object;
-  ro.dump_dir = dump_dir;
-  ro.iterations = iterations;
-  ro.timeout_s = o_.timeout_s > 0 ? o_.timeout_s : 120;
   ReplayOutcome out;
   try {
-    out = from_app(app::run_replay(ro));
+    out = from_app(app::run_replay(replay_options({capture_dir, code_object, dump_dir, iterations})));
   } catch (const Error& e) {
     out.error = e.what();
   }

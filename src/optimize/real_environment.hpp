@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/roofline.hpp"
+#include "app/capture.hpp"
 #include "optimize/environment.hpp"
 
 namespace rpl::optimize {
@@ -47,6 +48,7 @@ class RealEnvironment : public Environment {
 
  private:
   CommandOutcome run_logged(const std::vector<std::string>& argv, const std::string& log_name);
+  app::ReplayOptions replay_options(const ReplayJob& job) const;  // the runner's options for one replay
   RealEnvironmentOptions o_;
   std::atomic<int> log_counter_{0};  // compile() runs on several threads (candidates compiled in parallel)
   std::string arch_;

@@ -75,8 +75,8 @@ KernelActivityTimer& process_kernel_timer(bool wanted, bool& on, std::string& wh
 }
 
 // A batch's reserved and mapped ranges, kept from one job to the next while the jobs' plans are the same (the
-// inputs and timing rounds of one capture): the driver honours an address hint for a fresh reservation, but
-// not always for one made again after freeing it (seen on H200, driver 580: every later job relocated).
+// inputs and timing rounds of one capture): on the H200 (driver 580) a range freed and reserved again in the same
+// process relocated, and so did a second capture's layout; only the process's first layout got its hints.
 struct KeptRanges {
   std::vector<std::pair<CUdeviceptr, std::size_t>> reserved, mapped;
   std::vector<std::pair<uint64_t, uint64_t>> shape;  // reservations then mappings: (address, size)
@@ -216,8 +216,7 @@ Replay::~Replay() {
     kept_ranges().release();  // at most one plan kept
     kept_ranges() = {reserved_, mapped_, plan_shape(plan_)};
   } else {
-    for (const auto& [address, size] : mapped_) cuMemUnmap(address, size);
-    for (const auto& [address, size] : reserved_) cuMemAddressFree(address, size);
+    KeptRanges{reserved_, mapped_, {}}.release();
   }
   if (flush_buffer_) cuMemFree(flush_buffer_);
   if (start_event_) cuEventDestroy(start_event_);
@@ -244,7 +243,7 @@ void Replay::reserve() {
   if (adopted_) {
     reserved_ = kept.reserved, mapped_ = kept.mapped;
     kept = {};
-  }  // another plan: the kept ranges stay (a later job may want them); where they overlap, this job relocates
+  }  // another plan: the kept ranges stay (a later job may want them); this job relocates if its hints are refused
   for (std::size_t i = 0; i < plan_.size(); ++i) {
     const auto& p = plan_[i];
     capture::RangeReport r{p.address, p.size, "exact", 0, ""};
