@@ -95,12 +95,13 @@ void compare_kernels(const CompareSide& a, const CompareSide& b, CompareResult& 
     c.shapes_changed = c.presence == Presence::Both && std::set<std::string>(c.shapes_a.begin(), c.shapes_a.end()) !=
                                                            std::set<std::string>(c.shapes_b.begin(), c.shapes_b.end());
     if (by_runs) {
-      auto per_run = [&](const CompareSide& side) {
-        auto it = side.kernel_time_per_run_ns.find(name);
+      // clang 15 cannot capture a structured binding, so the lambda takes the name.
+      auto per_run = [](const CompareSide& side, const std::string& kernel) {
+        auto it = side.kernel_time_per_run_ns.find(kernel);
         return it != side.kernel_time_per_run_ns.end() ? it->second
                                                        : std::vector<double>(side.runtime_per_run_ns.size(), 0.0);
       };
-      const MeanSd ma = mean_sd(per_run(a)), mb = mean_sd(per_run(b));
+      const MeanSd ma = mean_sd(per_run(a, name)), mb = mean_sd(per_run(b, name));
       c.total_a_ns = ma.mean;
       c.total_b_ns = mb.mean;
       c.test = welch_test(ma.mean, ma.sd, ma.n, mb.mean, mb.sd, mb.n, "runs");
