@@ -65,6 +65,26 @@ class CubinFacts {
   int n_ = 0;
 };
 
+// hipcc --genco for one AMD architecture, as the optimizer compiles HIP candidates; nullopt without hipcc.
+class AmdCodeObjectFacts {
+ public:
+  explicit AmdCodeObjectFacts(std::string arch) : hipcc_(find_executable("hipcc").value_or("")), arch_(std::move(arch)) {}
+  bool available() const { return !hipcc_.empty(); }
+  collectors::CodeObjectFacts operator()(const fs::path& source, const std::string& include_dir) {
+    fs::path co = dir_.path() / (source.stem().string() + std::to_string(++n_) + "-" + arch_ + ".co");
+    // Debian's hipcc 5.2 asks rocm_agent_enumerator for a local GPU even with --offload-arch; an empty list quiets it
+    std::string cmd = fmt::format("ROCM_TARGET_LST=/dev/null {} --genco --offload-arch={} -O3 -I{} -o {} {} >{}.log 2>&1", hipcc_,
+                                  arch_, include_dir, co.string(), source.string(), co.string());
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd << "\n" << slurp(co.string() + ".log");
+    return collectors::read_code_object_facts(co.string());
+  }
+
+ private:
+  std::string hipcc_, arch_;
+  test::TempDir dir_;
+  int n_ = 0;
+};
+
 TEST(OptimizeCorpus, EveryCorrectOptimizationPassesTheStaticAndBinaryGates) {
   test::TempDir tmp;
   fs::path corpus = fs::path(RPL_SOURCE_DIR) / "bench" / "optimize" / "corpus";
@@ -96,6 +116,79 @@ TEST(OptimizeCorpus, EveryCorrectOptimizationPassesTheStaticAndBinaryGates) {
   }
   EXPECT_EQ(apps.size(), 3u);
   if (!cubin.available()) GTEST_SKIP() << "no nvcc here: the corpus passed the static gates; the binary gates were not run";
+}
+
+// The HIP corpus (bench/optimize/corpus-hip): what an AMD engineer writes (float4 and __ldg, 64-lane wavefront
+// shuffles and ballots, cooperative groups, __half2, LDS tiles) passes the static gates with ROCm's own headers
+// (clang's HIP mode, where hipcc is installed) and with our stubs, and the binary gates on hipcc code objects for
+// gfx90a (the binary-gate tests cover gfx940 rule by rule). The runtime gates need an AMD GPU: not run here.
+TEST(OptimizeCorpus, EveryCorrectHipOptimizationPassesTheStaticAndBinaryGates) {
+  test::TempDir tmp;
+  fs::path corpus = fs::path(RPL_SOURCE_DIR) / "bench" / "optimize" / "corpus-hip";
+  std::string cmd = "python3 " + (fs::path(RPL_SOURCE_DIR) / "bench" / "optimize" / "corpus" / "make_corpus.py").string() + " " +
+                    tmp.path().string() + " " + corpus.string() + " >/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  auto cases = rows(tmp.path() / "cases.tsv");
+  EXPECT_GE(cases.size(), 9u);
+  const fs::path app = corpus / "app.hip";
+  const bool hipcc = find_executable("hipcc").has_value();
+  for (const char* headers : {"toolkit", "stubs"}) {
+    if (std::string(headers) == "stubs") setenv("RPL_OPTIMIZE_HEADERS", "stubs", 1);
+    SourceModel original = parse_source(app.string(), slurp(app));
+    // with hipcc installed, its ROCm headers are the parser's: the HIP mode itself is under test
+    if (hipcc && std::string(headers) == "toolkit") {
+      EXPECT_EQ(original.headers, "toolkit");
+      EXPECT_TRUE(original.errors.empty()) << original.errors.front();
+    }
+    for (const auto& c : cases) {
+      ASSERT_EQ(c.size(), 6u);
+      SourceModel candidate = parse_source(app.string(), slurp(c[3]));
+      StaticVerdict v = check_static_gates(original, candidate, c[2]);
+      EXPECT_TRUE(v.passed) << c[0] << " (" << original.headers << "): " << v.gate << ": " << v.reason << " " << v.evidence.dump();
+      if (original.headers == "toolkit") {
+        EXPECT_TRUE(candidate.errors.empty()) << c[0] << ": " << candidate.errors.front();
+      }
+    }
+    unsetenv("RPL_OPTIMIZE_HEADERS");
+  }
+  if (!hipcc) GTEST_SKIP() << "no hipcc here: the HIP corpus passed the static gates with our stub headers; ROCm's headers "
+                              "and the binary gates were not run";
+  AmdCodeObjectFacts compile("gfx90a");
+  collectors::CodeObjectFacts original = compile(app, corpus.string());
+  for (const auto& c : cases) {
+    StaticVerdict b = check_binary_gates(original, compile(c[3], corpus.string()));
+    EXPECT_TRUE(b.passed) << c[0] << ": " << b.gate << ": " << b.reason;
+  }
+}
+
+// A HIP candidate that cheats is still caught with ROCm's headers as the parser: a new device global (static gate)
+// and a clock read (binary gate, in the ISA).
+TEST(OptimizeCorpus, HipCheatsAreRejectedWithRocmHeaders) {
+  fs::path corpus = fs::path(RPL_SOURCE_DIR) / "bench" / "optimize" / "corpus-hip";
+  const fs::path app = corpus / "app.hip";
+  const std::string text = slurp(app);
+  SourceModel original = parse_source(app.string(), text);
+  auto replace_saxpy_body = [&](const std::string& before, const std::string& body) {
+    std::string s = text;
+    const std::string old = "  if (i < n) y[i] = a * x[i] + y[i];\n";
+    s.replace(s.find(old), old.size(), body);
+    s.replace(s.find("// @kernel saxpy {"), 0, before);
+    return s;
+  };
+  StaticVerdict global = check_static_gates(
+      original, parse_source(app.string(), replace_saxpy_body("__device__ int rpl_done;\n", "  if (i < n && !rpl_done) y[i] = a * x[i] + y[i];\n")),
+      "saxpy");
+  EXPECT_FALSE(global.passed);
+  EXPECT_EQ(global.gate, "structure") << global.reason;
+  if (!find_executable("hipcc")) GTEST_SKIP() << "no hipcc here: the ISA half was not compiled";
+  EXPECT_EQ(original.headers, "toolkit");
+  test::TempDir tmp;
+  fs::path cheat = tmp.path() / "app.hip";
+  std::ofstream(cheat) << replace_saxpy_body("", "  if (i < n && wall_clock64() > 0) y[i] = a * x[i] + y[i];\n");
+  AmdCodeObjectFacts compile("gfx90a");
+  StaticVerdict clock = check_binary_gates(compile(app, corpus.string()), compile(cheat, corpus.string()));
+  EXPECT_FALSE(clock.passed);
+  EXPECT_EQ(clock.gate, "binary_structure") << clock.reason;
 }
 
 TEST(OptimizeCorpus, EveryHostileCandidateIsRejectedByItsGateOrReachesTheRuntimeGates) {

@@ -1,6 +1,6 @@
 #pragma once
 // Internal to src/optimize: one libclang translation unit of a kernel source, parsed the way the source model
-// does it (the CUDA toolkit's headers when installed, else our stub GPU headers with the launch syntax blanked), released when it goes out of scope.
+// does it (the CUDA toolkit's or ROCm's headers when installed, else our stub GPU headers with the launch syntax blanked), released when it goes out of scope.
 #include <clang-c/Index.h>
 
 #include <string>
@@ -16,9 +16,9 @@ class ParsedUnit {
   ParsedUnit(const ParsedUnit&) = delete;
   ParsedUnit& operator=(const ParsedUnit&) = delete;
   CXTranslationUnit unit() const { return unit_; }
-  // "toolkit" (the installed CUDA's headers, clang's CUDA mode) or "stubs" (our stub headers)
+  // "toolkit" (the installed CUDA's or ROCm's headers, clang's CUDA or HIP mode) or "stubs" (our stub headers)
   const std::string& headers() const { return headers_; }
-  const std::string& toolkit() const { return toolkit_; }  // the CUDA toolkit's folder in toolkit mode
+  const std::string& toolkit() const { return toolkit_; }  // the CUDA toolkit's or ROCm's folder in toolkit mode
 
  private:
   std::string blanked_;

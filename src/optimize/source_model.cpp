@@ -8,7 +8,10 @@
 #include <fstream>
 #include <cstdlib>
 #include <memory>
+#include <initializer_list>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "optimize/clang_parse.hpp"
 #include "optimize/gpu_stub_headers.hpp"
@@ -299,29 +302,42 @@ std::string text_outside(const std::string& text, const KernelInfo& kernel) {
 
 namespace {
 
-// The CUDA toolkit whose headers the parser uses: $CUDA_PATH, $CUDA_HOME, the nvcc on PATH, /usr/local/cuda.
-std::optional<fs::path> find_cuda_toolkit() {
+// Folders named by environment variables, then the parents' parents of a tool found on PATH (nvcc, hipcc live in
+// TOOLKIT/bin), then a fixed default; the first that holds `probe` (a header under include/) is the toolkit.
+std::optional<fs::path> find_toolkit(std::initializer_list<const char*> vars, const char* tool, const char* fallback,
+                                     const fs::path& probe) {
   if (const char* forced = std::getenv("RPL_OPTIMIZE_HEADERS"); forced && std::string(forced) == "stubs") return std::nullopt;
   std::vector<fs::path> candidates;
-  for (const char* var : {"CUDA_PATH", "CUDA_HOME"})
+  for (const char* var : vars)
     if (const char* v = std::getenv(var); v && *v) candidates.emplace_back(v);
   if (const char* path = std::getenv("PATH")) {
     std::string p = path;
     for (std::size_t b = 0; b <= p.size();) {
       std::size_t e = p.find(':', b);
       if (e == std::string::npos) e = p.size();
-      fs::path nvcc = fs::path(p.substr(b, e - b)) / "nvcc";
+      fs::path exe = fs::path(p.substr(b, e - b)) / tool;
       std::error_code ec;
-      if (e > b && fs::exists(nvcc, ec)) candidates.push_back(fs::weakly_canonical(nvcc, ec).parent_path().parent_path());
+      if (e > b && fs::exists(exe, ec)) candidates.push_back(fs::weakly_canonical(exe, ec).parent_path().parent_path());
       b = e + 1;
     }
   }
-  candidates.emplace_back("/usr/local/cuda");
+  candidates.emplace_back(fallback);
   for (const auto& c : candidates) {
     std::error_code ec;
-    if (fs::exists(c / "include" / "cuda_runtime.h", ec)) return c;
+    if (fs::exists(c / "include" / probe, ec)) return c;
   }
   return std::nullopt;
+}
+
+// The CUDA toolkit whose headers the parser uses: $CUDA_PATH, $CUDA_HOME, the nvcc on PATH, /usr/local/cuda.
+std::optional<fs::path> find_cuda_toolkit() {
+  return find_toolkit({"CUDA_PATH", "CUDA_HOME"}, "nvcc", "/usr/local/cuda", "cuda_runtime.h");
+}
+
+// The ROCm installation whose HIP headers the parser uses: $ROCM_PATH, the hipcc on PATH (Debian's is /usr/bin,
+// so /usr), /opt/rocm. ($HIP_PATH names ROCm's hip/ folder, not the root clang's --rocm-path wants.)
+std::optional<fs::path> find_hip_toolkit() {
+  return find_toolkit({"ROCM_PATH"}, "hipcc", "/opt/rocm", fs::path("hip") / "hip_runtime.h");
 }
 
 // Forced after clang's CUDA wrapper: the CUDA keywords keep their meaning and also carry the annotations the
@@ -342,7 +358,9 @@ constexpr const char* kToolkitAnnotations = R"RPL(#pragma once
 #undef __launch_bounds__
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__))) __attribute__((annotate("rpl_launch_bounds(" #__VA_ARGS__ ")")))
 // clang 15 lowers host-side launches `k<<<g, b>>>(...)` through this call, which CUDA 12 removed from its headers
+#ifndef __HIP__
 extern "C" int cudaConfigureCall(dim3 grid, dim3 block, unsigned long shared = 0, struct CUstream_st* stream = 0);
+#endif
 )RPL";
 
 const fs::path& toolkit_shim_directory() {
@@ -361,6 +379,35 @@ bool is_cuda_source(const std::string& path) {
   return ext == ".cu" || ext == ".cuh";
 }
 
+// A HIP source: a .hip file, or C++ that includes HIP's runtime header (hipcc compiles .cpp files too).
+bool is_hip_source(const std::string& path, const std::string& text) {
+  std::string ext = fs::path(path).extension().string();
+  return ext == ".hip" || (!is_cuda_source(path) && text.find("hip/hip_runtime") != std::string::npos);
+}
+
+// clang's arguments for a parse with the installed toolkit's own headers (device side), or nullopt when the source
+// is neither CUDA nor HIP or no toolkit is installed. HIP: ROCm's hip_runtime.h comes before our annotations, so
+// its own definitions of __global__ and the rest do not replace ours when the source includes it again.
+std::optional<std::pair<fs::path, std::vector<std::string>>> toolkit_parse_args(const std::string& path, const std::string& text,
+                                                                              const std::string& src_dir) {
+  const std::string shim = toolkit_shim_directory().string();
+  const std::string annotations = (toolkit_shim_directory() / "rpl_toolkit_annotations.h").string();
+  if (auto cuda = is_cuda_source(path) ? find_cuda_toolkit() : std::nullopt) {
+    std::vector<std::string> args = {"-x", "cuda", "--cuda-path=" + cuda->string(), "--cuda-gpu-arch=sm_80", "-nocudalib",
+                                     "--cuda-device-only", "-std=c++17", "-isystem", shim, "-include", annotations,
+                                     "-I" + src_dir, "-Wno-everything", "-ferror-limit=0"};
+    if (fs::exists(*cuda / "include" / "cccl")) args.insert(args.end(), {"-isystem", (*cuda / "include" / "cccl").string()});
+    return std::make_pair(*cuda, args);
+  }
+  if (auto rocm = is_hip_source(path, text) ? find_hip_toolkit() : std::nullopt) {
+    return std::make_pair(*rocm, std::vector<std::string>{"-x", "hip", "--rocm-path=" + rocm->string(), "--offload-arch=gfx90a",
+                                                          "-nogpulib", "--cuda-device-only", "-std=c++17", "-isystem", shim,
+                                                          "-include", "hip/hip_runtime.h", "-include", annotations,
+                                                          "-I" + src_dir, "-Wno-everything", "-ferror-limit=0"});
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 ParsedUnit::ParsedUnit(const std::string& path, const std::string& text) {
@@ -374,16 +421,12 @@ ParsedUnit::ParsedUnit(const std::string& path, const std::string& text) {
     return clang_parseTranslationUnit2(index_, abs.c_str(), argv.data(), int(argv.size()), &unsaved, 1,
                                        CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord, &unit_);
   };
-  // The installed CUDA toolkit's own headers first (clang's CUDA mode, device side): the real device API, vector
+  // The installed toolkit's own headers first (clang's CUDA or HIP mode, device side): the real device API, vector
   // types, __ldg overloads, cooperative groups, cub. A fatal error (a header clang cannot read) falls back to the
   // stub headers.
-  if (auto cuda = is_cuda_source(path) ? find_cuda_toolkit() : std::nullopt) {
-    blanked_ = text;  // clang's CUDA mode reads the launch syntax itself
-    std::vector<std::string> args = {"-x", "cuda", "--cuda-path=" + cuda->string(), "--cuda-gpu-arch=sm_80", "-nocudalib",
-                                     "--cuda-device-only", "-std=c++17", "-isystem", toolkit_shim_directory().string(),
-                                     "-include", (toolkit_shim_directory() / "rpl_toolkit_annotations.h").string(),
-                                     "-I" + src_dir, "-Wno-everything", "-ferror-limit=0"};
-    if (fs::exists(*cuda / "include" / "cccl")) args.insert(args.end(), {"-isystem", (*cuda / "include" / "cccl").string()});
+  if (auto toolkit = toolkit_parse_args(path, text, src_dir)) {
+    blanked_ = text;  // clang's CUDA and HIP modes read the launch syntax themselves
+    const auto& [root, args] = *toolkit;
     if (parse(args) == CXError_Success && unit_) {
       // A fatal error, or an error in the user's file, falls back: without clang's own CUDA headers (a libclang
       // installed without its resource directory, as on a GPU machine given only the library) the toolkit parse
@@ -399,7 +442,7 @@ ParsedUnit::ParsedUnit(const std::string& path, const std::string& text) {
       }
       if (clean) {
         headers_ = "toolkit";
-        toolkit_ = cuda->string();
+        toolkit_ = root.string();
         return;
       }
       clang_disposeTranslationUnit(unit_);

@@ -61,9 +61,9 @@ struct SourceModel {
   std::vector<std::string> errors;         // every parser error, "line:col: message"
   std::vector<std::string> includes;       // header names the source includes
   std::vector<std::string> device_globals; // file-scope __device__/__shared__/__constant__/__managed__ variables
-  std::string headers;                     // "toolkit": parsed with the installed CUDA's headers; "stubs": with ours,
+  std::string headers;                     // "toolkit": parsed with the installed CUDA's or ROCm's headers; "stubs": with ours,
                                            // whose errors never reject a candidate (the compiler is the parser of record)
-  std::string toolkit;                     // the CUDA toolkit's folder when headers == "toolkit"
+  std::string toolkit;                     // the CUDA toolkit's or ROCm's folder when headers == "toolkit"
   const KernelInfo* find(const std::string& name) const;
 };
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Writes the corpus of correct optimizations (issue 27) as whole candidate sources into DIR, and DIR/cases.tsv:
 case, app, kernel, candidate file, rtol ("" for bit-exact), what the optimization is.
+Usage: make_corpus.py DIR [CORPUS]: CORPUS is this folder (CUDA) by default, or another laid out the same way
+(../corpus-hip: HIP, .hip candidates).
 
-Each candidates/NAME.cu starts with "//@" header lines (app, kernel, include, rtol, what) and holds the new kernel;
+Each candidates/NAME.cu (or .hip) starts with "//@" header lines (app, kernel, include, rtol, what) and holds the new kernel;
 it replaces the text between "// @kernel KERNEL {" and "// @kernel KERNEL }" of the app, and each "//@include <h>"
 adds "#include <h>" after the app's first #include (a toolkit header: allowed)."""
 import pathlib
@@ -11,7 +13,7 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def build(candidate):
+def build(candidate, here):
     head, body = {}, []
     includes = []
     for line in candidate.read_text().splitlines(keepends=True):
@@ -26,7 +28,7 @@ def build(candidate):
     for key in ("app", "kernel", "what"):
         if key not in head:
             sys.exit(f"make_corpus.py: {candidate.name} has no //@{key} line")
-    app = (HERE / head["app"]).read_text()
+    app = (here / head["app"]).read_text()
     begin, end = f"// @kernel {head['kernel']} {{\n", f"// @kernel {head['kernel']} }}\n"
     if begin not in app or end not in app:
         sys.exit(f"make_corpus.py: {head['app']} has no markers for kernel {head['kernel']}")
@@ -43,10 +45,12 @@ def build(candidate):
 
 def main():
     out = pathlib.Path(sys.argv[1])
+    here = pathlib.Path(sys.argv[2]).resolve() if len(sys.argv) > 2 else HERE
     out.mkdir(parents=True, exist_ok=True)
     rows = []
-    for candidate in sorted((HERE / "candidates").glob("*.cu")):
-        head, text = build(candidate)
+    candidates = [c for c in (here / "candidates").iterdir() if c.suffix in (".cu", ".hip")]
+    for candidate in sorted(candidates):
+        head, text = build(candidate, here)
         path = out / candidate.name
         path.write_text(text)
         rows.append("\t".join([candidate.stem, head["app"], head["kernel"], str(path), head.get("rtol", ""), head["what"]]))
