@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "analysis/dag_edges.hpp"
+#include "analysis/fast_sort.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
 
@@ -92,8 +93,16 @@ std::string assign_lanes(NodeTable& nodes) {
   for (uint8_t b : by_stream) stream_processes += b;
 
   std::unordered_map<LaneKey, uint32_t, LaneKeyHash> lane_ids;
-  LaneKey last_key{kNoIndex, LaneType::Unknown, 0, 0};
-  uint32_t last_lane = kNoNode;
+  // The lanes of recent keys, by a slot of the key's hash: streams interleave in the trace, so consecutive nodes
+  // rarely share a key, and a map lookup per node was a few percent of `analyze` (issue 32). A miss asks the map,
+  // which alone numbers the lanes (in first-seen order).
+  constexpr std::size_t kRecentSlots = 64;
+  struct Recent {
+    LaneKey key{kNoIndex, LaneType::Unknown, 0, 0};
+    uint32_t lane = kNoNode;
+  };
+  std::vector<Recent> recent(kRecentSlots);
+  const LaneKeyHash hash;
   nodes.lane.resize(n);
   for (NodeId v = 0; v < n; ++v) {
     Index stream, queue, agent;
@@ -109,12 +118,12 @@ std::string assign_lanes(NodeTable& nodes) {
     const bool prefer_stream = by_stream[p] != 0;
     if (stream != kNoIndex && (prefer_stream || queue == kNoIndex)) key = {p, LaneType::Stream, stream, 0};
     else if (queue != kNoIndex) key = {p, LaneType::Queue, agent, queue};
-    if (!(key == last_key) || last_lane == kNoNode) {
+    Recent& r = recent[hash(key) % kRecentSlots];
+    if (!(r.key == key) || r.lane == kNoNode) {
       auto [it, inserted] = lane_ids.try_emplace(key, static_cast<uint32_t>(lane_ids.size()));
-      last_key = key;
-      last_lane = it->second;
+      r = {key, it->second};
     }
-    nodes.lane[v] = last_lane;
+    nodes.lane[v] = r.lane;
   }
   if (nodes.process_count == 0) return "none";
   if (stream_processes == nodes.process_count) return "stream";
@@ -137,8 +146,8 @@ LargeVector<NodeId> lane_predecessors(const NodeTable& nodes, LargeVector<uint32
   uint32_t begin = 0;
   for (uint32_t l = 0; l < lane_count; ++l) {
     auto first = order.begin() + begin, last = order.begin() + offset[l];
-    // Traces are nearly always already in time order: check before sorting.
-    if (!std::is_sorted(first, last, earlier)) std::sort(first, last, earlier);
+    // Traces are nearly always in time order per lane, or a few runs of it (dispatches, then copies).
+    sort_runs(first, last, earlier);
     NodeId before = kNoNode;
     for (auto it = first; it != last; ++it) prev[*it] = before, before = *it;
     begin = offset[l];

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "analysis/dag_edges.hpp"
+#include "analysis/fast_sort.hpp"
 #include "support/errors.hpp"
 
 namespace rpl::analysis::dag {
@@ -128,19 +129,22 @@ class SubmitLists {
     list_of.resize(n);
     corr_.resize(n);
     std::vector<uint64_t> keys;
-    uint64_t last_key = 0;
-    uint32_t last_list = kNoList;
+    // The lists of recent keys by a slot of the stream index (as dag_build's lanes: streams interleave, and a
+    // map lookup per node cost a few percent of `analyze`, issue 32); a miss asks the map, which numbers them.
+    constexpr std::size_t kRecentSlots = 64;
+    std::vector<std::pair<uint64_t, uint32_t>> recent(kRecentSlots, {0, kNoList});
     // The one pass over the trace's records here; later passes read the compact copies.
     for (NodeId v = 0; v < n; ++v) {
       corr_[v] = nodes_.correlation(v);
       uint64_t k = key(nodes_.process[v], nodes_.stream(v));
-      if (k != last_key || last_list == kNoList) {
+      auto& [recent_key, recent_list] = recent[(k ^ (k >> 32)) % kRecentSlots];
+      if (k != recent_key || recent_list == kNoList) {
         auto [it, inserted] = ids_.try_emplace(k, static_cast<uint32_t>(keys.size()));
         if (inserted) keys.push_back(k);
-        last_key = k;
-        last_list = it->second;
+        recent_key = k;
+        recent_list = it->second;
       }
-      list_of[v] = last_list;
+      list_of[v] = recent_list;
     }
     const uint32_t list_count = static_cast<uint32_t>(keys.size());
     std::vector<uint32_t> by_key(list_count), rank(list_count);
@@ -180,7 +184,7 @@ class SubmitLists {
       return ca != cb ? ca < cb : nodes_.earlier(a, b);
     };
     auto sort_range = [](auto first, auto last, auto less) {
-      if (!std::is_sorted(first, last, less)) std::sort(first, last, less);
+      sort_runs(first, last, less);
     };
     for (uint32_t l = 0; l < list_count; ++l) {
       if (with_time_order) sort_range(by_start_.begin() + begin_[l], by_start_.begin() + begin_[l + 1], earlier);
@@ -279,7 +283,7 @@ class SubmitWindows {
   }
   template <typename Less>
   static void sort_range(LargeVector<NodeId>& ops, uint32_t b, uint32_t e, Less less) {
-    if (!std::is_sorted(ops.begin() + b, ops.begin() + e, less)) std::sort(ops.begin() + b, ops.begin() + e, less);
+    sort_runs(ops.begin() + b, ops.begin() + e, less);
   }
   void collect_started(const LargeVector<NodeId>& ops, uint32_t b, uint32_t e, TimeNs from, TimeNs to,
                        std::vector<uint32_t>& out) {
@@ -561,7 +565,7 @@ void add_inferred_edges(const NodeTable& nodes, EdgeList& edges) {
     return nodes.end(a) != nodes.end(b) ? nodes.end(a) < nodes.end(b) : a < b;
   };
   for (uint32_t p = 0; p < nodes.process_count; ++p)
-    std::sort(by_end.begin() + begin[p], by_end.begin() + begin[p + 1], ends_earlier);
+    sort_runs(by_end.begin() + begin[p], by_end.begin() + begin[p + 1], ends_earlier);
 
   for (NodeId v = 0; v < n; ++v) {
     if (has_cross_pred[v]) continue;

@@ -2,8 +2,12 @@
 #include "analysis/kernel_shapes.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <map>
 #include <tuple>
+
+#include "analysis/fast_sort.hpp"
 
 namespace rpl::analysis {
 
@@ -26,7 +30,12 @@ ShapeKey key_of(const Dispatch& d) {
 
 // Splits sorted `v` into duration classes (see LaunchShape) and fills the shape's class fields.
 void duration_classes(std::vector<double>& v, LaunchShape& shape) {
-  std::sort(v.begin(), v.end());
+  // Durations are differences of integer timestamps (>= 0, never NaN): for such doubles the bit patterns
+  // order as the values, and the sorted sequence is unique.
+  if (std::all_of(v.begin(), v.end(), [](double d) { return d >= 0 && !std::signbit(d); }))
+    radix_sort_by_key(v, [](double d) { return std::bit_cast<uint64_t>(d); });
+  else
+    std::sort(v.begin(), v.end());
   std::vector<std::pair<std::size_t, std::size_t>> classes;  // [begin, end)
   std::size_t begin = 0;
   for (std::size_t i = 1; i <= v.size(); ++i)

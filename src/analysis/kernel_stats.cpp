@@ -12,6 +12,7 @@
 #include <limits>
 #include <numeric>
 
+#include "analysis/fast_sort.hpp"
 #include "analysis/kernel_stats.hpp"
 #include "analysis/time_interval.hpp"
 #include "support/errors.hpp"
@@ -79,13 +80,16 @@ DurationStats stats_of(double* values, std::size_t n) {
 template <typename Record>
 class SortedIntervals {
  public:
-  explicit SortedIntervals(const std::vector<Record>& records) : records_(records) {
-    const bool sorted = std::is_sorted(records.begin(), records.end(),
-                                       [](const Record& a, const Record& b) { return a.start < b.start; });
+  // `sorted`: whether the records are in start order (the caller's pass over them found out).
+  SortedIntervals(const std::vector<Record>& records, bool sorted) : records_(records) {
     if (sorted) return;
     copy_.reserve(records.size());
     for (const Record& r : records) copy_.push_back({r.start, r.end});
-    std::sort(copy_.begin(), copy_.end(), [](const TimeInterval& a, const TimeInterval& b) { return a.start < b.start; });
+    // Only the start order matters to the unions below (intervals of equal start may come in any order).
+    if (std::all_of(copy_.begin(), copy_.end(), [](const TimeInterval& iv) { return iv.start >= 0; }))
+      radix_sort_by_key(copy_, [](const TimeInterval& iv) { return static_cast<uint64_t>(iv.start); });
+    else
+      std::sort(copy_.begin(), copy_.end(), [](const TimeInterval& a, const TimeInterval& b) { return a.start < b.start; });
   }
   std::size_t size() const { return records_.size(); }
   TimeInterval operator[](std::size_t i) const {
@@ -205,6 +209,9 @@ KernelStatsResult compute_kernel_stats(const Trace& trace) {
   TimeNs wall_start = std::numeric_limits<TimeNs>::max();
   TimeNs wall_end = std::numeric_limits<TimeNs>::min();
   long double dispatch_sum = 0;
+  // Whether the records are in start order, found here rather than by another pass over them (issue 32).
+  bool dispatches_sorted = true, copies_sorted = true;
+  TimeNs previous_start = std::numeric_limits<TimeNs>::min();
   for (const Dispatch& d : trace.dispatches) {
     if (d.symbol >= symbol_count)
       throw Error(ExitCode::InputInvalid,
@@ -213,13 +220,18 @@ KernelStatsResult compute_kernel_stats(const Trace& trace) {
                               symbol_count));
     if (d.end < d.start) negative_duration("dispatch", d.dispatch_id, d.process, d.start, d.end);
     ++group_offset[group_of_symbol[d.symbol] + 1];
+    dispatches_sorted = dispatches_sorted && d.start >= previous_start;
+    previous_start = d.start;
     dispatch_sum += d.end - d.start;
     wall_start = std::min(wall_start, d.start);
     wall_end = std::max(wall_end, d.end);
   }
   long double copy_sum = 0;
+  previous_start = std::numeric_limits<TimeNs>::min();
   for (const MemoryCopy& c : trace.copies) {
     if (c.end < c.start) negative_duration("memory copy", c.copy_id, c.process, c.start, c.end);
+    copies_sorted = copies_sorted && c.start >= previous_start;
+    previous_start = c.start;
     copy_sum += c.end - c.start;
     wall_start = std::min(wall_start, c.start);
     wall_end = std::max(wall_end, c.end);
@@ -266,8 +278,8 @@ KernelStatsResult compute_kernel_stats(const Trace& trace) {
 
   // Busy time: unions over every agent and process (see TraceTiming).
   std::vector<double>().swap(durations);  // release before the interval copies, which may need twice as much
-  const SortedIntervals<Dispatch> dispatch_intervals(trace.dispatches);
-  const SortedIntervals<MemoryCopy> copy_intervals(trace.copies);
+  const SortedIntervals<Dispatch> dispatch_intervals(trace.dispatches, dispatches_sorted);
+  const SortedIntervals<MemoryCopy> copy_intervals(trace.copies, copies_sorted);
   timing.kernel_busy_ns = static_cast<double>(union_of(dispatch_intervals));
   timing.gpu_busy_ns = static_cast<double>(union_of(dispatch_intervals, copy_intervals));
   return result;

@@ -6,6 +6,8 @@
 #include <limits>
 #include <tuple>
 
+#include "analysis/fast_sort.hpp"
+
 namespace rpl::report {
 namespace {
 
@@ -101,9 +103,10 @@ WorkLanes::WorkLanes(const Trace& trace)
       if (lane != kNoLane) lane = position[lane];
 
   for_each_node([&](analysis::NodeRef n) { lanes_[slot(place(trace, n))].nodes.push_back(n); });
-  // By (start, end), sorting copies of the keys: the same comparisons on the same sequence as sorting the refs
-  // (so the same order, ties included) without two random reads of the trace per comparison (issue 32: this
-  // sort was a tenth of `analyze` at 1M dispatches).
+  // By (start, end), sorting copies of the keys, without two random reads of the trace per comparison (issue 32:
+  // this sort was a tenth of `analyze` at 1M dispatches). Nodes of equal start and end keep their trace order
+  // (dispatches, then copies, each by index), so that the order is a total one: a lane then holds a few
+  // ascending runs (its dispatches, then its copies), which sort_runs merges in linear time.
   struct Keyed {
     TimeNs start, end;
     analysis::NodeRef ref;
@@ -113,8 +116,11 @@ WorkLanes::WorkLanes(const Trace& trace)
     keyed.clear();
     keyed.reserve(lane.nodes.size());
     for (analysis::NodeRef n : lane.nodes) keyed.push_back({node_start(trace, n), node_end(trace, n), n});
-    std::sort(keyed.begin(), keyed.end(),
-              [](const Keyed& a, const Keyed& b) { return a.start != b.start ? a.start < b.start : a.end < b.end; });
+    analysis::sort_runs(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+      if (a.start != b.start) return a.start < b.start;
+      if (a.end != b.end) return a.end < b.end;
+      return a.ref.kind != b.ref.kind ? a.ref.kind < b.ref.kind : a.ref.index < b.ref.index;
+    });
     for (std::size_t i = 0; i < keyed.size(); ++i) lane.nodes[i] = keyed[i].ref;
   }
 }
