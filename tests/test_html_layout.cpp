@@ -1,7 +1,7 @@
 // report.html and multi_rank.html as a user sees them (issue 29): each page is laid out by headless Chromium
 // at 1024, 1400 and 2400 px, and a probe (tests/data/html/layout_probe.js) measures what was drawn: no
-// horizontal overflow of the page, no table header clipped, no kernel-name column squeezed, no two SVG texts
-// over each other, no empty section. Pages: the example traces, compare.html of two pairs, long PyTorch names,
+// horizontal overflow of the page nor of any box in it (a table scrolling inside its own box), no table header
+// clipped, no kernel-name column squeezed, no two SVG texts over each other, no empty section. Pages: the example traces, compare.html of two pairs, long PyTorch names,
 // a million dispatches and a 64-rank job. Screenshots at 1400 px are kept under build/artifacts/html-layout/ (CI
 // artifacts). Skips, and says so, where Chromium is not installed.
 #include <gtest/gtest.h>
@@ -76,6 +76,9 @@ void expect_clean_layout(const std::string& chromium, const TempDir& dir, const 
     ASSERT_FALSE(r.contains("error")) << name << " at " << width << ": " << r.dump();
     const std::string where = name + " at " + std::to_string(width) + " px: ";
     EXPECT_LE(r["pageOverflow"].get<int>(), 0) << where << "the page scrolls sideways";
+    // A table in its own scroll box hides its last columns although the page itself does not scroll.
+    EXPECT_TRUE(r["scrolledBoxes"].empty()) << where << r["scrolledBoxes"].dump();
+    EXPECT_TRUE(r["beyond"].empty()) << where << r["beyond"].dump();
     EXPECT_TRUE(r["clippedHeaders"].empty()) << where << r["clippedHeaders"].dump();
     EXPECT_TRUE(r["narrowNames"].empty()) << where << r["narrowNames"].dump();
     EXPECT_TRUE(r["overlaps"].empty()) << where << r["overlaps"].dump();

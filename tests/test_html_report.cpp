@@ -128,9 +128,10 @@ TEST(HtmlReport, HasEverySectionWithTheExpectedElements) {
   EXPECT_EQ(count(html, "<line class=\"cp-edge\""), 2u);
   EXPECT_EQ(count(html, " m\""), 0u);  // no merged rectangle
   // Tables.
-  for (const char* id : {"top-kernels", "critical-path", "what-if", "findings"})
+  for (const char* id : {"top-kernels", "kernel-resources", "critical-path", "what-if", "findings"})
     EXPECT_EQ(count(html, std::string("<table id=\"") + id + "\""), 1u) << id;
-  EXPECT_NE(html.find(">37.5%</td><td>VGPRs</td>"), std::string::npos);  // gemm's occupancy
+  // gemm's occupancy, in the resources table (the kernels table keeps to the timing: 14 columns fit 1024 px).
+  EXPECT_NE(html.find(">37.5%</td><td class=\"text\">VGPRs</td>"), std::string::npos);
   // Critical-path fraction of gemm: 200 / 450 = 44.4%.
   EXPECT_NE(html.find("<td>44.4%</td><td>2</td></tr>"), std::string::npos);
   // Findings: reduce is unstable (CV 0.58 > 0.10, 34% of GPU time), gemm's occupancy is low, scale is
@@ -140,7 +141,7 @@ TEST(HtmlReport, HasEverySectionWithTheExpectedElements) {
   EXPECT_NE(html.find("above_roof"), std::string::npos);
   // They lead the page (before the roofline and the tables they rest on), each with its remedy.
   EXPECT_LT(html.find("<h2>Findings</h2>"), html.find("<h2>Roofline</h2>"));
-  EXPECT_EQ(count(html, "<td class=\"text remedy\">"), count(html, "<td class=\"text sev-"));
+  EXPECT_EQ(count(html, "<td class=\"text remedy\">"), count(html, "<td class=\"text tag sev-"));
   EXPECT_NE(html.find("use fewer registers per thread"), std::string::npos);  // low_occupancy's remedy
 }
 

@@ -97,10 +97,12 @@ h1{font-size:22px;margin:4px 0 2px}h2{font-size:17px;margin:26px 0 8px;border-bo
 .warn{background:#fff4e0;border:1px solid #f0b44c;border-radius:6px;padding:8px 12px;margin:10px 0}
 .note{background:#eef2f7;border:1px dashed #9aa7b7;border-radius:6px;padding:14px;color:#3c4654}
 table{border-collapse:collapse;background:#fff;font-size:12.5px;display:block;max-width:100%;overflow-x:auto}
-th,td{border:1px solid #e1e4e8;padding:3px 7px;text-align:right;white-space:nowrap}
-th{background:#eef1f4;font-weight:600}
-td.name,th.name,td.text{text-align:left;white-space:normal;overflow-wrap:anywhere}
-td.name,th.name{min-width:26ch;max-width:70ch}td.text{min-width:16ch}
+th,td{border:1px solid #e1e4e8;padding:3px 6px;text-align:right;white-space:nowrap}
+th{background:#eef1f4;font-weight:600;white-space:normal;vertical-align:bottom}
+td.name,th.name,td.text,th.text{text-align:left;white-space:normal;overflow-wrap:anywhere}
+td.name,th.name{min-width:26ch;max-width:70ch}td.text,th.text{min-width:16ch}td.tag,th.tag{min-width:0;overflow-wrap:normal}
+@media (max-width:1200px){td.name,th.name{min-width:20ch}}
+tr.shapes td{white-space:normal;text-align:left}
 td.name{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px}
 tr.rt td.name{color:#6b7480}
 .sev-warning{color:#9a5b00;font-weight:600}.sev-info{color:#2f5d9a}
@@ -187,28 +189,19 @@ void html_kernels_table(std::string& out, const app::AnalyzeResults& r, std::siz
   out += "<h2>Top kernels by GPU time</h2>\n<table id=\"top-kernels\"><thead><tr><th>#</th><th class=\"name\">kernel</th>"
          "<th>calls</th><th>shapes</th><th>total</th><th>mean</th><th>median</th><th>min</th><th>max</th><th>share</th>"
          "<th title=\"between dispatches of one launch shape and duration class, time-weighted\">CV</th>"
-         "<th>stability</th><th>occupancy</th><th>limiter</th><th>resources</th><th>on critical path</th>"
-         "<th>dispatches on path</th></tr></thead><tbody>\n";
+         "<th>stability</th><th>on critical path</th><th>calls on path</th></tr></thead><tbody>\n";
   for (std::size_t i = 0; i < r.stats.kernels.size() && i < top; ++i) {
     const auto& k = r.stats.kernels[i];
     const auto& d = k.durations;
     const auto* occ = i < r.occupancy.size() && r.occupancy[i].top ? &*r.occupancy[i].top : nullptr;
     auto path = on_path.find(k.name);
     const std::string arch = occ ? occ->arch : std::string();
-    std::string resources = "-";
-    if (occ)
-      resources = resources_text(occ->resources.arch_vgprs, occ->resources.accum_vgprs, occ->resources.sgprs,
-                                 occ->resources.lds_bytes, arch);
     put(out, "<tr{}><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-             "<td>{}</td><td>{:.3f}</td><td>{}</td><td{}>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+             "<td>{}</td><td>{:.3f}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
         k.runtime_kernel ? " class=\"rt\"" : "", i + 1, name_cell(k.name, k.runtime_kernel), d.count,
         k.shapes.size(), html::duration(d.total_ns), html::duration(d.mean_ns), html::duration(d.median_ns),
         html::duration(d.min_ns), html::duration(d.max_ns), html::percent(k.share_of_gpu_time), k.within_class_cv,
-        analysis::to_string(k.stability),
-        occ ? fmt::format(" title=\"{}\"", escape(occupancy_text(occ->occupancy, arch))) : std::string(),
-        occ ? html::percent(occ->occupancy.theoretical) : "-",
-        occ ? escape(limiter_text(occ->occupancy.limiter, arch)) : "-", escape(resources),
-        path != on_path.end() ? html::percent(path->second->fraction_of_path) : "-",
+        analysis::to_string(k.stability), path != on_path.end() ? html::percent(path->second->fraction_of_path) : "-",
         path != on_path.end() ? path->second->dispatches_on_path : 0);
     if (k.shapes.size() > 1 || k.has_duration_classes) {
       const bool nvidia = is_nvidia_arch(arch);
@@ -223,7 +216,7 @@ void html_kernels_table(std::string& out, const app::AnalyzeResults& r, std::siz
                                               shape.class_medians_ns.size(), shape.within_class_cv)
                                 : std::string());
       }
-      put(out, "<tr class=\"shapes\"><td></td><td colspan=\"16\">{} shape(s); CV over all dispatches {:.3f}, within a "
+      put(out, "<tr class=\"shapes\"><td></td><td colspan=\"13\">{} shape(s); CV over all dispatches {:.3f}, within a "
                "shape {:.3f}, within a duration class {:.3f}<ul>{}</ul></td></tr>\n",
           k.shapes.size(), d.cv, k.within_shape_cv, k.within_class_cv, rows);
     }
@@ -231,6 +224,30 @@ void html_kernels_table(std::string& out, const app::AnalyzeResults& r, std::siz
   out += "</tbody></table>\n";
   if (r.stats.kernels.size() > top)
     put(out, "<p class=\"sub\">{} more kernels not shown.</p>\n", r.stats.kernels.size() - top);
+}
+
+// The top kernels' occupancy and launch resources, a table of their own: as columns of the kernels table they
+// made it 17 columns wide, which scrolled sideways below 1650 px (issue 29). Left out when no kernel has them.
+void html_resources_table(std::string& out, const app::AnalyzeResults& r, std::size_t top) {
+  std::string rows;
+  for (std::size_t i = 0; i < r.stats.kernels.size() && i < top && i < r.occupancy.size(); ++i) {
+    if (!r.occupancy[i].top) continue;
+    const auto& occ = *r.occupancy[i].top;
+    const auto& k = r.stats.kernels[i];
+    put(rows, "<tr{}><td>{}</td>{}<td>{}</td><td class=\"text\">{}</td><td class=\"text\">{}</td>"
+              "<td class=\"text\">{}</td></tr>\n",
+        k.runtime_kernel ? " class=\"rt\"" : "", i + 1, name_cell(k.name, k.runtime_kernel),
+        html::percent(occ.occupancy.theoretical), escape(limiter_text(occ.occupancy.limiter, occ.arch)),
+        escape(occupancy_text(occ.occupancy, occ.arch)),
+        escape(resources_text(occ.resources.arch_vgprs, occ.resources.accum_vgprs, occ.resources.sgprs,
+                              occ.resources.lds_bytes, occ.arch)));
+  }
+  if (rows.empty()) return;
+  out += "<h2>Occupancy and launch resources</h2>\n<table id=\"kernel-resources\"><thead><tr><th>#</th>"
+         "<th class=\"name\">kernel</th><th>occupancy</th><th class=\"text\">limiter</th>"
+         "<th class=\"text\">resident per SM / CU</th><th class=\"text\">resources</th></tr></thead><tbody>\n";
+  out += rows;
+  out += "</tbody></table>\n";
 }
 
 void critical_path_table(std::string& out, const app::AnalyzeResults& r, std::size_t top) {
@@ -290,12 +307,13 @@ void findings_table(std::string& out, const app::AnalyzeResults& r, const Roofli
     out += "<p class=\"sub\">No finding crossed its threshold.</p>\n";
     return;
   }
-  out += "<table id=\"findings\"><thead><tr><th>severity</th><th>finding</th><th class=\"name\">kernel</th>"
-         "<th class=\"name\">evidence</th><th class=\"name\">remedy</th></tr></thead><tbody>\n";
+  out += "<table id=\"findings\"><thead><tr><th class=\"text tag\">severity</th><th class=\"text tag\">finding</th>"
+         "<th class=\"name\">kernel</th><th class=\"text\">evidence</th><th class=\"text\">remedy</th></tr></thead>"
+         "<tbody>\n";
   for (const auto& f : findings) {
     std::string severity = f.value("severity", "");
     std::string kernel = f.contains("kernel") && f["kernel"].is_string() ? f["kernel"].get<std::string>() : "";
-    put(out, "<tr><td class=\"text sev-{}\">{}</td><td class=\"text\">{}</td>{}<td class=\"text\">{}</td>"
+    put(out, "<tr><td class=\"text tag sev-{}\">{}</td><td class=\"text tag\">{}</td>{}<td class=\"text\">{}</td>"
              "<td class=\"text remedy\">{}</td></tr>\n",
         escape(severity), escape(severity), escape(f.value("id", "")), kernel.empty() ? "<td></td>" : name_cell(kernel),
         escape(f.value("message", "")), escape(f.value("remedy", "")));
@@ -327,6 +345,7 @@ std::string render_html_report(const app::AnalyzeResults& r, const RooflineView*
   out += html::timeline_section(r, options);
 
   html_kernels_table(out, r, options.top);
+  html_resources_table(out, r, options.top);
   critical_path_table(out, r, options.top);
   what_if_table(out, r);
   if (r.api_stats) out += api_stats_html(*r.api_stats, options.top);

@@ -74,7 +74,7 @@ void timelines(std::string& h, const MultiRankResult& r) {
 }
 
 void ranks_table(std::string& h, const MultiRankResult& r) {
-  h += "<h2>Ranks</h2>\n<table id=\"ranks\"><thead><tr><th>rank</th><th class=\"name\">host</th><th class=\"name\">GPU"
+  h += "<h2>Ranks</h2>\n<table id=\"ranks\"><thead><tr><th>rank</th><th class=\"text\">host</th><th class=\"text\">GPU"
        "</th><th>span</th><th>compute</th><th>communication</th><th>overlap</th><th>collective wait</th>"
        "<th>imposed wait</th><th>on critical path</th><th>dispatches</th></tr></thead><tbody>\n";
   for (const auto& k : r.ranks)

@@ -3,7 +3,9 @@
 // <pre id="layout-probe"> that --dump-dom returns. pageOverflow: page width beyond the window (> 0 means a
 // horizontal scroll of the whole page); clippedHeaders: table headers whose text does not fit; narrowNames:
 // kernel-name cells narrower than 20 characters; overlaps: pairs of SVG texts whose (rotated) boxes intersect;
-// emptySections: headings with nothing after them.
+// emptySections: headings with nothing after them; scrolledBoxes: elements that scroll or cut their content
+// sideways (a table inside its own scroll box hides its last columns although the page does not overflow);
+// beyond: elements whose right edge lies past the window.
 (function () {
   function overlaps(a, b) {
     var w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
@@ -11,7 +13,19 @@
     return w > 1 && h > 1;
   }
   var r = {width: window.innerWidth, pageOverflow: document.documentElement.scrollWidth - window.innerWidth,
-           clippedHeaders: [], narrowNames: [], overlaps: [], emptySections: [], tables: 0};
+           clippedHeaders: [], narrowNames: [], overlaps: [], emptySections: [], scrolledBoxes: [], beyond: [],
+           tables: 0};
+  function label(e) {
+    return e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className && typeof e.className === 'string' ? '.' + e.className : '');
+  }
+  document.querySelectorAll('body *').forEach(function (e) {
+    if (e.id === 'layout-probe') return;
+    var ox = getComputedStyle(e).overflowX;
+    if (ox !== 'visible' && e.scrollWidth > e.clientWidth + 1)
+      r.scrolledBoxes.push(label(e) + ': ' + e.scrollWidth + ' px of content in ' + e.clientWidth + ' px');
+    var right = e.getBoundingClientRect().right;
+    if (right > window.innerWidth + 1 && r.beyond.length < 20) r.beyond.push(label(e) + ': right edge at ' + Math.round(right) + ' px');
+  });
   document.querySelectorAll('th').forEach(function (th) {
     if (th.scrollWidth > th.clientWidth + 1) r.clippedHeaders.push((th.closest('table').id || '?') + ':' + th.textContent);
   });
