@@ -5,8 +5,12 @@ the seeds each strategy ran per budget (counted from the run files, seeds 0-49) 
 or not met; and replaces the registrations of bench/figures/autotune_anchor.jsonl by the snippet's (.jsonl
 beside it), keeping its comment line, plus the two thresholds written in the targets list (exempt).
 
-Usage (repository root): anchor_results_section.py --folder bench/autotune/results/kernel_tuner_anchor_2026-11-28
-                           --snippet /tmp/snippet.md
+Usage (repository root): anchor_results_section.py --folder bench/autotune/results/kernel_tuner_anchor_2026-11-29
+                           --snippet /tmp/snippet.md --runs RUNS.jsonl ... --intro INTRO.md
+--runs: the run files the table was made from (the seeds per cell are counted from them; default: the folder's
+kt_runs.jsonl and ours/*.jsonl); --intro: the section's text between its heading line and the coverage (what ran,
+where, what changed in the search), with {folder} standing for --folder; --heading: the heading's text after
+"(issue 30), ".
 Then: python3 scripts/check_figures.py (or ctest -R figures).
 """
 import argparse
@@ -38,9 +42,16 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--folder", required=True)
 ap.add_argument("--snippet", required=True)
 ap.add_argument("--root", default=".")
+ap.add_argument("--runs", nargs="+")
+ap.add_argument("--intro")
+ap.add_argument("--heading", default="2026-11-28, partial")
+ap.add_argument("--middle", help="text after the coverage list (how to complete it, what changed in the search)")
+ap.add_argument("--overhead", help="the overhead target's line(s) of the targets list")
+ap.add_argument("--coverage-note", help="the line above the coverage list when it is short of 50 seeds")
 args = ap.parse_args()
 root, R, snippet = args.root, args.folder, args.snippet
-coverage = coverage_lines([os.path.join(root, R, "kt_runs.jsonl")] + sorted(glob.glob(os.path.join(root, R, "ours", "*.jsonl"))))
+coverage = coverage_lines([os.path.join(root, p) for p in args.runs] if args.runs else
+                          [os.path.join(root, R, "kt_runs.jsonl")] + sorted(glob.glob(os.path.join(root, R, "ours", "*.jsonl"))))
 doc = open(f"{root}/bench/RESULTS.md").read()
 start = doc.index("### Against Kernel Tuner's own strategies (issue 30)")
 # The section ends at the next heading of its level or above.
@@ -81,34 +92,40 @@ batch_note = (f"its run is recorded in `{R}/gpu_batch/` (`env_check.txt`: what t
               "what ran and what was skipped)" if os.path.exists(batch) else "not run yet")
 pooled = open(f"{root}/{R}/table.md").read()
 pooled = pooled[pooled.index("Six hub convolution spaces pooled"):pooled.index("Targets (issue 30):")].strip()
-text = f"""### Against Kernel Tuner's own strategies (issue 30), 2026-11-28, partial
-
-Our search (`--strategy model`) and the strategies of Kernel Tuner (version 1.4) in simulation mode on the same 14 measured
+default_intro = """Our search (`--strategy model`) and the strategies of Kernel Tuner (version 1.4) in simulation mode on the same 14 measured
 spaces (our GEMM and convolution measured on the H100; the benchmark hub's twelve brute-forced caches), budgets
 matched as Kernel Tuner counts `max_fevals`: B unique configurations, failed ones included, B = 2% (or 5%) of the
 valid configurations. CPU only (the shared 2-core host). Raw per-seed runs with date, machine, commands and commits,
 the full table with every strategy, the plots (`plots/SPACE_2pct.png`, `plots/SPACE_5pct.png`: mean best ratio
 against evaluations, ours, the two Kernel Tuner strategies with the highest score there and random search's exact
-expectation) and how each figure is computed: `bench/autotune/results/kernel_tuner_anchor_2026-11-28/`
-(`README.md`, `table.md`, `summary.json`, `plots/`).
+expectation) and how each figure is computed: `{folder}/`
+(`README.md`, `table.md`, `summary.json`, `plots/`)."""
+intro = (open(args.intro).read().strip() if args.intro else default_intro).replace("{folder}", R)
+middle = (open(args.middle).read().strip() if args.middle else """`bench/autotune/kt_anchor_batch.sh` completes every strategy and ours at 50 seeds in one call on a 64-core
+machine (`bench/autotune/kt_anchor_pack.sh` packs what it needs; it reports and skips dual_annealing and
+bayes_opt where scipy or scikit-learn is missing); """ + batch_note + """.
+
+**The search is unchanged** (work item 1 of issue 30): three changes aimed at the runs that end in a runner-up
+basin were screened on tuning seeds 0-9 and held-out seeds 100-104; none was ahead on both
+(`bench/autotune/results/kernel_tuner_anchor_2026-11-28/screening/README.md`).""")
+overhead = (open(args.overhead).read().strip() if args.overhead else """- Search overhead under 50 ms per configuration at 20,000 configurations: met (measured earlier, `overhead_20000.txt`
+  in the same folder; the search is unchanged since).""")
+if args.coverage_note and not complete:
+    coverage_head = open(args.coverage_note).read().strip()
+text = f"""### Against Kernel Tuner's own strategies (issue 30), {args.heading}
+
+{intro}
 
 {coverage_head}
 
 {coverage}
 
-`bench/autotune/kt_anchor_batch.sh` completes every strategy and ours at 50 seeds in one call on a 64-core
-machine (`bench/autotune/kt_anchor_pack.sh` packs what it needs; it reports and skips dual_annealing and
-bayes_opt where scipy or scikit-learn is missing); {batch_note}.
-
-**The search is unchanged** (work item 1 of issue 30): three changes aimed at the runs that end in a runner-up
-basin were screened on tuning seeds 0-9 and held-out seeds 100-104; none was ahead on both
-(`bench/autotune/results/kernel_tuner_anchor_2026-11-28/screening/README.md`).
+{middle}
 
 Targets of issue 30, as first defined, on the seeds above (each cell in `table.md`, "Targets"):
 
 {chr(10).join(lines)}
-- Search overhead under 50 ms per configuration at 20,000 configurations: met (measured earlier, `overhead_20000.txt`
-  in the same folder; the search is unchanged since).
+{overhead}
 
 {pooled}
 
