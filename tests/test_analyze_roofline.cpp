@@ -119,7 +119,7 @@ TEST(AnalyzeRoofline, CountersGiveRooflinePointsLabelsAndAChart) {
   EXPECT_EQ(find_kernel(roofline["kernels"], "_Z7consumePf.kd"), nullptr);  // no counters, no point
 
   auto analysis = read_json(dir.file("out/analysis.json"));
-  EXPECT_EQ(analysis["schema_version"], "1.6");
+  EXPECT_EQ(analysis["schema_version"], "1.7");
   const nlohmann::json* ranked = find_kernel(analysis["ranking"]["kernels"], "compute(float*, int)");
   ASSERT_NE(ranked, nullptr);
   EXPECT_EQ((*ranked)["bottleneck"]["primary"]["label"], "memory-bandwidth bound");

@@ -190,15 +190,14 @@ DeepAnalysis ncu_deep_analysis(const std::function<std::optional<double>(std::st
 
   // Stalls: per issued instruction a warp spends sum(ratios) cycles; "selected" is the issue itself and
   // "not_selected" is eligible-but-waiting-for-the-scheduler (latency that is hidden). The rest stalls.
-  double total = 0, selected = 0, not_selected = 0;
+  // Both count in the total; neither is a stall reason.
+  double total = 0;
   std::vector<NamedFraction> reasons;
   for (auto r : kNcuStallReasons) {
     auto v = metric(stall_metric(r));
     if (!v || *v < 0) continue;
     total += *v;
-    if (r == "selected") selected = *v;
-    else if (r == "not_selected") not_selected = *v;
-    else reasons.push_back({std::string(r), *v});
+    if (r != "selected" && r != "not_selected") reasons.push_back({std::string(r), *v});
   }
   // Only some reasons measured (the CUPTI set): the total comes from the warp latency, and what the
   // measured reasons leave is "other (not memory)".

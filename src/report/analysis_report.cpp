@@ -5,6 +5,7 @@
 
 #include "report/analyze_report.hpp"
 #include "report/idle_report.hpp"
+#include "report/kernel_origin_advice.hpp"
 #include "report/kernel_shapes_report.hpp"
 #include "report/roofline_report.hpp"
 #include "report/summaries_report.hpp"
@@ -70,6 +71,7 @@ nlohmann::json ranked_kernel_json(const app::AnalyzeResults& r, const PathShares
   return {{"rank", rank + 1},
           {"name", k.name},
           {"runtime_kernel", k.runtime_kernel},
+          {"origin", origin_json(kernel_origin(k.name))},
           {"count", k.durations.count},
           {"total_ns", k.durations.total_ns},
           {"share_of_gpu_time", k.share_of_gpu_time},
@@ -278,6 +280,7 @@ nlohmann::json findings_json(const app::AnalyzeResults& r, const PathShares& pat
   add_inferred_edges_finding(r, findings);
   add_bottleneck_findings(r, findings);
   add_run_to_run_findings(r, findings);
+  annotate_findings_with_origin(findings);
   for (auto& f : findings)
     if (!f.contains("remedy")) f["remedy"] = remedy_for(f);
   return findings;

@@ -24,7 +24,7 @@ inline constexpr const char* kSchemaVersion = "1.0";
 // (NVTX / ROCTx ranges by name: count and host time).
 // 1.6: range_summary gives each range's GPU time: the kernels and copies launched inside it (gpu_kernels,
 // gpu_copies, gpu_busy_ns, gpu_span_ns), found through the launching call's correlation id.
-inline constexpr const char* kAnalysisSchemaVersion = "1.6";
+inline constexpr const char* kAnalysisSchemaVersion = "1.7";
 // dag.json 1.1 (issue 32): the per-node rows ("nodes": earliest start and slack of every dispatch and copy)
 // left dag.json; `--slack-db FILE` writes them to a SQLite table instead (docs/critical-path.md). Every other
 // field is unchanged.
