@@ -57,18 +57,32 @@ void fill_nodes(NodeTable& nodes) {
     last_dense = it->second;
     return last_dense;
   };
-  auto set = [&](std::size_t v, TimeNs start, TimeNs end, Index process) {
+  // A process orders by stream when its work uses more than one distinct stream, or when some of its work
+  // has a stream but no queue (copies, as rocprofv3 and our CUDA collector write them): queue lanes would
+  // then split one stream into a kernel chain and a copy chain with no order between them. Found in this pass
+  // over the records rather than another (issue 32).
+  std::vector<Index> first_stream;
+  auto set = [&](std::size_t v, TimeNs start, TimeNs end, Index process, Index stream, bool queueless_copy) {
     nodes.start[v] = start;
     nodes.duration[v] = std::max<TimeNs>(0, end - start);
-    nodes.process[v] = dense(process);
+    const uint32_t p = dense(process);
+    nodes.process[v] = p;
+    if (p >= first_stream.size()) {
+      first_stream.resize(p + 1, kNoIndex);
+      nodes.by_stream.resize(p + 1, 0);
+    }
+    if (stream == kNoIndex) return;
+    if (first_stream[p] == kNoIndex) first_stream[p] = stream;
+    else if (first_stream[p] != stream) nodes.by_stream[p] = 1;
+    if (queueless_copy) nodes.by_stream[p] = 1;
   };
   for (std::size_t i = 0; i < trace.dispatches.size(); ++i) {
     const Dispatch& d = trace.dispatches[i];
-    set(i, d.start, d.end, d.process);
+    set(i, d.start, d.end, d.process, d.stream, false);
   }
   for (std::size_t i = 0; i < trace.copies.size(); ++i) {
     const MemoryCopy& c = trace.copies[i];
-    set(nodes.dispatch_count + i, c.start, c.end, c.process);
+    set(nodes.dispatch_count + i, c.start, c.end, c.process, c.stream, c.queue == kNoIndex);
   }
 }
 
@@ -76,19 +90,8 @@ void fill_nodes(NodeTable& nodes) {
 std::string assign_lanes(NodeTable& nodes) {
   const Trace& trace = nodes.trace;
   const std::size_t n = nodes.size();
-  // A process orders by stream when its work uses more than one distinct stream, or when some of its work
-  // has a stream but no queue (copies, as rocprofv3 and our CUDA collector write them): queue lanes would
-  // then split one stream into a kernel chain and a copy chain with no order between them.
-  std::vector<Index> first_stream(nodes.process_count, kNoIndex);
-  std::vector<uint8_t> by_stream(nodes.process_count, 0);
-  for (NodeId v = 0; v < n; ++v) {
-    Index s = nodes.stream(v);
-    if (s == kNoIndex) continue;
-    uint32_t p = nodes.process[v];
-    if (first_stream[p] == kNoIndex) first_stream[p] = s;
-    else if (first_stream[p] != s) by_stream[p] = 1;
-    if (v >= nodes.dispatch_count && trace.copies[v - nodes.dispatch_count].queue == kNoIndex) by_stream[p] = 1;
-  }
+  // Which processes order by stream: found by fill_nodes.
+  const std::vector<uint8_t>& by_stream = nodes.by_stream;
   std::size_t stream_processes = 0;
   for (uint8_t b : by_stream) stream_processes += b;
 

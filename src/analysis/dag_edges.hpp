@@ -18,6 +18,9 @@ struct NodeTable {
   LargeVector<uint32_t> process;              // dense process id (order of first appearance)
   std::unordered_map<Index, uint32_t> dense_process;  // Trace process index -> dense id
   uint32_t process_count = 0;
+  // Per dense process, from fill_nodes' pass: whether its work uses more than one distinct stream, or has a
+  // copy with a stream but no queue (assign_lanes then orders the process by stream).
+  std::vector<uint8_t> by_stream;
 
   explicit NodeTable(const Trace& t) : trace(t) {}
   std::size_t size() const { return start.size(); }

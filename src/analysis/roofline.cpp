@@ -505,6 +505,7 @@ class RooflineBuilder {
   // Dispatch counts per kernel (all dispatches, profiled or not).
   void count_dispatches() {
     dispatch_count_.assign(kernels_.size(), 0);
+    if (kernels_.empty()) return;  // no counted kernel (a trace without counters): no pass over the dispatches
     for (const Dispatch& disp : trace_.dispatches) {
       if (disp.symbol >= trace_.symbols.size()) continue;
       auto it = kernel_by_key_.find(kernel_key(trace_.symbols[disp.symbol].display_name, disp.agent));

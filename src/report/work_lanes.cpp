@@ -60,9 +60,12 @@ WorkLanes::WorkLanes(const Trace& trace)
     for (Index i = 0; i < trace.copies.size(); ++i) f(analysis::NodeRef{analysis::NodeKind::Copy, i});
   };
 
-  // Which lanes exist, then their order, then their nodes.
+  // Which lanes exist, then their order, then their nodes. Each node's lane (in first-seen numbering) is kept
+  // from the first pass, so that the second does not read the trace's records again (issue 32).
   std::vector<NodePlace> used;
   std::vector<std::size_t> counts;
+  std::vector<uint32_t> seen_lane;
+  seen_lane.reserve(trace.dispatches.size() + trace.copies.size());
   for_each_node([&](analysis::NodeRef n) {
     NodePlace p = place(trace, n);
     uint32_t& lane = slot(p);
@@ -72,6 +75,7 @@ WorkLanes::WorkLanes(const Trace& trace)
       counts.push_back(0);
     }
     ++counts[lane];
+    seen_lane.push_back(lane);
   });
   node_count_ = trace.dispatches.size() + trace.copies.size();
 
@@ -102,7 +106,9 @@ WorkLanes::WorkLanes(const Trace& trace)
     for (uint32_t& lane : *table)
       if (lane != kNoLane) lane = position[lane];
 
-  for_each_node([&](analysis::NodeRef n) { lanes_[slot(place(trace, n))].nodes.push_back(n); });
+  std::size_t next = 0;
+  for_each_node([&](analysis::NodeRef n) { lanes_[position[seen_lane[next++]]].nodes.push_back(n); });
+  std::vector<uint32_t>().swap(seen_lane);
   // By (start, end), sorting copies of the keys, without two random reads of the trace per comparison (issue 32:
   // this sort was a tenth of `analyze` at 1M dispatches). Nodes of equal start and end keep their trace order
   // (dispatches, then copies, each by index), so that the order is a total one: a lane then holds a few
