@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "model/kernel_origin.hpp"
 #include "report/analyze_report.hpp"
 #include "report/idle_report.hpp"
 #include "report/kernel_origin_advice.hpp"
@@ -158,8 +159,11 @@ void add_kernel_findings(const app::AnalyzeResults& r, const PathShares& path, n
                                   {"shape_count", k.shapes.size()}, {"threshold", Thresholds::kUnstableCv}},
                                  k.name));
     const auto& occ = r.occupancy[i].top;
+    // A vendor library's low occupancy is its design (large register and shared-memory tiles for tensor-core
+    // throughput, as cuBLAS's GEMMs), and its code cannot be edited: the ranking shows the figure, no finding.
     if (occ && occ->occupancy.theoretical < Thresholds::kLowOccupancy &&
-        k.share_of_gpu_time >= Thresholds::kSignificantShare)
+        k.share_of_gpu_time >= Thresholds::kSignificantShare &&
+        kernel_origin(k.name).kind != KernelOriginKind::VendorLibrary)
       findings.push_back(finding("low_occupancy", "info",
                                  fmt::format("{} can keep only {:.0f}% of the waves resident, limited by {}",
                                              k.name, occ->occupancy.theoretical * 100, occ->occupancy.limiter),
@@ -272,6 +276,21 @@ std::string remedy_for(const nlohmann::json& f) {
   return "";
 }
 
+// Warnings first, then what says why a kernel is slow before what qualifies a measurement: the terminal shows the
+// first --top findings, and a trace with counters must not hide its bottlenecks behind shape notes. Within a
+// kind, the kernels keep their order (GPU time).
+void order_findings(nlohmann::json& findings) {
+  auto rank = [](const nlohmann::json& f) {
+    if (f.value("severity", "") != "info") return 0;
+    static const std::unordered_map<std::string, int> kKinds = {
+        {"bottleneck", 1}, {"off_critical_path", 2}, {"low_occupancy", 3}, {"shape_mix", 5}};
+    auto it = kKinds.find(f.value("id", ""));
+    return it == kKinds.end() ? 4 : it->second;
+  };
+  std::stable_sort(findings.begin(), findings.end(),
+                   [&](const nlohmann::json& a, const nlohmann::json& b) { return rank(a) < rank(b); });
+}
+
 nlohmann::json findings_json(const app::AnalyzeResults& r, const PathShares& path) {
   nlohmann::json findings = nlohmann::json::array();
   add_gpu_idle_finding(r, findings);
@@ -283,6 +302,7 @@ nlohmann::json findings_json(const app::AnalyzeResults& r, const PathShares& pat
   annotate_findings_with_origin(findings);
   for (auto& f : findings)
     if (!f.contains("remedy")) f["remedy"] = remedy_for(f);
+  order_findings(findings);
   return findings;
 }
 

@@ -43,10 +43,6 @@ std::optional<std::string> origin_remedy(const KernelOrigin& origin, std::string
 
 std::string origin_note(const KernelOrigin& origin, std::string_view finding_id) {
   if (origin.user_code()) return "";
-  if (finding_id == "low_occupancy" && origin.kind == KernelOriginKind::VendorLibrary)
-    return fmt::format(" (a {} kernel: large register and shared-memory tiles are the library's design, often "
-                       "for tensor-core throughput; low occupancy alone is not a defect there)",
-                       origin.library);
   if (is_kernel_code_finding(finding_id)) return fmt::format(" (a {} kernel)", origin.library);
   return "";
 }
