@@ -56,6 +56,11 @@ TEST_F(PyTorchTrace, BottlenecksComeBeforeShapeNotesAndWarningsLead) {
   const std::string shown = r.out.substr(0, r.out.find("Top kernels"));
   EXPECT_NE(shown.find("- bottleneck: nvjet_sm90_tst_256x128_6"), std::string::npos) << shown;  // names shortened in the middle
   EXPECT_NE(shown.find("its code is cuBLAS's"), std::string::npos) << shown;
+  // the three cuBLAS GEMMs' bottlenecks share one remedy: printed once, then "as above"
+  const std::size_t first = shown.find("remedy: its code is cuBLAS's");
+  ASSERT_NE(first, std::string::npos) << shown;
+  EXPECT_EQ(shown.find("remedy: its code is cuBLAS's", first + 1), std::string::npos) << shown;
+  EXPECT_NE(shown.find("remedy: as above", first), std::string::npos) << shown;
 }
 
 TEST_F(PyTorchTrace, LibraryKernelsAreNamedAndGetRemediesForTheirOrigin) {

@@ -101,6 +101,7 @@ void findings_section(std::string& out, const app::AnalyzeResults& r, const Repo
   out += fmt::format("\nFindings ({}; evidence in analysis.json)\n", findings.size());
   if (findings.empty()) out += "  none crossed its threshold\n";
   std::size_t shown = 0;
+  std::string last_remedy;  // the same remedy for consecutive findings (three cuBLAS GEMMs) is printed once
   for (const auto& f : findings) {
     if (shown++ == options.top) {
       out += fmt::format("  ... {} more (--top N to show more)\n", findings.size() - options.top);
@@ -114,7 +115,9 @@ void findings_section(std::string& out, const app::AnalyzeResults& r, const Repo
     out += wrap_text(fmt::format("{} {}: {}", f.value("severity", "") == "warning" ? "!" : "-",
                                  f.value("id", ""), one_line(message)),
                      options.width, 2, 6);
-    if (f.contains("remedy")) out += wrap_text("remedy: " + f["remedy"].get<std::string>(), options.width, 6, 8);
+    const std::string remedy = f.contains("remedy") ? f["remedy"].get<std::string>() : "";
+    if (!remedy.empty()) out += wrap_text(remedy == last_remedy ? "remedy: as above" : "remedy: " + remedy, options.width, 6, 8);
+    last_remedy = remedy;
   }
 }
 
