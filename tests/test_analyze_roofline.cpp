@@ -32,29 +32,14 @@ std::string make_counter_db(const TempDir& dir) {
   FixtureSpec spec;
   spec.counters = false;
   FixtureRows rows = fixture_rows(spec);
-  auto names = rpl::analysis::roofline_counter_names(rpl::analysis::roofline_counter_set("gfx942"));
-  int64_t id = 100;
-  std::map<std::string, int64_t> pmc;
-  for (const auto& n : names) {
-    rows.pmc_info.push_back({id, 2, n, n, n.substr(0, n.find('_'))});
-    pmc[n] = id++;
-  }
-  for (const auto& d : rows.dispatches) {
-    if (d.kernel_id == 3) continue;  // consume
-    double duration = static_cast<double>(d.end - d.start);
-    for (const auto& n : names) {
-      double value = 0;
-      if (n == "TCC_EA0_RDREQ_sum") value = kBytesPerNs * duration / 64;
-      if (n == "SQ_INSTS_VALU_FMA_F32") value = 1000;
-      // Two rows per counter for the reads: the reader must sum them.
-      if (n == "TCC_EA0_RDREQ_sum") {
-        rows.pmc_values.push_back({d.dispatch_id, pmc[n], value / 2});
-        rows.pmc_values.push_back({d.dispatch_id, pmc[n], value / 2});
-      } else {
-        rows.pmc_values.push_back({d.dispatch_id, pmc[n], value});
-      }
-    }
-  }
+  add_counters(
+      rows, rpl::analysis::roofline_counter_names(rpl::analysis::roofline_counter_set("gfx942")),
+      [](const rpl::rocpd::DispatchRow& d, const std::string& n) -> std::optional<double> {
+        if (d.kernel_id == 3) return std::nullopt;  // consume
+        if (n == "TCC_EA0_RDREQ_sum") return kBytesPerNs * static_cast<double>(d.end - d.start) / 64;
+        return n == "SQ_INSTS_VALU_FMA_F32" ? 1000.0 : 0.0;
+      },
+      {"TCC_EA0_RDREQ_sum"});  // two rows per counter for the reads: the reader must sum them
   std::string path = dir.file("counters.db");
   write_fixture(rows, path);
   return path;

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/roofline_counters.hpp"
 #include "analysis/run_compare.hpp"
 #include "testing/cli.hpp"
 #include "testing/fixtures.hpp"
@@ -64,6 +65,33 @@ analysis::CompareSide side_with(const std::string& name, std::vector<double> per
   s.runtime_per_run_ns = {total};
   s.kernel_time_per_run_ns[name] = {total};
   return s;
+}
+
+// The fixture with every counter the gfx942 roofline needs on the kernels `bytes_per_ns` has a rate for: zero but
+// 64-byte device-memory reads at that rate (or L2 reads where `in_l2` names the kernel: its data stays in L2) and
+// 1000 FP32 FMAs per dispatch. Symbols: 1 compute, 2 reduce, 3 consume.
+std::string counter_db(const std::string& path, std::map<int64_t, double> bytes_per_ns, std::set<int64_t> in_l2 = {}) {
+  FixtureSpec spec;
+  spec.counters = false;
+  FixtureRows rows = fixture_rows(spec);
+  add_counters(rows, analysis::roofline_counter_names(analysis::roofline_counter_set("gfx942")),
+               [&](const rocpd::DispatchRow& d, const std::string& n) -> std::optional<double> {
+                 auto rate = bytes_per_ns.find(d.kernel_id);
+                 if (rate == bytes_per_ns.end()) return std::nullopt;
+                 const double requests = rate->second * static_cast<double>(d.end - d.start) / 64;
+                 const bool l2 = in_l2.count(d.kernel_id) > 0;
+                 if (n == "TCC_EA0_RDREQ_sum") return l2 ? 0.0 : requests;
+                 if (n == "TCP_TCC_READ_REQ_sum") return requests;
+                 return n == "SQ_INSTS_VALU_FMA_F32" ? 1000.0 : 0.0;
+               });
+  return write(rows, path);
+}
+
+json roofline_entry(const json& doc, const std::string& name) {
+  for (const auto& m : doc["roofline"])
+    if (m["name"] == name) return m;
+  ADD_FAILURE() << "no roofline entry " << name << " in " << doc["roofline"].dump();
+  return json::object();
 }
 
 }  // namespace
@@ -120,7 +148,7 @@ TEST(CompareCli, AKernelThatGotFasterStandsOut) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(validate_against_schema("compare", dir.file("out/compare.json")), "");
   const json doc = json::parse(read_file(dir.file("out/compare.json")));
-  EXPECT_EQ(doc["schema_version"], "1.0");
+  EXPECT_EQ(doc["schema_version"], "1.1");
   EXPECT_EQ(doc["kernels"][0]["name"], "compute(float*, int)");  // the largest change first
   const json compute = kernel(doc, "compute(float*, int)");
   EXPECT_EQ(compute["significance"], "significant");
@@ -279,4 +307,127 @@ TEST(CompareCli, BadInputsAreNamedWithTheirExitCode) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   r = run_cli({"compare", good, good, "--json", "--quiet"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
+// Roofline points on both sides (traces with counters): points that moved, one that went (consume: counted in A
+// only) and, with the runs swapped, appeared; the same run twice moves nothing. In compare.json (against its
+// schema), the terminal and compare.html. A kernel whose data stays in L2 (no device-memory bytes) is judged by
+// its L2 bandwidth, not by device memory's zero.
+TEST(CompareCli, RooflinePointsMovedAppearedAndGone) {
+  TempDir dir;
+  // A: compute 4000 B/ns, reduce 2000 B/ns in L2 only, consume 1000 B/ns. B: compute 2000 B/ns (moved), reduce
+  // 1000 B/ns in L2 (moved along L2), consume without counters (gone).
+  const std::string a = counter_db(dir.file("a.db"), {{1, 4000}, {2, 2000}, {3, 1000}}, {2});
+  const std::string b = counter_db(dir.file("b.db"), {{1, 2000}, {2, 1000}}, {2});
+  auto r = run_cli({"compare", a, b, "-o", dir.file("out"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(validate_against_schema("compare", dir.file("out/compare.json")), "");
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["schema_version"], "1.1");
+  ASSERT_EQ(doc["roofline"].size(), 3u) << doc["roofline"].dump(1);
+  const json compute = roofline_entry(doc, "compute(float*, int)");
+  EXPECT_EQ(compute["presence"], "both");
+  EXPECT_TRUE(compute["moved"].get<bool>());
+  EXPECT_EQ(compute["bandwidth_level"], "hbm");
+  EXPECT_NEAR(compute["gbps_a"].get<double>(), 4000, 1);
+  EXPECT_NEAR(compute["gbps_b"].get<double>(), 2000, 1);
+  EXPECT_NEAR(compute["hbm_gbps_b"].get<double>(), 2000, 1);
+  const json reduce = roofline_entry(doc, "reduce(float*)");
+  EXPECT_EQ(reduce["presence"], "both");
+  EXPECT_EQ(reduce["bandwidth_level"], "l2");
+  EXPECT_NEAR(reduce["gbps_a"].get<double>(), 2000, 1);
+  EXPECT_NEAR(reduce["gbps_b"].get<double>(), 1000, 1);
+  EXPECT_TRUE(reduce["moved"].get<bool>());  // along L2: device memory says 0 -> 0
+  const json consume = roofline_entry(doc, "consume(float*)");
+  EXPECT_EQ(consume["presence"], "only_a");
+  EXPECT_FALSE(consume["moved"].get<bool>());
+  EXPECT_NEAR(consume["gbps_a"].get<double>(), 1000, 1);
+  EXPECT_TRUE(consume["gbps_b"].is_null());
+  EXPECT_TRUE(consume["intensity_b"].is_null());
+
+  // Reversed, the point appears; the same run against itself moves nothing.
+  r = run_cli({"compare", b, a, "-o", dir.file("rev"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  doc = json::parse(r.out);
+  EXPECT_EQ(roofline_entry(doc, "consume(float*)")["presence"], "only_b");
+  r = run_cli({"compare", a, a, "-o", dir.file("same"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  doc = json::parse(r.out);
+  for (const auto& m : doc["roofline"]) {
+    EXPECT_EQ(m["presence"], "both") << m.dump();
+    EXPECT_FALSE(m["moved"].get<bool>()) << m.dump();
+  }
+
+  // The terminal counts and lists them; compare.html has a row each.
+  r = run_cli({"compare", a, b, "-o", dir.file("out"), "--width", "100"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Roofline points: 2 of 2 kernels with a point in both runs moved"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0 appeared in B, 1 gone from B"), std::string::npos) << r.out;
+  const auto table = r.out.substr(r.out.find("Roofline points:"));
+  EXPECT_NE(table.find("gone"), std::string::npos) << table;
+  EXPECT_NE(table.find("L2"), std::string::npos) << table;
+  EXPECT_LE(widest_line(r.out), 100u) << r.out;
+  const std::string page = read_file(dir.file("out/compare.html"));
+  const auto roof = page.substr(page.find("id=\"compare-roofline\""));
+  EXPECT_NE(roof.find("<td>moved</td>"), std::string::npos);
+  EXPECT_NE(roof.find("<td>gone</td>"), std::string::npos);
+  EXPECT_NE(roof.find("<td>L2</td>"), std::string::npos);
+}
+
+// The critical path's change is judged by the spread of the runs' critical paths where both sides have several
+// runs; a comparison of single traces says it is one. Terminal, compare.json and compare.html.
+TEST(CompareCli, CriticalPathChangeHasItsSignificance) {
+  TempDir dir;
+  const double jitter[] = {1.00, 1.04, 0.97, 1.02, 0.98};
+  for (int k = 0; k < 5; ++k) {
+    // Every kernel scaled: the critical path (kernels of both streams, the consumer) moves with them.
+    FixtureRows base = scaled(1, jitter[k]), noise = scaled(1, jitter[(k + 2) % 5] * 1.01),
+                faster = scaled(1, jitter[k] * 0.5);
+    for (FixtureRows* rows : {&base, &noise, &faster}) {
+      const double f = rows == &base ? jitter[k] : rows == &noise ? jitter[(k + 2) % 5] * 1.01 : jitter[k] * 0.5;
+      for (auto& d : rows->dispatches)
+        if (d.kernel_id != 1) d.end = d.start + static_cast<TimeNs>(static_cast<double>(d.end - d.start) * f);
+    }
+    write(base, dir.file(fmt::format("a/runs/run-{}/results.db", k + 1)));
+    write(noise, dir.file(fmt::format("noise/runs/run-{}/results.db", k + 1)));
+    write(faster, dir.file(fmt::format("faster/runs/run-{}/results.db", k + 1)));
+  }
+  auto r = run_cli({"compare", dir.file("a"), dir.file("faster"), "-o", dir.file("o1"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(validate_against_schema("compare", dir.file("o1/compare.json")), "");
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["critical_path"]["basis"], "runs");
+  EXPECT_EQ(doc["critical_path"]["significance"], "significant");
+  EXPECT_LT(doc["critical_path"]["t"].get<double>(), 0);
+  EXPECT_LT(doc["critical_path"]["b_ns"].get<double>(), doc["critical_path"]["a_ns"].get<double>());
+  EXPECT_EQ(doc["critical_path"]["statement"].get<std::string>().rfind("significant over 5 and 5 runs", 0), 0u)
+      << doc["critical_path"].dump();
+
+  r = run_cli({"compare", dir.file("a"), dir.file("noise"), "-o", dir.file("o2"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  doc = json::parse(r.out);
+  EXPECT_EQ(doc["critical_path"]["significance"], "within_noise") << doc["critical_path"].dump();
+  r = run_cli({"compare", dir.file("a"), dir.file("noise"), "-o", dir.file("o2"), "--width", "80"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("critical path: within the runs' spread over 5 and 5 runs"), std::string::npos) << r.out;
+  EXPECT_LE(widest_line(r.out), 80u) << r.out;
+  std::string page = read_file(dir.file("o2/compare.html"));
+  EXPECT_NE(page.find("within the runs&#39; spread over 5 and 5 runs"), std::string::npos);
+
+  // One trace against a profile directory: a single-run comparison, said so, no test.
+  r = run_cli({"compare", dir.file("a/runs/run-1/results.db"), dir.file("faster"), "-o", dir.file("o3"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(validate_against_schema("compare", dir.file("o3/compare.json")), "");
+  doc = json::parse(r.out);
+  EXPECT_EQ(doc["critical_path"]["significance"], "unknown");
+  EXPECT_TRUE(doc["critical_path"]["basis"].is_null());
+  EXPECT_EQ(doc["critical_path"]["statement"].get<std::string>().rfind("a single-run comparison (1 and 5 runs)", 0), 0u)
+      << doc["critical_path"].dump();
+  r = run_cli({"compare", dir.file("a/runs/run-1/results.db"), dir.file("a/runs/run-2/results.db"), "-o",
+               dir.file("o4"), "--width", "80"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("critical path: a single-run comparison (1 and 1 run)"), std::string::npos) << r.out;
+  page = read_file(dir.file("o4/compare.html"));
+  EXPECT_NE(page.find("id=\"path-significance\""), std::string::npos);
+  EXPECT_NE(page.find("a single-run comparison"), std::string::npos);
 }

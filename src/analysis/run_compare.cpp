@@ -153,28 +153,55 @@ void compare_ranges(const CompareSide& a, const CompareSide& b, CompareResult& r
   });
 }
 
+// The level a point's bandwidth is judged at (see RooflineMove::bandwidth_level).
+std::optional<MemLevel> bandwidth_level(const RooflinePoint* a, const RooflinePoint* b) {
+  constexpr auto kHbm = static_cast<std::size_t>(MemLevel::Hbm);
+  auto gbps = [](const RooflinePoint* p, std::size_t l) { return p && p->gbps[l] ? *p->gbps[l] : 0.0; };
+  if (gbps(a, kHbm) > 0 || gbps(b, kHbm) > 0) return MemLevel::Hbm;
+  std::optional<MemLevel> best;
+  double most = 0;
+  for (std::size_t l = 0; l < kMemLevelCount; ++l) {
+    const double traffic = std::max(gbps(a, l), gbps(b, l));
+    if (traffic > most) most = traffic, best = static_cast<MemLevel>(l);
+  }
+  if (!best && ((a && a->gbps[kHbm]) || (b && b->gbps[kHbm]))) best = MemLevel::Hbm;  // measured, zero
+  return best;
+}
+
 void compare_roofline(const CompareSide& a, const CompareSide& b, CompareResult& r) {
   std::set<std::string> names;
   for (const KernelRoofline& k : a.roofline) names.insert(k.name);
+  for (const KernelRoofline& k : b.roofline) names.insert(k.name);
   constexpr auto kHbm = static_cast<std::size_t>(MemLevel::Hbm);
   for (const std::string& name : names) {
-    const KernelRoofline* pa = best_point(a.roofline, name);
-    const KernelRoofline* pb = best_point(b.roofline, name);
-    if (!pa || !pb) continue;
+    const KernelRoofline* ka = best_point(a.roofline, name);
+    const KernelRoofline* kb = best_point(b.roofline, name);
+    const RooflinePoint* pa = ka ? &ka->point : nullptr;
+    const RooflinePoint* pb = kb ? &kb->point : nullptr;
     RooflineMove m;
     m.name = name;
-    m.intensity_a = pa->point.intensity[kHbm];
-    m.intensity_b = pb->point.intensity[kHbm];
-    m.gflops_a = pa->point.total_gflops;
-    m.gflops_b = pb->point.total_gflops;
-    m.hbm_gbps_a = pa->point.gbps[kHbm];
-    m.hbm_gbps_b = pb->point.gbps[kHbm];
-    m.roof_fraction_a = pa->point.fraction_of_roof;
-    m.roof_fraction_b = pb->point.fraction_of_roof;
-    m.bound_a = pa->point.bound;
-    m.bound_b = pb->point.bound;
-    m.moved = differs(m.intensity_a, m.intensity_b) || differs(m.gflops_a, m.gflops_b) ||
-              differs(m.hbm_gbps_a, m.hbm_gbps_b) || m.bound_a != m.bound_b;
+    m.presence = !pa ? Presence::OnlyB : !pb ? Presence::OnlyA : Presence::Both;
+    m.bandwidth_level = bandwidth_level(pa, pb);
+    auto fill = [&](const RooflinePoint* p, std::optional<double>& intensity, std::optional<double>& gflops,
+                    std::optional<double>& hbm, std::optional<double>& gbps, std::optional<double>& roof,
+                    Bound& bound) {
+      if (!p) return;
+      intensity = p->intensity[kHbm];
+      gflops = p->total_gflops;
+      hbm = p->gbps[kHbm];
+      if (m.bandwidth_level) gbps = p->gbps[static_cast<std::size_t>(*m.bandwidth_level)];
+      roof = p->fraction_of_roof;
+      bound = p->bound;
+    };
+    fill(pa, m.intensity_a, m.gflops_a, m.hbm_gbps_a, m.gbps_a, m.roof_fraction_a, m.bound_a);
+    fill(pb, m.intensity_b, m.gflops_b, m.hbm_gbps_b, m.gbps_b, m.roof_fraction_b, m.bound_b);
+    if (pa && pb) {
+      bool bandwidth_moved = false;
+      for (std::size_t l = 0; l < kMemLevelCount; ++l)
+        if (pa->gbps[l] && pb->gbps[l]) bandwidth_moved = bandwidth_moved || differs(pa->gbps[l], pb->gbps[l]);
+      m.moved = differs(m.intensity_a, m.intensity_b) || differs(m.gflops_a, m.gflops_b) || bandwidth_moved ||
+                m.bound_a != m.bound_b;
+    }
     r.roofline.push_back(std::move(m));
   }
 }
@@ -247,6 +274,17 @@ ChangeTest welch_test(double mean_a, double sd_a, std::size_t n_a, double mean_b
   return t;
 }
 
+std::string critical_path_statement(const CompareResult& r) {
+  const ChangeTest& t = r.critical_path_test;
+  if (t.basis.empty())
+    return fmt::format("a single-run comparison ({} and {} run{}): no spread between runs to judge the change by; "
+                       "compare `rocm-perf profile --runs N` directories for a significance",
+                       r.runs_a, r.runs_b, r.runs_b == 1 ? "" : "s");
+  return fmt::format("{} over {} and {} runs (Welch's t = {:.2f})",
+                     t.verdict == Significance::Significant ? "significant" : "within the runs' spread", r.runs_a,
+                     r.runs_b, t.t);
+}
+
 CompareResult compare_runs(const CompareSide& a, const CompareSide& b) {
   CompareResult r;
   r.label_a = a.label;
@@ -259,8 +297,14 @@ CompareResult compare_runs(const CompareSide& a, const CompareSide& b) {
   r.runtime_a_ns = ra.mean;
   r.runtime_b_ns = rb.mean;
   r.runtime_test = welch_test(ra.mean, ra.sd, ra.n, rb.mean, rb.sd, rb.n, "runs");
-  r.critical_path_a_ns = a.critical_path_ns;
-  r.critical_path_b_ns = b.critical_path_ns;
+  auto path_runs = [](const CompareSide& side) {
+    return side.critical_path_per_run_ns.empty() ? std::vector<double>{side.critical_path_ns}
+                                                 : side.critical_path_per_run_ns;
+  };
+  const MeanSd pa = mean_sd(path_runs(a)), pb = mean_sd(path_runs(b));
+  r.critical_path_a_ns = pa.mean;
+  r.critical_path_b_ns = pb.mean;
+  r.critical_path_test = welch_test(pa.mean, pa.sd, pa.n, pb.mean, pb.sd, pb.n, "runs");
   r.wall_span_a_ns = a.wall_span_ns;
   r.wall_span_b_ns = b.wall_span_ns;
   compare_kernels(a, b, r);

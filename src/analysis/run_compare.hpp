@@ -23,7 +23,9 @@ struct CompareSide {
   // Per kernel display name, its summed time in each run (parallel to runtime_per_run_ns; 0 where absent).
   std::map<std::string, std::vector<double>> kernel_time_per_run_ns;
   KernelStatsResult stats;  // the representative run, shapes filled
-  double critical_path_ns = 0, wall_span_ns = 0;
+  double critical_path_ns = 0, wall_span_ns = 0;  // the representative run's
+  // The critical path of each traced run (one entry for a single trace): its spread judges the path's change.
+  std::vector<double> critical_path_per_run_ns;
   std::vector<SymbolContribution> path_contributions;
   std::vector<RangeSummary> ranges;
   std::vector<KernelRoofline> roofline;  // kernels with a point (counters collected)
@@ -72,15 +74,24 @@ struct RangeChange {
   std::size_t gpu_kernels_a = 0, gpu_kernels_b = 0;
 };
 
-// A kernel's roofline point in both runs (kernels with a point on both sides).
+// A kernel's roofline point in the two runs: moved (a point on both sides), gone (only A has a point: B did not
+// run it, or ran it without counters) or appeared (only B has one). The fields of a side without a point are
+// empty.
 struct RooflineMove {
   std::string name;
+  Presence presence = Presence::Both;
   std::optional<double> intensity_a, intensity_b;  // FLOP per device-memory byte
   std::optional<double> gflops_a, gflops_b;        // achieved
   std::optional<double> hbm_gbps_a, hbm_gbps_b;    // achieved device-memory bandwidth
+  // The bandwidth the point is judged by: device memory where either side counted bytes there, else the
+  // level with the most traffic (a kernel whose data stays in L2 moves along L2, not along HBM's zero).
+  std::optional<MemLevel> bandwidth_level;
+  std::optional<double> gbps_a, gbps_b;            // achieved at bandwidth_level
   std::optional<double> roof_fraction_a, roof_fraction_b;
   Bound bound_a = Bound::Unknown, bound_b = Bound::Unknown;
-  bool moved = false;  // intensity, GFLOP/s or GB/s changed by more than kRooflineMoveThreshold, or the bound
+  // Both sides: intensity, GFLOP/s or the GB/s of any memory level both measured changed by more than
+  // kRooflineMoveThreshold, or the bound changed.
+  bool moved = false;
 };
 inline constexpr double kRooflineMoveThreshold = 0.10;
 // Below this share of either run's kernel time in kernels both runs have, the runs are called unrelated.
@@ -92,17 +103,25 @@ struct CompareResult {
   std::vector<std::string> devices_a, devices_b;
   double runtime_a_ns = 0, runtime_b_ns = 0;  // summed kernel time: the mean over runs
   ChangeTest runtime_test;                    // "runs" basis only: a single trace has no spread of its total
-  double critical_path_a_ns = 0, critical_path_b_ns = 0;
+  double critical_path_a_ns = 0, critical_path_b_ns = 0;  // the mean over runs (one run: that run's)
+  // "runs" basis only, as the kernel time's: the critical path of one trace has no spread, and a comparison with a
+  // single run on either side is said to be one (critical_path_statement).
+  ChangeTest critical_path_test;
   double wall_span_a_ns = 0, wall_span_b_ns = 0;
   // Share of each run's kernel time spent in kernels (by name) the other run also launched.
   double shared_share_a = 0, shared_share_b = 0;
   std::vector<KernelChange> kernels;  // by |delta| descending, then name
   std::vector<RangeChange> ranges;    // by |host delta| descending, then name
-  std::vector<RooflineMove> roofline; // by name
+  std::vector<RooflineMove> roofline; // by name: every kernel with a point in either run
   std::vector<std::string> warnings;  // unrelated runs, different devices
 };
 
 CompareResult compare_runs(const CompareSide& a, const CompareSide& b);
+
+// One sentence on whether the critical path's change stands out of the runs' spread, e.g. "significant over 5
+// and 5 runs (Welch's t = -8.31)", "within the runs' spread over 5 and 5 runs (Welch's t = 0.42)", or, with a
+// single run on a side, "a single-run comparison (1 and 5 runs): no spread between runs to judge the change by".
+std::string critical_path_statement(const CompareResult& r);
 
 // "grid 1024x1x1 block 256x1x1 lds 0"
 std::string shape_text(const LaunchShape& s);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "analysis/analysis_window.hpp"
+#include "analysis/critical_path.hpp"
 #include "analysis/kernel_stats.hpp"
 #include "app/analyze.hpp"
 #include "app/load_trace.hpp"
@@ -42,11 +43,19 @@ std::vector<std::string> gpu_devices(const Trace& trace) {
   return {names.begin(), names.end()};
 }
 
-// Kernel time of one run in the window analyze uses, per kernel: what the spread between runs is taken from.
-analysis::KernelStatsResult run_kernel_time(const std::vector<std::string>& databases, const CompareOptions& o) {
+// Kernel time per kernel and the critical path of one run in the window analyze uses: what the spread between
+// runs is taken from.
+struct RunDigest {
+  analysis::KernelStatsResult stats;
+  double critical_path_ns = 0;
+};
+RunDigest run_digest(const std::vector<std::string>& databases, const CompareOptions& o) {
   Trace trace = load_trace({databases, o.lenient, false});
   analysis::restrict_to_window(trace, o.range);
-  return analysis::compute_kernel_stats(trace);
+  RunDigest d;
+  d.stats = analysis::compute_kernel_stats(trace);
+  d.critical_path_ns = analysis::analyze_critical_path(trace).critical_path_ns;
+  return d;
 }
 
 analysis::CompareSide read_side(const std::string& path, const CompareOptions& o) {
@@ -57,9 +66,11 @@ analysis::CompareSide read_side(const std::string& path, const CompareOptions& o
   if (runs.size() >= 2) {
     std::vector<std::pair<double, std::size_t>> by_runtime;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      log::info("{}: run {}/{}: kernel time", path, i + 1, runs.size());
-      const analysis::KernelStatsResult stats = run_kernel_time(runs[i], o);
+      log::info("{}: run {}/{}: kernel time and critical path", path, i + 1, runs.size());
+      const RunDigest digest = run_digest(runs[i], o);
+      const analysis::KernelStatsResult& stats = digest.stats;
       side.runtime_per_run_ns.push_back(stats.timing.runtime_ns);
+      side.critical_path_per_run_ns.push_back(digest.critical_path_ns);
       for (const auto& k : stats.kernels) {
         auto& per_run = side.kernel_time_per_run_ns[k.name];
         per_run.resize(runs.size(), 0.0);
@@ -84,12 +95,17 @@ analysis::CompareSide read_side(const std::string& path, const CompareOptions& o
   if (o.range && r.window.source != analysis::WindowSource::Range) log::warn("{}: --range: {}", path, r.window.description);
   side.stats = std::move(r.stats);
   side.critical_path_ns = r.dag.critical_path_ns;
+  if (runs.size() < 2) side.critical_path_per_run_ns = {r.dag.critical_path_ns};
   side.wall_span_ns = r.dag.wall_span_ns;
   side.path_contributions = std::move(r.dag.contributions);
   side.ranges = std::move(r.ranges);
-  for (auto& k : r.roofline.kernels)
-    if (k.point.total_gflops || k.point.gbps[static_cast<std::size_t>(analysis::MemLevel::Hbm)])
-      side.roofline.push_back(std::move(k));
+  // Kernels with a point: FLOPs or bytes at any memory level were counted (an integer kernel whose data stays in
+  // L2 has a point by its L2 bandwidth).
+  for (auto& k : r.roofline.kernels) {
+    bool measured = k.point.total_gflops.has_value();
+    for (const auto& gbps : k.point.gbps) measured = measured || gbps.has_value();
+    if (measured) side.roofline.push_back(std::move(k));
+  }
   side.devices = gpu_devices(r.trace);
   return side;
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 
@@ -130,9 +131,14 @@ void compare_kernels_section(std::string& out, const CompareResult& r, const Com
 
 void path_section(std::string& out, const CompareResult& r, const CompareReportOptions& o) {
   const auto contributors = path_contributors(r);
-  out += "\n" + wrap_text(fmt::format("Critical path: {} -> {} ({}); its kernels, the largest move first",
+  const ChangeTest& t = r.critical_path_test;
+  const char* verdict = t.basis.empty()                         ? "a single-run comparison"
+                        : t.verdict == Significance::Significant ? "significant"
+                                                                 : "within the runs' spread";
+  out += "\n" + wrap_text(fmt::format("Critical path: {} -> {} ({}, {}); its kernels{}, the largest move first",
                                       long_duration_text(r.critical_path_a_ns), long_duration_text(r.critical_path_b_ns),
-                                      change_text(r.critical_path_a_ns, r.critical_path_b_ns)),
+                                      change_text(r.critical_path_a_ns, r.critical_path_b_ns), verdict,
+                                      r.runs_a >= 2 || r.runs_b >= 2 ? " (in the representative run)" : ""),
                           o.width, 0, 2);
   if (contributors.empty()) return;
   const std::size_t n = std::min(o.top, contributors.size());
@@ -182,37 +188,73 @@ std::string opt_text(const std::optional<double>& v, const char* format) {
   return v ? fmt::format(fmt::runtime(format), *v) : std::string("-");
 }
 
+std::string compare_level_text(const std::optional<MemLevel>& l) {
+  if (!l) return "-";
+  std::string name = mem_level_name(*l);
+  for (char& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return name;
+}
+
+const char* roofline_change(const RooflineMove& m) {
+  if (m.presence == Presence::OnlyA) return "gone";
+  if (m.presence == Presence::OnlyB) return "new";
+  return m.moved ? "moved" : "same";
+}
+
+// Points that moved, appeared (only B has a point) or went (only A has one), in that order.
+std::vector<const RooflineMove*> roofline_changes(const CompareResult& r) {
+  std::vector<const RooflineMove*> out;
+  for (Presence p : {Presence::Both, Presence::OnlyB, Presence::OnlyA})
+    for (const auto& m : r.roofline)
+      if (m.presence == p && (p != Presence::Both || m.moved)) out.push_back(&m);
+  return out;
+}
+
 void roofline_section(std::string& out, const CompareResult& r, const CompareReportOptions& o) {
   if (r.roofline.empty()) return;
-  std::vector<const RooflineMove*> moved;
-  for (const auto& m : r.roofline)
-    if (m.moved) moved.push_back(&m);
-  out += fmt::format("\nRoofline points: {} of {} kernels moved (more than {:.0f}% in intensity, FLOP/s or "
-                     "bandwidth, or bound)\n",
-                     moved.size(), r.roofline.size(), 100 * kRooflineMoveThreshold);
-  if (moved.empty()) return;
-  const std::size_t n = std::min(o.top, moved.size());
-  std::vector<TextColumn> c = {{"FLOP/B A", {}, 0}, {"FLOP/B B", {}, 0}, {"GFLOP/s A", {}, 1},
-                               {"GFLOP/s B", {}, 1}, {"GB/s A", {}, 2},  {"GB/s B", {}, 2}, {"bound", {}, 0, true}};
+  std::size_t both = 0, moved = 0, added = 0, gone = 0;
+  for (const auto& m : r.roofline) {
+    both += m.presence == Presence::Both;
+    moved += m.presence == Presence::Both && m.moved;
+    added += m.presence == Presence::OnlyB;
+    gone += m.presence == Presence::OnlyA;
+  }
+  out += "\n" + wrap_text(fmt::format("Roofline points: {} of {} kernels with a point in both runs moved (more than "
+                                      "{:.0f}% in intensity, FLOP/s or bandwidth, or bound); {} appeared in B, {} "
+                                      "gone from B (no point: not run, or run without counters)",
+                                      moved, both, 100 * kRooflineMoveThreshold, added, gone),
+                          o.width, 0, 2);
+  const std::vector<const RooflineMove*> changes = roofline_changes(r);
+  if (changes.empty()) return;
+  const std::size_t n = std::min(o.top, changes.size());
+  // A and B in one cell each ("A > B"), so that a narrow terminal drops a quantity, never half of one.
+  std::vector<TextColumn> c = {{"point", {}, 0},      {"GB/s A > B", {}, 0}, {"at", {}, 0},
+                               {"FLOP/B A > B", {}, 2}, {"GFLOP/s A > B", {}, 3}, {"bound", {}, 1, true}};
+  auto pair = [](const std::optional<double>& a, const std::optional<double>& b, const char* format) {
+    return opt_text(a, format) + " > " + opt_text(b, format);
+  };
   std::vector<NamePair> pairs;
   std::size_t longest = 12;
   for (std::size_t i = 0; i < n; ++i) {
-    const auto& m = *moved[i];
-    c[0].cells.push_back(opt_text(m.intensity_a, "{:.2f}"));
-    c[1].cells.push_back(opt_text(m.intensity_b, "{:.2f}"));
-    c[2].cells.push_back(opt_text(m.gflops_a, "{:.0f}"));
-    c[3].cells.push_back(opt_text(m.gflops_b, "{:.0f}"));
-    c[4].cells.push_back(opt_text(m.hbm_gbps_a, "{:.0f}"));
-    c[5].cells.push_back(opt_text(m.hbm_gbps_b, "{:.0f}"));
-    c[6].cells.push_back(m.bound_a == m.bound_b ? std::string(to_string(m.bound_a))
-                                                : fmt::format("{}>{}", to_string(m.bound_a), to_string(m.bound_b)));
+    const auto& m = *changes[i];
+    c[0].cells.push_back(roofline_change(m));
+    c[1].cells.push_back(pair(m.gbps_a, m.gbps_b, "{:.3g}"));
+    c[2].cells.push_back(compare_level_text(m.bandwidth_level));
+    c[3].cells.push_back(pair(m.intensity_a, m.intensity_b, "{:.3g}"));
+    c[4].cells.push_back(pair(m.gflops_a, m.gflops_b, "{:.3g}"));
+    c[5].cells.push_back(m.presence != Presence::Both ? std::string(to_string(m.presence == Presence::OnlyA ? m.bound_a
+                                                                                                           : m.bound_b))
+                         : m.bound_a == m.bound_b
+                             ? std::string(to_string(m.bound_a))
+                             : fmt::format("{}>{}", to_string(m.bound_a), to_string(m.bound_b)));
     pairs.push_back({m.name, ""});
     longest = std::max(longest, m.name.size());
   }
   TextTable table(std::move(c), "kernel");
   const KernelNames names(pairs, o.names, name_width_for(table, o, longest));
   out += table.header();
-  for (std::size_t i = 0; i < n; ++i) out += table.row(i, names(moved[i]->name));
+  for (std::size_t i = 0; i < n; ++i) out += table.row(i, names(changes[i]->name));
+  if (changes.size() > n) out += fmt::format("  ... {} more (compare.json has them all)\n", changes.size() - n);
 }
 
 void write_compare_text(const std::string& path, const std::string& text) {
@@ -240,10 +282,13 @@ json compare_document(const CompareResult& r) {
   for (const KernelChange* k : path_contributors(r))
     contributors.push_back({{"name", k->name}, {"a_ns", k->path_ns_a}, {"b_ns", k->path_ns_b},
                             {"a_fraction", k->path_fraction_a}, {"b_fraction", k->path_fraction_b}});
-  doc["critical_path"] = {{"a_ns", r.critical_path_a_ns},
-                          {"b_ns", r.critical_path_b_ns},
-                          {"relative_change", relative(r.critical_path_a_ns, r.critical_path_b_ns)},
-                          {"contributors", contributors}};
+  json path = test_json(r.critical_path_test);
+  path.update({{"a_ns", r.critical_path_a_ns},
+               {"b_ns", r.critical_path_b_ns},
+               {"relative_change", relative(r.critical_path_a_ns, r.critical_path_b_ns)},
+               {"statement", critical_path_statement(r)},
+               {"contributors", contributors}});
+  doc["critical_path"] = std::move(path);
   json kernels = json::array();
   for (const auto& k : r.kernels) {
     json j = test_json(k.test);
@@ -265,10 +310,13 @@ json compare_document(const CompareResult& r) {
   doc["ranges"] = std::move(ranges);
   json roofline = json::array();
   for (const auto& m : r.roofline)
-    roofline.push_back({{"name", m.name}, {"intensity_a", number_or_null(m.intensity_a)},
+    roofline.push_back({{"name", m.name}, {"presence", to_string(m.presence)},
+                        {"intensity_a", number_or_null(m.intensity_a)},
                         {"intensity_b", number_or_null(m.intensity_b)}, {"gflops_a", number_or_null(m.gflops_a)},
                         {"gflops_b", number_or_null(m.gflops_b)}, {"hbm_gbps_a", number_or_null(m.hbm_gbps_a)},
                         {"hbm_gbps_b", number_or_null(m.hbm_gbps_b)},
+                        {"bandwidth_level", m.bandwidth_level ? json(mem_level_name(*m.bandwidth_level)) : json(nullptr)},
+                        {"gbps_a", number_or_null(m.gbps_a)}, {"gbps_b", number_or_null(m.gbps_b)},
                         {"roof_fraction_a", number_or_null(m.roof_fraction_a)},
                         {"roof_fraction_b", number_or_null(m.roof_fraction_b)}, {"bound_a", to_string(m.bound_a)},
                         {"bound_b", to_string(m.bound_b)}, {"moved", m.moved}});
@@ -310,6 +358,7 @@ std::string compare_terminal(const CompareResult& r, const CompareReportOptions&
                                "{} new.",
                                totals_note(r), both, faster, slower, gone, added),
                    o.width, 2, 2);
+  out += wrap_text(fmt::format("critical path: {}.", critical_path_statement(r)), o.width, 2, 2);
   compare_kernels_section(out, r, o);
   path_section(out, r, o);
   ranges_section(out, r, o);
@@ -333,7 +382,9 @@ std::string compare_html(const CompareResult& r) {
         duration(a), duration(b));
   };
   card(r.runtime_a_ns, r.runtime_b_ns, "kernel time");
-  card(r.critical_path_a_ns, r.critical_path_b_ns, "critical path");
+  card(r.critical_path_a_ns, r.critical_path_b_ns, r.critical_path_test.verdict == Significance::Significant
+                                                       ? "critical path (significant)"
+                                                       : "critical path");
   card(r.wall_span_a_ns, r.wall_span_b_ns, "wall (window)");
   h += "</div>\n";
   for (const auto& w : r.warnings) put(h, "<div class=\"warn\">{}</div>\n", escape(w));
@@ -351,9 +402,11 @@ std::string compare_html(const CompareResult& r) {
         k.shapes_changed ? "changed" : "", escape(k.name), escape(html::shorten(k.name, 120)));
   h += "</tbody></table>\n";
 
-  put(h, "<h2>Critical path</h2>\n<p class=\"sub\">{} &rarr; {} ({}); the kernels on it, the largest move first.</p>\n",
+  put(h, "<h2>Critical path</h2>\n<p class=\"sub\" id=\"path-significance\">{} &rarr; {} ({}): {}.</p>\n"
+         "<p class=\"sub\">The kernels on it{}, the largest move first.</p>\n",
       duration(r.critical_path_a_ns), duration(r.critical_path_b_ns),
-      escape(change_text(r.critical_path_a_ns, r.critical_path_b_ns)));
+      escape(change_text(r.critical_path_a_ns, r.critical_path_b_ns)), escape(critical_path_statement(r)),
+      r.runs_a >= 2 || r.runs_b >= 2 ? " in the representative (median) run" : "");
   h += "<table id=\"compare-path\"><thead><tr><th>on path A</th><th>on path B</th><th>share A</th><th>share B</th>"
        "<th class=\"name\">kernel</th></tr></thead><tbody>\n";
   for (const KernelChange* k : path_contributors(r))
@@ -379,19 +432,24 @@ std::string compare_html(const CompareResult& r) {
   }
 
   h += "<h2>Roofline points</h2>\n";
-  if (r.roofline.empty()) h += "<p class=\"sub\">No kernel has a roofline point in both runs (profile both with "
+  if (r.roofline.empty()) h += "<p class=\"sub\">No kernel has a roofline point in either run (profile with "
                                "<code>--roofline</code>).</p>\n";
   else {
-    h += "<table id=\"compare-roofline\"><thead><tr><th>FLOP/B A</th><th>FLOP/B B</th><th>FLOP/s A</th>"
-         "<th>FLOP/s B</th><th>bound A</th><th>bound B</th><th>moved</th><th class=\"name\">kernel</th></tr></thead>"
-         "<tbody>\n";
+    h += "<p class=\"sub\">moved: more than 10% in intensity, FLOP/s or the bandwidth of a memory level, or another "
+         "bound; new / gone: a point in B / A only (the other run did not run the kernel, or ran it without "
+         "counters). Bandwidth at device memory, or at the busiest level where neither run counted device-memory "
+         "bytes.</p>\n";
+    h += "<table id=\"compare-roofline\"><thead><tr><th>point</th><th>FLOP/B A</th><th>FLOP/B B</th><th>FLOP/s A</th>"
+         "<th>FLOP/s B</th><th>GB/s A</th><th>GB/s B</th><th>at</th><th>bound A</th><th>bound B</th>"
+         "<th class=\"name\">kernel</th></tr></thead><tbody>\n";
     for (const auto& m : r.roofline)
-      put(h, "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"text\" "
-             "title=\"{}\">{}</td></tr>\n",
-          opt_text(m.intensity_a, "{:.2f}"), opt_text(m.intensity_b, "{:.2f}"),
+      put(h, "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+             "<td>{}</td><td class=\"text\" title=\"{}\">{}</td></tr>\n",
+          roofline_change(m), opt_text(m.intensity_a, "{:.2f}"), opt_text(m.intensity_b, "{:.2f}"),
           m.gflops_a ? html::rate(*m.gflops_a) : "-", m.gflops_b ? html::rate(*m.gflops_b) : "-",
-          to_string(m.bound_a), to_string(m.bound_b), m.moved ? "yes" : "no", escape(m.name),
-          escape(html::shorten(m.name, 120)));
+          opt_text(m.gbps_a, "{:.3g}"), opt_text(m.gbps_b, "{:.3g}"), compare_level_text(m.bandwidth_level),
+          m.presence == Presence::OnlyB ? "-" : to_string(m.bound_a),
+          m.presence == Presence::OnlyA ? "-" : to_string(m.bound_b), escape(m.name), escape(html::shorten(m.name, 120)));
     h += "</tbody></table>\n";
   }
   h += "</main></body></html>\n";

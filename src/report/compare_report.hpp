@@ -11,7 +11,7 @@ namespace rpl::report {
 
 // compare.json 1.0 (issue 29): the runs, the totals with their significance, kernels, ranges, critical-path
 // contributors, roofline points and the warnings.
-inline constexpr const char* kCompareSchemaVersion = "1.0";
+inline constexpr const char* kCompareSchemaVersion = "1.1";
 
 struct CompareReportOptions {
   std::size_t top = 10;  // rows of each terminal table

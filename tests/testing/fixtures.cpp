@@ -178,6 +178,28 @@ FixtureRows fixture_rows(const FixtureSpec& spec) {
   return r;
 }
 
+void add_counters(FixtureRows& rows, const std::vector<std::string>& names,
+                  const std::function<std::optional<double>(const rocpd::DispatchRow&, const std::string&)>& value,
+                  const std::set<std::string>& split) {
+  int64_t id = 100;
+  std::vector<std::pair<std::string, int64_t>> pmc;
+  for (const auto& n : names) {
+    rows.pmc_info.push_back({id, 2, n, n, n.substr(0, n.find('_'))});
+    pmc.emplace_back(n, id++);
+  }
+  for (const auto& d : rows.dispatches)
+    for (const auto& [name, pmc_id] : pmc) {
+      const std::optional<double> v = value(d, name);
+      if (!v) continue;
+      if (split.count(name)) {
+        rows.pmc_values.push_back({d.dispatch_id, pmc_id, *v / 2});
+        rows.pmc_values.push_back({d.dispatch_id, pmc_id, *v / 2});
+      } else {
+        rows.pmc_values.push_back({d.dispatch_id, pmc_id, *v});
+      }
+    }
+}
+
 void add_marker_range(FixtureRows& rows, int64_t tid, const std::string& name, TimeNs start, TimeNs end) {
   RegionRow r;
   r.tid = tid;

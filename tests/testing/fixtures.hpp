@@ -23,6 +23,9 @@
 // counters: SQ_WAVES (pmc 7) and TCC_HIT (pmc 9) on agent 2 for every dispatch, each as two rows:
 // SQ_WAVES 8192 + 8192 (= 1048576 / 64 waves), TCC_HIT 100 + 10 * (dispatch_id).
 #include <filesystem>
+#include <functional>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -72,6 +75,12 @@ struct FixtureRows {
 FixtureRows fixture_rows(const FixtureSpec& spec = {});
 // Appends an NVTX / ROCTx range (a region of category MARKER_CORE_API, no correlation id) on thread `tid`.
 void add_marker_range(FixtureRows& rows, int64_t tid, const std::string& name, TimeNs start, TimeNs end);
+// Appends the counters `names` on agent 2 (pmc ids 100, 101, ...) and, for each dispatch for which `value` gives
+// a value, a row per counter; the counters in `split` are written as two rows of half the value each (a reader
+// must sum them). A dispatch for which `value` gives nullopt gets no counter row.
+void add_counters(FixtureRows& rows, const std::vector<std::string>& names,
+                  const std::function<std::optional<double>(const rocpd::DispatchRow&, const std::string&)>& value,
+                  const std::set<std::string>& split = {});
 // Writes the rows through rocpd::Writer (finish() included) to `path`.
 void write_fixture(const FixtureRows& rows, const std::string& path);
 // fixture_rows + write_fixture into dir / spec.file_name; returns the path.
