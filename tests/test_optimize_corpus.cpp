@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <optional>
 #include <set>
@@ -116,6 +117,36 @@ TEST(OptimizeCorpus, EveryCorrectOptimizationPassesTheStaticAndBinaryGates) {
   }
   EXPECT_EQ(apps.size(), 3u);
   if (!cubin.available()) GTEST_SKIP() << "no nvcc here: the corpus passed the static gates; the binary gates were not run";
+}
+
+// The optimizer parses a round's candidates ahead, side by side (one libclang index each): every corpus source
+// parsed that way gives the model a parse one by one gives (kernels, signatures, loops, errors, headers).
+TEST(OptimizeCorpus, ParsesSideBySideGiveWhatParsesOneByOneGive) {
+  test::TempDir tmp;
+  fs::path corpus = fs::path(RPL_SOURCE_DIR) / "bench" / "optimize" / "corpus";
+  std::string cmd = "python3 " + (corpus / "make_corpus.py").string() + " " + tmp.path().string() + " >/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  auto cases = rows(tmp.path() / "cases.tsv");
+  ASSERT_GE(cases.size(), 20u);
+  auto digest = [](const SourceModel& m) {
+    std::string d = m.headers + "|" + std::to_string(m.errors.size()) + "|" + std::to_string(m.includes.size());
+    for (const auto& k : m.kernels) {
+      d += "|" + k.qualified_name + ":" + k.return_type + ":" + std::to_string(k.decl_begin) + "-" + std::to_string(k.decl_end);
+      for (const auto& p : k.params) d += "," + p.canonical_type;
+      for (const auto& l : k.loops) d += ";" + std::to_string(l.offset) + l.kind;
+      d += "#" + std::to_string(k.errors.size());
+    }
+    return d;
+  };
+  std::vector<std::future<SourceModel>> ahead;
+  for (const auto& c : cases) {
+    fs::path app = corpus / c[1];
+    ahead.push_back(std::async(std::launch::async, [app, text = slurp(c[3])] { return parse_source(app.string(), text); }));
+  }
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    SourceModel alone = parse_source((corpus / cases[i][1]).string(), slurp(cases[i][3]));
+    EXPECT_EQ(digest(ahead[i].get()), digest(alone)) << cases[i][0];
+  }
 }
 
 // The HIP corpus (bench/optimize/corpus-hip): what an AMD engineer writes (float4 and __ldg, 64-lane wavefront

@@ -20,7 +20,14 @@
 namespace rpl::optimize::loop_detail {
 
 bool Loop::static_gates(const Candidate& c, json& entry) {
-  SourceModel cand = parse_source(o_.source, c.source_text);
+  SourceModel cand;
+  if (auto it = parsed_.find(c.id); it != parsed_.end() && it->second.first == c.source_text) {
+    auto parsed = std::move(it->second.second);
+    parsed_.erase(it);
+    cand = parsed.get();  // rethrows what parse_source threw
+  } else {
+    cand = parse_source(o_.source, c.source_text);
+  }
   StaticVerdict v = check_static_gates(original_, cand, kernel_);
   bool sig_ok = v.passed || v.gate != "signature";
   entry["gates"].push_back({{"gate", "signature"}, {"passed", sig_ok}, {"reason", sig_ok ? "unchanged" : v.reason},
@@ -36,6 +43,10 @@ bool Loop::static_gates(const Candidate& c, json& entry) {
 void Loop::precompile(const std::vector<Candidate>& cands, int budget) {
   for (int i = 0; i < int(cands.size()) && i < budget; ++i) {
     const Candidate& c = cands[std::size_t(i)];
+    // Each parse has its own libclang index, so parses may run side by side.
+    parsed_[c.id] = {c.source_text, std::async(std::launch::async, [this, text = c.source_text] {
+                                       return parse_source(o_.source, text);
+                                     })};
     fs::path dir = out_ / "candidates" / c.id;
     fs::create_directories(dir);
     fs::path src = dir / fs::path(o_.source).filename();

@@ -99,6 +99,9 @@ class Loop {
     bool inspected = false;
   };
   std::map<std::string, std::future<Precompiled>> precompiled_;  // by candidate id
+  // A candidate's source parsed ahead (libclang, about 0.4 s) while earlier candidates replay: by candidate id,
+  // with the text it parsed, so static_gates() judges exactly what it would have parsed itself.
+  std::map<std::string, std::pair<std::string, std::future<SourceModel>>> parsed_;
   std::map<std::string, Precompiled> inspected_;                 // by code object path, until its binary gates
 };
 }  // namespace rpl::optimize::loop_detail
