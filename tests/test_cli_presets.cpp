@@ -86,6 +86,58 @@ TEST(PresetCli, PerfettoWritesATraceBesideTheOutputs) {
   EXPECT_TRUE(trace.contains("traceEvents")) << trace.dump().substr(0, 200);
 }
 
+// --library-trace (issue 33): rocprofv3 records the ROCTx ranges hipBLASLt puts around its calls
+// (HIPBLASLT_ENABLE_MARKER=1, which rocm-perf sets); library_trace.csv and library_calls.json follow.
+TEST(PresetCli, LibraryTraceWritesTheLibraryCallsOfTheRun) {
+  TempDir dir;
+  auto r = run_cli(profile(dir, {"--library-trace"}), doubles(dir));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(read_file(dir.file("rocprofv3.argv")).find("--marker-trace"), std::string::npos);
+  const std::string csv = read_file(dir.file("out/library_trace.csv"));
+  EXPECT_EQ(csv.rfind("\"Library\",\"Function\",", 0), 0u) << csv;
+  std::size_t rows = 0;
+  for (std::size_t at = 0; (at = csv.find("\"hipBLASLt\",\"hipblasLtMatmul\"", at)) != std::string::npos; ++at) ++rows;
+  EXPECT_EQ(rows, 3u) << csv;  // the stand-in's three launches, one kernel each
+  EXPECT_NE(csv.find(",3000,1,0,16000,"), std::string::npos) << csv;
+  EXPECT_EQ(validate_against_schema("library-calls", dir.file("out/library_calls.json")), "");
+  EXPECT_EQ(load(dir.file("out/library_calls.json"))["calls"], 3);
+}
+
+TEST(PresetCli, LibraryTraceKeepsTheUsersMarkerSwitchAndSaysNothingWasRecorded) {
+  TempDir dir;
+  auto r = run_cli(profile(dir, {"--library-trace"}), doubles(dir, {{"HIPBLASLT_ENABLE_MARKER", "0"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("no library call was recorded"), std::string::npos) << r.err;
+  EXPECT_EQ(load(dir.file("out/library_calls.json"))["calls"], 0);
+  // without a profiler there is no trace to find calls in: a usage error before anything runs
+  auto bad = run_cli({"profile", "--no-rocprof", "--library-trace", "-o", dir.file("o2"), "--", "/bin/true"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--library-trace needs the profiler"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(dir.file("o2")));
+}
+
+// --scratch-memory-trace (issue 33): rocprofv3 records the runtime's scratch operations; scratch_memory.json
+// summarises them with the kernels that need scratch, scratch_memory_trace.csv lists them.
+TEST(PresetCli, ScratchMemoryTraceWritesTheScratchOutputs) {
+  TempDir dir;
+  auto r = run_cli(profile(dir, {"--scratch-memory-trace"}), doubles(dir));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(read_file(dir.file("rocprofv3.argv")).find("--scratch-memory-trace"), std::string::npos);
+  EXPECT_EQ(validate_against_schema("scratch-memory", dir.file("out/scratch_memory.json")), "");
+  const auto doc = load(dir.file("out/scratch_memory.json"));
+  EXPECT_EQ(doc["operations"], 2);  // the stand-in's ALLOC before the first launch, RECLAIM at the end
+  EXPECT_EQ(doc["allocation_ns"], 6000);
+  EXPECT_EQ(doc["agents"][0]["bytes_allocated"], 4 << 20);
+  EXPECT_EQ(doc["kernels"][0]["max_bytes_per_work_item"], 512);
+  EXPECT_EQ(doc["kernels"][0]["dispatches"], 3);
+  const std::string csv = read_file(dir.file("out/scratch_memory_trace.csv"));
+  EXPECT_NE(csv.find("\"SCRATCH_MEMORY_ALLOC\""), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\"SCRATCH_MEMORY_ASYNC_RECLAIM\""), std::string::npos) << csv;
+  auto bad = run_cli({"profile", "--no-rocprof", "--scratch-memory-trace", "-o", dir.file("o2"), "--", "/bin/true"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--scratch-memory-trace needs the profiler"), std::string::npos) << bad.err;
+}
+
 TEST(PresetCli, APresetThePlatformCannotHonourExits17BeforeRunning) {
   TempDir dir;
   // NVIDIA records NCCL calls through our plugin; with another plugin chosen it cannot, and says so before

@@ -205,11 +205,36 @@ TEST(Presets, RocprofOptionsPerPreset) {
   ASSERT_NE(fmt, perfetto.end());
   EXPECT_EQ(*(fmt + 1), "rocpd");
   EXPECT_EQ(*(fmt + 2), "pftrace");
+  // Library calls (issue 33): the full (comprehensive) preset records them; --marker-trace carries them.
+  EXPECT_TRUE(with("full").trace.library_calls);
+  EXPECT_FALSE(with("compute").trace.library_calls);
+  ProfileOptions asked;
+  asked.trace.library_calls = true;  // --library-trace, then a preset: the preset adds, never takes back
+  EXPECT_TRUE(with("lightweight", asked).trace.library_calls);
+  EXPECT_FALSE(has(line("lightweight"), "--marker-trace"));
+  platform::CollectRequest lib;
+  lib.argv = {"app"};
+  lib.trace = with("lightweight", asked).trace;
+  EXPECT_TRUE(has(collectors::Rocprofv3Collector::command_line(lib, "OUT"), "--marker-trace"));
+  // Scratch memory: the communication preset (the guide's "RCCL trace, scratch memory").
+  EXPECT_TRUE(with("communication").trace.scratch_memory);
+  EXPECT_TRUE(has(line("communication"), "--scratch-memory-trace"));
+  EXPECT_FALSE(has(line("full"), "--scratch-memory-trace"));
   // The trailing `--` rule: the application always follows a lone `--`.
   for (const auto& p : preset_names()) {
     const auto l = line(p);
     EXPECT_EQ(l[l.size() - 3], "--") << p;
   }
+}
+
+TEST(Presets, LibraryMarkerEnvironmentKeepsTheUsersValues) {
+  ::unsetenv("HIPBLASLT_ENABLE_MARKER");
+  ::setenv("MIOPEN_ENABLE_LOGGING_ROCTX", "0", 1);  // the user switched MIOpen's markers off: kept
+  const auto env = collectors::library_marker_environment();
+  ::unsetenv("MIOPEN_ENABLE_LOGGING_ROCTX");
+  ASSERT_EQ(env.size(), 1u);
+  EXPECT_EQ(env[0], (std::pair<std::string, std::string>{"HIPBLASLT_ENABLE_MARKER", "1"}));
+  EXPECT_EQ(collectors::library_marker_environment().size(), 2u);
 }
 
 }  // namespace

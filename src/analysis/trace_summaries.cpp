@@ -136,6 +136,21 @@ std::vector<RangeSummary> range_summary(const Trace& trace, Index process) {
   return longest_first(by_name);
 }
 
+std::vector<RangeSummary> range_instance_work(const Trace& trace, const std::vector<std::size_t>& ranges) {
+  std::vector<RangeSummary> out;
+  if (ranges.empty()) return out;
+  const LaunchIndex launches = index_launches(trace);
+  out.reserve(ranges.size());
+  for (std::size_t i : ranges) {
+    const ApiCall& a = trace.api_calls.at(i);
+    RangeSummary& s = out.emplace_back();
+    s.name = trace.strings.at(a.name);
+    add(s, std::max<TimeNs>(0, a.end - a.start));
+    add_gpu_work(s, a, launches);
+  }
+  return out;
+}
+
 std::vector<RankedCopyKind> copies_across_ranks(const std::vector<RankSummaries<CopyKindSummary>>& ranks) {
   std::map<std::string, RankedCopyKind> by_kind;
   for (const auto& r : ranks)

@@ -36,6 +36,9 @@ std::vector<CopyKindSummary> copy_summary(const Trace& trace, Index process = kN
 // Every marker range (NVTX / ROCTx: API calls of a MARKER category) of `trace`, by name, the longest total first,
 // with the GPU time of the work `trace` holds that was launched inside (give it the whole trace, not a window).
 std::vector<RangeSummary> range_summary(const Trace& trace, Index process = kNoIndex);
+// The GPU work launched inside each of the given marker ranges (indices into trace.api_calls), as range_summary
+// counts it: one summary per range (count 1, its host time), in the order given.
+std::vector<RangeSummary> range_instance_work(const Trace& trace, const std::vector<std::size_t>& ranges);
 
 // Across the ranks of a distributed job: each rank's summaries merged by kind / name, with the ranks that had
 // them and, for ranges, the rank whose instances took longest and shortest on the host (mean per instance).

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "store/rocpd_reader.hpp"
+#include "store/rocpd_scratch_memory.hpp"
 #include "support/log.hpp"
 #include "support/progress.hpp"
 
@@ -66,6 +67,17 @@ Trace load_trace(const LoadOptions& options) {
   progress.done();
   for (const auto& w : unrelated_runs_warnings(trace)) log::warn("{}", w);
   return trace;
+}
+
+std::vector<ScratchOperation> load_scratch_memory(const std::vector<std::string>& databases) {
+  std::vector<ScratchOperation> out;
+  for (const std::string& db : databases) {
+    std::vector<ScratchOperation> ops = rocpd::read_scratch_memory(db);
+    out.insert(out.end(), ops.begin(), ops.end());
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const ScratchOperation& a, const ScratchOperation& b) { return a.start < b.start; });
+  return out;
 }
 
 }  // namespace rpl::app

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "model/scratch_memory.hpp"
 #include "model/trace.hpp"
 
 namespace rpl::app {
@@ -21,5 +22,9 @@ Trace load_trace(const LoadOptions& options);
 // Why several processes in one trace may not be one run: they come from several hosts (clocks not comparable),
 // or their GPU work does not overlap in time (runs one after the other). Empty for one process.
 std::vector<std::string> unrelated_runs_warnings(const Trace& trace);
+
+// The scratch-memory operations (rocprofv3 --scratch-memory-trace) of the databases, by start; none when they
+// hold no rocpd_memory_allocate rows of level SCRATCH. Throws rpl::Error as load_trace for a bad file.
+std::vector<ScratchOperation> load_scratch_memory(const std::vector<std::string>& databases);
 
 }  // namespace rpl::app

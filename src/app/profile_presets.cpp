@@ -44,15 +44,17 @@ std::vector<PresetSettings> make_presets() {
                domains(true, true, false, false, false), "memory_bound.txt"});
   p.back().monitor_device = true;
   p.push_back({"communication", "rocprofv3_communication",
-               "kernels, copies, runtime API, RCCL calls and markers; communication_bound.txt counters (atomics, "
-               "remote and PCIe traffic); power and memory over time",
+               "kernels, copies, runtime API, RCCL calls and markers; scratch memory (AMD); communication_bound.txt "
+               "counters (atomics, remote and PCIe traffic); power and memory over time",
                domains(true, true, false, true, true), "communication_bound.txt"});
   p.back().monitor_device = true;
+  p.back().trace.scratch_memory = true;  // the guide: RCCL trace, scratch memory
   p.push_back({"full", "rocprofv3_full",
-               "every runtime and driver API call, markers, kernels, copies; full_profile.txt counters; API "
-               "statistics; Perfetto trace; power and memory over time (high overhead)",
+               "every runtime and driver API call, markers, kernels, copies; library calls (library_trace.csv); "
+               "full_profile.txt counters; API statistics; Perfetto trace; power and memory over time (high overhead)",
                domains(true, true, true, true, false, true), "full_profile.txt"});
   p.back().api_stats = p.back().perfetto = p.back().monitor_device = true;
+  p.back().trace.library_calls = true;
   p.push_back({"perfetto", "rocprofv3_perfetto", "kernels, copies, runtime API and markers, written as a Perfetto trace",
                domains(true, true, false, true, false, true)});
   p.back().perfetto = true;
@@ -111,7 +113,10 @@ void apply_preset(const PresetSettings& preset, ProfileOptions& o) {
     throw Error(ExitCode::Usage, fmt::format("--preset {} needs the profiler: it cannot be combined with --no-rocprof",
                                              preset.name));
   o.preset = preset.name;
+  const platform::TraceDomains asked = o.trace;  // --library-trace, --scratch-memory-trace add to any preset
   o.trace = preset.trace;
+  o.trace.library_calls = o.trace.library_calls || asked.library_calls;
+  o.trace.scratch_memory = o.trace.scratch_memory || asked.scratch_memory;
   if (!preset.counter_file.empty()) {
     if (o.counters_file)
       log::info("--counters {} replaces the {} preset's {}", *o.counters_file, preset.name, preset.counter_file);
@@ -152,6 +157,8 @@ nlohmann::json preset_json(const ProfileOptions& o) {
                              {"markers", t.markers},
                              {"communication", t.communication},
                              {"native_perfetto", t.native_perfetto},
+                             {"library_calls", t.library_calls},
+                             {"scratch_memory", t.scratch_memory},
                              {"counter_file", o.counters_file      ? nlohmann::json(*o.counters_file)
                                               : o.preset_counter_file.empty() ? nlohmann::json(nullptr)
                                                                               : nlohmann::json(o.preset_counter_file)},

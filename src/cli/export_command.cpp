@@ -1,5 +1,6 @@
 // rocm-perf export perfetto DB... [-o FILE] [--format json|pftrace] : the trace for ui.perfetto.dev.
 // rocm-perf export csv DB... [-o DIR] : the trace as rocprofv3's CSV files.
+#include <filesystem>
 #include <fmt/core.h>
 
 #include <memory>
@@ -9,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "report/perfetto_export.hpp"
 #include "report/rocprof_csv.hpp"
+#include "report/scratch_memory_report.hpp"
 #include "support/log.hpp"
 
 namespace rpl::cli {
@@ -68,6 +70,13 @@ int run_csv(const CsvArgs& a) {
   options.prefix = a.prefix;
   options.agent_index = a.agent_index == "absolute" ? report::AgentIndex::Absolute : report::AgentIndex::Relative;
   for (const std::string& path : report::write_rocprof_csv(trace, options)) log::info("wrote {}", path);
+  // rocprofv3 --scratch-memory-trace's rows (not in the trace model): written when the databases hold any
+  if (const auto scratch = app::load_scratch_memory(a.databases); !scratch.empty()) {
+    const std::string name = a.prefix.empty() ? "scratch_memory_trace.csv" : a.prefix + "_scratch_memory_trace.csv";
+    const std::string path = (std::filesystem::path(a.output_dir) / name).string();
+    report::write_scratch_memory_csv(path, scratch);
+    log::info("wrote {}", path);
+  }
   return 0;
 }
 

@@ -7,11 +7,14 @@
 #include <memory>
 #include <set>
 
+#include "app/load_trace.hpp"
 #include "app/profile.hpp"
 #include "app/profile_presets.hpp"
 #include "cli/analysis_flags.hpp"
 #include "report/analyze_report.hpp"
+#include "report/library_trace.hpp"
 #include "report/perfetto_export.hpp"
+#include "report/scratch_memory_report.hpp"
 #include "support/errors.hpp"
 #include "support/terminal_text.hpp"
 #include "support/log.hpp"
@@ -31,7 +34,8 @@ void warn_about_trailing_flags(const std::vector<std::string>& command) {
                                           "--preset", "--counters", "--api-stats", "--names", "--name-width",
                                           "--width", "--no-html", "--lenient", "--ceilings", "--per-dispatch",
                                           "--infer-dependencies", "--memory-bandwidth-gbps",
-                                          "--monitor-device", "--sampling-interval", "--pc-sampling"};
+                                          "--monitor-device", "--sampling-interval", "--pc-sampling",
+                                          "--library-trace", "--scratch-memory-trace"};
   // The flags that take a value: the suggestion moves the value with its flag.
   static const std::set<std::string> kWithValue = {
       "--runs",     "-o",        "--output-dir",  "--kernel",     "--range",      "--top",
@@ -67,9 +71,37 @@ struct ProfileArgs {
   bool monitor_device = false;
   unsigned sampling_interval_ms = 0;  // 0: not given (100 ms when monitoring)
   bool pc_sampling = false;
+  bool library_trace = false;
+  bool scratch_memory_trace = false;
   bool rank_wrapper = false;
   bool runs_given = false;
 };
+
+// library_trace.csv and library_calls.json of the representative run (--library-trace, --preset full).
+void write_library_files(const std::string& dir, const Trace& trace, const std::string& platform) {
+  const bool amd = platform == "rocm";
+  const std::size_t calls = report::write_library_outputs(
+      dir, trace, amd ? "ROCTx markers of hipBLASLt and MIOpen (rocprofv3 --marker-trace)" : "NVTX ranges (CUPTI)");
+  if (calls == 0)
+    log::warn("no library call was recorded: {}", amd ? "hipBLASLt and MIOpen mark their calls only when built with "
+                                                        "markers (ROCTx); rocBLAS marks none"
+                                                      : "no NVTX range of the run names a cuBLAS or cuDNN call");
+  log::info("wrote {}/library_trace.csv ({} library calls) and library_calls.json", dir, calls);
+}
+
+// scratch_memory.json (and scratch_memory_trace.csv when the runtime's operations were recorded) of the
+// representative run (--scratch-memory-trace, --preset communication).
+void write_scratch_files(const std::string& dir, const app::ProfileResults& p) {
+  const bool amd = p.platform == "rocm";
+  const std::vector<ScratchOperation> ops =
+      amd ? app::load_scratch_memory(p.runs[p.representative_run].databases) : std::vector<ScratchOperation>{};
+  const std::size_t kernels = report::write_scratch_outputs(
+      dir, ops, p.analysis->trace,
+      amd ? "rocprofv3 --scratch-memory-trace (rocpd_memory_allocate, level SCRATCH)"
+          : "NVIDIA records no scratch allocations; kernels: local memory per thread (CUPTI)");
+  if (amd && ops.empty()) log::warn("rocprofv3 recorded no scratch-memory operation in the representative run");
+  log::info("wrote {}/scratch_memory.json ({} scratch operations, {} kernels using scratch)", dir, ops.size(), kernels);
+}
 
 int run_profile_command(const ProfileArgs& a) {
   set_log_level(a.flags.common);
@@ -93,6 +125,11 @@ int run_profile_command(const ProfileArgs& a) {
   o.monitor_device = a.monitor_device || a.sampling_interval_ms > 0;  // an interval implies monitoring
   if (a.sampling_interval_ms > 0) o.sampling_interval_ms = a.sampling_interval_ms;
   o.pc_sampling = a.pc_sampling;
+  for (auto [asked, flag] : {std::pair{a.library_trace, "--library-trace"}, std::pair{a.scratch_memory_trace, "--scratch-memory-trace"}})
+    if (asked && a.no_rocprof)
+      throw Error(ExitCode::Usage, fmt::format("{} needs the profiler's trace: it cannot be combined with --no-rocprof", flag));
+  o.trace.library_calls = a.library_trace;
+  o.trace.scratch_memory = a.scratch_memory_trace;
   // after the explicit flags: a preset adds to them, never takes them back
   if (!a.preset.empty()) app::apply_preset(app::find_preset(a.preset), o);
 
@@ -109,6 +146,11 @@ int run_profile_command(const ProfileArgs& a) {
       log::info("the preset's API statistics and Perfetto trace are analysis outputs, not written by a rank: "
                 "rocm-perf analyze {} --perfetto (every rank), rocm-perf analyze {} --api-stats (this rank)",
                 a.flags.output_dir, w.databases.empty() ? w.run_dir : w.databases.front());
+    if (o.trace.library_calls || o.trace.scratch_memory)
+      log::info("the {} are in the rank's database: rocm-perf export csv {} writes {}",
+                o.trace.library_calls ? "library calls" : "scratch-memory operations",
+                w.databases.empty() ? w.run_dir : w.databases.front(),
+                o.trace.library_calls ? "library_trace.csv" : "scratch_memory_trace.csv");
     return w.counter_failure ? static_cast<int>(ExitCode::CounterPassFailed) : 0;
   }
   app::ProfileResults p = app::run_profile(o);
@@ -119,6 +161,8 @@ int run_profile_command(const ProfileArgs& a) {
   nlohmann::json profile = report::profile_command_document(p);
   const app::AnalyzeResults* analysis = p.analysis ? &*p.analysis : nullptr;
   report::write_output_files(a.flags.output_dir, profile, analysis, ro);
+  if (o.trace.library_calls && analysis) write_library_files(a.flags.output_dir, analysis->trace, p.platform);
+  if (o.trace.scratch_memory && analysis) write_scratch_files(a.flags.output_dir, p);
   for (auto [wanted, name] : {std::pair{o.perfetto, "trace.perfetto.json"}, std::pair{o.trace_json, "trace.json"}}) {
     if (!wanted || !analysis) continue;
     const std::string trace = (std::filesystem::path(a.flags.output_dir) / name).string();
@@ -185,6 +229,14 @@ Action register_profile(CLI::App& app) {
   cmd->add_flag("--pc-sampling", args->pc_sampling,
                 "after the trace runs, a PC-sampling run: the hottest instructions and source lines per kernel with "
                 "their stall reasons (NVIDIA: CUPTI PC sampling; AMD: rocprofv3, unvalidated); see docs/pc-sampling.md");
+  cmd->add_flag("--library-trace", args->library_trace,
+                "record calls into hipBLASLt and MIOpen (AMD: their ROCTx markers, unvalidated) or cuBLAS and cuDNN "
+                "(NVIDIA: their NVTX ranges) and write library_trace.csv and library_calls.json; see "
+                "docs/profile-presets.md");
+  cmd->add_flag("--scratch-memory-trace", args->scratch_memory_trace,
+                "record the runtime's scratch (private segment) allocations (AMD: rocprofv3 --scratch-memory-trace, "
+                "unvalidated) and write scratch_memory.json with the kernels that need scratch (NVIDIA: their local "
+                "memory; no allocation records) and scratch_memory_trace.csv");
   cmd->add_option("--timeout", args->timeout_s, "seconds per run before the application is killed (0: none)");
   std::string presets;
   for (const auto& p : app::profile_presets()) presets += "\n  " + p.name + ": " + p.collects;

@@ -8,8 +8,10 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 
+#include "report/library_trace.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
 
@@ -134,6 +136,19 @@ class Writer {
     write_counters(p, prefix);
     write_copies(p, prefix);
     write_api_calls(p, prefix);
+    write_library_calls(p, prefix);
+  }
+
+  // library_trace.csv (the madengine guide's; not a rocprofv3 file): the library calls the markers name.
+  void write_library_calls(Index p, const std::string& prefix) {
+    if (!library_calls_) library_calls_ = analysis::library_calls(t_);
+    std::vector<std::size_t> rows;
+    for (std::size_t i = 0; i < library_calls_->size(); ++i)
+      if ((*library_calls_)[i].process == p) rows.push_back(i);
+    write_rows(prefix, "library_trace", kLibraryTraceHeader, rows, [&](Buffer& out, std::size_t i) {
+      const std::string row = library_trace_row(t_, (*library_calls_)[i]);
+      out.append(row.data(), row.data() + row.size());
+    });
   }
 
   const KernelSymbol& symbol_of(const Dispatch& d) const {
@@ -236,6 +251,7 @@ class Writer {
 
   const Trace& t_;
   const RocprofCsvOptions& o_;
+  std::optional<std::vector<analysis::LibraryCall>> library_calls_;
   std::vector<std::string> written_;
 };
 

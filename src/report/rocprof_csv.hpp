@@ -15,6 +15,7 @@
 //                          "Start_Timestamp","End_Timestamp"  (only when the trace holds counter values)
 //   <domain>_api_trace.csv "Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp",
 //                          "End_Timestamp"  (hip_, hsa_, marker_, rccl_ as rocprofv3; cuda_ for CUDA traces)
+//   library_trace.csv      the madengine guide's library calls (report/library_trace.hpp), when markers name any
 //
 // As rocprofv3: every header and string value is in double quotes, numbers are bare, a file whose table is
 // empty is not written, one set of files per process. Agents are "Agent N" (N = logical index, rocprofv3's

@@ -76,7 +76,7 @@ struct Writer::Impl {
 
   // Entity rows (few) go straight in; record rows (many) through batched multi-row inserts.
   std::unique_ptr<Stmt> insert_string, insert_thread, insert_agent, insert_queue, insert_stream, insert_code_object,
-      insert_kernel_symbol, insert_pmc_info, find_dispatch_event;
+      insert_kernel_symbol, insert_pmc_info, find_dispatch_event, insert_allocation;
   std::unique_ptr<sqlite::BatchInsert> events, dispatches, copies, regions, args, event_operations, pmc_events;
 
   StringIds strings;
@@ -116,7 +116,7 @@ struct Writer::Impl {
 
   void close_statements() {
     for (auto* s : {&insert_string, &insert_thread, &insert_agent, &insert_queue, &insert_stream, &insert_code_object,
-                    &insert_kernel_symbol, &insert_pmc_info, &find_dispatch_event})
+                    &insert_kernel_symbol, &insert_pmc_info, &find_dispatch_event, &insert_allocation})
       s->reset();
     for (auto* b : {&events, &dispatches, &copies, &regions, &args, &event_operations, &pmc_events}) b->reset();
   }
@@ -180,6 +180,10 @@ void Writer::Impl::open() {
                             "block, expression, is_constant, is_derived",
                             14);
   pmc_events = batch("pmc_event", "id, event_id, pmc_id, value", 4);
+  insert_allocation = prepare("memory_allocate",
+                              "nid, pid, tid, agent_id, type, level, start, \"end\", address, size, queue_id, event_id, "
+                              "extdata",
+                              13);
   find_dispatch_event =
       std::make_unique<Stmt>(*db, fmt::format("SELECT event_id FROM {} WHERE id = ?", table("kernel_dispatch")));
 }
@@ -443,6 +447,31 @@ void Writer::add_memory_copy(const MemoryCopyRow& row) {
   b.end_row();
   m.used_threads.insert(row.tid);
   m.used_streams.insert(row.stream_id);
+  if (row.queue_id >= 0) m.used_queues.insert(row.queue_id);
+}
+
+void Writer::add_memory_allocation(const MemoryAllocationRow& row) {
+  Impl& m = *impl_;
+  const int64_t event_id = m.add_event(m.string_id(row.category), row.correlation_id, 0);
+  Stmt& s = *m.insert_allocation;
+  s.bind(1, m.node.id);
+  s.bind(2, m.process.pid);
+  s.bind(3, row.tid);
+  s.bind(4, row.agent_id);
+  s.bind(5, std::string_view(row.type));
+  s.bind(6, std::string_view(row.level));
+  s.bind(7, row.start);
+  s.bind(8, row.end);
+  s.bind(9, static_cast<int64_t>(row.address));
+  s.bind(10, static_cast<int64_t>(row.size));
+  if (row.queue_id < 0)
+    s.bind_null(11);
+  else
+    s.bind(11, row.queue_id);
+  s.bind(12, event_id);
+  s.bind(13, std::string_view(row.extdata_json.empty() ? "{}" : row.extdata_json));
+  s.run();
+  m.used_threads.insert(row.tid);
   if (row.queue_id >= 0) m.used_queues.insert(row.queue_id);
 }
 

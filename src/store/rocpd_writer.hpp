@@ -108,6 +108,21 @@ struct RegionRow {
   std::vector<ArgRow> args;
 };
 
+// A memory allocation operation (rocpd_memory_allocate): rocprofv3 --scratch-memory-trace writes level
+// "SCRATCH" rows (type ALLOC, FREE or RECLAIM) with the event category "SCRATCH_MEMORY".
+struct MemoryAllocationRow {
+  int64_t tid = 0;
+  int64_t agent_id = 0;
+  std::string type = "ALLOC";     // ALLOC, FREE, REALLOC, RECLAIM
+  std::string level = "SCRATCH";  // REAL, VIRTUAL, SCRATCH
+  TimeNs start = 0, end = 0;
+  uint64_t address = 0, size = 0;
+  int64_t queue_id = -1;           // < 0: NULL
+  std::string extdata_json = "{}";  // scratch: {"flags": N}, the runtime's allocation flags
+  std::string category = "SCRATCH_MEMORY";
+  int64_t correlation_id = 0;
+};
+
 // A GPU-side barrier or signal (schema 3.0.1 rocpd_event_operation).
 struct EventOperationRow {
   int64_t tid = 0;
@@ -156,6 +171,7 @@ class Writer {
   void add_dispatch(const DispatchRow& row);
   void add_memory_copy(const MemoryCopyRow& row);
   void add_region(const RegionRow& row);
+  void add_memory_allocation(const MemoryAllocationRow& row);
   void add_event_operation(const EventOperationRow& row);
   void add_pmc_info(const PmcInfoRow& row);
   void add_pmc_value(const PmcValueRow& row);

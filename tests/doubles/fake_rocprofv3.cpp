@@ -10,6 +10,11 @@
 //   FAKE_ROCPROFV3_ARGV_LOG   append each command line's options to this file
 // Accepts the trace options rocm-perf's presets use (--hip-trace, --hsa-trace, --marker-trace, --rccl-trace,
 // --output-format with several formats; with pftrace it also writes a placeholder .pftrace).
+// Library markers: with --marker-trace and HIPBLASLT_ENABLE_MARKER=1 in its environment (hipBLASLt's switch),
+// each launch gets a "hipblasLtMatmul" MARKER_CORE_API region around its hipLaunchKernel region (thread 7).
+// Scratch memory: with --scratch-memory-trace every dispatch needs 512 bytes of scratch per work-item, each
+// kernel's first launch follows a 4 MiB SCRATCH ALLOC row (6 us, agent 1, queue 1, flags 1) and a RECLAIM row
+// ends the run (rocpd_memory_allocate, event category SCRATCH_MEMORY).
 //   FAKE_ROCPROFV3_KERNELS    "name:count:duration_ns;..." (names may contain commas) (default "vecAdd(float*, float*, int):3:16000")
 //   FAKE_ROCPROFV3_PROCESSES  databases to write, as if the app had started children (default 1)
 //   FAKE_ROCPROFV3_ARCH       the GPU agent's architecture: gfx90a (default, MI210), gfx942 (MI300X), gfx1030,
@@ -101,6 +106,12 @@ struct CounterSpec {
   std::optional<std::regex> include;           // kernels whose dispatches get counters
 };
 
+// What a trace run records besides dispatches (the options and the library environment it saw).
+struct TraceExtras {
+  bool library_markers = false;  // --marker-trace with HIPBLASLT_ENABLE_MARKER=1: a hipblasLtMatmul range per launch
+  bool scratch = false;          // --scratch-memory-trace: scratch ALLOC / FREE rows around each kernel
+};
+
 struct DispatchInfo {
   int64_t id;
   std::string kernel;
@@ -108,7 +119,7 @@ struct DispatchInfo {
 
 // Writes DIR/<hostname>/<pid>_results.db; returns the dispatches written.
 std::vector<DispatchInfo> write_db(const std::string& dir, int64_t pid, const std::vector<KernelSpec>& kernels,
-                                   const CounterSpec& counters) {
+                                   const CounterSpec& counters, const TraceExtras& extras = {}) {
   char host[256] = "host";
   gethostname(host, sizeof host);
   std::filesystem::create_directories(std::filesystem::path(dir) / host);
@@ -158,8 +169,34 @@ std::vector<DispatchInfo> write_db(const std::string& dir, int64_t pid, const st
       t = d.end + 5000;
       d.workgroup[0] = 256;
       d.grid[0] = 256 * 1024;
+      if (extras.scratch) {
+        // the kernel spills 512 bytes per work-item; its first launch makes the runtime allocate the queue's
+        // scratch (4 MiB), which the dispatch waits for
+        d.private_segment_size = 512;
+        if (i == 0) {
+          rpl::rocpd::MemoryAllocationRow alloc;
+          alloc.tid = 7;
+          alloc.agent_id = 1;
+          alloc.queue_id = 1;
+          alloc.start = d.start - 8000;
+          alloc.end = d.start - 2000;
+          alloc.address = 0x7f0000000000 + k * 0x400000;
+          alloc.size = 4 << 20;
+          alloc.extdata_json = R"({"flags": 1})";
+          w.add_memory_allocation(alloc);
+        }
+      }
       w.add_dispatch(d);
       written.push_back({d.dispatch_id, kernels[k].name});
+      if (extras.library_markers) {
+        // hipBLASLt's ROCTx range around its call, and the launch inside it (same thread, the dispatch's
+        // correlation id), as rocprofv3 --marker-trace --hip-runtime-trace records them
+        rpl::rocpd::RegionRow marker{7, d.start - 4000, d.start - 1000, "hipblasLtMatmul", "MARKER_CORE_API", 0, {}};
+        rpl::rocpd::RegionRow launch{7, d.start - 3000, d.start - 2000, "hipLaunchKernel", "HIP_RUNTIME_API_EXT",
+                                     d.correlation_id, {}};
+        w.add_region(marker);
+        w.add_region(launch);
+      }
       if (!counted) continue;
       for (std::size_t c = 0; c < counters.names.size(); ++c) {
         auto it = counters.values.find(counters.names[c]);
@@ -167,6 +204,16 @@ std::vector<DispatchInfo> write_db(const std::string& dir, int64_t pid, const st
         for (int dim = 0; dim < 2; ++dim) w.add_pmc_value({d.dispatch_id, static_cast<int64_t>(100 + c), v / 2});
       }
     }
+  }
+  if (extras.scratch) {  // the runtime gives the scratch back at the end
+    rpl::rocpd::MemoryAllocationRow reclaim;
+    reclaim.tid = 7;
+    reclaim.agent_id = 1;
+    reclaim.queue_id = 1;
+    reclaim.type = "RECLAIM";
+    reclaim.start = t;
+    reclaim.end = t + 1000;
+    w.add_memory_allocation(reclaim);
   }
   w.finish();
   return written;
@@ -288,7 +335,7 @@ int main(int argc, char** argv) {
   std::string out_dir = ".", input_file;
   std::optional<std::regex> include;
   std::vector<std::string> app;
-  bool kernel_trace = false, att = false;
+  bool kernel_trace = false, att = false, markers = false, scratch = false;
   std::vector<std::string> output_formats;
   const std::string version = env_or("FAKE_ROCPROFV3_VERSION", "7.0");
   const bool rocm6 = version.rfind("6.", 0) == 0;
@@ -317,9 +364,11 @@ int main(int argc, char** argv) {
     else if (a == "-i" && i + 1 < argc) input_file = argv[++i];
     else if (a == "--kernel-include-regex" && i + 1 < argc) include.emplace(argv[++i]);
     else if (a == "--kernel-trace") kernel_trace = true;
+    else if (a == "--marker-trace") markers = true;
+    else if (a == "--scratch-memory-trace") scratch = true;
     else if (a == "--att") att = true;
     else if (a == "--memory-copy-trace" || a == "--hip-runtime-trace" || a == "--hip-trace" || a == "--hsa-trace" ||
-             a == "--marker-trace" || a == "--rccl-trace") {
+             a == "--rccl-trace") {
     } else {
       fmt::print(stderr, "fake rocprofv3: unrecognized argument '{}'\n", a);
       return 2;
@@ -375,7 +424,10 @@ int main(int argc, char** argv) {
         if (csv) write_csv(out_dir, 100000 + getpid() * 10 + p, kernels, version);
         continue;
       }
-      auto written = write_db(out_dir, 100000 + getpid() * 10 + p, kernels, {});
+      TraceExtras extras;
+      extras.library_markers = markers && env_or("HIPBLASLT_ENABLE_MARKER", "") == "1";
+      extras.scratch = scratch;
+      auto written = write_db(out_dir, 100000 + getpid() * 10 + p, kernels, {}, extras);
       if (std::find(output_formats.begin(), output_formats.end(), "pftrace") != output_formats.end()) {
         char host[256] = "host";
         gethostname(host, sizeof host);

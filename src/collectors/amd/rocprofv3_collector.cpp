@@ -28,13 +28,24 @@ std::vector<std::string> Rocprofv3Collector::command_line(const platform::Collec
   } else if (t.runtime_api) {
     argv.push_back("--hip-runtime-trace");
   }
-  if (t.markers) argv.push_back("--marker-trace");
+  if (t.markers || t.library_calls) argv.push_back("--marker-trace");
   if (t.communication) argv.push_back("--rccl-trace");
+  if (t.scratch_memory) argv.push_back("--scratch-memory-trace");
   argv.insert(argv.end(), {"--output-format", rocpd ? "rocpd" : "csv"});
   if (t.native_perfetto) argv.push_back("pftrace");
   argv.insert(argv.end(), {"-d", out_dir, "--"});
   argv.insert(argv.end(), request.argv.begin(), request.argv.end());
   return argv;
+}
+
+std::vector<std::pair<std::string, std::string>> library_marker_environment() {
+  // rocprofv3 has no rocBLAS, hipBLASLt or MIOpen trace option (its library options are --rccl-trace,
+  // --rocdecode-trace, --rocjpeg-trace, --kokkos-trace); hipBLASLt and MIOpen put ROCTx ranges around their
+  // API calls when these are set, and --marker-trace records them. A value the user set is kept.
+  std::vector<std::pair<std::string, std::string>> env;
+  for (const char* name : {"HIPBLASLT_ENABLE_MARKER", "MIOPEN_ENABLE_LOGGING_ROCTX"})
+    if (const char* set = std::getenv(name); !set || !*set) env.emplace_back(name, "1");
+  return env;
 }
 
 std::vector<std::string> find_rocpd_databases(const std::string& dir) {
@@ -96,6 +107,7 @@ platform::CollectResult Rocprofv3Collector::collect(const platform::CollectReque
   spec.stdout_file = result.stdout_file;
   if (!request.debug) spec.stderr_file = result.profiler_log;  // --debug: rocprofv3's log goes to our stderr
   spec.timeout_s = request.timeout_s;
+  if (request.trace.library_calls) spec.env = library_marker_environment();
   log::debug("running: {}", fmt::join(spec.argv, " "));
   result.process = run_process(spec);
   if (!rocpd && !find_rocprofv3_csv(trace_dir).empty()) import_rocprofv3_csv_dir(trace_dir, trace_dir);

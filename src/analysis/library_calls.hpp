@@ -1,0 +1,51 @@
+#pragma once
+// Calls into the GPU math and deep-learning libraries, as the trace holds them: the marker ranges the libraries
+// themselves put around their API calls (ROCTx on AMD: hipBLASLt with HIPBLASLT_ENABLE_MARKER=1, MIOpen with
+// MIOPEN_ENABLE_LOGGING_ROCTX=1; NVTX on NVIDIA: cuBLAS, cuDNN), recognised by the API's function-name prefix
+// (hipblasLt..., miopen..., rocblas_..., cublas..., cublasLt..., cudnn...). Each call carries the GPU work
+// launched inside it (analysis/trace_summaries: range_instance_work). A library that puts no marker around a
+// call leaves nothing here: the trace never guesses calls from kernel names.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/trace.hpp"
+
+namespace rpl::analysis {
+
+struct LibraryFunction {
+  std::string library;   // "hipBLASLt", "MIOpen", "rocBLAS", "hipBLAS", "cuBLAS", "cuBLASLt", "cuDNN"
+  std::string function;  // the API function, "hipblasLtMatmul"
+};
+
+// The library call a marker range's text names: the first word of it (letters, digits, '_') that starts with a
+// library's API prefix; nullopt when none does ("forward pass", a user's own range).
+std::optional<LibraryFunction> library_function(std::string_view range_name);
+
+struct LibraryCall {
+  LibraryFunction call;
+  std::string range_name;  // the marker's whole text
+  Index process = kNoIndex;
+  uint32_t thread = 0;
+  TimeNs start = 0, end = 0;                  // host time between the range's push and pop
+  std::size_t gpu_kernels = 0, gpu_copies = 0;  // the work launched inside it
+  TimeNs gpu_busy_ns = 0;                     // the union of that work's intervals
+};
+
+// Every library call of `trace` (its marker ranges that name one), by start (then process, thread).
+std::vector<LibraryCall> library_calls(const Trace& trace);
+
+struct LibraryFunctionSummary {
+  LibraryFunction call;
+  std::size_t calls = 0;
+  TimeNs total_ns = 0, min_ns = 0, max_ns = 0;  // host time
+  std::size_t gpu_kernels = 0, gpu_copies = 0;
+  TimeNs gpu_busy_ns = 0;
+};
+
+// The calls by (library, function), the longest total host time first (ties: library, then function).
+std::vector<LibraryFunctionSummary> library_summary(const std::vector<LibraryCall>& calls);
+
+}  // namespace rpl::analysis

@@ -1,0 +1,80 @@
+#include "report/library_trace.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <set>
+
+#include "rpl/version.hpp"
+#include "support/atomic_file.hpp"
+
+namespace rpl::report {
+
+const char* const kLibraryTraceHeader =
+    R"("Library","Function","Process_Id","Thread_Id","Start_Timestamp","End_Timestamp","Duration_ns","GPU_Kernels",)"
+    R"("GPU_Copies","GPU_Busy_ns","Range_Name")";
+
+namespace {
+
+std::string quoted_field(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out.push_back('"');  // RFC 4180; a marker's text may hold a quote
+    if (c != '\n' && c != '\r') out.push_back(c);  // a record never spans lines
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string library_trace_row(const Trace& trace, const analysis::LibraryCall& c) {
+  const int64_t pid = c.process < trace.processes.size() ? trace.processes[c.process].pid : 0;
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", quoted_field(c.call.library), quoted_field(c.call.function),
+                     pid, c.thread, c.start, c.end, c.end - c.start, c.gpu_kernels, c.gpu_copies, c.gpu_busy_ns,
+                     quoted_field(c.range_name));
+}
+
+void write_library_trace_csv(const std::string& path, const Trace& trace, const std::vector<analysis::LibraryCall>& calls) {
+  write_file_atomically(path, [&](std::FILE* f) {
+    std::fprintf(f, "%s\n", kLibraryTraceHeader);
+    for (const analysis::LibraryCall& c : calls) {
+      const std::string row = library_trace_row(trace, c);
+      std::fwrite(row.data(), 1, row.size(), f);
+    }
+  });
+}
+
+nlohmann::json library_calls_document(const std::vector<analysis::LibraryCall>& calls, const std::string& source) {
+  nlohmann::json functions = nlohmann::json::array();
+  std::set<std::string> libraries;
+  for (const analysis::LibraryFunctionSummary& s : analysis::library_summary(calls)) {
+    libraries.insert(s.call.library);
+    functions.push_back({{"library", s.call.library},
+                         {"function", s.call.function},
+                         {"calls", s.calls},
+                         {"total_ns", s.total_ns},
+                         {"mean_ns", s.calls ? static_cast<double>(s.total_ns) / static_cast<double>(s.calls) : 0.0},
+                         {"min_ns", s.min_ns},
+                         {"max_ns", s.max_ns},
+                         {"gpu_kernels", s.gpu_kernels},
+                         {"gpu_copies", s.gpu_copies},
+                         {"gpu_busy_ns", s.gpu_busy_ns}});
+  }
+  return {{"schema_version", "1.0"},
+          {"tool", {{"name", "rocm-perf"}, {"version", kVersion}}},
+          {"source", source},
+          {"calls", calls.size()},
+          {"libraries", libraries},
+          {"functions", functions}};
+}
+
+std::size_t write_library_outputs(const std::string& dir, const Trace& trace, const std::string& source) {
+  const std::vector<analysis::LibraryCall> calls = analysis::library_calls(trace);
+  write_library_trace_csv((std::filesystem::path(dir) / "library_trace.csv").string(), trace, calls);
+  const std::string doc = library_calls_document(calls, source).dump(2) + "\n";
+  write_file_atomically((std::filesystem::path(dir) / "library_calls.json").string(),
+                        [&](std::FILE* f) { std::fwrite(doc.data(), 1, doc.size(), f); });
+  return calls.size();
+}
+
+}  // namespace rpl::report

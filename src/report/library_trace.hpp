@@ -1,0 +1,31 @@
+#pragma once
+// The madengine guide's library_trace.csv ("Library API calls (if library tracing enabled)") and its summary
+// library_calls.json (schemas/library-calls.schema.json): the calls analysis/library_calls finds in a trace.
+//
+//   library_trace.csv  "Library","Function","Process_Id","Thread_Id","Start_Timestamp","End_Timestamp",
+//                      "Duration_ns","GPU_Kernels","GPU_Copies","GPU_Busy_ns","Range_Name"
+//
+// Written as rocprofv3 writes its CSV files: every header and string value in double quotes, numbers bare,
+// one row per call in start order.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "analysis/library_calls.hpp"
+#include "model/trace.hpp"
+
+namespace rpl::report {
+
+extern const char* const kLibraryTraceHeader;
+
+// One CSV row (with its newline) of `call`, a call of `trace`.
+std::string library_trace_row(const Trace& trace, const analysis::LibraryCall& call);
+// Writes library_trace.csv (header and rows) atomically; throws rpl::Error(OutputFailed).
+void write_library_trace_csv(const std::string& path, const Trace& trace, const std::vector<analysis::LibraryCall>& calls);
+// library_calls.json: the calls by library and function. `source` says where they came from (the markers
+// of which platform).
+nlohmann::json library_calls_document(const std::vector<analysis::LibraryCall>& calls, const std::string& source);
+// Both files into `dir` (which exists); returns the number of calls. Throws rpl::Error(OutputFailed).
+std::size_t write_library_outputs(const std::string& dir, const Trace& trace, const std::string& source);
+
+}  // namespace rpl::report

@@ -1,0 +1,178 @@
+// Library call traces (issue 33): the marker ranges hipBLASLt / MIOpen (ROCTx) and cuBLAS / cuDNN (NVTX) put
+// around their API calls, found by the API's name, with the GPU work launched inside them; library_trace.csv
+// (through export csv) and library_calls.json (schema). The databases are written through our rocpd writer,
+// which creates AMD's rocpd tables (the columns tests/amd_rocpd checks against AMD's own SQL).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "analysis/library_calls.hpp"
+#include "report/library_trace.hpp"
+#include "report/rocprof_csv.hpp"
+#include "store/rocpd_reader.hpp"
+#include "store/rocpd_writer.hpp"
+#include "testing/cli.hpp"
+#include "testing/tmpdir.hpp"
+
+using rpl::test::read_file;
+using rpl::test::TempDir;
+
+namespace {
+
+using rpl::analysis::library_function;
+
+// One process: kernel "gemm" launched twice inside hipblasLtMatmul ranges, kernel "conv" inside a MIOpen range
+// on another thread, a user range "step" around everything (not a library call) and a launch outside any range.
+std::string write_trace(const TempDir& dir) {
+  const std::string path = dir.file("lib_results.db");
+  rpl::rocpd::NodeRow node;
+  node.hostname = "node01";
+  rpl::rocpd::ProcessRow proc;
+  proc.pid = 4242;
+  proc.command = "app";
+  rpl::rocpd::Writer w(path, node, proc);
+  rpl::rocpd::AgentRow gpu;
+  gpu.id = 1;
+  gpu.name = "gfx942";
+  gpu.product_name = "AMD Instinct MI300X";
+  gpu.vendor_name = "AMD";
+  w.add_agent(gpu);
+  w.add_queue(1, "Queue 0");
+  w.add_stream(0, "Default Stream");
+  for (int k = 1; k <= 2; ++k) {
+    rpl::rocpd::KernelSymbolRow s;
+    s.id = k;
+    s.kernel_name = k == 1 ? "_Z4gemmv" : "_Z4convv";
+    s.display_name = k == 1 ? "gemm" : "conv";
+    w.add_kernel_symbol(s);
+  }
+  auto dispatch = [&](int64_t id, int64_t kernel, int64_t tid, rpl::TimeNs start, rpl::TimeNs end) {
+    rpl::rocpd::DispatchRow d;
+    d.dispatch_id = id;
+    d.correlation_id = id;
+    d.tid = tid;
+    d.agent_id = 1;
+    d.kernel_id = kernel;
+    d.queue_id = 1;
+    d.start = start;
+    d.end = end;
+    w.add_dispatch(d);
+    w.add_region({tid, start - 3000, start - 2000, "hipLaunchKernel", "HIP_RUNTIME_API_EXT", id, {}});
+  };
+  const rpl::TimeNs t0 = 1'000'000'000;
+  w.add_region({7, t0, t0 + 1'000'000, "step", "MARKER_CORE_API", 0, {}});
+  w.add_region({7, t0 + 10'000, t0 + 20'000, "hipblasLtMatmul", "MARKER_CORE_API", 0, {}});
+  dispatch(1, 1, 7, t0 + 15'000, t0 + 25'000);  // launched at t0 + 12'000
+  w.add_region({7, t0 + 100'000, t0 + 130'000, "hipblasLtMatmul", "MARKER_CORE_API", 0, {}});
+  dispatch(2, 1, 7, t0 + 105'000, t0 + 140'000);
+  w.add_region({8, t0 + 200'000, t0 + 205'000, "miopenConvolutionForward", "MARKER_CORE_API", 0, {}});
+  dispatch(3, 2, 8, t0 + 205'000, t0 + 215'000);  // launched at t0 + 202'000
+  dispatch(4, 2, 7, t0 + 500'000, t0 + 510'000);  // inside "step" only
+  w.finish();
+  return path;
+}
+
+}  // namespace
+
+TEST(LibraryCalls, RangeNamesGiveTheLibraryAndFunction) {
+  struct Case {
+    const char* name;
+    const char* library;
+    const char* function;
+  };
+  for (const Case& c : {Case{"hipblasLtMatmul", "hipBLASLt", "hipblasLtMatmul"},
+                        Case{"hipblasSgemm", "hipBLAS", "hipblasSgemm"},
+                        Case{"rocblas_sgemm", "rocBLAS", "rocblas_sgemm"},
+                        Case{"miopenConvolutionForward(handle, ...)", "MIOpen", "miopenConvolutionForward"},
+                        Case{"cublasLtMatmul", "cuBLASLt", "cublasLtMatmul"},
+                        Case{"cublasSgemm_v2", "cuBLAS", "cublasSgemm_v2"},
+                        Case{"[cuDNN] cudnnConvolutionForward", "cuDNN", "cudnnConvolutionForward"}}) {
+    auto f = library_function(c.name);
+    ASSERT_TRUE(f) << c.name;
+    EXPECT_EQ(f->library, c.library) << c.name;
+    EXPECT_EQ(f->function, c.function) << c.name;
+  }
+  // a user's own range, a bare prefix, a prefix inside another word: no library call
+  for (const char* name : {"forward pass", "cudnn", "my_cublasGemm", "step 3", ""})
+    EXPECT_FALSE(library_function(name)) << name;
+}
+
+TEST(LibraryCalls, FoundInARocpdTraceWithTheWorkLaunchedInside) {
+  TempDir dir;
+  const rpl::Trace trace = rpl::rocpd::read_databases({write_trace(dir)});
+  const auto calls = rpl::analysis::library_calls(trace);
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0].call.function, "hipblasLtMatmul");
+  EXPECT_EQ(calls[0].gpu_kernels, 1u);
+  EXPECT_EQ(calls[0].gpu_busy_ns, 10'000);
+  EXPECT_EQ(calls[1].gpu_busy_ns, 35'000);
+  EXPECT_EQ(calls[2].call.library, "MIOpen");
+  EXPECT_EQ(calls[2].gpu_kernels, 1u);
+  EXPECT_EQ(calls[2].end - calls[2].start, 5'000);
+
+  const auto summary = rpl::analysis::library_summary(calls);
+  ASSERT_EQ(summary.size(), 2u);
+  EXPECT_EQ(summary[0].call.library, "hipBLASLt");  // 40 us of host time before MIOpen's 5 us
+  EXPECT_EQ(summary[0].calls, 2u);
+  EXPECT_EQ(summary[0].total_ns, 40'000);
+  EXPECT_EQ(summary[0].gpu_kernels, 2u);
+  EXPECT_EQ(summary[0].gpu_busy_ns, 45'000);
+}
+
+TEST(LibraryCalls, ExportCsvWritesLibraryTraceAndTheJsonFollowsItsSchema) {
+  TempDir dir;
+  const std::string db = write_trace(dir);
+  auto r = rpl::test::run_cli({"export", "csv", db, "-o", dir.file("csv")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string csv = read_file(dir.file("csv/library_trace.csv"));
+  EXPECT_EQ(csv, std::string(rpl::report::kLibraryTraceHeader) + "\n" +
+                     "\"hipBLASLt\",\"hipblasLtMatmul\",4242,7,1000010000,1000020000,10000,1,0,10000,\"hipblasLtMatmul\"\n"
+                     "\"hipBLASLt\",\"hipblasLtMatmul\",4242,7,1000100000,1000130000,30000,1,0,35000,\"hipblasLtMatmul\"\n"
+                     "\"MIOpen\",\"miopenConvolutionForward\",4242,8,1000200000,1000205000,5000,1,0,10000,"
+                     "\"miopenConvolutionForward\"\n");
+  // the markers stay in marker_api_trace.csv too, as rocprofv3 writes them
+  EXPECT_NE(read_file(dir.file("csv/marker_api_trace.csv")).find("\"step\""), std::string::npos);
+
+  const rpl::Trace trace = rpl::rocpd::read_databases({db});
+  ASSERT_EQ(rpl::report::write_library_outputs(dir.path().string(), trace, "ROCTx markers"), 3u);
+  EXPECT_EQ(rpl::test::validate_against_schema("library-calls", dir.file("library_calls.json")), "");
+  const auto doc = nlohmann::json::parse(read_file(dir.file("library_calls.json")));
+  EXPECT_EQ(doc["calls"], 3);
+  EXPECT_EQ(doc["functions"][0]["function"], "hipblasLtMatmul");
+  EXPECT_EQ(doc["functions"][0]["mean_ns"], 20000.0);
+}
+
+TEST(LibraryCalls, ATraceWithoutLibraryMarkersWritesNoLibraryTrace) {
+  TempDir dir;
+  rpl::rocpd::NodeRow node;
+  node.hostname = "n";
+  rpl::rocpd::ProcessRow proc;
+  proc.pid = 1;
+  {
+    rpl::rocpd::Writer w(dir.file("plain_results.db"), node, proc);
+    rpl::rocpd::AgentRow gpu;
+    gpu.id = 1;
+    gpu.name = "gfx90a";
+    w.add_agent(gpu);
+    w.add_queue(1, "Queue 0");
+    w.add_stream(0, "Default Stream");
+    rpl::rocpd::KernelSymbolRow s;
+    s.id = 1;
+    s.kernel_name = s.display_name = "k";
+    w.add_kernel_symbol(s);
+    rpl::rocpd::DispatchRow d;
+    d.dispatch_id = d.correlation_id = d.kernel_id = 1;
+    d.agent_id = d.queue_id = 1;
+    d.start = 100;
+    d.end = 200;
+    w.add_dispatch(d);
+    w.add_region({1, 50, 300, "training step", "MARKER_CORE_API", 0, {}});
+    w.finish();
+  }
+  auto r = rpl::test::run_cli({"export", "csv", dir.file("plain_results.db"), "-o", dir.file("csv")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir.file("csv/kernel_trace.csv")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("csv/library_trace.csv")));
+}
