@@ -22,13 +22,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     switch (data[0] % 4) {
       case 0: {
         auto code = rpl::analysis::summarize_att_code(doc, "code.json", notes);
-        (void)rpl::analysis::to_json(rpl::analysis::att_deep_analysis(code, std::nullopt, std::array<double, 5>{}, 64, notes));
+        auto d = rpl::analysis::att_deep_analysis(code, std::nullopt, std::array<double, 5>{}, 64, notes);
+        d.hot_lines = rpl::analysis::att_hot_lines(doc, 20);
+        (void)rpl::analysis::att_line_categories(doc);
+        (void)rpl::analysis::to_json(d);
         break;
       }
       case 1: (void)rpl::analysis::att_occupancy(doc, notes); break;
       default: {
         std::array<double, 5> cycles{};
         rpl::analysis::add_att_wave_timeline(doc, cycles);
+        if (auto w = rpl::analysis::att_wave(doc, {{2, rpl::analysis::InstCategory::Vmem}})) {
+          rpl::analysis::DeepAnalysis d;
+          d.waves.push_back(*w);
+          (void)rpl::analysis::to_json(d);
+        }
       }
     }
   });

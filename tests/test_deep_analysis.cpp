@@ -286,12 +286,80 @@ TEST(AttFolders, FindAnalyzeAndDiagnose) {
   EXPECT_DOUBLE_EQ(*d.stall_fraction, 0.5);  // from the wave timeline: 500 stall of 1,000
   nlohmann::json j = to_json(d);
   EXPECT_EQ(j["instruction_mix"].count("MFMA"), 1u);
+  ASSERT_EQ(d.waves.size(), 1u);  // the wave file; the near-miss names are not waves
+  EXPECT_EQ(j["waves"][0]["cycles"]["stall"], 500.0);
+  EXPECT_EQ(j["hot_lines"].size(), 9u);
   EXPECT_EQ(j["instruction_mix"].count("BRANCH"), 1u);
 
   DeepAnalysis e = analyze_att_dispatch(collectors::read_att_dispatch(outputs[0]), 32);
   EXPECT_FALSE(e.available);
   EXPECT_TRUE(has_note(e.notes, "no wave ran on the traced CU"));
   EXPECT_TRUE(has_note(e.notes, "holds no data"));
+}
+
+// Issue 33: per-ISA-line hot spots from the listing, the costliest (latency + idle) first.
+TEST(AttHotLines, TheCostliestListingLinesWithTheirShare) {
+  const auto lines = att_hot_lines(nlohmann::json::parse(kCodeJson), 3);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].isa, "global_load_dwordx4 v[0:3], v[4:5], off");
+  EXPECT_EQ(lines[0].category, InstCategory::Vmem);
+  EXPECT_EQ(lines[0].line, 4);
+  EXPECT_EQ(lines[0].vaddr, 272u);
+  EXPECT_EQ(lines[0].hits, 100u);
+  EXPECT_DOUBLE_EQ(lines[0].stall, 10000);
+  EXPECT_DOUBLE_EQ(lines[0].share, 50100.0 / 127000.0);  // of the listing's 126,000 latency + 1,000 idle
+  EXPECT_EQ(lines[1].category, InstCategory::Mfma);       // 32,400
+  EXPECT_EQ(lines[2].category, InstCategory::Wait);       // 30,000
+  EXPECT_EQ(att_hot_lines(nlohmann::json::parse(kCodeJson), 100).size(), 9u);  // the kernel header row is not a line
+  // nothing to rank: no code, or a header without the columns the listing needs
+  EXPECT_TRUE(att_hot_lines(nlohmann::json::parse(kEmptyCodeJson), 5).empty());
+  auto no_latency = nlohmann::json::parse(kCodeJson);
+  no_latency["header"] = "ISA, _, LineNumber, Source, Codeobj, Vaddr, Hit, Cycles, Stall, Idle";
+  EXPECT_TRUE(att_hot_lines(no_latency, 5).empty());
+  std::vector<std::string> notes;
+  EXPECT_THROW(summarize_att_code(no_latency, "code.json", notes), rpl::Error);  // the summary says why
+  // the address is not needed to rank lines: without it they rank the same, at address 0
+  auto no_vaddr = nlohmann::json::parse(kCodeJson);
+  no_vaddr["header"] = "ISA, _, LineNumber, Source, Codeobj, Address, Hit, Latency, Stall, Idle";
+  const auto anonymous = att_hot_lines(no_vaddr, 1);
+  ASSERT_EQ(anonymous.size(), 1u);
+  EXPECT_EQ(anonymous[0].line, 4);
+  EXPECT_EQ(anonymous[0].vaddr, 0u);
+}
+
+// Issue 33: each traced wave's own breakdown: its state cycles, and its instructions' stall by the category of
+// the listing line each names (an unknown line is OTHER).
+TEST(AttWaves, PerWaveStallBreakdown) {
+  const auto categories = att_line_categories(nlohmann::json::parse(kCodeJson));
+  EXPECT_EQ(categories.at(4), InstCategory::Vmem);
+  EXPECT_EQ(categories.at(6), InstCategory::Wait);
+  const auto w = att_wave(nlohmann::json::parse(R"json({"name": "SE1", "duration": 1000, "wave": {"cu": 0, "id": 4,
+      "simd": 2, "slot": 3, "begin": 100, "end": 1100, "timeline": [[1, 100], [2, 300], [3, 200], [4, 400]],
+      "instructions": [[0, 5, 100, 10, 4], [10, 5, 300, 10, 6], [20, 5, 50, 10, 99], [30, 5, 0, 10, 2]]}})json"),
+                          categories);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->shader_engine, 1);
+  EXPECT_EQ(w->simd, 2);
+  EXPECT_EQ(w->slot, 3);
+  EXPECT_EQ(w->id, 4);
+  EXPECT_DOUBLE_EQ(w->end - w->begin, 1000);
+  EXPECT_DOUBLE_EQ(*w->stall_fraction, 0.6);  // (200 wait + 400 stall) / 1000
+  EXPECT_EQ(w->instructions, 4u);
+  EXPECT_DOUBLE_EQ(w->instruction_stall, 450);
+  ASSERT_EQ(w->stall_by_category.size(), 3u);
+  EXPECT_EQ(w->stall_by_category[0].name, "WAIT");
+  EXPECT_DOUBLE_EQ(w->stall_by_category[0].fraction, 300.0 / 450.0);
+  EXPECT_EQ(w->stall_by_category[1].name, "VMEM");
+  EXPECT_EQ(w->stall_by_category[2].name, "OTHER");
+  // no "wave" object: not a wave file; damaged entries are skipped, not trusted
+  EXPECT_FALSE(att_wave(nlohmann::json::parse(R"json({"name": "SE0"})json"), categories));
+  const auto odd = att_wave(nlohmann::json::parse(R"json({"wave": {"cu": "x", "instructions": [[1], "y",
+      [0, 0, -5, 1, 4], [0, 0, "inf", 1, 4]], "timeline": "none"}})json"), categories);
+  ASSERT_TRUE(odd);
+  EXPECT_EQ(odd->cu, -1);
+  EXPECT_EQ(odd->instructions, 2u);
+  EXPECT_TRUE(odd->stall_by_category.empty());
+  EXPECT_FALSE(odd->stall_fraction);
 }
 
 TEST(AttFolders, StatsCsvIsUsedWhenCodeJsonIsMissing) {

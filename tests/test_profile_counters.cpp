@@ -505,6 +505,18 @@ TEST(ProfileDeepAmd, AttRunIsAnalysedPerDispatchWithItsKernelName) {
   EXPECT_FALSE(inputs["stall_fraction"].is_null()) << inputs.dump();
   EXPECT_EQ(inputs["stall_fraction"], (*gemm)["deep_analysis"]["stall_fraction"]);
   EXPECT_EQ(inputs["thread_utilization"], 0.5);
+  // Issue 33: the listing's costliest lines and each traced wave's breakdown (the stand-in's one wave stalls
+  // 900 cycles on its global_load, line 2, and 600 on its s_waitcnt, line 3)
+  const auto& deep_gemm = (*gemm)["deep_analysis"];
+  ASSERT_FALSE(deep_gemm["hot_lines"].empty()) << deep_gemm.dump();
+  EXPECT_EQ(deep_gemm["hot_lines"][0]["isa"], "global_load_dword v1, v[2:3], off");
+  EXPECT_EQ(deep_gemm["hot_lines"][0]["category"], "VMEM");
+  EXPECT_EQ(deep_gemm["hot_lines"][0]["line"], 2);
+  ASSERT_EQ(deep_gemm["waves"].size(), 1u);
+  EXPECT_EQ(deep_gemm["waves"][0]["shader_engine"], 0);
+  EXPECT_DOUBLE_EQ(deep_gemm["waves"][0]["stall_fraction"].get<double>(), 0.7);
+  EXPECT_EQ(deep_gemm["waves"][0]["stall_by_category"][0]["name"], "VMEM");
+  EXPECT_DOUBLE_EQ(deep_gemm["waves"][0]["stall_by_category"][0]["fraction"].get<double>(), 0.6);
   EXPECT_EQ(validate_against_schema("analysis", out + "/analysis.json"), "");
 }
 

@@ -226,6 +226,8 @@ DeepAnalysis merge_deep_analyses(DeepAnalysis c, const DeepAnalysis& att) {
   fill(c.l2_hit_rate, att.l2_hit_rate);
   fill(c.valu_utilization, att.valu_utilization);
   fill(c.mfma_utilization, att.mfma_utilization);
+  if (c.hot_lines.empty()) c.hot_lines = att.hot_lines;  // only ATT has them
+  if (c.waves.empty()) c.waves = att.waves;
   for (const auto& n : att.notes) c.notes.push_back("ATT: " + n);
   c.available = c.available || att.available;
   c.source = "att+counters";

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -278,6 +279,18 @@ DeepAnalysis analyze_att_dispatch(const AttDispatchDocuments& documents, uint32_
   std::array<double, 5> states{};
   for (const auto& wave : documents.waves) add_att_wave_timeline(wave, states);
   DeepAnalysis d = att_deep_analysis(code, occupancy, states, max_waves_per_cu, std::move(notes));
+  // The detail behind the totals: the costliest listing lines, and each wave's own breakdown.
+  constexpr std::size_t kHotLines = 20;
+  std::map<int64_t, InstCategory> line_categories;
+  if (documents.code) {
+    d.hot_lines = att_hot_lines(*documents.code, kHotLines);
+    line_categories = att_line_categories(*documents.code);
+  }
+  for (const auto& wave : documents.waves)
+    if (auto w = att_wave(wave, line_categories)) d.waves.push_back(std::move(*w));
+  std::stable_sort(d.waves.begin(), d.waves.end(), [](const AttWave& a, const AttWave& b) {
+    return std::tie(a.shader_engine, a.cu, a.simd, a.slot, a.id) < std::tie(b.shader_engine, b.cu, b.simd, b.slot, b.id);
+  });
   if (!d.available) d.notes.push_back(documents.path + ": the ATT output holds no data to analyse");
   return d;
 }

@@ -106,10 +106,57 @@ InstCategory classify_instruction(std::string_view isa) {
   return InstCategory::Other;
 }
 
+static nlohmann::json to_json_fields(const DeepAnalysis& d, nlohmann::json mix);
+
+static nlohmann::json to_json(const AttHotLine& l) {
+  return {{"isa", l.isa},
+          {"category", to_string(l.category)},
+          {"line", l.line < 0 ? nlohmann::json(nullptr) : nlohmann::json(l.line)},
+          {"source", l.source},
+          {"vaddr", l.vaddr},
+          {"hits", l.hits},
+          {"latency_cycles", l.latency},
+          {"stall_cycles", l.stall},
+          {"idle_cycles", l.idle},
+          {"share", l.share}};
+}
+
+static nlohmann::json to_json(const AttWave& w) {
+  auto id = [](int64_t v) { return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v); };
+  return {{"shader_engine", id(w.shader_engine)},
+          {"cu", id(w.cu)},
+          {"simd", id(w.simd)},
+          {"slot", id(w.slot)},
+          {"id", id(w.id)},
+          {"begin", w.begin},
+          {"end", w.end},
+          {"cycles",
+           {{"idle", w.state_cycles[1]}, {"exec", w.state_cycles[2]}, {"wait", w.state_cycles[3]}, {"stall", w.state_cycles[4]}}},
+          {"stall_fraction", json_or_null(w.stall_fraction)},
+          {"instructions", w.instructions},
+          {"instruction_stall_cycles", w.instruction_stall},
+          {"stall_by_category", fractions(w.stall_by_category)}};
+}
+
 nlohmann::json to_json(const DeepAnalysis& d) {
   nlohmann::json mix = nlohmann::json::object();
   for (std::size_t c = 0; c < kInstCategoryCount; ++c)
     if (d.instruction_mix[c]) mix[to_string(static_cast<InstCategory>(c))] = *d.instruction_mix[c];
+  nlohmann::json out = to_json_fields(d, std::move(mix));
+  if (!d.hot_lines.empty()) {
+    nlohmann::json lines = nlohmann::json::array();
+    for (const AttHotLine& l : d.hot_lines) lines.push_back(to_json(l));
+    out["hot_lines"] = std::move(lines);
+  }
+  if (!d.waves.empty()) {
+    nlohmann::json waves = nlohmann::json::array();
+    for (const AttWave& w : d.waves) waves.push_back(to_json(w));
+    out["waves"] = std::move(waves);
+  }
+  return out;
+}
+
+static nlohmann::json to_json_fields(const DeepAnalysis& d, nlohmann::json mix) {
   return {{"source", d.source},
           {"available", d.available},
           {"notes", d.notes},

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,6 +35,31 @@ InstCategory classify_instruction(std::string_view isa);
 struct NamedFraction {
   std::string name;
   double fraction = 0;
+};
+
+// ATT: one line of the decoded code listing (code.json) that costs the most cycles: its latency (stall +
+// issue or execute) and idle time before it, summed over its executions on the traced CUs.
+struct AttHotLine {
+  std::string isa;            // the instruction text
+  InstCategory category = InstCategory::Other;
+  int64_t line = -1;          // LineNumber: the listing's line (-1: none)
+  std::string source;         // Source: "file:line" when the code object has debug line info, else ""
+  uint64_t vaddr = 0;         // Vaddr: the instruction's address in the code object
+  uint64_t hits = 0;          // executions
+  double latency = 0, stall = 0, idle = 0;  // cycles, summed over executions
+  double share = 0;           // (latency + idle) / the listing's (latency + idle)
+};
+
+// ATT: one traced wave (a se*_sm*_sl*_wv*.json file): where its time went.
+struct AttWave {
+  int64_t shader_engine = -1;  // from "name" ("SE<n>")
+  int64_t cu = -1, simd = -1, slot = -1, id = -1;
+  double begin = 0, end = 0;   // shader-clock cycles
+  std::array<double, 5> state_cycles{};  // timeline: 0 EMPTY, 1 IDLE, 2 EXEC, 3 WAIT, 4 STALL
+  std::optional<double> stall_fraction;  // (WAIT + STALL) / (IDLE + EXEC + WAIT + STALL)
+  std::size_t instructions = 0;          // entries of "instructions"
+  double instruction_stall = 0;          // stall cycles summed over them
+  std::vector<NamedFraction> stall_by_category;  // shares of instruction_stall by the category of their ISA line
 };
 
 struct DeepAnalysis {
@@ -68,6 +94,9 @@ struct DeepAnalysis {
   // AMD counters: busy cycles of the units against every active cycle (amd_counter_analysis.hpp).
   std::optional<double> valu_utilization;       // 0..1: SQ_ACTIVE_INST_VALU per CU-cycle
   std::optional<double> mfma_utilization;       // 0..1: SQ_VALU_MFMA_BUSY_CYCLES per SIMD-cycle
+
+  std::vector<AttHotLine> hot_lines;  // ATT: the costliest lines of the code listing, costliest first
+  std::vector<AttWave> waves;         // ATT: every traced wave, by shader engine, CU, SIMD, slot, id
 };
 
 nlohmann::json to_json(const DeepAnalysis& d);
@@ -106,6 +135,18 @@ std::optional<AttOccupancy> att_occupancy(const nlohmann::json& occupancy_doc, s
 // Adds one per-wave file's "timeline" [[state, duration], ...] to per-state totals (0 EMPTY, 1 IDLE,
 // 2 EXEC, 3 WAIT, 4 STALL).
 void add_att_wave_timeline(const nlohmann::json& wave_doc, std::array<double, 5>& state_cycles);
+
+// The `top` lines of code.json that cost the most cycles (latency + idle; ties: listing order). Rows the
+// summary skips (headers, comments, malformed) are skipped here too; without a "header" the documented column
+// order is used. Empty for "code": null / [].
+std::vector<AttHotLine> att_hot_lines(const nlohmann::json& code_doc, std::size_t top);
+// One per-wave file: {"name": "SE<n>", "wave": {"cu", "id", "simd", "slot", "begin", "end",
+// "instructions": [[time, category, stall, duration, code_line_number], ...], "timeline": [[state, duration], ...]}}.
+// An instruction's category is that of the code.json line whose LineNumber it names (`line_categories`; OTHER
+// when the listing has no such line). nullopt when the document has no "wave" object.
+std::optional<AttWave> att_wave(const nlohmann::json& wave_doc, const std::map<int64_t, InstCategory>& line_categories);
+// LineNumber -> category of every instruction line of code.json.
+std::map<int64_t, InstCategory> att_line_categories(const nlohmann::json& code_doc);
 
 // Builds the analysis from the pieces (what analyze_att_dispatch does with the documents).
 // max_waves_per_cu: 0 = unknown (achieved occupancy then stays empty; the wave counts are still given).

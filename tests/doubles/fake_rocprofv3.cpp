@@ -265,7 +265,8 @@ void write_att_dispatch(const std::filesystem::path& dir, const DispatchInfo& d)
              R"J( "dispatches": {"0": ")J" + d.kernel + R"J("}, "version": "3.0.0"})J");
   write_text(dir / name / "se0_sm0_sl0_wv0.json",
              R"J({"name": "SE0", "duration": 1000, "wave": {"cu": 0, "id": 0, "simd": 0, "slot": 0, "begin": 0,)J"
-             R"J( "end": 1000, "instructions": [], "timeline": [[2, 300], [3, 500], [4, 200]]}})J");
+             R"J( "end": 1000, "instructions": [[0, 0, 900, 10, 2], [100, 0, 600, 10, 3]],)J"
+             R"J( "timeline": [[2, 300], [3, 500], [4, 200]]}})J");
   write_text(dir / ("stats_" + name + ".csv"), "CodeObj,Vaddr,Instruction,Hitcount,Latency,Stall,Idle,Source\n");
 }
 
