@@ -5,7 +5,7 @@ the seeds each strategy ran per budget (counted from the run files, seeds 0-49) 
 or not met; and replaces the registrations of bench/figures/autotune_anchor.jsonl by the snippet's (.jsonl
 beside it), keeping its comment line, plus the two thresholds written in the targets list (exempt).
 
-Usage (repository root): anchor_results_section.py --folder bench/autotune/results/kernel_tuner_anchor_2026-11-29
+Usage (repository root): anchor_results_section.py --folder bench/results/2026-11-29/autotune/kernel_tuner_anchor_2026-11-29
                            --snippet /tmp/snippet.md --runs RUNS.jsonl ... --intro INTRO.md
 --runs: the run files the table was made from (the seeds per cell are counted from them; default: the folder's
 kt_runs.jsonl and ours/*.jsonl); --intro: the section's text between its heading line and the coverage (what ran,
@@ -107,7 +107,7 @@ bayes_opt where scipy or scikit-learn is missing); """ + batch_note + """.
 
 **The search is unchanged** (work item 1 of issue 30): three changes aimed at the runs that end in a runner-up
 basin were screened on tuning seeds 0-9 and held-out seeds 100-104; none was ahead on both
-(`bench/autotune/results/kernel_tuner_anchor_2026-11-28/screening/README.md`).""")
+(`bench/results/2026-11-28/autotune/kernel_tuner_anchor_2026-11-28/screening/README.md`).""")
 overhead = (open(args.overhead).read().strip() if args.overhead else """- Search overhead under 50 ms per configuration at 20,000 configurations: met (measured earlier, `overhead_20000.txt`
   in the same folder; the search is unchanged since).""")
 if args.coverage_note and not complete:

@@ -6,7 +6,7 @@
 # Usage (from the repository root): bench/autotune/kt_anchor_batch.sh PACK OUT [SECONDS] [--no-ours]
 #   PACK     the packed folder (.kt-anchor)
 #   OUT      output folder (created): env_check.txt, kt_runs.jsonl (the committed runs of
-#            results/kernel_tuner_anchor_2026-11-28/kt_runs.jsonl plus every run added here), kt.log,
+#            bench/results/2026-11-28/autotune/kernel_tuner_anchor_2026-11-28/kt_runs.jsonl plus every run added here), kt.log,
 #            ours/SPACE_Ppct_*.jsonl (copies of that folder's ours/ files; the new runs are appended to the
 #            _seeds0 files), ours.log, batch.txt (what ran, how long, what was skipped, runs per strategy)
 #   SECONDS  wall-clock limit for the whole batch (default 540); both parts stop at it, keeping what finished
@@ -68,7 +68,7 @@ if [[ $ours == 1 && -x $pack/ours/autotune_quality ]]; then
   kt_jobs=$(( cores - ours_jobs > 0 ? cores - ours_jobs : 1 ))
 fi
 # The committed runs: the new ones are added to copies of them (both scripts skip the runs already there).
-anchor=$here/results/kernel_tuner_anchor_2026-11-28
+anchor=$here/../results/2026-11-28/autotune/kernel_tuner_anchor_2026-11-28
 cp "$anchor/kt_runs.jsonl" "$out/kt_runs.jsonl"
 cp "$anchor"/ours/*.jsonl "$out/ours/"
 left=$(( limit - ($(date +%s) - start) - 5 ))
