@@ -18,6 +18,21 @@
 #include "support/log.hpp"
 
 namespace rpl::optimize::loop_detail {
+namespace {
+
+// One verdict of a signature check followed by a structure check, as the two gates' entries: the structure gate is
+// recorded only when the signature holds.
+bool record_gate_pair(json& entry, const StaticVerdict& v, const char* signature, const char* structure) {
+  const bool sig_ok = v.passed || v.gate != signature;
+  entry["gates"].push_back({{"gate", signature}, {"passed", sig_ok}, {"reason", sig_ok ? "unchanged" : v.reason},
+                            {"evidence", sig_ok ? json::object() : v.evidence}});
+  if (!sig_ok) return false;
+  entry["gates"].push_back({{"gate", structure}, {"passed", v.passed}, {"reason", v.passed ? "unchanged" : v.reason},
+                            {"evidence", v.evidence}});
+  return v.passed;
+}
+
+}  // namespace
 
 bool Loop::static_gates(const Candidate& c, json& entry) {
   SourceModel cand;
@@ -28,14 +43,7 @@ bool Loop::static_gates(const Candidate& c, json& entry) {
   } else {
     cand = parse_source(o_.source, c.source_text);
   }
-  StaticVerdict v = check_static_gates(original_, cand, kernel_);
-  bool sig_ok = v.passed || v.gate != "signature";
-  entry["gates"].push_back({{"gate", "signature"}, {"passed", sig_ok}, {"reason", sig_ok ? "unchanged" : v.reason},
-                            {"evidence", sig_ok ? json::object() : v.evidence}});
-  if (!sig_ok) return false;
-  entry["gates"].push_back({{"gate", "structure"}, {"passed", v.passed}, {"reason", v.passed ? "unchanged" : v.reason},
-                            {"evidence", v.evidence}});
-  return v.passed;
+  return record_gate_pair(entry, check_static_gates(original_, cand, kernel_), "signature", "structure");
 }
 
 // A round's candidates are compiled side by side (the compiler is single-threaded) while the gates judge them in
@@ -163,14 +171,7 @@ bool Loop::binary_gates(const fs::path& code_object, json& entry) {
     return false;
   }
   if (!facts) return true;
-  StaticVerdict v = check_binary_gates(*original_facts_, *facts);
-  bool sig_ok = v.passed || v.gate != "binary_signature";
-  entry["gates"].push_back({{"gate", "binary_signature"}, {"passed", sig_ok}, {"reason", sig_ok ? "unchanged" : v.reason},
-                            {"evidence", sig_ok ? json::object() : v.evidence}});
-  if (!sig_ok) return false;
-  entry["gates"].push_back({{"gate", "binary_structure"}, {"passed", v.passed}, {"reason", v.passed ? "unchanged" : v.reason},
-                            {"evidence", v.evidence}});
-  return v.passed;
+  return record_gate_pair(entry, check_binary_gates(*original_facts_, *facts), "binary_signature", "binary_structure");
 }
 
 std::vector<ReplayJob> Loop::candidate_replays(const fs::path& code_object) const {

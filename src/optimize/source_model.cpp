@@ -385,26 +385,32 @@ bool is_hip_source(const std::string& path, const std::string& text) {
   return ext == ".hip" || (!is_cuda_source(path) && text.find("hip/hip_runtime") != std::string::npos);
 }
 
+// The device-side arguments both toolkit modes share, after the mode's own: our annotations are included after
+// `first_include` (if any), so the toolkit's own definitions of __global__ and the rest do not replace them.
+std::vector<std::string> with_annotations(std::vector<std::string> args, const std::string& first_include,
+                                          const std::string& src_dir) {
+  const fs::path& shim = toolkit_shim_directory();
+  args.insert(args.end(), {"--cuda-device-only", "-std=c++17", "-isystem", shim.string()});
+  if (!first_include.empty()) args.insert(args.end(), {"-include", first_include});
+  args.insert(args.end(), {"-include", (shim / "rpl_toolkit_annotations.h").string(), "-I" + src_dir, "-Wno-everything",
+                           "-ferror-limit=0"});
+  return args;
+}
+
 // clang's arguments for a parse with the installed toolkit's own headers (device side), or nullopt when the source
-// is neither CUDA nor HIP or no toolkit is installed. HIP: ROCm's hip_runtime.h comes before our annotations, so
-// its own definitions of __global__ and the rest do not replace ours when the source includes it again.
+// is neither CUDA nor HIP or no toolkit is installed. HIP: ROCm's hip_runtime.h comes before our annotations, so a
+// source that includes it again keeps them.
 std::optional<std::pair<fs::path, std::vector<std::string>>> toolkit_parse_args(const std::string& path, const std::string& text,
                                                                               const std::string& src_dir) {
-  const std::string shim = toolkit_shim_directory().string();
-  const std::string annotations = (toolkit_shim_directory() / "rpl_toolkit_annotations.h").string();
   if (auto cuda = is_cuda_source(path) ? find_cuda_toolkit() : std::nullopt) {
-    std::vector<std::string> args = {"-x", "cuda", "--cuda-path=" + cuda->string(), "--cuda-gpu-arch=sm_80", "-nocudalib",
-                                     "--cuda-device-only", "-std=c++17", "-isystem", shim, "-include", annotations,
-                                     "-I" + src_dir, "-Wno-everything", "-ferror-limit=0"};
+    std::vector<std::string> args = with_annotations(
+        {"-x", "cuda", "--cuda-path=" + cuda->string(), "--cuda-gpu-arch=sm_80", "-nocudalib"}, "", src_dir);
     if (fs::exists(*cuda / "include" / "cccl")) args.insert(args.end(), {"-isystem", (*cuda / "include" / "cccl").string()});
     return std::make_pair(*cuda, args);
   }
-  if (auto rocm = is_hip_source(path, text) ? find_hip_toolkit() : std::nullopt) {
-    return std::make_pair(*rocm, std::vector<std::string>{"-x", "hip", "--rocm-path=" + rocm->string(), "--offload-arch=gfx90a",
-                                                          "-nogpulib", "--cuda-device-only", "-std=c++17", "-isystem", shim,
-                                                          "-include", "hip/hip_runtime.h", "-include", annotations,
-                                                          "-I" + src_dir, "-Wno-everything", "-ferror-limit=0"});
-  }
+  if (auto rocm = is_hip_source(path, text) ? find_hip_toolkit() : std::nullopt)
+    return std::make_pair(*rocm, with_annotations({"-x", "hip", "--rocm-path=" + rocm->string(), "--offload-arch=gfx90a", "-nogpulib"},
+                                                  "hip/hip_runtime.h", src_dir));
   return std::nullopt;
 }
 
