@@ -13,6 +13,7 @@
 #include "support/csv.hpp"
 #include "support/errors.hpp"
 #include "support/input_file.hpp"
+#include "support/json_optional.hpp"
 #include "support/trim.hpp"
 
 namespace rpl::analysis {
@@ -20,17 +21,8 @@ namespace {
 
 constexpr std::size_t idx(InstCategory c) { return static_cast<std::size_t>(c); }
 
-double number(const nlohmann::json& v) {
-  if (v.is_number()) return v.get<double>();
-  if (v.is_string()) {
-    try {
-      return std::stod(v.get<std::string>());
-    } catch (...) {
-      return 0;
-    }
-  }
-  return 0;
-}
+// A decoder value, 0 where it is not a number.
+double number(const nlohmann::json& v) { return json_number(v).value_or(0); }
 
 void add_line(AttCodeSummary& s, std::string_view isa, double hits, double latency, double stall, double idle) {
   std::string text(trim(isa, kWhitespace));

@@ -8,22 +8,14 @@
 
 #include "analysis/deep_analysis.hpp"
 #include "support/csv.hpp"
+#include "support/json_optional.hpp"
 #include "support/trim.hpp"
 
 namespace rpl::analysis {
 namespace {
 
-double listing_number(const nlohmann::json& v) {
-  if (v.is_number()) return v.get<double>();
-  if (v.is_string()) {
-    try {
-      return std::stod(v.get<std::string>());
-    } catch (...) {
-      return -1;
-    }
-  }
-  return -1;
-}
+// A listing's value, -1 where it is not a number (the callers skip such values).
+double listing_number(const nlohmann::json& v) { return json_number(v).value_or(-1); }
 
 // Where each column is in a code row: by the header's names, or the documented order without a header.
 // LineNumber, Source and Vaddr may be missing (kNone: the line gives -1, "" and 0 for them).
