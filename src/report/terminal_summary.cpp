@@ -94,10 +94,7 @@ void header_section(std::string& out, const app::AnalyzeResults& r, const Report
 
 void findings_section(std::string& out, const app::AnalyzeResults& r, const ReportOptions& options,
                       const KernelNames& names) {
-  nlohmann::json findings = analysis_document(r, options)["findings"];
-  std::stable_sort(findings.begin(), findings.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-    return a.value("severity", "") == "warning" && b.value("severity", "") != "warning";  // warnings first
-  });
+  const nlohmann::json findings = analysis_document(r, options)["findings"];  // warnings first (analysis_report.cpp)
   out += fmt::format("\nFindings ({}; evidence in analysis.json)\n", findings.size());
   if (findings.empty()) out += "  none crossed its threshold\n";
   std::size_t shown = 0;
