@@ -1,6 +1,7 @@
 // `rocm-perf profile --rank-wrapper` (issue 33): the SLURM / MPI form honours the options the launcher form
 // honours (the preset's trace settings, the platform check, --monitor-device, counter files and --roofline)
-// or refuses them with exit 17 before anything runs (--runs N, --pc-sampling, --deep on AMD). End to end
+// or refuses them with exit 17 before anything runs (--runs N, --pc-sampling, --deep on AMD, and the options that
+// only shape the analysis a rank does not do: --json, --top, --what-if, ...). End to end
 // through the CLI with the rocprofv3 and ROCm SMI stand-ins (tests/doubles/).
 #include <gtest/gtest.h>
 
@@ -125,4 +126,56 @@ TEST(RankWrapper, ThePlatformCheckAndTheCounterFileCheckRunFirst) {
   EXPECT_EQ(r.exit_code, 17) << r.err;
   EXPECT_NE(r.err.find("NOT_A_COUNTER"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir.file("rocprofv3.argv")));
+}
+
+TEST(RankWrapper, TraceAndCounterOptionsGivenAloneReachTheCollector) {
+  struct Case {
+    std::vector<std::string> flags;
+    std::vector<std::string> in_argv;  // what rocprofv3 must have been asked for
+  };
+  for (const Case& c : {Case{{"--library-trace"}, {"--marker-trace"}},
+                        Case{{"--scratch-memory-trace"}, {"--scratch-memory-trace"}},
+                        // --kernel and --lenient steer the counter pass, so a rank running one honours them
+                        Case{{"--roofline", "--kernel", "vec", "--lenient"}, {"-i ", "--kernel-include-regex vec"}},
+                        Case{{"--timeout", "30", "--debug", "--quiet"}, {"--kernel-trace"}}}) {
+    TempDir dir;
+    auto r = run_cli(wrapper(dir, c.flags), rank_env(dir, "0"));
+    ASSERT_EQ(r.exit_code, 0) << c.flags.front() << ": " << r.err;
+    EXPECT_EQ(r.out, "") << "a rank prints nothing on stdout";
+    const std::string argv = read_file(dir.file("rocprofv3.argv"));
+    for (const auto& want : c.in_argv) EXPECT_NE(argv.find(want), std::string::npos) << c.flags.front() << ": " << argv;
+  }
+  // --sampling-interval implies the device monitor: its samples are in the rank's database.
+  TempDir dir;
+  ASSERT_EQ(run_cli(wrapper(dir, {"--sampling-interval", "5"}), rank_env(dir, "2")).exit_code, 0);
+  EXPECT_GT(SqlFile(rank_database(dir, "2")).number("SELECT COUNT(*) FROM rocpd_sample"), 0);
+}
+
+TEST(RankWrapper, AnalysisAndReportOptionsExit17NamingThemBeforeRunning) {
+  // Each of these only shapes the analysis or its report, which a rank does not write: silently dropping them
+  // was the defect (issue 33). analyze DIR takes every one of them.
+  const std::vector<std::vector<std::string>> cases = {
+      {"--json"},         {"--top", "3"},          {"--what-if", "vec=0.5"},      {"--infer-dependencies"},
+      {"--ceilings", "c.json"}, {"--memory-bandwidth-gbps", "100"}, {"--no-html"}, {"--range", "step"},
+      {"--api-stats"},    {"--names", "full"},     {"--name-width", "20"},        {"--width", "100"},
+      {"--per-dispatch"}, {"--kernel", "vec"},     {"--lenient"}};
+  for (const auto& flags : cases) {
+    TempDir dir;
+    auto r = run_cli(wrapper(dir, flags), rank_env(dir, "0"));
+    EXPECT_EQ(r.exit_code, 17) << flags.front() << ": " << r.err;
+    EXPECT_NE(r.err.find(flags.front() + " cannot be honoured with --rank-wrapper"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("rocm-perf analyze " + dir.file("out")), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_FALSE(fs::exists(dir.file("rocprofv3.argv"))) << flags.front() << ": nothing may run";
+    EXPECT_FALSE(fs::exists(dir.file("out/ranks"))) << flags.front();
+  }
+  // Several at once are named together; the launcher form accepts the same options (tests/test_cli_presets.cpp).
+  TempDir dir;
+  auto r = run_cli(wrapper(dir, {"--json", "--top", "3"}), rank_env(dir, "0"));
+  EXPECT_EQ(r.exit_code, 17);
+  EXPECT_NE(r.err.find("--json, --top cannot be honoured"), std::string::npos) << r.err;
+  // A usage error of the launcher form is one in a rank too (it was not checked there before).
+  r = run_cli(wrapper(dir, {"--counter-launches", "2"}), rank_env(dir, "0"));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--counter-launches"), std::string::npos) << r.err;
 }

@@ -342,6 +342,7 @@ ProfileResults run_profile(const ProfileOptions& o) {
 RankWrapperResult run_rank_wrapper(const ProfileOptions& o) {
   if (o.argv.empty()) throw Error(ExitCode::Usage, "no application given: rocm-perf profile --rank-wrapper -- APP");
   if (o.timing_only) throw Error(ExitCode::Usage, "--rank-wrapper records a trace: it cannot be combined with --no-rocprof");
+  check_profile_options(o);  // the launcher form's usage checks (--kernel's pattern, --counter-launches, ...)
   check_rank_wrapper_options(o);
   // Everything that can refuse the request is checked before the application runs, as in the launcher form.
   const platform::Kind kind = o.platform ? *o.platform : platform::detect(kTraceAdvice);

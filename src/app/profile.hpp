@@ -106,7 +106,7 @@ ProfileResults run_profile(const ProfileOptions& options);
 // --monitor-device (samples in the rank's database), --roofline / --counters / a preset's counter file (the
 // rank runs its counter passes after the trace run, in DIR/rank-counters/rank-<R>/, values stored in the
 // rank's database). What a rank cannot do is refused with exit 17 before anything runs: --runs above 1,
-// --pc-sampling, --deep on AMD.
+// --pc-sampling, --deep on AMD (the CLI also refuses the analysis-only options: cli/profile_command.cpp).
 struct RankWrapperResult {
   std::string run_dir;
   std::vector<std::string> databases;

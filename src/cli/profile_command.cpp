@@ -1,6 +1,7 @@
 // rocm-perf profile [options] [--] APP [ARGS...]: run the application N times under the platform's
 // collector (or with no profiler: --no-rocprof) and write the same outputs as analyze, plus the traces.
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -75,7 +76,32 @@ struct ProfileArgs {
   bool scratch_memory_trace = false;
   bool rank_wrapper = false;
   bool runs_given = false;
+  std::vector<std::string> given;  // the options on the command line, by long name (--rank-wrapper's check)
 };
+
+// The launcher form's options that only shape the analysis and its report. A rank analyses nothing
+// (`rocm-perf analyze DIR` does, over every rank, and takes these options), so given with --rank-wrapper they
+// are refused with exit 17 before anything runs instead of being dropped. --kernel and --lenient also choose
+// and read the counter pass's kernels, so a rank honours them when it runs one. --quiet and --debug are
+// honoured: they set what a rank logs (it prints nothing on stdout).
+void refuse_analysis_flags_in_a_rank(const ProfileArgs& a, const app::ProfileOptions& o) {
+  static const std::set<std::string> kAnalysisOnly = {
+      "--json",  "--top",   "--what-if", "--infer-dependencies", "--ceilings",   "--memory-bandwidth-gbps",
+      "--no-html", "--range", "--api-stats", "--names",          "--name-width", "--width",
+      "--per-dispatch"};
+  const bool counter_pass = o.roofline || o.deep || o.counters_file || !o.preset_counter_file.empty();
+  std::vector<std::string> refused;
+  for (const std::string& flag : a.given)
+    if (kAnalysisOnly.count(flag) || (!counter_pass && (flag == "--kernel" || flag == "--lenient")))
+      refused.push_back(flag);
+  if (refused.empty()) return;
+  throw Error(ExitCode::Unsupported,
+              fmt::format("{} cannot be honoured with --rank-wrapper: a rank records its trace{} and analyses "
+                          "nothing; give {} to `rocm-perf analyze {}` after the job (it analyses every rank). "
+                          "Nothing was run",
+                          fmt::join(refused, ", "), counter_pass ? " and counters" : "",
+                          refused.size() == 1 ? "it" : "them", a.flags.output_dir));
+}
 
 // library_trace.csv and library_calls.json of the representative run (--library-trace, --preset full).
 void write_library_files(const std::string& dir, const Trace& trace, const std::string& platform) {
@@ -134,6 +160,7 @@ int run_profile_command(const ProfileArgs& a) {
   if (!a.preset.empty()) app::apply_preset(app::find_preset(a.preset), o);
 
   if (a.rank_wrapper) {
+    refuse_analysis_flags_in_a_rank(a, o);
     app::RankWrapperResult w = app::run_rank_wrapper(o);
     for (const auto& db : w.databases) log::info("rank database: {}", db);
     if (!w.process.ok()) {
@@ -251,9 +278,15 @@ Action register_profile(CLI::App& app) {
   cmd->add_flag("--rank-wrapper", args->rank_wrapper,
                 "run as one rank inside a launcher (srun rocm-perf profile --rank-wrapper -o DIR -- ./app): trace once "
                 "into DIR/ranks/rank-<R>/ with the preset's trace settings, device samples and counter passes, no "
-                "analysis; --runs N, --pc-sampling and AMD --deep exit 17; the application's exit status is returned");
+                "analysis; --runs N, --pc-sampling, AMD --deep and the analysis and report options (--json, --top, --what-if, "
+                "..., --kernel without a counter pass) exit 17; the application's exit status is returned");
   cmd->positionals_at_end();
-  return [cmd, args]() -> int { return cmd->parsed() ? run_profile_command(*args) : -1; };
+  return [cmd, args]() -> int {
+    if (!cmd->parsed()) return -1;
+    for (const CLI::Option* opt : cmd->get_options())
+      if (opt->count() > 0) args->given.push_back(opt->get_name());
+    return run_profile_command(*args);
+  };
 }
 
 }  // namespace rpl::cli
