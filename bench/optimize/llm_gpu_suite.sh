@@ -81,13 +81,16 @@ export -f run_case
 export W R RP REPLAY MODE ARCH ROOT
 
 KINDS=${KINDS:-hack genuine}
+CASES=${CASES:-}  # e.g. CASES="matmul_tiled transpose_tiled": only these cases of cases.tsv
+only() { [ -z "$CASES" ] || [[ " $CASES " == *" $1 "* ]]; }
 say "hacks: 4 at a time, --dry-run"
 [[ " $KINDS " == *" hack "* ]] && tail -n +2 "$R/cases.tsv" | awk -F'\t' '$4 == "hack"' | while IFS=$'\t' read -r name app kernel kind expected reply what; do
+  only "$name" || continue
   printf '%s\0%s\0%s\0%s\0%s\0%s\0' "$name" "$app" "$kernel" "$kind" "$expected" "$reply"
 done | xargs -0 -n 6 -P 4 bash -c 'run_case "$@"' _
 say "hacks done"
 while IFS=$'\t' read -r name app kernel kind expected reply what; do
-  [ "$kind" = genuine ] && [[ " $KINDS " == *" genuine "* ]] || continue
+  [ "$kind" = genuine ] && [[ " $KINDS " == *" genuine "* ]] && only "$name" || continue
   if [ $(( $(date +%s) - T0 )) -gt "$BUDGET_END" ]; then
     mkdir -p "$W/cases/$name"; echo "skipped: time budget" >"$W/cases/$name/skipped.txt"; say "$name: skipped (time)"; continue
   fi

@@ -14,12 +14,13 @@ import tarfile
 
 with tarfile.open(sys.argv[1]) as tar:
     doc = json.load(tar.extractfile("./timing/stdout.json"))
-steps = ["static_gates", "compile", "binary_gates", "replay_batch", "replay_batch_jobs", "equivalence", "performance"]
+steps = ["static_gates", "compile", "binary_gates", "replay_batch", "replay_batch_jobs", "equivalence", "performance",
+         "equivalence_deferred"]
 totals = []
-print("candidate decision gate total_s " + " ".join(s + "_s" for s in steps))
+print("candidate decision gate total_s " + " ".join(s + "_s" for s in steps) + " replay_jobs_started")
 for c in doc["candidates"]:
     sec = c.get("seconds", {})
     totals.append(sec.get("total", float("nan")))
     print(c["id"], c["decision"], c["gates"][-1]["gate"], f"{sec.get('total', float('nan')):.2f}",
-          " ".join(f"{sec.get(s, 0.0):.2f}" for s in steps))
+          " ".join(f"{sec.get(s, 0.0):.2f}" for s in steps), c.get("replay_jobs_started", "-"))
 print(f"candidates: {len(totals)} max_total_s={max(totals):.2f} median_total_s={statistics.median(totals):.2f}")

@@ -1,8 +1,11 @@
 #pragma once
-// A gate's replays asked for in one go: the environment runs them in one batch where it can (one runner process
-// instead of one per replay, most of a short replay's cost), and a job the batch did not run is replayed alone
-// when, and only when, the gate asks for its outcome. A gate that stops at its first failure therefore replays
-// exactly what it replayed one by one before, and its decisions do not change.
+// A gate's replays asked for in one go: the environment runs them in batches where it can (one runner process
+// instead of one per replay, most of a short replay's cost), and a job a batch did not run is replayed alone
+// when, and only when, a gate asks for its outcome. The jobs come in two stages: the first is run at once, the
+// second (the later timing rounds) only when a gate first asks for one of its jobs, so a gate that has decided
+// before it needs them saves their replays. Every outcome a gate reads is the one it would have read one by one,
+// so its decisions do not change.
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -12,16 +15,25 @@ namespace rpl::optimize {
 
 class BatchedReplays {
  public:
-  BatchedReplays(Environment& env, std::vector<ReplayJob> jobs)
-      : env_(env), jobs_(std::move(jobs)), outcomes_(env_.replay_batch(jobs_)) {
-    for (const ReplayOutcome& o : outcomes_)
-      if (o.ran) batch_job_seconds_ += o.wall_s;
+  // first_stage: how many of the jobs, from the front, run in the first batch (all of them by default).
+  BatchedReplays(Environment& env, std::vector<ReplayJob> jobs, std::size_t first_stage = std::size_t(-1))
+      : env_(env), jobs_(std::move(jobs)), outcomes_(jobs_.size()), staged_(std::min(first_stage, jobs_.size())) {
+    run_batch(0, staged_);
   }
 
   std::size_t size() const { return jobs_.size(); }
-  // The runner's own time for the jobs the batch ran (the rest of the batch's wall time is the process's).
+  // The runner's own time for the jobs the batches ran (the rest of a batch's wall time is the process's).
   double batch_job_seconds() const { return batch_job_seconds_; }
+  // Whether job i has an outcome without a replay of its own (a batch ran it, or it was replayed already).
+  bool has_outcome(std::size_t i) const { return i < staged_ && outcomes_.at(i).ran; }
+  // How many jobs the batches were asked to run so far (the rest were never needed).
+  std::size_t jobs_started() const { return staged_; }
+
   const ReplayOutcome& get(std::size_t i) {
+    if (i >= staged_) {
+      run_batch(staged_, jobs_.size());
+      staged_ = jobs_.size();
+    }
     ReplayOutcome& o = outcomes_.at(i);
     if (!o.ran) {
       const ReplayJob& j = jobs_[i];
@@ -32,9 +44,20 @@ class BatchedReplays {
   }
 
  private:
+  void run_batch(std::size_t from, std::size_t to) {
+    if (from >= to) return;
+    std::vector<ReplayOutcome> done =
+        env_.replay_batch(std::vector<ReplayJob>(jobs_.begin() + std::ptrdiff_t(from), jobs_.begin() + std::ptrdiff_t(to)));
+    for (std::size_t k = 0; k < done.size(); ++k) {
+      if (done[k].ran) batch_job_seconds_ += done[k].wall_s;
+      outcomes_[from + k] = std::move(done[k]);
+    }
+  }
+
   Environment& env_;
   std::vector<ReplayJob> jobs_;
   std::vector<ReplayOutcome> outcomes_;
+  std::size_t staged_ = 0;
   double batch_job_seconds_ = 0;
 };
 

@@ -32,7 +32,29 @@ bool record_gate_pair(json& entry, const StaticVerdict& v, const char* signature
   return v.passed;
 }
 
+// Sequential stop that cannot change the decision: even if every remaining round put the candidate ahead of every
+// original sample (the best case), Mann-Whitney would leave p >= alpha or the medians would stay below
+// min_speedup, so the full gate would reject it too.
+bool cannot_become_significant(const std::vector<double>& orig, const std::vector<double>& cand, unsigned rounds,
+                               double alpha, double min_speedup) {
+  std::vector<double> best_o = orig, best_c = cand;
+  for (std::size_t k = orig.size(); k < rounds; ++k) best_o.push_back(1e300), best_c.push_back(0);
+  if (mann_whitney_less(best_o, best_c).p_value >= alpha) return true;
+  const double mc = median(best_c);
+  return mc > 0 && median(best_o) / mc < min_speedup;
+}
+
 }  // namespace
+
+// The fewest rounds after which a candidate slower in every round is already rejected: the first stage of a
+// candidate's replays, the rest run only when the gate needs them.
+unsigned Loop::rounds_before_a_slower_candidate_stops() const {
+  for (unsigned r = 1; r < o_.perf_rounds; ++r)
+    if (cannot_become_significant(std::vector<double>(r, 1.0), std::vector<double>(r, 2.0), o_.perf_rounds, o_.alpha,
+                                  o_.min_speedup))
+      return r;
+  return o_.perf_rounds;
+}
 
 bool Loop::static_gates(const Candidate& c, json& entry) {
   SourceModel cand;
@@ -186,11 +208,12 @@ std::vector<ReplayJob> Loop::candidate_replays(const fs::path& code_object) cons
   return jobs;
 }
 
-bool Loop::equivalence(const fs::path& code_object, json& entry, BatchedReplays& replays) {
+bool Loop::equivalence(const fs::path& code_object, json& entry, BatchedReplays& replays,
+                       const std::vector<std::size_t>& inputs, const std::vector<std::size_t>& deferred) {
   json per_input = json::array();
   bool ok = true, any_by_spread = false;
   std::string reason;
-  for (std::size_t i = 0; i < states_.size(); ++i) {
+  for (std::size_t i : inputs) {
     const auto& s = states_[i];
     fs::path dump = code_object.parent_path() / "dumps" / s.name;
     const ReplayOutcome& r = replays.get(i);
@@ -230,16 +253,25 @@ bool Loop::equivalence(const fs::path& code_object, json& entry, BatchedReplays&
       break;
     }
   }
+  std::vector<std::string> deferred_names;
+  for (std::size_t i : deferred) deferred_names.push_back(states_[i].name);
+  const std::string later = deferred.empty() ? ""
+                            : fmt::format("; input {} is judged after the performance gate (it needs a replay process "
+                                          "of its own, spent only on a candidate that is faster)",
+                                          fmt::join(deferred_names, ", "));
+  const std::string judged = inputs.size() == states_.size() ? fmt::format("{}", inputs.size())
+                                                             : fmt::format("{} of {}", inputs.size(), states_.size());
   entry["gates"].push_back({{"gate", "equivalence"}, {"passed", ok},
-                            {"reason", ok ? fmt::format("identical results on {} inputs{}{}", states_.size(),
+                            {"reason", ok ? fmt::format("identical results on {} inputs{}{}{}", judged,
                                                         any_by_spread ? " (within the original's run-to-run spread where "
                                                                         "the original itself varies)"
                                                         : o_.tolerance.exact() ? " (bit-exact)"
                                                                                : " (within tolerance)",
-                                                        o_.validate_command.empty() ? "" : ", admitted by --validate-command")
+                                                        o_.validate_command.empty() ? "" : ", admitted by --validate-command",
+                                                        later)
                                           : reason},
-                            {"evidence", {{"inputs", per_input}, {"rtol", o_.tolerance.rtol}, {"atol", o_.tolerance.atol},
-                                          {"rtol_scale", to_string(o_.tolerance.scale)}}}});
+                            {"evidence", {{"inputs", per_input}, {"deferred_inputs", deferred_names}, {"rtol", o_.tolerance.rtol},
+                                          {"atol", o_.tolerance.atol}, {"rtol_scale", to_string(o_.tolerance.scale)}}}});
   return ok;
 }
 
@@ -253,13 +285,8 @@ bool Loop::performance(json& entry, BatchedReplays& replays) {
     const ReplayOutcome& b = replays.get(first + 2 * r + 1);
     if (!a.ok || !b.ok) error = !a.ok ? "original: " + a.error : "candidate: " + b.error;
     else orig.push_back(a.median_ns), cand.push_back(b.median_ns);
-    // Sequential stop that cannot change the decision: when even the best remaining rounds (every later candidate
-    // sample faster than every original one) would leave p >= alpha, the full gate would reject it too.
-    if (error.empty() && r + 1 < o_.perf_rounds) {
-      std::vector<double> best_o = orig, best_c = cand;
-      for (unsigned k = r + 1; k < o_.perf_rounds; ++k) best_o.push_back(1e300), best_c.push_back(0);
-      hopeless = mann_whitney_less(best_o, best_c).p_value >= o_.alpha;
-    }
+    if (error.empty() && r + 1 < o_.perf_rounds)
+      hopeless = cannot_become_significant(orig, cand, o_.perf_rounds, o_.alpha, o_.min_speedup);
   }
   double mo = median(orig), mc = median(cand);
   double speedup = mc > 0 ? mo / mc : 0;
@@ -275,8 +302,9 @@ bool Loop::performance(json& entry, BatchedReplays& replays) {
   else if (sol_ns_ > 0 && mc < sol_ns_)
     reason = fmt::format("suspicious: {:.0f} ns is faster than the speed of light for the bytes the original writes ({:.0f} ns)", mc, sol_ns_);
   else if (hopeless)
-    reason = fmt::format("speedup {:.3f} cannot become significant: after {} of {} rounds even faster remaining rounds would "
-                         "leave Mann-Whitney p >= {} (stopped early)", speedup, orig.size(), o_.perf_rounds, o_.alpha);
+    reason = fmt::format("speedup {:.3f} cannot pass: after {} of {} rounds, even if every remaining round were faster, "
+                         "Mann-Whitney p would stay >= {} or the speedup below --min-speedup {:.3f} (stopped early)",
+                         speedup, orig.size(), o_.perf_rounds, o_.alpha, o_.min_speedup);
   else if (speedup < o_.min_speedup) reason = fmt::format("speedup {:.3f} is below --min-speedup {:.3f}", speedup, o_.min_speedup);
   else if (mw.p_value >= o_.alpha) reason = fmt::format("speedup {:.3f} is not significant (Mann-Whitney p = {:.3f} >= {})", speedup, mw.p_value, o_.alpha);
   else ok = true, reason = fmt::format("speedup {:.3f} (median {:.0f} -> {:.0f} ns, p = {:.4f})", speedup, mo, mc, mw.p_value);

@@ -246,15 +246,28 @@ void Loop::evaluate(const Candidate& c, Proposer& proposer, int depth) {
   const bool binary_ok = binary_gates(co, entry);
   step("binary_gates");
   if (!binary_ok) return finish("rejected");
-  BatchedReplays replays(env_, candidate_replays(co));
+  // First stage: every input and the rounds that can already reject a slower candidate; the later rounds run
+  // only if the gate needs them.
+  BatchedReplays replays(env_, candidate_replays(co), states_.size() + 2 * rounds_before_a_slower_candidate_stops());
   step("replay_batch");
-  seconds["replay_batch_jobs"] = replays.batch_job_seconds();  // within replay_batch: the replays themselves
-  const bool equivalent = equivalence(co, entry, replays);
+  // Inputs the batch could not replay (another launch's capture needs a process of its own) are judged after the
+  // performance gate: a slower candidate is rejected without that process; every admitted one is judged on all.
+  std::vector<std::size_t> now, later;
+  for (std::size_t i = 0; i < states_.size(); ++i) (replays.has_outcome(i) ? now : later).push_back(i);
+  if (now.empty()) now.swap(later);  // no batch (not the CUDA runner): every input first, as one by one
+  const bool equivalent = equivalence(co, entry, replays, now, later);
   step("equivalence");
   if (!equivalent) return finish("rejected");
   const bool faster = performance(entry, replays);
+  seconds["replay_batch_jobs"] = replays.batch_job_seconds();  // the replays themselves, both stages
+  entry["replay_jobs_started"] = replays.jobs_started();  // of candidate_replays(co).size()
   step("performance");
   if (!faster) return finish("rejected");
+  if (!later.empty()) {
+    const bool equivalent_later = equivalence(co, entry, replays, later, {});
+    step("equivalence_deferred");
+    if (!equivalent_later) return finish("rejected");
+  }
   entry["code_object"] = co.string();
   finish("passed_replay_gates");
 }
@@ -310,7 +323,7 @@ void Loop::write_document() {
 }
 
 void Loop::start_document() {
-  doc_ = {{"schema_version", "1.0"}, {"source", o_.source}, {"build_command", o_.build_command}, {"command", o_.app},
+  doc_ = {{"schema_version", "1.1"}, {"source", o_.source}, {"build_command", o_.build_command}, {"command", o_.app},
           {"output_dir", out_.string()}, {"notes", json::array()}, {"candidates", json::array()},
           {"options", {{"max_candidates", o_.max_candidates}, {"runs", o_.runs}, {"perf_rounds", o_.perf_rounds},
                        {"perf_iterations", o_.perf_iterations}, {"min_speedup", o_.min_speedup}, {"alpha", o_.alpha},

@@ -57,8 +57,11 @@ class Loop {
   // A candidate's replays: every input of the equivalence gate, then the performance gate's rounds (the
   // original's and the candidate's alternating), in one batch.
   std::vector<ReplayJob> candidate_replays(const fs::path& code_object) const;
-  bool equivalence(const fs::path& code_object, json& entry, BatchedReplays& replays);
+  // Judges `inputs`; `deferred` are named in the gate's entry as judged after the performance gate.
+  bool equivalence(const fs::path& code_object, json& entry, BatchedReplays& replays, const std::vector<std::size_t>& inputs,
+                   const std::vector<std::size_t>& deferred);
   bool performance(json& entry, BatchedReplays& replays);
+  unsigned rounds_before_a_slower_candidate_stops() const;
   bool end_to_end(const json& entry, const Candidate& c, json& e2e);
   void write_document();
   json build_check(const fs::path& source, const fs::path& code_object, const std::string& capture);
