@@ -12,6 +12,7 @@
 
 #include "collectors/amd/pmc_import.hpp"
 #include "collectors/amd/rocprofv3_collector.hpp"
+#include "collectors/amd/rocprofv3_json_import.hpp"
 #include "store/rocpd_reader.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
@@ -266,18 +267,18 @@ NcuPass run_cupti_counter_pass(const CounterPassRequest& request, const std::vec
   return run;
 }
 
-// ROCm 6.x's rocprofv3 writes no rocpd database; its counter_collection.csv and ATT output are not imported.
-void require_rocpd_output(const CounterPassRequest& request, const char* pass) {
-  if (!rocprofv3_writes_rocpd((fs::path(request.run_dir) / "rocprofv3.help").string()))
-    throw Error(ExitCode::Unsupported,
-                fmt::format("the {} needs rocprofv3's rocpd output (ROCm 7.0 or later); this rocprofv3 (ROCm 6.x) "
-                            "writes CSV, and only its traces are imported, not its counters or thread traces",
-                            pass));
+// ROCm 6.x's rocprofv3 writes no rocpd database: its counter passes write JSON, imported into rocpd
+// (amd/rocprofv3_json_import.hpp); its ATT output is not imported.
+bool writes_rocpd(const CounterPassRequest& request) {
+  return rocprofv3_writes_rocpd((fs::path(request.run_dir) / "rocprofv3.help").string());
 }
 
 RocprofPmcPass run_rocprof_pmc_pass(const CounterPassRequest& request, const std::string& pmc_input) {
   make_dir(request.run_dir);
-  require_rocpd_output(request, "counter pass");
+  const bool rocpd = writes_rocpd(request);
+  if (!rocpd)
+    log::info("this rocprofv3 (ROCm 6.x) has no rocpd output: the counter pass writes JSON, imported into rocpd "
+              "(unvalidated on AMD hardware)");
   RocprofPmcPass run;
   run.tool = "rocprofv3";
   run.stdout_file = (fs::path(request.run_dir) / "app.stdout").string();
@@ -287,7 +288,8 @@ RocprofPmcPass run_rocprof_pmc_pass(const CounterPassRequest& request, const std
   const std::string out_dir = (fs::path(request.run_dir) / "pmc").string();
   std::error_code ec;
   fs::remove_all(out_dir, ec);  // our own folder from an earlier profile
-  run.command = {find_rocprofv3(), "-i", run.input_file, "--kernel-trace", "--output-format", "rocpd", "-d", out_dir};
+  run.command = {find_rocprofv3(), "-i", run.input_file, "--kernel-trace", "--output-format", rocpd ? "rocpd" : "json",
+                 "-d", out_dir};
   run_rocprofv3(run, request);
   // The trace runs of the same application succeeded, so a failure here is most likely the tool's (an
   // unsupported counter, a pass over the block limits); its log shares the application's stderr.
@@ -299,8 +301,10 @@ RocprofPmcPass run_rocprof_pmc_pass(const CounterPassRequest& request, const std
     if (line.rfind("pmc:", 0) == 0) ++passes;
   for (std::size_t n = 1; n <= passes; ++n) {
     const std::string dir = (fs::path(out_dir) / fmt::format("pmc_{}", n)).string();
+    if (!rocpd && fs::is_directory(dir, ec) && !find_rocprofv3_json(dir).empty()) import_rocprofv3_json(dir, "");
     auto dbs = find_rocpd_databases(dir);
-    if (dbs.empty()) pass_failed(run, fmt::format("pass {} of {} wrote no database under {}", n, passes, dir));
+    if (dbs.empty())
+      pass_failed(run, fmt::format("pass {} of {} wrote no {} under {}", n, passes, rocpd ? "database" : "JSON output", dir));
     run.pass_databases.push_back(std::move(dbs));
   }
   run.application_runs = passes;
@@ -314,7 +318,10 @@ RocprofPmcPass run_rocprof_pmc_pass(const CounterPassRequest& request, const std
 
 RocprofAttPass run_rocprof_att_pass(const CounterPassRequest& request) {
   make_dir(request.run_dir);
-  require_rocpd_output(request, "thread trace (--deep)");
+  if (!writes_rocpd(request))
+    throw Error(ExitCode::Unsupported,
+                "the thread trace (--deep) needs rocprofv3's rocpd output (ROCm 7.0 or later); this rocprofv3 "
+                "(ROCm 6.x) writes CSV and JSON, and its thread traces are not imported");
   RocprofAttPass run;
   run.tool = "rocprofv3";
   run.stdout_file = (fs::path(request.run_dir) / "app-att.stdout").string();

@@ -33,7 +33,9 @@
 // (dispatch, counter) holding half the value each (rocprofv3 writes one row per counter dimension; readers
 // must sum them). A counter's per-dispatch value is 1000 unless FAKE_ROCPROFV3_COUNTER_VALUES says
 // "NAME=value;NAME=value". FAKE_ROCPROFV3_COUNTER_KERNELS replaces FAKE_ROCPROFV3_KERNELS in counter runs
-// (to simulate a run that launches differently).
+// (to simulate a run that launches differently). With FAKE_ROCPROFV3_VERSION 6.x the runs write
+// DIR/pmc_<N>/<hostname>/<pid>_results.json instead (--output-format json; see write_json_counters), and nothing
+// for other formats.
 // Thread trace (`--att`): DIR/<hostname>/<pid>_results.db plus, for the first dispatch of each matching
 // kernel, a decoded ui_output_agent_1_dispatch_<id>/ folder (code.json, occupancy.json, one wave file) and its
 // stats_*.csv, shaped as rocprofv3's att tool writes them. FAKE_ROCPROFV3_MODE=att-undecoded writes only a raw
@@ -219,6 +221,64 @@ std::vector<DispatchInfo> write_db(const std::string& dir, int64_t pid, const st
   return written;
 }
 
+// A ROCm 6.x counter run's output: DIR/<hostname>/<pid>_results.json in rocprofv3's --output-format json layout
+// (rocprofiler-sdk's generateJSON.cpp at rocm-6.2.0: record kinds and operations as numbers into
+// strings.buffer_records, KERNEL_DISPATCH = 11; kernel symbols without register counts, which the counter records
+// carry), the same dispatches, times and values as write_db writes for a counter run.
+void write_json_counters(const std::string& dir, int64_t pid, const std::vector<KernelSpec>& kernels,
+                         const CounterSpec& counters) {
+  using nlohmann::json;
+  char host[256] = "host";
+  gethostname(host, sizeof host);
+  const Agent agent = agent_for(env_or("FAKE_ROCPROFV3_ARCH", "gfx90a"));
+  const int64_t gpu = 0x5581a0001000, queue = 0x7f3a00002000;
+  json a = json::parse(agent.extdata);
+  a.update({{"size", 440}, {"id", {{"handle", gpu}}}, {"type", 2}, {"name", agent.arch}, {"product_name", agent.product},
+            {"vendor_name", "AMD"}, {"node_id", 1}, {"logical_node_id", 1}, {"capability", json::object()}});
+  json names = json::array();
+  for (int k = 0; k <= 11; ++k) names.push_back({{"kind", k == 11 ? "KERNEL_DISPATCH" : ""}, {"operations", json::array()}});
+  json doc = {{"metadata", {{"pid", pid}, {"init_time", 1'900'000'000}, {"fini_time", 2'900'000'000}}},
+              {"agents", json::array({a})}, {"counters", json::array()}, {"code_objects", json::array()},
+              {"kernel_symbols", json::array()}, {"strings", {{"buffer_records", names}, {"marker_api", json::array()}}},
+              {"callback_records", {{"counter_collection", json::array()}}},
+              {"buffer_records", {{"kernel_dispatch", json::array()}, {"hip_api", json::array()}}}};
+  for (std::size_t c = 0; c < counters.names.size(); ++c)
+    doc["counters"].push_back({{"agent_id", {{"handle", gpu}}}, {"id", {{"handle", 100 + c}}}, {"is_constant", 0},
+                               {"is_derived", 0}, {"name", counters.names[c]}, {"description", "fake counter"},
+                               {"block", counters.names[c].substr(0, counters.names[c].find('_'))},
+                               {"expression", ""}, {"dimension_ids", json::array()}});
+  int64_t t = 2'000'000'000, id = 1;
+  for (std::size_t k = 0; k < kernels.size(); ++k) {
+    doc["kernel_symbols"].push_back({{"kernel_id", k + 1}, {"code_object_id", 1}, {"kernel_name", fmt::format("_Z{}k{}", k, k)},
+                                     {"demangled_kernel_name", kernels[k].name}, {"group_segment_size", 0},
+                                     {"private_segment_size", 0}});
+    const bool counted = !counters.include || std::regex_search(kernels[k].name, *counters.include);
+    for (int i = 0; i < kernels[k].count; ++i, ++id) {
+      const json info = {{"size", 72}, {"agent_id", {{"handle", gpu}}}, {"queue_id", {{"handle", queue}}},
+                         {"kernel_id", k + 1}, {"dispatch_id", id}, {"private_segment_size", 0}, {"group_segment_size", 0},
+                         {"workgroup_size", {{"x", 256}, {"y", 1}, {"z", 1}}}, {"grid_size", {{"x", 256 * 1024}, {"y", 1}, {"z", 1}}}};
+      const int64_t end = t + kernels[k].duration * 11 / 10;
+      doc["buffer_records"]["kernel_dispatch"].push_back(
+          {{"size", 120}, {"kind", 11}, {"operation", 0}, {"thread_id", pid}, {"correlation_id", {{"internal", id}, {"external", 0}}},
+           {"start_timestamp", t}, {"end_timestamp", end}, {"dispatch_info", info}});
+      t = end + 5000;
+      if (!counted) continue;
+      json records = json::array();
+      for (std::size_t c = 0; c < counters.names.size(); ++c) {
+        auto it = counters.values.find(counters.names[c]);
+        const double v = it == counters.values.end() ? 1000.0 : it->second;
+        for (int dim = 0; dim < 2; ++dim) records.push_back({{"counter_id", {{"handle", 100 + c}}}, {"value", v / 2}});
+      }
+      doc["callback_records"]["counter_collection"].push_back(
+          {{"dispatch_data", {{"size", 64}, {"correlation_id", {{"internal", id}, {"external", 0}}}, {"dispatch_info", info}}},
+           {"records", records}, {"thread_id", pid}, {"arch_vgpr_count", 32}, {"sgpr_count", 16}, {"lds_block_size_v", 0}});
+    }
+  }
+  std::filesystem::create_directories(std::filesystem::path(dir) / host);
+  std::ofstream(std::filesystem::path(dir) / host / fmt::format("{}_results.json", pid))
+      << json{{"rocprofiler-sdk-tool", json::array({doc})}}.dump(1);
+}
+
 std::map<std::string, double> parse_values(const std::string& spec) {
   std::map<std::string, double> out;
   std::stringstream ss(spec);
@@ -380,6 +440,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const bool csv = std::find(output_formats.begin(), output_formats.end(), "csv") != output_formats.end();
+  const bool json_output = std::find(output_formats.begin(), output_formats.end(), "json") != output_formats.end();
   if (rocm6 && std::find(output_formats.begin(), output_formats.end(), "rocpd") != output_formats.end()) {
     fmt::print(stderr, "rocprofv3: error: argument -f/--output-format: invalid choice: 'rocpd'\n");
     return 2;
@@ -412,7 +473,10 @@ int main(int argc, char** argv) {
       if (mode == "no-output") continue;
       spec.names = passes[n];
       const std::string dir = (std::filesystem::path(out_dir) / fmt::format("pmc_{}", n + 1)).string();
-      for (int p = 0; p < processes; ++p) write_db(dir, 200000 + getpid() * 10 + p, counter_kernels, spec);
+      for (int p = 0; p < processes; ++p) {
+        if (rocm6 && json_output) write_json_counters(dir, 200000 + getpid() * 10 + p, counter_kernels, spec);
+        else if (!rocm6) write_db(dir, 200000 + getpid() * 10 + p, counter_kernels, spec);
+      }
     }
     return 0;
   }
