@@ -27,7 +27,7 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-all_targets="fuzz_rocpd_bytes fuzz_rocpd_sql fuzz_capture fuzz_ncu_csv fuzz_att fuzz_code_object fuzz_ceilings"
+all_targets="fuzz_rocpd_bytes fuzz_rocpd_sql fuzz_capture fuzz_ncu_csv fuzz_att fuzz_code_object fuzz_ceilings fuzz_rocprofv3_json"
 targets=${FUZZ_TARGETS:-$all_targets}
 seconds=${LONG_SECONDS:-3600}
 cores=${FUZZ_CORES:-$(nproc)}
@@ -39,8 +39,9 @@ max_findings=${FUZZ_MAX_FINDINGS:-5}
 # Shares of the cores beyond the one worker every target gets: the CPU time each target needs for 10^7
 # executions, in units of 100 CPU-seconds, from its executions per CPU-second under ASan/UBSan on the
 # project's 2-core machine (fuzz/README.md; rocpd_sql ~42, rocpd_bytes ~214, capture ~3,500, ncu_csv
-# ~3,750, ceilings ~8,700, code_object ~14,000, att ~12,000), so the targets reach 10^7 at about one time.
-weights=${FUZZ_WEIGHTS:-"fuzz_rocpd_sql:2380 fuzz_rocpd_bytes:467 fuzz_capture:29 fuzz_ncu_csv:27 fuzz_ceilings:12 fuzz_code_object:7 fuzz_att:8"}
+# ~3,750, ceilings ~8,700, code_object ~14,000, att ~12,000; rocprofv3_json not measured, given ceilings' weight),
+# so the targets reach 10^7 at about one time.
+weights=${FUZZ_WEIGHTS:-"fuzz_rocpd_sql:2380 fuzz_rocpd_bytes:467 fuzz_capture:29 fuzz_ncu_csv:27 fuzz_ceilings:12 fuzz_code_object:7 fuzz_att:8 fuzz_rocprofv3_json:12"}
 
 die() { echo "long_run.sh: $*" >&2; exit 2; }
 mkdir -p "$out" "$work" || die "cannot create $out or $work"
@@ -101,8 +102,8 @@ if [[ ${LONG_PLAN:-0} == 1 ]]; then
   exit 0
 fi
 
-max_len_of() {  # as run_all.sh: whole traces for the rocpd bytes, else 4 KiB (the CSV seeds are cut there)
-  [[ $1 == fuzz_rocpd_bytes ]] && echo 600000 || echo 4096
+max_len_of() {  # as run_all.sh: whole traces for the rocpd bytes, 16 KiB for rocprofv3 JSON, else 4 KiB (the CSV seeds are cut there)
+  case $1 in fuzz_rocpd_bytes) echo 600000 ;; fuzz_rocprofv3_json) echo 16384 ;; *) echo 4096 ;; esac
 }
 
 mkdir -p "$work/logs" "$work/artifacts"

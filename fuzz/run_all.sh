@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-20}
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 out=${FUZZ_OUT:-$build/fuzz-out}
-targets=${FUZZ_TARGETS:-"fuzz_rocpd_bytes fuzz_rocpd_sql fuzz_capture fuzz_ncu_csv fuzz_att fuzz_code_object fuzz_ceilings"}
+targets=${FUZZ_TARGETS:-"fuzz_rocpd_bytes fuzz_rocpd_sql fuzz_capture fuzz_ncu_csv fuzz_att fuzz_code_object fuzz_ceilings fuzz_rocprofv3_json"}
 mkdir -p "$out/artifacts"
 
 fuzz/seed_corpora.sh "$out/corpus" "$build/fuzz"
@@ -23,6 +23,7 @@ for t in $targets; do
   log="$out/$t.log"
   max_len=4096
   [[ $t == fuzz_rocpd_bytes ]] && max_len=600000
+  [[ $t == fuzz_rocprofv3_json ]] && max_len=16384  # the compact seed is 7.5 KB
   "$build/fuzz/$t" "$out/corpus/$t" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -max_len=$max_len \
     -seed="${FUZZ_SEED:-1}" -print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" >"$log" 2>&1
   rc=$?

@@ -31,6 +31,7 @@ seed fuzz_code_object tests/data/hip/kernels-gfx90a.co 00
 for f in tests/data/cuobjdump/*.txt; do seed fuzz_code_object "$f" 02; done
 seed fuzz_ceilings bench/results/2026-11-24/cuda/h100_ceilings.json
 for f in fuzz/seeds/ceilings/*; do seed fuzz_ceilings "$f"; done
+for f in fuzz/seeds/rocprofv3_json/*; do seed fuzz_rocprofv3_json "$f"; done
 for f in fuzz/seeds/capture/*; do seed fuzz_capture "$f"; done  # findings (they carry their own mode byte)
 # fuzz_capture builds a capture with real blobs at start-up and writes its manifest as the seed.
 tmp=$(mktemp -d)

@@ -9,7 +9,7 @@ set -euo pipefail
 [[ $# -eq 1 ]] || { echo "usage: fuzz/stage.sh DEST" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FUZZ_BUILD_DIR:-$root/build-fuzz}
-targets="fuzz_rocpd_bytes fuzz_rocpd_sql fuzz_capture fuzz_ncu_csv fuzz_att fuzz_code_object fuzz_ceilings"
+targets="fuzz_rocpd_bytes fuzz_rocpd_sql fuzz_capture fuzz_ncu_csv fuzz_att fuzz_code_object fuzz_ceilings fuzz_rocprofv3_json"
 dest=$1
 rm -rf "$dest"
 mkdir -p "$dest"/{bin,lib,schemas}
