@@ -151,3 +151,33 @@ TEST(Rocprofv3JsonImport, BadInputIsNamedAndNothingIsLeftBehind) {
   EXPECT_NE(r.err.find("no rocprofv3 JSON output"), std::string::npos) << r.err;
   EXPECT_EQ(run_cli({"import", "rocprofv3-json", dir.file("absent")}).exit_code, 3);
 }
+
+TEST(Rocprofv3JsonImport, AnalyzeOnRocm6OutputSaysHowToConvertIt) {
+  // Given as databases, rocprofv3's ROCm 6.x files (or their folders) were "not an SQLite database" or "no
+  // rocpd database" without a word about what to do.
+  struct Case {
+    std::string input;
+    int exit_code;
+    std::string said;
+  };
+  for (const Case& c : {Case{kJsonFile, 4, "it is rocprofv3's JSON output (ROCm 6.x); convert it with rocm-perf import "
+                                           "rocprofv3-json FILE"},
+                        Case{kCsvFixture + "/node1/4242_kernel_trace.csv", 4,
+                             "it is rocprofv3's CSV output (ROCm 6.x); convert its folder with rocm-perf import "
+                             "rocprofv3-csv DIR"},
+                        Case{kCsvFixture + "/node1/4242_hip_api_trace.csv", 4, "rocm-perf import rocprofv3-csv"},
+                        Case{kJsonFixture, 3, "convert it with rocm-perf import rocprofv3-json " + kJsonFixture},
+                        Case{kCsvFixture, 3, "convert it with rocm-perf import rocprofv3-csv " + kCsvFixture}}) {
+    TempDir dir;
+    auto r = run_cli({"analyze", c.input, "-o", dir.file("out")});
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.input << ": " << r.err;
+    EXPECT_NE(r.err.find(c.said), std::string::npos) << r.err;
+  }
+  // Any other file keeps the plain message.
+  TempDir dir;
+  std::ofstream(dir.file("notes.txt")) << "\"Kindly\", not a trace, but long enough to fill an SQLite header's hundred "
+                                          "bytes of magic, page size and counters, so the reader looks at it\n";
+  auto r = run_cli({"analyze", dir.file("notes.txt"), "-o", dir.file("out")});
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_NE(r.err.find("not an SQLite database (bad file header)\n"), std::string::npos) << r.err;
+}

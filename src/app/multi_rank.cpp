@@ -29,15 +29,23 @@ std::vector<std::string> rank_databases(const std::vector<std::string>& inputs) 
       continue;
     }
     std::vector<std::string> found;
+    std::string converted_by;  // ROCm 6.x rocprofv3 output in the folder instead of databases: the command that converts it
     for (auto it = fs::recursive_directory_iterator(in, ec); !ec && it != fs::recursive_directory_iterator();
          it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.ends_with("results.json")) converted_by = "rocm-perf import rocprofv3-json";
+      else if (name.ends_with("kernel_trace.csv") && converted_by.empty()) converted_by = "rocm-perf import rocprofv3-csv";
       // `profile --rank-wrapper`'s counter runs (DIR/rank-counters/) are not ranks: their values are already
       // stored in the rank databases.
       if (it->is_directory() && it->path().filename() == "rank-counters") it.disable_recursion_pending();
       if (it->is_regular_file() && it->path().extension() == ".db") found.push_back(it->path().string());
     }
     if (found.empty())
-      throw Error(ExitCode::InputMissing, fmt::format("{}: no rocpd database (*.db) in this directory", in));
+      throw Error(ExitCode::InputMissing,
+                  fmt::format("{}: no rocpd database (*.db) in this directory{}", in,
+                              converted_by.empty() ? std::string()
+                                                   : fmt::format("; it holds rocprofv3's ROCm 6.x output: convert it "
+                                                                 "with {} {} first", converted_by, in)));
     std::sort(found.begin(), found.end());
     out.insert(out.end(), found.begin(), found.end());
   }

@@ -41,6 +41,18 @@ std::string file_uri(const std::string& path, std::string_view query) {
   return uri;
 }
 
+// ROCm 6.x's rocprofv3 writes JSON or CSV instead of rocpd: such a file given as a database gets the command that
+// converts it (the first bytes: the JSON's top-level key, or a CSV header rocprofv3 writes).
+std::string rocprofv3_text_output_hint(const unsigned char* head, std::size_t n) {
+  const std::string_view text(reinterpret_cast<const char*>(head), n);
+  if (text.find("\"rocprofiler-sdk-tool\"") != std::string_view::npos)
+    return ": it is rocprofv3's JSON output (ROCm 6.x); convert it with rocm-perf import rocprofv3-json FILE";
+  for (const char* header : {"\"Kind\",", "\"Domain\",", "\"Node_Id\","})
+    if (text.rfind(header, 0) == 0)
+      return ": it is rocprofv3's CSV output (ROCm 6.x); convert its folder with rocm-perf import rocprofv3-csv DIR";
+  return "";
+}
+
 const std::string kEmpty;
 // How long a reader waits for a writer's lock before it gives up with a message.
 constexpr int kBusyTimeoutMs = 2000;
@@ -70,7 +82,8 @@ void check_input_file(const std::string& path) {
   in.read(reinterpret_cast<char*>(header), sizeof header);
   static constexpr char kMagic[16] = "SQLite format 3";  // includes the trailing NUL
   if (in.gcount() < 100 || std::memcmp(header, kMagic, 16) != 0)
-    throw Error(ExitCode::InputCorrupt, fmt::format("{}: not an SQLite database (bad file header)", path));
+    throw Error(ExitCode::InputCorrupt, fmt::format("{}: not an SQLite database (bad file header){}", path,
+                                                    rocprofv3_text_output_hint(header, static_cast<std::size_t>(in.gcount()))));
 
   // The header records the page size and, when "version-valid-for" matches the change counter, the
   // database size in pages: a file shorter than that was truncated.
