@@ -92,6 +92,20 @@ TEST(RankWrapper, RooflineCountersAreStoredInTheRanksDatabase) {
   EXPECT_NE(r.err.find("counter values in the rank's database"), std::string::npos) << r.err;
 }
 
+TEST(RankWrapper, OnRocm6TheRankTracesToCsvAndItsCounterPassWritesJson) {
+  // ROCm 6.x's rocprofv3 has no rocpd output: the rank's trace is imported from CSV, its counter pass from JSON
+  // (rocprofv3_json_import), and both end up in the rank's database as on ROCm 7.x.
+  TempDir dir;
+  auto r = run_cli(wrapper(dir, {"--roofline"}), rank_env(dir, "5", {{"FAKE_ROCPROFV3_VERSION", "6.2"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string argv = read_file(dir.file("rocprofv3.argv"));
+  EXPECT_NE(argv.find("--output-format csv"), std::string::npos) << argv;
+  EXPECT_NE(argv.find("--output-format json"), std::string::npos) << argv;
+  SqlFile sql(rank_database(dir, "5"));
+  EXPECT_GT(sql.number("SELECT COUNT(*) FROM kernels"), 0);
+  EXPECT_GT(sql.number("SELECT COUNT(*) FROM rocpd_pmc_event"), 0);
+}
+
 TEST(RankWrapper, WhatARankCannotDoExits17NamingTheOptionBeforeRunning) {
   struct Case {
     std::vector<std::string> flags;
