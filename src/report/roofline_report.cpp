@@ -123,7 +123,6 @@ RooflineView roofline_view(const app::AnalyzeResults& r) {
   const analysis::Ceilings* ceilings = nullptr;
   for (const auto& a : r.roofline.agents)
     if (a.agent == agent) ceilings = &a.ceilings;
-  const auto hbm = static_cast<std::size_t>(MemLevel::Hbm);
   for (const auto& k : r.roofline.kernels) {
     if (k.agent != agent) continue;
     const auto& p = k.point;
