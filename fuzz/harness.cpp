@@ -122,8 +122,9 @@ void analyze_and_check(const std::string& database) {
     report::ReportOptions ro;
     ro.html = true;
     nlohmann::json profile = report::profile_document(r);
-    report::write_output_files(out, profile, &r, ro);
-    (void)report::terminal_summary(r, ro);
+    const nlohmann::json analysis = report::analysis_document(r, ro);
+    report::write_output_files(out, profile, &r, analysis, ro);
+    (void)report::terminal_summary(r, analysis.at("findings"), ro);
     ok = true;
   });
   if (!ok) return;

@@ -3,12 +3,17 @@
 // their sentence; and the flags that choose the names, refused with a clear message when wrong.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
+#include "report/analyze_report.hpp"
 #include "testing/cli.hpp"
 #include "testing/fixtures.hpp"
 #include "testing/tmpdir.hpp"
+#include "testing/visual_sample.hpp"
 
 using namespace rpl::test;
 
@@ -154,4 +159,37 @@ TEST(TerminalSummary, WhatIfTakesOneValueSoTheDatabaseMayFollow) {
   auto two = run_cli({"analyze", "--what-if", "reduce=0.5", "--what-if", "compute=0.5", db, "-o", dir.file("out")});
   ASSERT_EQ(two.exit_code, 0) << two.err;
   EXPECT_NE(two.out.find("all together"), std::string::npos) << two.out;
+}
+
+// The terminal's findings are analysis.json's, in its order (the command builds the document once for both).
+TEST(TerminalSummary, FindingsAreAnalysisJsonsInItsOrder) {
+  TempDir dir;
+  const std::string db = long_names_db(dir);
+  auto r = run_cli({"analyze", db, "-o", dir.file("out"), "--width", "200", "--top", "50"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto findings = nlohmann::json::parse(read_file(dir.file("out/analysis.json")))["findings"];
+  ASSERT_FALSE(findings.empty());
+  EXPECT_NE(r.out.find(fmt::format("Findings ({}; evidence in analysis.json)", findings.size())), std::string::npos)
+      << r.out;
+  std::size_t at = 0;
+  for (const auto& f : findings) {
+    const std::string line = fmt::format("{} {}: ", f["severity"] == "warning" ? "!" : "-", f["id"].get<std::string>());
+    at = r.out.find(line, at);
+    ASSERT_NE(at, std::string::npos) << line << " not in order in\n" << r.out;
+    ++at;
+  }
+}
+
+// The summary prints the findings it is given, not ones of its own making.
+TEST(TerminalSummary, PrintsTheFindingsItIsGiven) {
+  const auto results = visual_sample_results();
+  const nlohmann::json given = nlohmann::json::array(
+      {{{"id", "probe_finding"}, {"severity", "warning"}, {"kernel", nullptr}, {"message", "given by the test"},
+        {"remedy", "nothing to do"}}});
+  const std::string out = rpl::report::terminal_summary(results, given, rpl::report::ReportOptions{});
+  EXPECT_NE(out.find("Findings (1; evidence in analysis.json)"), std::string::npos) << out;
+  EXPECT_NE(out.find("! probe_finding: given by the test"), std::string::npos) << out;
+  EXPECT_NE(out.find("remedy: nothing to do"), std::string::npos) << out;
+  const std::string none = rpl::report::terminal_summary(results, nlohmann::json::array(), rpl::report::ReportOptions{});
+  EXPECT_NE(none.find("Findings (0; evidence in analysis.json)"), std::string::npos) << none;
 }

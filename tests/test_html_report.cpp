@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "report/html_report.hpp"
@@ -175,6 +176,21 @@ TEST(HtmlReport, HostileNamesCannotInjectMarkup) {
   EXPECT_EQ(html.find("<copy>"), std::string::npos);
   EXPECT_NE(html.find("&lt;/title&gt;&lt;/text&gt;&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39; \xEF\xBF\xBD"),
             std::string::npos);
+}
+
+// The findings table shows the findings the caller built (analysis.json's), not a second computation of them.
+TEST(HtmlReport, FindingsTableShowsTheFindingsItIsGiven) {
+  auto r = visual_sample_results();
+  const nlohmann::json given = nlohmann::json::array(
+      {{{"id", "probe_finding"}, {"severity", "info"}, {"kernel", nullptr}, {"message", "given & escaped"},
+        {"remedy", "none"}}});
+  rpl::report::HtmlOptions options;
+  options.findings = &given;
+  const std::string html = rpl::report::render_html_report(r, nullptr, options);
+  const auto table = html.substr(html.find("<table id=\"findings\""));
+  EXPECT_EQ(count(table.substr(0, table.find("</table>")), "<tr><td"), 1u);
+  EXPECT_NE(table.find(">probe_finding</td>"), std::string::npos);
+  EXPECT_NE(table.find("given &amp; escaped"), std::string::npos);
 }
 
 TEST(HtmlReport, IsSelfContained) {

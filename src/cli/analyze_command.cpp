@@ -112,10 +112,11 @@ int run_analyze_command(const AnalyzeArgs& a, const CLI::App& cmd) {
   app::AnalyzeResults results = app::run_analyze(options);
   const report::ReportOptions ro = report_options(a.flags);
   nlohmann::json profile = report::profile_document(results);
+  const nlohmann::json analysis = report::analysis_document(results, ro);  // once, for every output below
   {
     Progress progress(options.show_progress);
     progress.phase(fmt::format("writing the outputs to {}", a.flags.output_dir));
-    report::write_output_files(a.flags.output_dir, profile, &results, ro);
+    report::write_output_files(a.flags.output_dir, profile, &results, analysis, ro);
     if (options.slack_db) {
       progress.phase(fmt::format("writing {} node rows to {}", results.dag.nodes.size(), *options.slack_db));
       app::write_slack_db(*options.slack_db, results);
@@ -124,13 +125,13 @@ int run_analyze_command(const AnalyzeArgs& a, const CLI::App& cmd) {
 
   if (a.flags.common.json) {
     report::JsonStream out(stdout);
-    report::write_combined_document(out, profile, &results, ro);
+    report::write_combined_document(out, profile, &results, analysis);
     out.flush();
     std::fputc('\n', stdout);
   } else if (a.flags.common.quiet) {
     fmt::print("{:.6f}\n", results.stats.timing.runtime_ns / 1e6);
   } else {
-    fmt::print("{}", terminal_safe(report::terminal_summary(results, ro)));
+    fmt::print("{}", terminal_safe(report::terminal_summary(results, analysis.at("findings"), ro)));
     log::info("wrote profile.json, dag.json, analysis.json, roofline.json{} to {}", ro.html ? ", report.html" : "",
               a.flags.output_dir);
   }

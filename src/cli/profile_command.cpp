@@ -187,7 +187,9 @@ int run_profile_command(const ProfileArgs& a) {
   const report::ReportOptions ro = report_options(a.flags);
   nlohmann::json profile = report::profile_command_document(p);
   const app::AnalyzeResults* analysis = p.analysis ? &*p.analysis : nullptr;
-  report::write_output_files(a.flags.output_dir, profile, analysis, ro);
+  // analysis.json, built once for every output that shows part of it.
+  const nlohmann::json analysis_doc = analysis ? report::analysis_document(*analysis, ro) : nlohmann::json(nullptr);
+  report::write_output_files(a.flags.output_dir, profile, analysis, analysis_doc, ro);
   if (o.trace.library_calls && analysis) write_library_files(a.flags.output_dir, analysis->trace, p.platform);
   if (o.trace.scratch_memory && analysis) write_scratch_files(a.flags.output_dir, p);
   for (auto [wanted, name] : {std::pair{o.perfetto, "trace.perfetto.json"}, std::pair{o.trace_json, "trace.json"}}) {
@@ -199,13 +201,13 @@ int run_profile_command(const ProfileArgs& a) {
 
   if (a.flags.common.json) {
     report::JsonStream out(stdout);
-    report::write_combined_document(out, profile, analysis, ro);
+    report::write_combined_document(out, profile, analysis, analysis_doc);
     out.flush();
     std::fputc('\n', stdout);
   } else if (a.flags.common.quiet) {
     fmt::print("{:.6f}\n", p.runtime_across_runs.mean_ns / 1e6);
   } else {
-    fmt::print("{}", terminal_safe(report::profile_terminal_summary(p, ro)));
+    fmt::print("{}", terminal_safe(report::profile_terminal_summary(p, analysis_doc, ro)));
     log::info("wrote outputs and per-run traces to {}", a.flags.output_dir);
   }
   if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");

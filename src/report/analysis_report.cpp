@@ -308,6 +308,8 @@ nlohmann::json findings_json(const app::AnalyzeResults& r, const PathShares& pat
 
 }  // namespace
 
+nlohmann::json analysis_findings(const app::AnalyzeResults& r) { return findings_json(r, PathShares(r.dag)); }
+
 nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptions& options) {
   const PathShares path(r.dag);
   nlohmann::json what_if = nlohmann::json::array();

@@ -42,21 +42,27 @@ struct ReportOptions {
 };
 
 nlohmann::json profile_document(const app::AnalyzeResults& r);
+// analysis.json. A command builds it once and hands it to every output that shows part of it (analysis.json,
+// --json's "analysis", the terminal's and report.html's findings).
 nlohmann::json analysis_document(const app::AnalyzeResults& r, const ReportOptions& options);
+// The document's "findings" alone (warnings first), for a caller that has no document.
+nlohmann::json analysis_findings(const app::AnalyzeResults& r);
 void write_dag_document(JsonStream& out, const app::AnalyzeResults& r);
 // {"schema_version", "profile", "dag", "analysis"}: what --json prints. `r` null: timing-only (dag and
-// analysis are null).
+// analysis are null). `analysis`: analysis_document(*r, ...), null when `r` is.
 void write_combined_document(JsonStream& out, const nlohmann::json& profile, const app::AnalyzeResults* r,
-                             const ReportOptions& options);
+                             const nlohmann::json& analysis);
 
-std::string terminal_summary(const app::AnalyzeResults& r, const ReportOptions& options);
+// `findings`: the analysis document's "findings" (analysis_document), printed first.
+std::string terminal_summary(const app::AnalyzeResults& r, const nlohmann::json& findings, const ReportOptions& options);
 
 // Writes profile.json, dag.json, analysis.json, roofline.json and (options.html) report.html into `dir`
 // (created if needed). Each file is written to
 // a temporary name and renamed, so an interrupted run never leaves a half-written output.
-// `r` null: timing-only, only profile.json is written.
+// `r` null: timing-only, only profile.json is written. `analysis`: analysis_document(*r, options), written as
+// analysis.json and the source of report.html's findings; null when `r` is.
 void write_output_files(const std::string& dir, const nlohmann::json& profile, const app::AnalyzeResults* r,
-                        const ReportOptions& options);
+                        const nlohmann::json& analysis, const ReportOptions& options);
 
 nlohmann::json what_if_json(const analysis::WhatIfResult& w);
 // A duration distribution as profile.json writes it (count, total, mean, median, min, max, stddev, cv,
@@ -66,6 +72,8 @@ nlohmann::json durations_json(const analysis::DurationStats& d);
 // profile.json for `profile`: the representative run's profile plus the statistics across runs, or the
 // timing-only document.
 nlohmann::json profile_command_document(const app::ProfileResults& p);
-std::string profile_terminal_summary(const app::ProfileResults& p, const ReportOptions& options);
+// `analysis`: analysis_document(*p.analysis, options), null when p.analysis is.
+std::string profile_terminal_summary(const app::ProfileResults& p, const nlohmann::json& analysis,
+                                     const ReportOptions& options);
 
 }  // namespace rpl::report

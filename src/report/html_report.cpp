@@ -289,8 +289,9 @@ void what_if_table(std::string& out, const app::AnalyzeResults& r) {
   out += "</tbody></table>\n";
 }
 
-void findings_table(std::string& out, const app::AnalyzeResults& r, const RooflineView* roofline, std::size_t top) {
-  nlohmann::json findings = analysis_document(r, ReportOptions{top})["findings"];
+void findings_table(std::string& out, const app::AnalyzeResults& r, const RooflineView* roofline,
+                    const nlohmann::json* given) {
+  nlohmann::json findings = given ? *given : analysis_findings(r);
   if (roofline)
     for (const auto& p : roofline->points)
       if (p.above_roof)
@@ -337,7 +338,7 @@ std::string render_html_report(const app::AnalyzeResults& r, const RooflineView*
              "counts only the matching kernels.</div>\n",
         escape(options.kernel_filter));
   // Why it is slow and what to try, first (issue 29): the sections below are the evidence.
-  findings_table(out, r, roofline, options.top);
+  findings_table(out, r, roofline, options.findings);
 
   out += "<h2>Roofline</h2>\n";
   out += html::roofline_section(roofline);

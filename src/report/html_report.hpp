@@ -5,6 +5,7 @@
 // Sizes stay bounded whatever the trace: the timeline merges work narrower than a pixel into one
 // rectangle per pixel column (at most about `timeline_width_px` rectangles per lane, fewer per lane when
 // there are many lanes), so a 1M-dispatch trace gives a page of a few MB at most.
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,8 @@ struct HtmlOptions {
   std::size_t max_timeline_rects = 60000;  // over all lanes: many lanes get coarser columns than a pixel
   std::size_t max_path_edges = 2000;       // cross-stream lines of the critical path drawn (the rest counted)
   std::string kernel_filter;               // --kernel: said above the numbers it restricts ("" = none)
+  // analysis.json's findings, built once by the caller (write_output_files); null: built here from the results.
+  const nlohmann::json* findings = nullptr;
 };
 
 // `roofline` null (or with nothing to draw): the page says why instead of the chart.

@@ -12,7 +12,7 @@
 namespace rpl::report {
 
 void write_combined_document(JsonStream& out, const nlohmann::json& profile, const app::AnalyzeResults* r,
-                             const ReportOptions& options) {
+                             const nlohmann::json& analysis) {
   out.begin_object();
   out.key("schema_version");
   out.value(std::string_view(kSchemaVersion));
@@ -25,14 +25,14 @@ void write_combined_document(JsonStream& out, const nlohmann::json& profile, con
     out.null();
   out.key("analysis");
   if (r)
-    out.value(analysis_document(*r, options));
+    out.value(analysis);
   else
     out.null();
   out.end_object();
 }
 
 void write_output_files(const std::string& dir, const nlohmann::json& profile, const app::AnalyzeResults* r,
-                        const ReportOptions& options) {
+                        const nlohmann::json& analysis, const ReportOptions& options) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(ExitCode::OutputFailed, fmt::format("cannot create output directory {}: {}", dir, ec.message()));
@@ -53,7 +53,7 @@ void write_output_files(const std::string& dir, const nlohmann::json& profile, c
   });
   write_file_atomically(path("analysis.json"), [&](std::FILE* f) {
     JsonStream out(f);
-    out.value(analysis_document(*r, options));
+    out.value(analysis);
     out.flush();
   });
   write_file_atomically(path("roofline.json"), [&](std::FILE* f) {
@@ -67,6 +67,7 @@ void write_output_files(const std::string& dir, const nlohmann::json& profile, c
     HtmlOptions html;
     html.top = std::max<std::size_t>(options.top, 20);
     html.kernel_filter = options.kernel_filter.value_or("");
+    html.findings = &analysis.at("findings");
     write_html_report(path("report.html"), *r, &view, html);
   }
 }

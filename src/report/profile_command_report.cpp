@@ -89,7 +89,8 @@ nlohmann::json profile_command_document(const app::ProfileResults& p) {
   return doc;
 }
 
-std::string profile_terminal_summary(const app::ProfileResults& p, const ReportOptions& options) {
+std::string profile_terminal_summary(const app::ProfileResults& p, const nlohmann::json& analysis,
+                                     const ReportOptions& options) {
   const auto& s = p.runtime_across_runs;
   std::string out = fmt::format(
       "{} runs ({}{}): runtime mean {:.3f} ms, median {:.3f} ms, CV {:.3f} ({})\n", p.runs.size(), p.mode,
@@ -128,7 +129,7 @@ std::string profile_terminal_summary(const app::ProfileResults& p, const ReportO
       if (c.file_totals.size() > options.top)
         out += fmt::format("    ... {} more (profile.json counters.file_totals)\n", c.file_totals.size() - options.top);
     }
-    out += "\n" + terminal_summary(*p.analysis, options);
+    out += "\n" + terminal_summary(*p.analysis, analysis.at("findings"), options);
     if (p.pc_sampling) out += pc_sampling_terminal(p.pc_sampling->kernels, 3, 5);
   } else {
     out += "  runtime = whole-process wall time (no profiler)\n";

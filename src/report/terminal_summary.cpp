@@ -92,9 +92,9 @@ void header_section(std::string& out, const app::AnalyzeResults& r, const Report
                    width, 0, 2);
 }
 
-void findings_section(std::string& out, const app::AnalyzeResults& r, const ReportOptions& options,
+// `findings`: analysis.json's, warnings first (analysis_report.cpp).
+void findings_section(std::string& out, const nlohmann::json& findings, const ReportOptions& options,
                       const KernelNames& names) {
-  const nlohmann::json findings = analysis_document(r, options)["findings"];  // warnings first (analysis_report.cpp)
   out += fmt::format("\nFindings ({}; evidence in analysis.json)\n", findings.size());
   if (findings.empty()) out += "  none crossed its threshold\n";
   std::size_t shown = 0;
@@ -234,7 +234,7 @@ void what_if_section(std::string& out, const app::AnalyzeResults& r, const Repor
 
 }  // namespace
 
-std::string terminal_summary(const app::AnalyzeResults& r, const ReportOptions& options) {
+std::string terminal_summary(const app::AnalyzeResults& r, const nlohmann::json& findings, const ReportOptions& options) {
   const auto& slack = r.dag.kernel_slack;
   TextTable table = kernels_text_table(r, options.top);
   // The name column asks for its longest name, up to kWantedNameWidth and half the width, before the numbers
@@ -255,7 +255,7 @@ std::string terminal_summary(const app::AnalyzeResults& r, const ReportOptions& 
 
   std::string out;
   header_section(out, r, options);
-  findings_section(out, r, options, names);
+  findings_section(out, findings, options, names);
   kernels_section(out, r, options, table, names);
   critical_path_section(out, r, options, slack, names, name_width);
   what_if_section(out, r, options, names);
