@@ -193,3 +193,16 @@ TEST(TerminalSummary, PrintsTheFindingsItIsGiven) {
   const std::string none = rpl::report::terminal_summary(results, nlohmann::json::array(), rpl::report::ReportOptions{});
   EXPECT_NE(none.find("Findings (0; evidence in analysis.json)"), std::string::npos) << none;
 }
+
+// Every section fits the width, the what-if one included (its heading alone was 84 columns).
+TEST(TerminalSummary, EverySectionFitsTheWidth) {
+  const auto results = visual_sample_results();
+  ASSERT_FALSE(results.what_if.empty());
+  rpl::report::ReportOptions options;
+  for (std::size_t width : {70u, 80u}) {
+    options.width = width;
+    const std::string out = rpl::report::terminal_summary(results, nlohmann::json::array(), options);
+    EXPECT_NE(out.find("What if"), std::string::npos) << out;
+    EXPECT_LE(longest_line(out), width) << out;
+  }
+}

@@ -216,7 +216,9 @@ void critical_path_section(std::string& out, const app::AnalyzeResults& r, const
 void what_if_section(std::string& out, const app::AnalyzeResults& r, const ReportOptions& options,
                      const KernelNames& names) {
   if (r.what_if.empty()) return;
-  out += "\nWhat if (end to end: the modelled span of the window, as in the critical path above)\n";
+  out += '\n';
+  out += wrap_text("What if (end to end: the modelled span of the window, as in the critical path above)",
+                   options.width, 0, 2);
   for (const auto& w : r.what_if) {
     std::string matched;
     for (std::size_t i = 0; i < w.matched_kernels.size() && i < 3; ++i)
