@@ -206,3 +206,38 @@ TEST(TerminalSummary, EverySectionFitsTheWidth) {
     EXPECT_LE(longest_line(out), width) << out;
   }
 }
+
+// profile --deep on AMD: the thread trace's costliest ISA lines and most stalled waves, in tables that fit the
+// width; nothing when no kernel has thread-trace data.
+TEST(TerminalSummary, ShowsThreadTraceHotLinesAndMostStalledWaves) {
+  auto results = visual_sample_results();
+  const auto none = nlohmann::json::array();
+  rpl::report::ReportOptions options;
+  EXPECT_EQ(rpl::report::terminal_summary(results, none, options).find("Thread trace (ATT)"), std::string::npos);
+  results.diagnosis.resize(results.stats.kernels.size());
+  results.diagnosis[1].deep = rpl::test::att_sample_deep(12);
+  for (std::size_t width : {80u, 160u}) {
+    options.width = width;
+    const std::string out = rpl::report::terminal_summary(results, none, options);
+    EXPECT_LE(longest_line(out), width) << out;
+    const auto section = out.find("Thread trace (ATT)");
+    ASSERT_NE(section, std::string::npos) << out;
+    const std::string att = out.substr(section, out.find("\n\n", section) - section);  // up to the next section
+    EXPECT_NE(att.find("reduce<A&B>"), std::string::npos) << att;
+    EXPECT_NE(att.find("its 3 costliest ISA lines of 3"), std::string::npos) << att;
+    const auto fma = att.find("v_fma_f32 v1, v2, v3");
+    ASSERT_NE(fma, std::string::npos) << att;
+    EXPECT_LT(fma, att.find("global_load_dword")) << att;
+    EXPECT_NE(att.find("52.0%"), std::string::npos) << att;
+    // 12 waves, 5 shown, the most stalled first: wave 9 (90%), then 8 (80%), 7, 6, 5.
+    EXPECT_NE(att.find("its 5 most stalled of 12 traced waves"), std::string::npos) << att;
+    const auto w90 = att.find("90.0%"), w80 = att.find("80.0%"), w50 = att.find("50.0%");
+    ASSERT_NE(w90, std::string::npos) << att;
+    EXPECT_LT(w90, w80);
+    EXPECT_LT(w80, w50);
+    EXPECT_EQ(att.find("40.0%"), std::string::npos) << att;
+    EXPECT_NE(att.find("VMEM 70%, WAIT 30%"), std::string::npos) << att;
+  }
+  options.width = 160;
+  EXPECT_NE(rpl::report::terminal_summary(results, none, options).find("kernel.hip:42"), std::string::npos);
+}

@@ -146,6 +146,22 @@ TEST(HtmlLayout, MillionDispatches) {
   expect_clean_layout(chromium, dir, dir.file("million.html"), "million-dispatches");
 }
 
+// profile --deep's thread-trace tables (costliest ISA lines, 64 waves) on two kernels, one with a long name.
+TEST(HtmlLayout, ThreadTraceTables) {
+  REQUIRE_CHROMIUM(chromium);
+  TempDir dir;
+  app::AnalyzeResults r = visual_sample_results();
+  r.stats.kernels[0].name =
+      "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::CUDAFunctor_add<"
+      "c10::Half> >(at::TensorIteratorBase&, at::native::CUDAFunctor_add<c10::Half> const&)::{lambda(int)#1}>(int)";
+  r.diagnosis.resize(r.stats.kernels.size());
+  r.diagnosis[0].deep = att_sample_deep(80);
+  r.diagnosis[1].deep = att_sample_deep(3);
+  const report::RooflineView roofline = visual_sample_roofline();
+  report::write_html_report(dir.file("att.html"), r, &roofline, {});
+  expect_clean_layout(chromium, dir, dir.file("att.html"), "thread-trace");
+}
+
 TEST(HtmlLayout, SixtyFourRanks) {
   REQUIRE_CHROMIUM(chromium);
   TempDir dir;

@@ -178,6 +178,34 @@ TEST(HtmlReport, HostileNamesCannotInjectMarkup) {
             std::string::npos);
 }
 
+// profile --deep on AMD: the thread trace's costliest ISA lines and the traced waves, most stalled first, with
+// their stall split; the ISA text escaped; at most 64 waves drawn, the rest counted.
+TEST(HtmlReport, ShowsThreadTraceHotLinesAndWaveStalls) {
+  auto r = visual_sample_results();
+  EXPECT_EQ(render(r, nullptr).find("Thread trace (ATT)"), std::string::npos);  // no ATT data: no section
+  r.diagnosis.resize(r.stats.kernels.size());
+  r.diagnosis[1].deep = rpl::test::att_sample_deep(70);
+  const std::string html = render(r, nullptr);
+  EXPECT_EQ(check_balanced(html), "");
+  const auto section = html.find("<h2>Thread trace (ATT)</h2>");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_NE(html.find("<h3 title=\"reduce&lt;A&amp;B&gt;\">", section), std::string::npos);
+  EXPECT_EQ(count(html, "<table class=\"att-lines\">"), 1u);
+  EXPECT_EQ(count(html, "<table class=\"att-waves\">"), 1u);
+  // The costliest line first, its text escaped, its source without the directories.
+  const auto first = html.find("<td class=\"text\"><code>v_fma_f32 v1, v2, v3 // &lt;a&amp;b&gt;</code></td>"
+                               "<td class=\"text\">kernel.hip:42</td>");
+  ASSERT_NE(first, std::string::npos) << html.substr(section);
+  EXPECT_LT(first, html.find("<code>global_load_dword v4, v[6:7], off</code>"));
+  EXPECT_NE(html.find("<td>52.0%</td><td>4096</td><td>52.0k</td><td>31.0k</td><td>0</td>", section), std::string::npos);
+  // 70 waves: 64 rows, the most stalled (stall 90%: waves 9, 19, ..., 69) first, in the trace's order.
+  const auto waves = html.substr(html.find("<table class=\"att-waves\">"));
+  EXPECT_EQ(count(waves.substr(0, waves.find("</table>")), "<tr><td>"), 64u);
+  EXPECT_EQ(waves.find("<tr><td>0</td><td>1</td><td>1</td><td>1</td><td>9</td>"), waves.find("<tr><td>"));
+  EXPECT_NE(waves.find("<td>90.0%</td><td>512</td><td class=\"text\">VMEM 70%, WAIT 30%</td>"), std::string::npos);
+  EXPECT_NE(waves.find("6 more waves, less stalled, in analysis.json."), std::string::npos);
+}
+
 // The findings table shows the findings the caller built (analysis.json's), not a second computation of them.
 TEST(HtmlReport, FindingsTableShowsTheFindingsItIsGiven) {
   auto r = visual_sample_results();

@@ -10,6 +10,7 @@
 
 #include "report/analyze_report.hpp"
 #include "report/api_stats_report.hpp"
+#include "report/att_report.hpp"
 #include "report/html_util.hpp"
 #include "report/pc_sampling_report.hpp"
 #include "rpl/version.hpp"
@@ -146,6 +147,9 @@ namespace {
 
 using html::escape;
 using html::put;
+
+constexpr std::size_t kAttKernelsInPage = 5;  // kernels with thread-trace data, and waves per kernel
+constexpr std::size_t kAttWavesInPage = 64;
 
 
 std::string name_cell(std::string_view name, bool runtime_kernel = false) {
@@ -350,6 +354,7 @@ std::string render_html_report(const app::AnalyzeResults& r, const RooflineView*
   critical_path_table(out, r, options.top);
   what_if_table(out, r);
   if (r.api_stats) out += api_stats_html(*r.api_stats, options.top);
+  out += att_html(r, kAttKernelsInPage, kAttWavesInPage);
   out += pc_sampling_html(r.pc_hotspots, 5);
   out += "</main></body></html>\n";
   return out;

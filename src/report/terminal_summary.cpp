@@ -7,6 +7,7 @@
 #include "analysis/run_stability.hpp"
 #include "report/analyze_report.hpp"
 #include "report/api_stats_report.hpp"
+#include "report/att_report.hpp"
 #include "report/idle_report.hpp"
 #include "report/kernel_shapes_report.hpp"
 #include "report/summaries_report.hpp"
@@ -23,6 +24,8 @@ std::string ms_text(double ns) { return fmt::format("{:.3f} ms", ns / 1e6); }
 std::string percent(double fraction) { return fmt::format("{:.1f}%", 100 * fraction); }
 
 constexpr std::size_t kShapesShown = 3;
+constexpr std::size_t kAttKernelsShown = 3;  // kernels with thread-trace data, and rows of each of their tables
+constexpr std::size_t kAttRowsShown = 5;
 constexpr std::size_t kMinNameWidth = 30;     // below this, templated names lose what tells them apart
 constexpr std::size_t kWantedNameWidth = 44;  // columns give way until a name has this much
 
@@ -261,6 +264,7 @@ std::string terminal_summary(const app::AnalyzeResults& r, const nlohmann::json&
   kernels_section(out, r, options, table, names);
   critical_path_section(out, r, options, slack, names, name_width);
   what_if_section(out, r, options, names);
+  out += att_terminal(r, names, kAttKernelsShown, kAttRowsShown, options.width);
   out += summaries_terminal(r, options.top, options.width);
   if (r.api_stats) {
     out += '\n';

@@ -177,6 +177,50 @@ report::RooflineView visual_sample_roofline() {
   return v;
 }
 
+analysis::DeepAnalysis att_sample_deep(std::size_t waves) {
+  analysis::DeepAnalysis d;
+  d.source = "att";
+  d.available = true;
+  auto line = [](std::string isa, analysis::InstCategory category, int64_t number, std::string source, uint64_t hits,
+                 double latency, double stall, double idle, double share) {
+    analysis::AttHotLine l;
+    l.isa = std::move(isa);
+    l.category = category;
+    l.line = number;
+    l.source = std::move(source);
+    l.vaddr = 0x1000 + 4 * static_cast<uint64_t>(number);
+    l.hits = hits;
+    l.latency = latency;
+    l.stall = stall;
+    l.idle = idle;
+    l.share = share;
+    return l;
+  };
+  d.hot_lines = {line("v_fma_f32 v1, v2, v3 // <a&b>", analysis::InstCategory::Valu, 12, "/src/app/kernel.hip:42", 4096,
+                      52'000, 31'000, 0, 0.52),
+                 line("global_load_dword v4, v[6:7], off", analysis::InstCategory::Vmem, 9, "/src/app/kernel.hip:40",
+                      1024, 30'000, 24'000, 1'000, 0.31),
+                 line("s_waitcnt vmcnt(0)", analysis::InstCategory::Wait, 10, "", 1024, 17'000, 17'000, 0, 0.17)};
+  for (std::size_t i = 0; i < waves; ++i) {
+    analysis::AttWave w;
+    w.shader_engine = 0;
+    w.cu = static_cast<int64_t>(i % 4);
+    w.simd = static_cast<int64_t>(i % 2);
+    w.slot = static_cast<int64_t>(i % 8);
+    w.id = static_cast<int64_t>(i);
+    w.begin = 100.0 * static_cast<double>(i);
+    w.end = w.begin + 10'000;
+    const double stall = static_cast<double>(i % 10) / 10;
+    w.state_cycles = {0, 0, 10'000 * (1 - stall), 5'000 * stall, 5'000 * stall};  // stall = (WAIT + STALL) / all
+    w.stall_fraction = stall;
+    w.instructions = 512;
+    w.instruction_stall = 9'000 * stall;
+    w.stall_by_category = {{"VMEM", 0.7}, {"WAIT", 0.3}};
+    d.waves.push_back(w);
+  }
+  return d;
+}
+
 app::AnalyzeResults many_dispatches_results(std::size_t n) {
   app::AnalyzeResults r;
   Trace& t = r.trace;

@@ -28,6 +28,12 @@ app::AnalyzeResults visual_sample_results();
 // (above the roof: 900 GFLOP/s at AI 0.1 where HBM allows 530), and one with zero AI (not plottable).
 report::RooflineView visual_sample_roofline();
 
+// A thread-trace (ATT) deep analysis as `profile --deep` gives one kernel: 3 hot lines (the first
+// "v_fma_f32 v1, v2, v3 // <a&b>", 52% of the listing's cycles, at kernel.hip:42), and `waves` traced waves, wave i
+// (id i, CU i % 4) with a stall fraction of (i % 10) / 10 (so wave 9 is the most stalled) and its instruction stall
+// split VMEM 70%, WAIT 30%.
+analysis::DeepAnalysis att_sample_deep(std::size_t waves);
+
 // A large trace for the reporters' size and speed bounds: `n` dispatches of one kernel "k<1>" on 4 streams
 // of one process; dispatch i runs on stream i % 4 over [(i / 4) us, (i / 4) us + 600 ns], with dispatch id
 // i and correlation id i + 1. No analysis results are filled in.
