@@ -103,6 +103,29 @@ TEST(PresetCli, LibraryTraceWritesTheLibraryCallsOfTheRun) {
   EXPECT_EQ(load(dir.file("out/library_calls.json"))["calls"], 3);
 }
 
+TEST(PresetCli, LibraryTraceCountsRocblasCallsFromItsProfileLog) {
+  // rocBLAS marks no call: `--library-trace` asks for its profile log in the run's folder (ROCBLAS_LAYER=4) and
+  // lists its counts in library_calls.json (counted_calls; no times, not in library_trace.csv).
+  TempDir dir;
+  auto r = run_cli(profile(dir, {"--library-trace"}),
+                   doubles(dir, {{"FAKE_ROCPROFV3_ROCBLAS_CALLS", "rocblas_sgemm:12;rocblas_dgemv:3"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("rocBLAS's profile log counted 15 calls of 2 function and argument sets"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(validate_against_schema("library-calls", dir.file("out/library_calls.json")), "");
+  const auto doc = load(dir.file("out/library_calls.json"));
+  ASSERT_EQ(doc["counted_calls"].size(), 2u);
+  EXPECT_EQ(doc["counted_calls"][0]["function"], "rocblas_sgemm");
+  EXPECT_EQ(doc["counted_calls"][0]["calls"], 12);
+  EXPECT_EQ(read_file(dir.file("out/library_trace.csv")).find("rocblas"), std::string::npos);
+  // A ROCBLAS_LAYER the user set is theirs: rocm-perf asks for no log and counts nothing.
+  TempDir mine;
+  r = run_cli(profile(mine, {"--library-trace"}),
+              doubles(mine, {{"FAKE_ROCPROFV3_ROCBLAS_CALLS", "rocblas_sgemm:12"}, {"ROCBLAS_LAYER", "1"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(load(mine.file("out/library_calls.json")).contains("counted_calls"));
+}
+
 TEST(PresetCli, LibraryTraceKeepsTheUsersMarkerSwitchAndSaysNothingWasRecorded) {
   TempDir dir;
   auto r = run_cli(profile(dir, {"--library-trace"}), doubles(dir, {{"HIPBLASLT_ENABLE_MARKER", "0"}}));

@@ -9,11 +9,14 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/library_calls.hpp"
+#include "collectors/amd/rocblas_profile_log.hpp"
 #include "report/library_trace.hpp"
 #include "report/rocprof_csv.hpp"
 #include "store/rocpd_reader.hpp"
+#include "support/errors.hpp"
 #include "store/rocpd_writer.hpp"
 #include "testing/cli.hpp"
+#include "testing/schema_check.hpp"
 #include "testing/tmpdir.hpp"
 
 using rpl::test::read_file;
@@ -175,4 +178,54 @@ TEST(LibraryCalls, ATraceWithoutLibraryMarkersWritesNoLibraryTrace) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(std::filesystem::exists(dir.file("csv/kernel_trace.csv")));
   EXPECT_FALSE(std::filesystem::exists(dir.file("csv/library_trace.csv")));
+}
+
+// rocBLAS puts no ROCTx range around its calls; its profile log (ROCBLAS_LAYER=4) counts them. The line format
+// is rocBLAS's documented one (logging.rst): "- { rocblas_function: "...", <arguments>, call_count: N }".
+TEST(RocblasProfileLog, EachLineIsAFunctionItsArgumentsAndItsCount) {
+  const std::string log =
+      "# rocBLAS profile\n"
+      "- { rocblas_function: \"rocblas_gemm_ex\", atomics_mode: atomics_allowed, a_type: \"bf16_r\", transA: 'T', "
+      "transB: 'N', M: 12288, N: 4547, K: 4608, alpha: 1.0, beta: 0.0, call_count: 40 }\n"
+      "\n"
+      "- { rocblas_function: \"rocblas_sscal\", N: 1024, alpha: 2.0, incx: 1, call_count: 3 }\r\n";
+  const auto calls = rpl::collectors::parse_rocblas_profile_log(log, "p.log");
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].library, "rocBLAS");
+  EXPECT_EQ(calls[0].function, "rocblas_gemm_ex");
+  EXPECT_EQ(calls[0].calls, 40);
+  EXPECT_EQ(calls[0].arguments,
+            "atomics_mode: atomics_allowed, a_type: \"bf16_r\", transA: 'T', transB: 'N', M: 12288, N: 4547, K: 4608, "
+            "alpha: 1.0, beta: 0.0");
+  EXPECT_EQ(calls[1].function, "rocblas_sscal");
+  EXPECT_EQ(calls[1].arguments, "N: 1024, alpha: 2.0, incx: 1");
+  EXPECT_EQ(calls[1].calls, 3);
+  EXPECT_TRUE(rpl::collectors::parse_rocblas_profile_log("", "p.log").empty());
+  EXPECT_TRUE(rpl::collectors::read_rocblas_profile_log("/nonexistent/rocblas_profile.log").empty());
+}
+
+TEST(RocblasProfileLog, ALineWithoutACountNamesTheFileAndLine) {
+  for (const char* bad : {"- { rocblas_function: \"rocblas_sgemm\", M: 1 }\n",
+                          "- { rocblas_function: \"rocblas_sgemm\", call_count: many }\n",
+                          "- { rocblas_function: \"rocblas_sgemm\", call_count: -2 }\n",
+                          "- rocblas_function: \"rocblas_sgemm\", call_count: 1\n"}) {
+    try {
+      rpl::collectors::parse_rocblas_profile_log(std::string("# header\n") + bad, "dir/p.log");
+      ADD_FAILURE() << "accepted: " << bad;
+    } catch (const rpl::Error& e) {
+      EXPECT_EQ(e.code(), rpl::ExitCode::InputCorrupt);
+      EXPECT_NE(std::string(e.what()).find("dir/p.log:2:"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(RocblasProfileLog, CountedCallsJoinLibraryCallsJsonWithoutTimes) {
+  const std::vector<rpl::LibraryCallCount> counted = {{"rocBLAS", "rocblas_sgemm", "M: 1", 7}};
+  const auto doc = rpl::report::library_calls_document({}, "test", counted);
+  EXPECT_EQ(doc["schema_version"], "1.1");
+  EXPECT_EQ(doc["calls"], 0);  // the timed calls only
+  ASSERT_EQ(doc["counted_calls"].size(), 1u);
+  EXPECT_EQ(doc["counted_calls"][0]["calls"], 7);
+  EXPECT_EQ(rpl::test::SchemaSet(std::string(RPL_SOURCE_DIR) + "/schemas").validate("library-calls", doc), "");
+  EXPECT_FALSE(rpl::report::library_calls_document({}, "test").contains("counted_calls"));
 }

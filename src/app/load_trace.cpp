@@ -3,8 +3,10 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
+#include "collectors/amd/rocblas_profile_log.hpp"
 #include "store/rocpd_reader.hpp"
 #include "store/rocpd_scratch_memory.hpp"
 #include "support/log.hpp"
@@ -78,6 +80,10 @@ std::vector<ScratchOperation> load_scratch_memory(const std::vector<std::string>
   std::stable_sort(out.begin(), out.end(),
                    [](const ScratchOperation& a, const ScratchOperation& b) { return a.start < b.start; });
   return out;
+}
+
+std::vector<LibraryCallCount> load_library_call_counts(const std::string& run_dir) {
+  return collectors::read_rocblas_profile_log((std::filesystem::path(run_dir) / collectors::kRocblasProfileLog).string());
 }
 
 }  // namespace rpl::app

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "model/library_call_counts.hpp"
 #include "model/scratch_memory.hpp"
 #include "model/trace.hpp"
 
@@ -26,5 +27,9 @@ std::vector<std::string> unrelated_runs_warnings(const Trace& trace);
 // The scratch-memory operations (rocprofv3 --scratch-memory-trace) of the databases, by start; none when they
 // hold no rocpd_memory_allocate rows of level SCRATCH. Throws rpl::Error as load_trace for a bad file.
 std::vector<ScratchOperation> load_scratch_memory(const std::vector<std::string>& databases);
+
+// The rocBLAS calls of a run, counted by rocBLAS's profile log (`profile --library-trace` on AMD asks for it in
+// the run's folder: RUN_DIR/rocblas_profile.log); none when there is no log. Throws rpl::Error for a bad log.
+std::vector<LibraryCallCount> load_library_call_counts(const std::string& run_dir);
 
 }  // namespace rpl::app

@@ -103,15 +103,27 @@ void refuse_analysis_flags_in_a_rank(const ProfileArgs& a, const app::ProfileOpt
                           refused.size() == 1 ? "it" : "them", a.flags.output_dir));
 }
 
-// library_trace.csv and library_calls.json of the representative run (--library-trace, --preset full).
-void write_library_files(const std::string& dir, const Trace& trace, const std::string& platform) {
+// library_trace.csv and library_calls.json of the representative run (--library-trace, --preset full); on AMD
+// also the rocBLAS calls its profile log counted in the run's folder (no times).
+void write_library_files(const std::string& dir, const Trace& trace, const std::string& platform,
+                         const std::string& run_dir) {
   const bool amd = platform == "rocm";
+  const std::vector<LibraryCallCount> counted = amd ? app::load_library_call_counts(run_dir) : std::vector<LibraryCallCount>{};
   const std::size_t calls = report::write_library_outputs(
-      dir, trace, amd ? "ROCTx markers of hipBLASLt and MIOpen (rocprofv3 --marker-trace)" : "NVTX ranges (CUPTI)");
-  if (calls == 0)
+      dir, trace,
+      amd ? "ROCTx markers of hipBLASLt and MIOpen (rocprofv3 --marker-trace); rocBLAS calls counted by its profile log "
+            "(ROCBLAS_LAYER=4)"
+          : "NVTX ranges (CUPTI)",
+      counted);
+  int64_t counted_calls = 0;
+  for (const LibraryCallCount& c : counted) counted_calls += c.calls;
+  if (calls == 0 && counted.empty())
     log::warn("no library call was recorded: {}", amd ? "hipBLASLt and MIOpen mark their calls only when built with "
-                                                        "markers (ROCTx); rocBLAS marks none"
+                                                        "markers (ROCTx), and rocBLAS wrote no profile log"
                                                       : "no NVTX range of the run names a cuBLAS or cuDNN call");
+  if (counted_calls > 0)
+    log::info("rocBLAS's profile log counted {} calls of {} function and argument sets (counts only: no times)",
+              counted_calls, counted.size());
   log::info("wrote {}/library_trace.csv ({} library calls) and library_calls.json", dir, calls);
 }
 
@@ -190,7 +202,8 @@ int run_profile_command(const ProfileArgs& a) {
   // analysis.json, built once for every output that shows part of it.
   const nlohmann::json analysis_doc = analysis ? report::analysis_document(*analysis, ro) : nlohmann::json(nullptr);
   report::write_output_files(a.flags.output_dir, profile, analysis, analysis_doc, ro);
-  if (o.trace.library_calls && analysis) write_library_files(a.flags.output_dir, analysis->trace, p.platform);
+  if (o.trace.library_calls && analysis)
+    write_library_files(a.flags.output_dir, analysis->trace, p.platform, p.runs[p.representative_run].run_dir);
   if (o.trace.scratch_memory && analysis) write_scratch_files(a.flags.output_dir, p);
   for (auto [wanted, name] : {std::pair{o.perfetto, "trace.perfetto.json"}, std::pair{o.trace_json, "trace.json"}}) {
     if (!wanted || !analysis) continue;
@@ -259,9 +272,9 @@ Action register_profile(CLI::App& app) {
                 "after the trace runs, a PC-sampling run: the hottest instructions and source lines per kernel with "
                 "their stall reasons (NVIDIA: CUPTI PC sampling; AMD: rocprofv3, unvalidated); see docs/pc-sampling.md");
   cmd->add_flag("--library-trace", args->library_trace,
-                "record calls into hipBLASLt and MIOpen (AMD: their ROCTx markers, unvalidated) or cuBLAS and cuDNN "
-                "(NVIDIA: their NVTX ranges) and write library_trace.csv and library_calls.json; see "
-                "docs/profile-presets.md");
+                "record calls into hipBLASLt and MIOpen (AMD: their ROCTx markers, unvalidated; rocBLAS: call counts "
+                "from its profile log, no times) or cuBLAS and cuDNN (NVIDIA: their NVTX ranges) and write "
+                "library_trace.csv and library_calls.json; see docs/profile-presets.md");
   cmd->add_flag("--scratch-memory-trace", args->scratch_memory_trace,
                 "record the runtime's scratch (private segment) allocations (AMD: rocprofv3 --scratch-memory-trace, "
                 "unvalidated) and write scratch_memory.json with the kernels that need scratch (NVIDIA: their local "

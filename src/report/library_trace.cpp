@@ -44,7 +44,8 @@ void write_library_trace_csv(const std::string& path, const Trace& trace, const 
   });
 }
 
-nlohmann::json library_calls_document(const std::vector<analysis::LibraryCall>& calls, const std::string& source) {
+nlohmann::json library_calls_document(const std::vector<analysis::LibraryCall>& calls, const std::string& source,
+                                      const std::vector<LibraryCallCount>& counted) {
   nlohmann::json functions = nlohmann::json::array();
   std::set<std::string> libraries;
   for (const analysis::LibraryFunctionSummary& s : analysis::library_summary(calls)) {
@@ -60,18 +61,26 @@ nlohmann::json library_calls_document(const std::vector<analysis::LibraryCall>& 
                          {"gpu_copies", s.gpu_copies},
                          {"gpu_busy_ns", s.gpu_busy_ns}});
   }
-  return {{"schema_version", "1.0"},
-          {"tool", {{"name", "rocm-perf"}, {"version", kVersion}}},
-          {"source", source},
-          {"calls", calls.size()},
-          {"libraries", libraries},
-          {"functions", functions}};
+  nlohmann::json doc = {{"schema_version", "1.1"},
+                        {"tool", {{"name", "rocm-perf"}, {"version", kVersion}}},
+                        {"source", source},
+                        {"calls", calls.size()},
+                        {"libraries", libraries},
+                        {"functions", functions}};
+  if (!counted.empty()) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const LibraryCallCount& c : counted)
+      rows.push_back({{"library", c.library}, {"function", c.function}, {"arguments", c.arguments}, {"calls", c.calls}});
+    doc["counted_calls"] = rows;
+  }
+  return doc;
 }
 
-std::size_t write_library_outputs(const std::string& dir, const Trace& trace, const std::string& source) {
+std::size_t write_library_outputs(const std::string& dir, const Trace& trace, const std::string& source,
+                                  const std::vector<LibraryCallCount>& counted) {
   const std::vector<analysis::LibraryCall> calls = analysis::library_calls(trace);
   write_library_trace_csv((std::filesystem::path(dir) / "library_trace.csv").string(), trace, calls);
-  const std::string doc = library_calls_document(calls, source).dump(2) + "\n";
+  const std::string doc = library_calls_document(calls, source, counted).dump(2) + "\n";
   write_file_atomically((std::filesystem::path(dir) / "library_calls.json").string(),
                         [&](std::FILE* f) { std::fwrite(doc.data(), 1, doc.size(), f); });
   return calls.size();

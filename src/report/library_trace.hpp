@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/library_calls.hpp"
+#include "model/library_call_counts.hpp"
 #include "model/trace.hpp"
 
 namespace rpl::report {
@@ -24,8 +25,12 @@ std::string library_trace_row(const Trace& trace, const analysis::LibraryCall& c
 void write_library_trace_csv(const std::string& path, const Trace& trace, const std::vector<analysis::LibraryCall>& calls);
 // library_calls.json: the calls by library and function. `source` says where they came from (the markers
 // of which platform).
-nlohmann::json library_calls_document(const std::vector<analysis::LibraryCall>& calls, const std::string& source);
-// Both files into `dir` (which exists); returns the number of calls. Throws rpl::Error(OutputFailed).
-std::size_t write_library_outputs(const std::string& dir, const Trace& trace, const std::string& source);
+// `counted`: calls known only by their count (rocBLAS's profile log), listed as "counted_calls" (no times, not in
+// library_trace.csv).
+nlohmann::json library_calls_document(const std::vector<analysis::LibraryCall>& calls, const std::string& source,
+                                      const std::vector<LibraryCallCount>& counted = {});
+// Both files into `dir` (which exists); returns the number of timed calls. Throws rpl::Error(OutputFailed).
+std::size_t write_library_outputs(const std::string& dir, const Trace& trace, const std::string& source,
+                                  const std::vector<LibraryCallCount>& counted = {});
 
 }  // namespace rpl::report

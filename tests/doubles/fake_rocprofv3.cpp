@@ -12,6 +12,8 @@
 // --output-format with several formats; with pftrace it also writes a placeholder .pftrace).
 // Library markers: with --marker-trace and HIPBLASLT_ENABLE_MARKER=1 in its environment (hipBLASLt's switch),
 // each launch gets a "hipblasLtMatmul" MARKER_CORE_API region around its hipLaunchKernel region (thread 7).
+// rocBLAS: with ROCBLAS_LAYER=4 and ROCBLAS_LOG_PROFILE_PATH in its environment (rocBLAS's profile logging) and
+// FAKE_ROCPROFV3_ROCBLAS_CALLS="function:count;...", the run writes that log as rocBLAS would at the app's exit.
 // Scratch memory: with --scratch-memory-trace every dispatch needs 512 bytes of scratch per work-item, each
 // kernel's first launch follows a 4 MiB SCRATCH ALLOC row (6 us, agent 1, queue 1, flags 1) and a RECLAIM row
 // ends the run (rocpd_memory_allocate, event category SCRATCH_MEMORY).
@@ -482,6 +484,17 @@ int main(int argc, char** argv) {
   }
 
   rpl::ProcessResult r = run_app();
+  // rocBLAS in the application: with ROCBLAS_LAYER=4 it writes its profile log at exit (FAKE_ROCPROFV3_ROCBLAS_CALLS
+  // "function:count;...": what the application called; rocBLAS's documented line format).
+  if (const std::string calls = env_or("FAKE_ROCPROFV3_ROCBLAS_CALLS", ""), path = env_or("ROCBLAS_LOG_PROFILE_PATH", "");
+      !calls.empty() && !path.empty() && env_or("ROCBLAS_LAYER", "") == "4") {
+    std::ofstream log(path);
+    std::stringstream items(calls);
+    for (std::string item; std::getline(items, item, ';');)
+      log << fmt::format("- {{ rocblas_function: \"{}\", atomics_mode: atomics_allowed, transA: 'N', transB: 'T', "
+                         "M: 128, N: 256, K: 64, alpha: 1.0, lda: 128, beta: 0.0, ldb: 256, ldc: 128, call_count: {} }}\n",
+                         item.substr(0, item.rfind(':')), item.substr(item.rfind(':') + 1));
+  }
   bool write = kernel_trace && mode != "no-output" && (r.ok() || mode == "crash-app-db");
   if (write) {
     for (int p = 0; p < processes; ++p) {

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <optional>
 
+#include "collectors/amd/rocblas_profile_log.hpp"
 #include "collectors/amd/rocprofv3_csv_import.hpp"
 
 #include "support/errors.hpp"
@@ -107,7 +108,12 @@ platform::CollectResult Rocprofv3Collector::collect(const platform::CollectReque
   spec.stdout_file = result.stdout_file;
   if (!request.debug) spec.stderr_file = result.profiler_log;  // --debug: rocprofv3's log goes to our stderr
   spec.timeout_s = request.timeout_s;
-  if (request.trace.library_calls) spec.env = library_marker_environment();
+  if (request.trace.library_calls) {
+    spec.env = library_marker_environment();
+    // rocBLAS marks no call: its profile log counts them (rocblas_profile_log.hpp), beside the run's outputs.
+    const auto log = fs::absolute(fs::path(request.run_dir) / kRocblasProfileLog).string();
+    for (auto& kv : rocblas_profile_environment(log)) spec.env.push_back(std::move(kv));
+  }
   log::debug("running: {}", fmt::join(spec.argv, " "));
   result.process = run_process(spec);
   if (!rocpd && !find_rocprofv3_csv(trace_dir).empty()) import_rocprofv3_csv_dir(trace_dir, trace_dir);
