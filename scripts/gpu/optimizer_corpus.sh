@@ -91,6 +91,7 @@ if [[ " $SUITES " == *" corpus "* ]]; then
   say "corpus: $(wc -l <"$C/candidates/cases.tsv") candidates, $PARALLEL at a time"
   # Tabs are whitespace to `read`, which would merge an empty rtol column into the next: split on \x1f instead.
   tr '\t' '\037' <"$C/candidates/cases.tsv" | while IFS=$'\037' read -r name app kernel file rtol what; do
+    [ -z "${CASES:-}" ] || [[ " $CASES " == *" $name "* ]] || continue  # CASES="a b": only these corpus cases
     printf '%s\0%s\0%s\0%s\0%s\0' "$name" "$app" "$kernel" "$file" "$rtol"
   done | xargs -0 -n 5 -P "$PARALLEL" bash -c 'corpus_case "$@"' _
   for app in dense tiles reduce; do cmp -s "$ROOT/bench/optimize/corpus/$app.cu" "$C/apps/$app.cu" || say "ERROR: --dry-run changed $app.cu"; done
