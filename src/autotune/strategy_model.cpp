@@ -132,8 +132,32 @@ class ModelSearch : public SearchStrategy {
   }
 
   // One predict round: the next configurations to measure, best first.
-  std::vector<std::size_t> rank(const FeatureMap& features, const std::vector<std::size_t>& candidates,
+  std::vector<std::size_t> rank(const FeatureMap& features, const std::vector<std::size_t>& unmeasured,
                                 const ModelOptions& mo) {
+    const std::size_t round = ctx_->result().phases.back().rounds;
+    const std::size_t batch = std::min(unmeasured.size(), 1 + ctx_->result().valid / 40);
+    const bool restart = stagnant();
+    std::vector<bool> local = local_step(unmeasured, round);
+    // The candidates this round can take before any other (a restart's far ones, else a local step's): when
+    // there are at least a batch of them, every other candidate ranks after them whatever the model says, so
+    // only they are predicted (predicting every unmeasured configuration is most of the tuner's time in a
+    // large space). The same configurations are chosen, in the same order, as when every one is predicted.
+    const std::vector<std::size_t> top = restart ? best_measured(3) : std::vector<std::size_t>{};
+    std::vector<bool> first(unmeasured.size(), true);
+    for (std::size_t i = 0; i < unmeasured.size(); ++i)
+      first[i] = restart ? far_from_all(unmeasured[i], top) : (local.empty() || local[i]);
+    std::vector<std::size_t> candidates;
+    if (static_cast<std::size_t>(std::count(first.begin(), first.end(), true)) >= batch) {
+      std::vector<bool> kept_local;
+      for (std::size_t i = 0; i < unmeasured.size(); ++i)
+        if (first[i]) {
+          candidates.push_back(unmeasured[i]);
+          if (!local.empty()) kept_local.push_back(local[i]);
+        }
+      local = std::move(kept_local);
+    } else {
+      candidates = unmeasured;
+    }
     Matrix valid_x, all_x;
     valid_x.cols = all_x.cols = features.size();
     std::vector<float> y, ok;
@@ -212,49 +236,20 @@ class ModelSearch : public SearchStrategy {
           }
         }
     }
-    // Every other round is a local step around the best configuration measured so far: the candidates are
-    // those that change one parameter, the parameter cycling from round to round, and optionally one other
-    // parameter with it, and the model picks among them. The model's global ranking finds the right region;
-    // these steps make sure every parameter is varied around its best point, where a model trained on few
-    // points often extrapolates a parameter's effect from another region. Changing a second parameter too
-    // lets the step leave a configuration that no single change improves (restrictions and interactions
-    // make such local minima common: on the measured convolution space, 9 of them).
-    const std::size_t round = ctx_->result().phases.back().rounds;
-    if (round % 2 == 0) {
-      const std::size_t incumbent = best_measured(1).front();
-      const std::size_t nparams = space().parameters().size();
-      for (std::size_t attempt = 0; attempt < nparams; ++attempt) {
-        const std::size_t p = (round / 2 + attempt) % nparams;
-        std::vector<bool> near(candidates.size());
-        bool any = false;
-        for (std::size_t i = 0; i < candidates.size(); ++i) {
-          near[i] = space().config(candidates[i])[p] != space().config(incumbent)[p] && hamming(candidates[i], incumbent) <= 2;
-          any = any || near[i];
-        }
-        if (!any) continue;
-        for (std::size_t i = 0; i < candidates.size(); ++i)
-          if (!near[i]) score[i] += 1e7;  // EI scores are <= 0
-        break;
-      }
-    }
+    if (!local.empty())
+      for (std::size_t i = 0; i < candidates.size(); ++i)
+        if (!local[i]) score[i] += 1e7;  // EI scores are <= 0
     // Restart: once the search has stagnated, this round takes only candidates that differ from each of the
     // 3 best configurations measured in at least half the parameters (the model ranks them). A space can have
     // many basins that no one- or two-parameter step leaves (9 local minima in the measured convolution
     // space); without restarts the search keeps refining the first good basin found. (Centring the local
     // steps on the new region after a restart was tried: worse on unseen seeds.)
-    if (stagnant()) {
-      const std::size_t nparams = space().parameters().size();
-      const std::vector<std::size_t> top = best_measured(3);
+    if (restart) {
       for (std::size_t i = 0; i < candidates.size(); ++i)
-        for (std::size_t t : top)
-          if (2 * hamming(candidates[i], t) < nparams) {
-            score[i] += 1e8;
-            break;
-          }
+        if (!far_from_all(candidates[i], top)) score[i] += 1e8;
       restart_valid_ = ctx_->result().valid;
       ++ctx_->result().phases.back().restarts;
     }
-    const std::size_t batch = std::min(candidates.size(), 1 + ctx_->result().valid / 40);
     std::vector<std::size_t> order(candidates.size());
     std::iota(order.begin(), order.end(), 0);
     std::partial_sort(order.begin(), order.begin() + batch, order.end(),
@@ -262,6 +257,37 @@ class ModelSearch : public SearchStrategy {
     std::vector<std::size_t> out;
     for (std::size_t i = 0; i < batch; ++i) out.push_back(candidates[order[i]]);
     return out;
+  }
+
+  // Every other round is a local step around the best configuration measured so far: the candidates are
+  // those that change one parameter, the parameter cycling from round to round, and optionally one other
+  // parameter with it, and the model picks among them. The model's global ranking finds the right region;
+  // these steps make sure every parameter is varied around its best point, where a model trained on few
+  // points often extrapolates a parameter's effect from another region. Changing a second parameter too
+  // lets the step leave a configuration that no single change improves (restrictions and interactions
+  // make such local minima common: on the measured convolution space, 9 of them).
+  // Returns which candidates the step allows, or nothing in the other rounds or when no candidate is near.
+  std::vector<bool> local_step(const std::vector<std::size_t>& candidates, std::size_t round) const {
+    if (round % 2 != 0) return {};
+    const std::size_t incumbent = best_measured(1).front();
+    const std::size_t nparams = space().parameters().size();
+    for (std::size_t attempt = 0; attempt < nparams; ++attempt) {
+      const std::size_t p = (round / 2 + attempt) % nparams;
+      std::vector<bool> near(candidates.size());
+      bool any = false;
+      for (std::size_t i = 0; i < candidates.size(); ++i) {
+        near[i] = space().config(candidates[i])[p] != space().config(incumbent)[p] && hamming(candidates[i], incumbent) <= 2;
+        any = any || near[i];
+      }
+      if (any) return near;
+    }
+    return {};
+  }
+
+  // Whether `config` differs from each of `others` in at least half the parameters (a restart's candidates).
+  bool far_from_all(std::size_t config, const std::vector<std::size_t>& others) const {
+    const std::size_t nparams = space().parameters().size();
+    return std::none_of(others.begin(), others.end(), [&](std::size_t t) { return 2 * hamming(config, t) < nparams; });
   }
 
   // The `n` best valid configurations measured so far.
