@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -103,6 +104,32 @@ TEST(AutotuneSearch, RestartsLeaveAStagnantBasinForConfigurationsFarFromTheBest)
     }
     EXPECT_GE(far_after_window, result.phases[1].restarts) << "seed " << seed;
   }
+}
+
+// The search's decisions for one seed, as recorded from the search before rounds restricted to a restart's or a
+// local step's candidates predicted only those (rocm-perf of 250012d, --simulate over this space's values, seed
+// 0, budget 60: 38 model rounds, 6 restarts, batches of 2 at the end). Skipping predictions that cannot change the
+// choice must not change it. A deliberate change of the search changes this list: record it again then.
+TEST(AutotuneSearch, SameDecisionsAsRecordedForOneSeed) {
+  const auto space = SearchSpace::from_json(
+      nlohmann::ordered_json::parse(R"({"parameters": {"A": [0,1,2,3,4,5], "B": [0,1,2,3,4,5],
+                                        "C": [0,1,2,3,4,5], "D": [0,1,2,3,4,5]}, "restrictions": []})"),
+      "test");
+  const std::string recorded =
+      "0543 5012 1104 4255 3431 2330 2425 0053 4214 3141 5502 0350 0004 0200 0011 0110 1000 2002 0212 0020 "
+      "2001 1200 0301 1310 0031 1403 0121 3100 0133 1501 1013 1022 1211 3003 5210 4030 0532 1120 2010 1051 "
+      "2400 2500 1035 1305 3202 4202 3040 5040 2220 3220 5300 4300 2205 2023 1430 1530 2111 1321 4005 1044";
+  TwoBasinEvaluator evaluator;
+  const TuneResult result = search(space, evaluator, 0, "60");
+  std::string measured;
+  for (const auto& m : result.measurements) {
+    if (!measured.empty()) measured += ' ';
+    for (std::size_t p = 0; p < 4; ++p) measured += static_cast<char>('0' + static_cast<int>(space.value(space.config(m.config), p)));
+  }
+  EXPECT_EQ(measured, recorded);
+  ASSERT_EQ(result.phases.size(), 2u);
+  EXPECT_EQ(result.phases[1].rounds, 38u);
+  EXPECT_EQ(result.phases[1].restarts, 6u);
 }
 
 // --seed-fraction (the seeds' "increase seed fraction"): the share of the budget the seed phase measures,
