@@ -32,12 +32,17 @@ void fill_poison(std::byte* p, const ElementType& t) {
   std::memset(p, 0xA5, t.size);
 }
 
+// One sized read: dumps are whole device regions (tens to hundreds of MiB per input), and reading them a character
+// at a time through stream iterators took most of the equivalence gate's time (about 1 s per candidate on a small
+// kernel, 5 s on a 168 MiB capture, on an H200 host).
 std::vector<std::byte> read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
+  std::ifstream in(p, std::ios::binary | std::ios::ate);
   if (!in) throw Error(ExitCode::InputMissing, fmt::format("cannot read {}", p.string()));
-  std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::byte> out(c.size());
-  std::memcpy(out.data(), c.data(), c.size());
+  const std::streamoff size = in.tellg();
+  std::vector<std::byte> out(size > 0 ? std::size_t(size) : 0);
+  in.seekg(0);
+  if (!out.empty() && !in.read(reinterpret_cast<char*>(out.data()), std::streamsize(out.size())))
+    throw Error(ExitCode::InputMissing, fmt::format("cannot read {} ({} bytes expected)", p.string(), out.size()));
   return out;
 }
 
