@@ -141,6 +141,28 @@ TEST(PresetCli, LibraryTraceKeepsTheUsersMarkerSwitchAndSaysNothingWasRecorded) 
 
 // --scratch-memory-trace (issue 33): rocprofv3 records the runtime's scratch operations; scratch_memory.json
 // summarises them with the kernels that need scratch, scratch_memory_trace.csv lists them.
+// A library whose kernels ran but that marked none of its calls (cuBLAS and cuDNN on the H200, 2026-11-29): the
+// warning names it, so an empty library_trace.csv does not read as "the library was not used". The stand-in puts a
+// hipblasLtMatmul range around every launch when HIPBLASLT_ENABLE_MARKER=1 (rocm-perf's default).
+TEST(PresetCli, LibraryTraceNamesALibraryWhoseKernelsRanWithoutAMarkedCall) {
+  const std::string warning = "hipBLASLt kernel dispatches ran (1 kernel, e.g. hipblaslt_gemm_bf16) but no hipBLASLt "
+                              "call was recorded: the library put no ROCTx range around its calls";
+  TempDir off;
+  auto r = run_cli(profile(off, {"--library-trace"}), doubles(off, {{"FAKE_ROCPROFV3_KERNELS", "hipblaslt_gemm_bf16:3:16000"},
+                                                                     {"HIPBLASLT_ENABLE_MARKER", "0"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("3 " + warning), std::string::npos) << r.err;
+  EXPECT_EQ(validate_against_schema("library-calls", off.file("out/library_calls.json")), "");
+  EXPECT_EQ(load(off.file("out/library_calls.json"))["kernels_without_calls"][0]["dispatches"], 3);
+  // markers on: the calls are found and nothing is said about the kernels
+  TempDir on;
+  r = run_cli(profile(on, {"--library-trace"}), doubles(on, {{"FAKE_ROCPROFV3_KERNELS", "hipblaslt_gemm_bf16:3:16000"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("no hipBLASLt call was recorded"), std::string::npos) << r.err;
+  EXPECT_EQ(load(on.file("out/library_calls.json"))["calls"], 3);
+  EXPECT_FALSE(load(on.file("out/library_calls.json")).contains("kernels_without_calls"));
+}
+
 TEST(PresetCli, ScratchMemoryTraceWritesTheScratchOutputs) {
   TempDir dir;
   auto r = run_cli(profile(dir, {"--scratch-memory-trace"}), doubles(dir));

@@ -4,8 +4,10 @@
 // which creates AMD's rocpd tables (the columns tests/amd_rocpd checks against AMD's own SQL).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "analysis/library_calls.hpp"
@@ -28,22 +30,30 @@ using rpl::analysis::library_function;
 
 // One process: kernel "gemm" launched twice inside hipblasLtMatmul ranges, kernel "conv" inside a MIOpen range
 // on another thread, a user range "step" around everything (not a library call) and a launch outside any range.
-std::string write_trace(const TempDir& dir) {
-  const std::string path = dir.file("lib_results.db");
+// A database of one process (pid 4242) with one GPU (agent 1, queue 1, the default stream).
+std::unique_ptr<rpl::rocpd::Writer> one_gpu_writer(const std::string& path, const char* gpu_name, const char* product,
+                                                   const char* vendor) {
   rpl::rocpd::NodeRow node;
   node.hostname = "node01";
   rpl::rocpd::ProcessRow proc;
   proc.pid = 4242;
   proc.command = "app";
-  rpl::rocpd::Writer w(path, node, proc);
+  auto w = std::make_unique<rpl::rocpd::Writer>(path, node, proc);
   rpl::rocpd::AgentRow gpu;
   gpu.id = 1;
-  gpu.name = "gfx942";
-  gpu.product_name = "AMD Instinct MI300X";
-  gpu.vendor_name = "AMD";
-  w.add_agent(gpu);
-  w.add_queue(1, "Queue 0");
-  w.add_stream(0, "Default Stream");
+  gpu.name = gpu_name;
+  gpu.product_name = product;
+  gpu.vendor_name = vendor;
+  w->add_agent(gpu);
+  w->add_queue(1, "Queue 0");
+  w->add_stream(0, "Default Stream");
+  return w;
+}
+
+std::string write_trace(const TempDir& dir) {
+  const std::string path = dir.file("lib_results.db");
+  auto writer = one_gpu_writer(path, "gfx942", "AMD Instinct MI300X", "AMD");
+  rpl::rocpd::Writer& w = *writer;
   for (int k = 1; k <= 2; ++k) {
     rpl::rocpd::KernelSymbolRow s;
     s.id = k;
@@ -73,6 +83,46 @@ std::string write_trace(const TempDir& dir) {
   w.add_region({8, t0 + 200'000, t0 + 205'000, "miopenConvolutionForward", "MARKER_CORE_API", 0, {}});
   dispatch(3, 2, 8, t0 + 205'000, t0 + 215'000);  // launched at t0 + 202'000
   dispatch(4, 2, 7, t0 + 500'000, t0 + 510'000);  // inside "step" only
+  w.finish();
+  return path;
+}
+
+// The kernels of the H200 run of bench/cuda/library_trace_gpu.sh (bench/results/2026-11-29/cuda/library_trace_gpu/):
+// 5 cuBLAS GEMMs, 4 cuDNN convolutions, 2 ATen kernels, one launch each. `ranges[k]`, when not empty, is the
+// marker range put around every launch of kernel k (the library's call); the run itself had none.
+const char* const kH200Gemm =
+    "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x64x8_stage3_warpsize2x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas";
+const char* const kH200Conv =
+    "sm80_xmma_fprop_implicit_gemm_f32f32_f32f32_f32_nchwkcrs_nchw_tilesize128x32x8_stage3_warpsize2x2x1_g1_ffma_aligna4_"
+    "alignc4_execute_kernel__5x_cudnn";
+
+std::string write_library_kernels(const TempDir& dir, const std::string& name, std::array<const char*, 3> ranges) {
+  const std::string path = dir.file(name);
+  auto writer = one_gpu_writer(path, "sm_90", "NVIDIA H200", "NVIDIA");
+  rpl::rocpd::Writer& w = *writer;
+  const std::array<std::pair<const char*, int>, 3> kernels = {
+      std::pair{kH200Gemm, 5}, std::pair{kH200Conv, 4},
+      std::pair{"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >", 2}};
+  int64_t id = 0;
+  for (int k = 0; k < 3; ++k) {
+    rpl::rocpd::KernelSymbolRow s;
+    s.id = k + 1;
+    s.kernel_name = s.display_name = kernels[k].first;
+    w.add_kernel_symbol(s);
+    for (int n = 0; n < kernels[k].second; ++n) {
+      const rpl::TimeNs t = 1'000'000'000 + 100'000 * ++id;
+      if (ranges[k][0]) w.add_region({7, t - 5'000, t + 1'000, ranges[k], "MARKER_CORE_API", 0, {}});
+      w.add_region({7, t - 3'000, t - 2'000, "cudaLaunchKernel", "CUDA_RUNTIME_API", id, {}});
+      rpl::rocpd::DispatchRow d;
+      d.dispatch_id = d.correlation_id = id;
+      d.tid = 7;
+      d.agent_id = d.queue_id = 1;
+      d.kernel_id = k + 1;
+      d.start = t;
+      d.end = t + 20'000;
+      w.add_dispatch(d);
+    }
+  }
   w.finish();
   return path;
 }
@@ -139,7 +189,7 @@ TEST(LibraryCalls, ExportCsvWritesLibraryTraceAndTheJsonFollowsItsSchema) {
   EXPECT_NE(read_file(dir.file("csv/marker_api_trace.csv")).find("\"step\""), std::string::npos);
 
   const rpl::Trace trace = rpl::rocpd::read_databases({db});
-  ASSERT_EQ(rpl::report::write_library_outputs(dir.path().string(), trace, "ROCTx markers"), 3u);
+  ASSERT_EQ(rpl::report::write_library_outputs(dir.path().string(), trace, "ROCTx markers").calls, 3u);
   EXPECT_EQ(rpl::test::validate_against_schema("library-calls", dir.file("library_calls.json")), "");
   const auto doc = nlohmann::json::parse(read_file(dir.file("library_calls.json")));
   EXPECT_EQ(doc["calls"], 3);
@@ -178,6 +228,54 @@ TEST(LibraryCalls, ATraceWithoutLibraryMarkersWritesNoLibraryTrace) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(std::filesystem::exists(dir.file("csv/kernel_trace.csv")));
   EXPECT_FALSE(std::filesystem::exists(dir.file("csv/library_trace.csv")));
+}
+
+// cuBLAS and cuDNN emitted no NVTX range on the H200 (PyTorch 2.11, CUDA 13): their kernels ran, no call was found,
+// and library_calls.json says which libraries ran unmarked instead of only "0 calls".
+TEST(LibraryCalls, KernelsOfLibrariesThatMarkedNoCallAreNamed) {
+  TempDir dir;
+  const rpl::Trace trace = rpl::rocpd::read_databases({write_library_kernels(dir, "h200_results.db", {"", "", ""})});
+  const auto calls = rpl::analysis::library_calls(trace);
+  EXPECT_TRUE(calls.empty());
+  const auto without = rpl::analysis::library_kernels_without_calls(trace, calls);
+  ASSERT_EQ(without.size(), 2u);  // ATen's kernels are no marked library's
+  EXPECT_EQ(without[0].library, "cuBLAS");
+  EXPECT_EQ(without[0].dispatches, 5u);
+  EXPECT_EQ(without[0].kernels, 1u);
+  EXPECT_EQ(without[0].example, kH200Gemm);
+  EXPECT_EQ(without[1].library, "cuDNN");
+  EXPECT_EQ(without[1].dispatches, 4u);
+  EXPECT_EQ(without[1].example, kH200Conv);
+
+  const auto written = rpl::report::write_library_outputs(dir.path().string(), trace, "NVTX ranges (CUPTI)");
+  EXPECT_EQ(written.calls, 0u);
+  EXPECT_EQ(written.kernels_without_calls.size(), 2u);
+  EXPECT_EQ(rpl::test::validate_against_schema("library-calls", dir.file("library_calls.json")), "");
+  const auto doc = nlohmann::json::parse(read_file(dir.file("library_calls.json")));
+  ASSERT_EQ(doc["kernels_without_calls"].size(), 2u);
+  EXPECT_EQ(doc["kernels_without_calls"][1]["library"], "cuDNN");
+  EXPECT_EQ(doc["kernels_without_calls"][1]["dispatches"], 4);
+}
+
+TEST(LibraryCalls, KernelsOfLibrariesWhoseCallsWereFoundAreNotListed) {
+  TempDir dir;
+  // cuBLASLt's calls launch cuBLAS's kernels; cuDNN's calls its own
+  const rpl::Trace both = rpl::rocpd::read_databases(
+      {write_library_kernels(dir, "marked_results.db", {"cublasLtMatmul", "cudnnConvolutionForward", ""})});
+  const auto calls = rpl::analysis::library_calls(both);
+  EXPECT_EQ(calls.size(), 9u);
+  EXPECT_TRUE(rpl::analysis::library_kernels_without_calls(both, calls).empty());
+  rpl::report::write_library_outputs(dir.path().string(), both, "NVTX ranges (CUPTI)");
+  EXPECT_FALSE(nlohmann::json::parse(read_file(dir.file("library_calls.json"))).contains("kernels_without_calls"));
+  // only cuBLAS marked: cuDNN's kernels are still named
+  const rpl::Trace one = rpl::rocpd::read_databases(
+      {write_library_kernels(dir, "cublas_results.db", {"cublasSgemm_v2", "", ""})});
+  const auto unmarked = rpl::analysis::library_kernels_without_calls(one, rpl::analysis::library_calls(one));
+  ASSERT_EQ(unmarked.size(), 1u);
+  EXPECT_EQ(unmarked[0].library, "cuDNN");
+  // no library kernel at all (write_trace's "gemm" and "conv" are the user's own): nothing to say
+  const rpl::Trace user = rpl::rocpd::read_databases({write_trace(dir)});
+  EXPECT_TRUE(rpl::analysis::library_kernels_without_calls(user, {}).empty());
 }
 
 // rocBLAS puts no ROCTx range around its calls; its profile log (ROCBLAS_LAYER=4) counts them. The line format
@@ -222,7 +320,7 @@ TEST(RocblasProfileLog, ALineWithoutACountNamesTheFileAndLine) {
 TEST(RocblasProfileLog, CountedCallsJoinLibraryCallsJsonWithoutTimes) {
   const std::vector<rpl::LibraryCallCount> counted = {{"rocBLAS", "rocblas_sgemm", "M: 1", 7}};
   const auto doc = rpl::report::library_calls_document({}, "test", counted);
-  EXPECT_EQ(doc["schema_version"], "1.1");
+  EXPECT_EQ(doc["schema_version"], "1.2");
   EXPECT_EQ(doc["calls"], 0);  // the timed calls only
   ASSERT_EQ(doc["counted_calls"].size(), 1u);
   EXPECT_EQ(doc["counted_calls"][0]["calls"], 7);

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "analysis/analysis_window.hpp"
 #include "analysis/trace_summaries.hpp"
+#include "model/kernel_origin.hpp"
 
 namespace rpl::analysis {
 namespace {
@@ -96,6 +98,49 @@ std::vector<LibraryFunctionSummary> library_summary(const std::vector<LibraryCal
   std::stable_sort(out.begin(), out.end(), [](const LibraryFunctionSummary& a, const LibraryFunctionSummary& b) {
     return a.total_ns > b.total_ns;
   });
+  return out;
+}
+
+std::vector<LibraryKernelsWithoutCalls> library_kernels_without_calls(const Trace& trace,
+                                                                      const std::vector<LibraryCall>& calls) {
+  struct Marked {
+    std::string_view origin;              // kernel_origin's library
+    std::string_view call, other_call;    // the call libraries whose calls launch those kernels
+  };
+  static constexpr Marked kMarked[] = {{"cuBLAS", "cuBLAS", "cuBLASLt"},
+                                       {"cuDNN", "cuDNN", "cuDNN"},
+                                       {"hipBLASLt", "hipBLASLt", "hipBLASLt"},
+                                       {"MIOpen", "MIOpen", "MIOpen"}};
+  std::set<std::string, std::less<>> called;
+  for (const LibraryCall& c : calls) called.insert(c.call.library);
+  // dispatches per symbol, then per kernel name within each library
+  std::vector<std::size_t> per_symbol(trace.symbols.size(), 0);
+  for (const Dispatch& d : trace.dispatches)
+    if (d.symbol < per_symbol.size()) ++per_symbol[d.symbol];
+  std::vector<LibraryKernelsWithoutCalls> out;
+  for (const Marked& m : kMarked) {
+    if (called.count(m.call) || called.count(m.other_call)) continue;
+    std::vector<std::pair<Index, std::size_t>> by_name;  // (display name, dispatches), first seen first
+    for (std::size_t s = 0; s < trace.symbols.size(); ++s) {
+      if (per_symbol[s] == 0) continue;
+      const Index name = trace.symbols[s].display_name;
+      if (kernel_origin(trace.strings.at(name)).library != m.origin) continue;
+      auto it = std::find_if(by_name.begin(), by_name.end(), [&](const auto& e) { return e.first == name; });
+      if (it == by_name.end()) by_name.emplace_back(name, per_symbol[s]);
+      else it->second += per_symbol[s];
+    }
+    if (by_name.empty()) continue;
+    LibraryKernelsWithoutCalls k{std::string(m.origin), 0, by_name.size(), ""};
+    std::size_t most = 0;
+    for (const auto& [name, n] : by_name) {
+      k.dispatches += n;
+      if (n > most) {
+        most = n;
+        k.example = trace.strings.at(name);
+      }
+    }
+    out.push_back(std::move(k));
+  }
   return out;
 }
 

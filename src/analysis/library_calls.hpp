@@ -48,4 +48,20 @@ struct LibraryFunctionSummary {
 // The calls by (library, function), the longest total host time first (ties: library, then function).
 std::vector<LibraryFunctionSummary> library_summary(const std::vector<LibraryCall>& calls);
 
+// Kernels of a library that marks its calls (cuBLAS, cuDNN, hipBLASLt, MIOpen; the kernel's origin read from its
+// name, model/kernel_origin) that ran although no call of that library was found: the library put no marker range
+// around its calls in this run (cuBLAS and cuDNN emitted no NVTX range with PyTorch 2.11 / CUDA 13 on an H200), so
+// the calls cannot be listed. cuBLAS's kernels count as found when cuBLAS or cuBLASLt calls were. Tensile's
+// kernels are left out: rocBLAS marks no call anyway (its calls are counted from its profile log).
+struct LibraryKernelsWithoutCalls {
+  std::string library;         // the kernels' origin: "cuBLAS", "cuDNN", "hipBLASLt", "MIOpen"
+  std::size_t dispatches = 0;  // of all its kernels in the trace
+  std::size_t kernels = 0;     // distinct kernel names
+  std::string example;         // the kernel with the most dispatches (ties: the first in the trace)
+};
+
+// Per library, in the order above; empty when every such library's calls were found or none of its kernels ran.
+std::vector<LibraryKernelsWithoutCalls> library_kernels_without_calls(const Trace& trace,
+                                                                      const std::vector<LibraryCall>& calls);
+
 }  // namespace rpl::analysis

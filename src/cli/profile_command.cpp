@@ -109,18 +109,28 @@ void write_library_files(const std::string& dir, const Trace& trace, const std::
                          const std::string& run_dir) {
   const bool amd = platform == "rocm";
   const std::vector<LibraryCallCount> counted = amd ? app::load_library_call_counts(run_dir) : std::vector<LibraryCallCount>{};
-  const std::size_t calls = report::write_library_outputs(
+  const report::LibraryOutputs written = report::write_library_outputs(
       dir, trace,
       amd ? "ROCTx markers of hipBLASLt and MIOpen (rocprofv3 --marker-trace); rocBLAS calls counted by its profile log "
             "(ROCBLAS_LAYER=4)"
           : "NVTX ranges (CUPTI)",
       counted);
+  const std::size_t calls = written.calls;
   int64_t counted_calls = 0;
   for (const LibraryCallCount& c : counted) counted_calls += c.calls;
   if (calls == 0 && counted.empty())
     log::warn("no library call was recorded: {}", amd ? "hipBLASLt and MIOpen mark their calls only when built with "
                                                         "markers (ROCTx), and rocBLAS wrote no profile log"
                                                       : "no NVTX range of the run names a cuBLAS or cuDNN call");
+  // The library ran but marked none of its calls (cuBLAS and cuDNN emitted no NVTX range with PyTorch 2.11 /
+  // CUDA 13 on an H200): say so, or an empty library_trace.csv reads as "the library was not used".
+  for (const analysis::LibraryKernelsWithoutCalls& k : written.kernels_without_calls)
+    log::warn("{} {} kernel dispatch{} ran ({} kernel{}, e.g. {}) but no {} call was recorded: the library put no {} "
+              "range around its calls in this run, so they are not in library_trace.csv (library_calls.json: "
+              "kernels_without_calls; docs/profile-presets.md, \"Library calls\")",
+              k.dispatches, k.library, k.dispatches == 1 ? "" : "es", k.kernels, k.kernels == 1 ? "" : "s",
+              one_line(k.example.size() > 100 ? k.example.substr(0, 97) + "..." : k.example), k.library,
+              amd ? "ROCTx" : "NVTX");
   if (counted_calls > 0)
     log::info("rocBLAS's profile log counted {} calls of {} function and argument sets (counts only: no times)",
               counted_calls, counted.size());
@@ -273,8 +283,9 @@ Action register_profile(CLI::App& app) {
                 "their stall reasons (NVIDIA: CUPTI PC sampling; AMD: rocprofv3, unvalidated); see docs/pc-sampling.md");
   cmd->add_flag("--library-trace", args->library_trace,
                 "record calls into hipBLASLt and MIOpen (AMD: their ROCTx markers, unvalidated; rocBLAS: call counts "
-                "from its profile log, no times) or cuBLAS and cuDNN (NVIDIA: their NVTX ranges) and write "
-                "library_trace.csv and library_calls.json; see docs/profile-presets.md");
+                "from its profile log, no times) or cuBLAS and cuDNN (NVIDIA: their NVTX ranges, where they emit any: "
+                "none with CUDA 13 on an H200) and write library_trace.csv and library_calls.json; warns when a "
+                "library's kernels ran but none of its calls was recorded; see docs/profile-presets.md");
   cmd->add_flag("--scratch-memory-trace", args->scratch_memory_trace,
                 "record the runtime's scratch (private segment) allocations (AMD: rocprofv3 --scratch-memory-trace, "
                 "unvalidated) and write scratch_memory.json with the kernels that need scratch (NVIDIA: their local "

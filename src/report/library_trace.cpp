@@ -45,7 +45,8 @@ void write_library_trace_csv(const std::string& path, const Trace& trace, const 
 }
 
 nlohmann::json library_calls_document(const std::vector<analysis::LibraryCall>& calls, const std::string& source,
-                                      const std::vector<LibraryCallCount>& counted) {
+                                      const std::vector<LibraryCallCount>& counted,
+                                      const std::vector<analysis::LibraryKernelsWithoutCalls>& without) {
   nlohmann::json functions = nlohmann::json::array();
   std::set<std::string> libraries;
   for (const analysis::LibraryFunctionSummary& s : analysis::library_summary(calls)) {
@@ -61,7 +62,7 @@ nlohmann::json library_calls_document(const std::vector<analysis::LibraryCall>& 
                          {"gpu_copies", s.gpu_copies},
                          {"gpu_busy_ns", s.gpu_busy_ns}});
   }
-  nlohmann::json doc = {{"schema_version", "1.1"},
+  nlohmann::json doc = {{"schema_version", "1.2"},
                         {"tool", {{"name", "rocm-perf"}, {"version", kVersion}}},
                         {"source", source},
                         {"calls", calls.size()},
@@ -73,17 +74,24 @@ nlohmann::json library_calls_document(const std::vector<analysis::LibraryCall>& 
       rows.push_back({{"library", c.library}, {"function", c.function}, {"arguments", c.arguments}, {"calls", c.calls}});
     doc["counted_calls"] = rows;
   }
+  if (!without.empty()) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const analysis::LibraryKernelsWithoutCalls& k : without)
+      rows.push_back({{"library", k.library}, {"dispatches", k.dispatches}, {"kernels", k.kernels}, {"example", k.example}});
+    doc["kernels_without_calls"] = rows;
+  }
   return doc;
 }
 
-std::size_t write_library_outputs(const std::string& dir, const Trace& trace, const std::string& source,
-                                  const std::vector<LibraryCallCount>& counted) {
+LibraryOutputs write_library_outputs(const std::string& dir, const Trace& trace, const std::string& source,
+                                     const std::vector<LibraryCallCount>& counted) {
   const std::vector<analysis::LibraryCall> calls = analysis::library_calls(trace);
+  LibraryOutputs out{calls.size(), analysis::library_kernels_without_calls(trace, calls)};
   write_library_trace_csv((std::filesystem::path(dir) / "library_trace.csv").string(), trace, calls);
-  const std::string doc = library_calls_document(calls, source, counted).dump(2) + "\n";
+  const std::string doc = library_calls_document(calls, source, counted, out.kernels_without_calls).dump(2) + "\n";
   write_file_atomically((std::filesystem::path(dir) / "library_calls.json").string(),
                         [&](std::FILE* f) { std::fwrite(doc.data(), 1, doc.size(), f); });
-  return calls.size();
+  return out;
 }
 
 }  // namespace rpl::report

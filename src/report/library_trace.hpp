@@ -27,10 +27,18 @@ void write_library_trace_csv(const std::string& path, const Trace& trace, const 
 // of which platform).
 // `counted`: calls known only by their count (rocBLAS's profile log), listed as "counted_calls" (no times, not in
 // library_trace.csv).
+// `without`: libraries whose kernels ran although none of their calls was found, listed as
+// "kernels_without_calls" (the reason library_trace.csv lacks them: the library marked no call).
 nlohmann::json library_calls_document(const std::vector<analysis::LibraryCall>& calls, const std::string& source,
-                                      const std::vector<LibraryCallCount>& counted = {});
-// Both files into `dir` (which exists); returns the number of timed calls. Throws rpl::Error(OutputFailed).
-std::size_t write_library_outputs(const std::string& dir, const Trace& trace, const std::string& source,
-                                  const std::vector<LibraryCallCount>& counted = {});
+                                      const std::vector<LibraryCallCount>& counted = {},
+                                      const std::vector<analysis::LibraryKernelsWithoutCalls>& without = {});
+
+struct LibraryOutputs {
+  std::size_t calls = 0;  // timed calls (rows of library_trace.csv)
+  std::vector<analysis::LibraryKernelsWithoutCalls> kernels_without_calls;
+};
+// Both files into `dir` (which exists). Throws rpl::Error(OutputFailed).
+LibraryOutputs write_library_outputs(const std::string& dir, const Trace& trace, const std::string& source,
+                                     const std::vector<LibraryCallCount>& counted = {});
 
 }  // namespace rpl::report
