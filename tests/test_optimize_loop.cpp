@@ -485,6 +485,67 @@ TEST(OptimizeLoop, AFasterCandidateIsStillJudgedOnTheDeferredInput) {
   }
 }
 
+// A batch whose result for the captured input (launch1) is wrong for every candidate job, as if the runner had
+// launched twice there, while a replay of its own is right; BAD_EVERYWHERE marks a candidate wrong alone too.
+struct FlakyBatchEnv : LayoutBatchingEnv {
+  int lone_captured_replays = 0;
+  std::vector<ReplayOutcome> replay_batch(const std::vector<ReplayJob>& jobs) override {
+    in_batch = true;
+    std::vector<ReplayOutcome> out = LayoutBatchingEnv::replay_batch(jobs);
+    in_batch = false;
+    return out;
+  }
+  ReplayOutcome replay(const std::string& cap, const std::string& co_path, const std::string& dump, unsigned it) override {
+    ReplayOutcome r = LayoutBatchingEnv::replay(cap, co_path, dump, it);
+    const bool captured = fs::path(cap).filename() == "launch1", candidate = co_path.find("candidates") != std::string::npos;
+    if (captured && candidate && !in_batch && !dump.empty()) ++lone_captured_replays;
+    const bool bad_everywhere = read_text_file(co_path).find("WRONG") != std::string::npos;
+    if (captured && candidate && !dump.empty() && (in_batch || bad_everywhere)) {
+      const float bad[1] = {12345.f};
+      std::fstream(fs::path(dump) / "r000002.bin", std::ios::in | std::ios::out | std::ios::binary)
+          .write(reinterpret_cast<const char*>(bad), sizeof bad);
+    }
+    return r;
+  }
+  bool in_batch = false;
+};
+
+TEST(OptimizeLoop, ABatchResultThatDiffersIsReplayedAloneBeforeItRejects) {
+  struct Case { std::string name, text; };
+  const std::string fast = with(kSource, "  for (int k", "  #pragma unroll 4\n  for (int k");
+  for (const bool wrong : {false, true}) {
+    Fixture f;
+    FlakyBatchEnv env;
+    env.source = f.source;
+    auto p = candidate_files(f, std::vector<Case>{{"fast", wrong ? with(fast, "T acc = 0;", "T acc = 0;  // WRONG") : fast}});
+    json d = run_optimize(f.o, env, p).document;
+    const json& c = d["candidates"][0];
+    EXPECT_EQ(env.lone_captured_replays, wrong ? 0 : 1);
+    const json* eq = nullptr;
+    for (const auto& g : c["gates"])
+      if (g["gate"] == "equivalence") { eq = &g; break; }
+    ASSERT_NE(eq, nullptr) << c.dump();
+    const json* captured = nullptr;
+    for (const auto& in : (*eq)["evidence"]["inputs"])
+      if (in["input"] == "launch1-captured") captured = &in;
+    if (wrong) {
+      // Wrong alone too: rejected on the first input, whose batch result was replayed alone and differed again.
+      EXPECT_EQ(c["decision"], "rejected") << c.dump();
+      EXPECT_FALSE((*eq)["passed"]);
+      const json& first = (*eq)["evidence"]["inputs"][0];
+      EXPECT_FALSE(first["comparison"]["equivalent"]) << first.dump();
+      EXPECT_NE(first.value("note", ""), "") << first.dump();
+      EXPECT_EQ(f.text(), kSource);
+      continue;
+    }
+    ASSERT_NE(captured, nullptr) << eq->dump();
+    EXPECT_TRUE((*eq)["passed"]) << eq->dump();
+    EXPECT_FALSE((*captured)["batch_comparison"]["equivalent"]) << captured->dump();
+    EXPECT_TRUE((*captured)["comparison"]["equivalent"]) << captured->dump();
+    EXPECT_EQ(c["decision"], "accepted") << c.dump();
+  }
+}
+
 // Code objects the environment can read: the binary gates judge them (read ahead, beside the compile).
 struct InspectingEnv : FakeEnv {
   std::optional<collectors::CodeObjectFacts> inspect(const std::string& co_path) override {

@@ -17,7 +17,8 @@ class BatchedReplays {
  public:
   // first_stage: how many of the jobs, from the front, run in the first batch (all of them by default).
   BatchedReplays(Environment& env, std::vector<ReplayJob> jobs, std::size_t first_stage = std::size_t(-1))
-      : env_(env), jobs_(std::move(jobs)), outcomes_(jobs_.size()), staged_(std::min(first_stage, jobs_.size())) {
+      : env_(env), jobs_(std::move(jobs)), outcomes_(jobs_.size()), batched_(jobs_.size(), false),
+        staged_(std::min(first_stage, jobs_.size())) {
     run_batch(0, staged_);
   }
 
@@ -26,6 +27,8 @@ class BatchedReplays {
   double batch_job_seconds() const { return batch_job_seconds_; }
   // Whether job i has an outcome without a replay of its own (a batch ran it, or it was replayed already).
   bool has_outcome(std::size_t i) const { return i < staged_ && outcomes_.at(i).ran; }
+  // Whether job i's outcome came from a batch (not from a replay of its own).
+  bool from_batch(std::size_t i) const { return i < batched_.size() && batched_[i]; }
   // How many jobs the batches were asked to run so far (the rest were never needed).
   std::size_t jobs_started() const { return staged_; }
 
@@ -49,7 +52,7 @@ class BatchedReplays {
     std::vector<ReplayOutcome> done =
         env_.replay_batch(std::vector<ReplayJob>(jobs_.begin() + std::ptrdiff_t(from), jobs_.begin() + std::ptrdiff_t(to)));
     for (std::size_t k = 0; k < done.size(); ++k) {
-      if (done[k].ran) batch_job_seconds_ += done[k].wall_s;
+      if (done[k].ran) batch_job_seconds_ += done[k].wall_s, batched_[from + k] = true;
       outcomes_[from + k] = std::move(done[k]);
     }
   }
@@ -57,6 +60,7 @@ class BatchedReplays {
   Environment& env_;
   std::vector<ReplayJob> jobs_;
   std::vector<ReplayOutcome> outcomes_;
+  std::vector<bool> batched_;
   std::size_t staged_ = 0;
   double batch_job_seconds_ = 0;
 };

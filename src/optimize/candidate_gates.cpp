@@ -222,14 +222,39 @@ bool Loop::equivalence(const fs::path& code_object, json& entry, BatchedReplays&
       ok = false, reason = fmt::format("the candidate failed to launch or run on input {}: {}", s.name, r.error);
       break;
     }
-    DumpComparison cmp = compare_dumps(manifest_, types_, s.original_dump, dump, o_.tolerance);
     bool by_spread = false;
-    if (!cmp.equivalent && s.original_varies) {
-      cmp = compare_with_spread(manifest_, types_, {s.original_dump, s.original_again_dump}, dump);
-      by_spread = any_by_spread = true;
+    auto judge = [&](const fs::path& result) {
+      DumpComparison c = compare_dumps(manifest_, types_, s.original_dump, result, o_.tolerance);
+      if (!c.equivalent && s.original_varies) {
+        c = compare_with_spread(manifest_, types_, {s.original_dump, s.original_again_dump}, result);
+        by_spread = any_by_spread = true;
+      }
+      return c;
+    };
+    DumpComparison cmp = judge(dump);
+    // A result from a batch that differs is replayed once more alone, in a process of its own, before it can
+    // reject: on 2026-11-29 a correct candidate was rejected on a batch's result for an in-place kernel (its dump
+    // held two launches' result) that a lone replay did not reproduce. A wrong candidate is wrong alone too, so
+    // this admits nothing wrong; the evidence keeps the batch's comparison.
+    json batch_comparison;
+    if (!cmp.equivalent && replays.from_batch(i)) {
+      fs::path alone = dump;
+      alone += "-alone";
+      const ReplayOutcome lone = env_.replay(s.capture.string(), code_object.string(), alone.string(), 1);
+      if (lone.ok) {
+        batch_comparison = cmp.to_json();
+        by_spread = false;
+        cmp = judge(alone);
+        dump = alone;
+      }
     }
     per_input.push_back({{"input", s.name}, {"launched", true}, {"comparison", cmp.to_json()},
                          {"judged_by", by_spread ? "the original's run-to-run spread" : "the original's result"}});
+    if (!batch_comparison.is_null()) {
+      per_input.back()["batch_comparison"] = batch_comparison;
+      per_input.back()["note"] = cmp.equivalent ? "the batch's result differed; a replay of its own matched, and judges"
+                                                : "the batch's result differed, and so did a replay of its own";
+    }
     if (cmp.equivalent && !o_.validate_command.empty()) {
       const ValidationRun run{s.name, s.original_dump, dump, s.capture, dump.parent_path() / (s.name + "-validate.log")};
       const ValidationOutcome v = run_validation_command(o_.validate_command, run, o_.validate_timeout_s);
