@@ -69,7 +69,11 @@ int main(int argc, char** argv) {
     d.dispatch_id = static_cast<int64_t>(i);
     trace.dispatches.push_back(d);
   }
-  if (shuffle) std::shuffle(trace.dispatches.begin(), trace.dispatches.end(), rng);
+  if (shuffle) {  // the table holds values: shuffled as a copy, then written back
+    std::vector<rpl::Dispatch> records(trace.dispatches.begin(), trace.dispatches.end());
+    std::shuffle(records.begin(), records.end(), rng);
+    for (std::size_t i = 0; i < records.size(); ++i) trace.dispatches.set(i, records[i]);
+  }
 
   auto t0 = std::chrono::steady_clock::now();
   const rpl::analysis::KernelStatsResult stats = rpl::analysis::compute_kernel_stats(trace);

@@ -35,13 +35,12 @@ ApiCall& add_call(InMemoryTrace& t, const char* name, const char* category, Time
 }
 
 // A launch call and its kernel on stream 0.
-Dispatch& launch(InMemoryTrace& t, Index symbol, int64_t corr, TimeNs call_start, TimeNs call_end, TimeNs start,
-                 TimeNs end) {
+void launch(InMemoryTrace& t, Index symbol, int64_t corr, TimeNs call_start, TimeNs call_end, TimeNs start,
+            TimeNs end) {
   add_call(t, "cudaLaunchKernel", "CUDA_RUNTIME_API", call_start, call_end, corr);
-  Dispatch& d = t.add_dispatch(symbol, start, end);
-  d.correlation_id = corr;
-  d.stream = 0;
-  return d;
+  auto d = t.add_dispatch(symbol, start, end);
+  d->correlation_id = corr;
+  d->stream = 0;
 }
 
 InMemoryTrace base() {
@@ -131,9 +130,11 @@ TEST(IdleAttribution, SplitsEachGapByWhatTheHostWasDoing) {
   t.trace.sync_ops.push_back(sync);
   launch(t, k, 3, 1'260, 1'270, 1'280, 1'300);
   launch(t, k, 4, 1'400, 1'410, 1'420, 1'500);
-  Dispatch& orphan = t.add_dispatch(k, 1'550, 1'600);
-  orphan.stream = 0;
-  orphan.correlation_id = 999;
+  {
+    auto orphan = t.add_dispatch(k, 1'550, 1'600);
+    orphan->stream = 0;
+    orphan->correlation_id = 999;
+  }
   const auto cp = analysis::analyze_critical_path(t.trace);
   ASSERT_EQ(cp.path.size(), 5u);
   const auto idle = analysis::attribute_idle(t.trace, cp);
@@ -202,8 +203,7 @@ TEST(KernelShapes, SplitShapesAndDurationClassesSeparateSizesFromNoise) {
   Index gemm = t.add_symbol("gemm");
   TimeNs at = 0;
   auto add = [&](uint32_t grid_x, TimeNs duration) {
-    Dispatch& d = t.add_dispatch(gemm, at, at + duration, kNoIndex, 128);
-    d.grid[0] = grid_x;
+    t.add_dispatch(gemm, at, at + duration, kNoIndex, 128)->grid[0] = grid_x;
     at += duration + 10;
   };
   // Shape A (grid 256): three problem sizes repeating (14, 35, 86 us, each +-1%) over 6 steps.

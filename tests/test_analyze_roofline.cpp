@@ -62,7 +62,8 @@ TEST(RocpdCounters, ReaderSumsRowsPerDispatchAndCounter) {
   ASSERT_EQ(trace.counters.size(), 2 * trace.dispatches.size());
   for (const auto& c : trace.counters) {
     const auto& name = trace.strings.at(c.counter);
-    const auto& d = trace.dispatches.at(c.dispatch);
+    ASSERT_LT(c.dispatch, trace.dispatches.size());
+    const auto& d = trace.dispatches[c.dispatch];
     if (name == "SQ_WAVES")
       EXPECT_DOUBLE_EQ(c.value, 16384.0);
     else if (name == "TCC_HIT")

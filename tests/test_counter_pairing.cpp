@@ -21,7 +21,7 @@ rpl::test::InMemoryTrace trace_of(int launches) {
   rpl::test::InMemoryTrace t;
   t.add_process(7);
   const auto sym = t.add_symbol("void k<float>(float*)", "_Z1kIfEvPT_");
-  for (int i = 0; i < launches; ++i) t.add_dispatch(sym, 1000 * (i + 1), 1000 * (i + 1) + 500, rpl::kNoIndex, 256).grid[0] = 1024;
+  for (int i = 0; i < launches; ++i) t.add_dispatch(sym, 1000 * (i + 1), 1000 * (i + 1) + 500, rpl::kNoIndex, 256)->grid[0] = 1024;
   return t;
 }
 

@@ -231,7 +231,7 @@ TEST(CriticalPath, EventRecordWaitMakesCrossStreamEdge) {
 
   // Make B the longer branch: B[60,180) -> EF(B) = 50+10+120 = 180, path [A, B] over the event edge,
   // cp 180 = busy 50+120 + idle 10.
-  b.trace.dispatches[bb].end = 180;
+  b.trace.dispatches.edit(bb)->end = 180;
   r = analyze_critical_path(b.trace);
   EXPECT_EQ(path_of(r), (std::vector<NodeRef>{D(a), D(bb)}));
   EXPECT_EQ(r.path_links, std::vector<EdgeKind>{EdgeKind::EventWait});
@@ -542,7 +542,7 @@ TEST(CriticalPath, PerSymbolContributions) {
   b.kernel("gemm", s1, 0, 5);
   ASSERT_EQ(b.trace.symbols.size(), 3u);  // gemm@p0, relu@p0, gemm@p1
   b.trace.symbols.push_back(b.trace.symbols[0]);
-  b.trace.dispatches[2].symbol = 3;
+  b.trace.dispatches.edit(2)->symbol = 3;
   CriticalPathResult r = analyze_critical_path(b.trace);
   ASSERT_EQ(r.contributions.size(), 2u);
   EXPECT_EQ(r.contributions[0].name, "gemm");
@@ -667,7 +667,7 @@ TEST(CriticalPath, OverlappingTimestampsOnOneStream) {
   EXPECT_DOUBLE_EQ(r.critical_path_ns, 250);
   EXPECT_EQ(r.path.size(), 3u);
 
-  b.trace.dispatches.pop_back();
+  b.trace.dispatches.resize(b.trace.dispatches.size() - 1);
   r = analyze_critical_path(b.trace);
   EXPECT_DOUBLE_EQ(r.modeled_span_ns, 170);
 }
@@ -731,7 +731,7 @@ TEST(CriticalPath, InferenceIsOptInAndLabelled) {
   EXPECT_STREQ(to_string(EdgeKind::Inferred), "inferred");
 
   // 6 us apart: outside the window, nothing inferred.
-  b.trace.dispatches[bb].start = 106000;
+  b.trace.dispatches.edit(bb)->start = 106000;
   EXPECT_EQ(analyze_critical_path(b.trace, infer).edges.inferred, 0u);
 }
 

@@ -15,7 +15,7 @@ namespace rpl::analysis {
 namespace {
 
 // A dispatch of process 0 (symbol 0 unless changed), queue = stream; ids in order.
-Dispatch& launch(Trace& t, Index stream, TimeNs start, TimeNs end, int64_t corr) {
+DispatchTable::Edit launch(Trace& t, Index stream, TimeNs start, TimeNs end, int64_t corr) {
   Dispatch d;
   d.process = 0;
   d.stream = d.queue = stream;
@@ -24,7 +24,7 @@ Dispatch& launch(Trace& t, Index stream, TimeNs start, TimeNs end, int64_t corr)
   d.correlation_id = corr;
   d.dispatch_id = static_cast<int64_t>(t.dispatches.size() + 1);
   t.dispatches.push_back(d);
-  return t.dispatches.back();
+  return t.dispatches.edit(t.dispatches.size() - 1);
 }
 
 void device_sync(Trace& t, int64_t corr, TimeNs start = 0, TimeNs end = 0) {
@@ -87,11 +87,11 @@ class RandomTimeline {
     const Index s = pick(streams);
     if (what < 60) {
       const TimeNs start = std::max({stream_end_[s], wait_until_[s], host_ + 2}) + pick(20);
-      Dispatch& d = launch(trace, s, start, start + 5 + pick(200), corr_++);
-      d.agent = 0;
-      d.thread = thread;
-      d.symbol = pick(3);
-      stream_end_[s] = d.end;
+      auto d = launch(trace, s, start, start + 5 + pick(200), corr_++);
+      d->agent = 0;
+      d->thread = thread;
+      d->symbol = pick(3);
+      stream_end_[s] = d->end;
       host_ += 1 + pick(3);
     } else if (what < 70) {
       sync(SyncKind::DeviceSynchronize, kNoIndex, 0, thread, *std::max_element(stream_end_.begin(), stream_end_.end()));

@@ -160,8 +160,8 @@ TEST(ExportPftrace, TracksLikeTheJsonExport) {
 TEST(ExportPftrace, SlicesCarryExactNanosecondsAndArgs) {
   auto r = rpl::test::visual_sample_results();
   // A time far from the origin keeps its nanoseconds (no microsecond rounding).
-  r.trace.dispatches[2].start = rpl::test::kBase + 10'800'000'000'007;
-  r.trace.dispatches[2].end = r.trace.dispatches[2].start + 1;
+  r.trace.dispatches.edit(2)->start = rpl::test::kBase + 10'800'000'000'007;
+  r.trace.dispatches.edit(2)->end = r.trace.dispatches[2].start + 1;
   Decoded d = export_decoded(r);
   bool found = false;
   for (const auto& s : d.slices)

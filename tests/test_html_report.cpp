@@ -303,9 +303,9 @@ TEST(HtmlReport, EmptyTraceAndEmptyResultsRender) {
 TEST(HtmlReport, WorkWithoutStreamGoesToQueueAndUnassignedLanes) {
   auto r = visual_sample_results();
   r.trace.queues.push_back({1, 5, "q"});
-  r.trace.dispatches[4].stream = rpl::kNoIndex;  // d4: queue 5 of process B
-  r.trace.dispatches[4].queue = 0;
-  r.trace.dispatches[5].stream = rpl::kNoIndex;  // d5: neither
+  r.trace.dispatches.edit(4)->stream = rpl::kNoIndex;  // d4: queue 5 of process B
+  r.trace.dispatches.edit(4)->queue = 0;
+  r.trace.dispatches.edit(5)->stream = rpl::kNoIndex;  // d5: neither
   std::string html = render(r, nullptr);
   EXPECT_EQ(count(html, "<g class=\"lane\""), 5u);
   EXPECT_NE(html.find("data-lane=\"queue 5 (q)\""), std::string::npos);

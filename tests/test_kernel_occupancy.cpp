@@ -113,8 +113,7 @@ TEST(KernelOccupancy, NvidiaBlockDimensionsMultiply) {
   InMemoryTrace t;
   const Index gpu = t.add_agent("sm_80", 32);
   const Index k = t.add_symbol("k", "", 0, {.arch_vgprs = 64});
-  Dispatch& d = t.add_dispatch(k, 0, 10, gpu, 16);
-  d.block[1] = 16;  // 16 x 16 = 256 threads
+  t.add_dispatch(k, 0, 10, gpu, 16)->block[1] = 16;  // 16 x 16 = 256 threads
   const KernelStatsResult stats = compute_kernel_stats(t.trace);
   const KernelOccupancy o = kernel_occupancy(t.trace, stats.kernels[0]);
   ASSERT_TRUE(o.top.has_value());

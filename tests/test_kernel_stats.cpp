@@ -376,7 +376,7 @@ TEST(TraceTiming, RandomIntervalsMatchBruteForce) {
 
 TEST(KernelStats, NegativeDurationsRejected) {
   InMemoryTrace t;
-  t.add_dispatch(t.add_symbol("k"), 100, 90).dispatch_id = 77;
+  t.add_dispatch(t.add_symbol("k"), 100, 90)->dispatch_id = 77;
   expect_invalid(t.trace, "dispatch 77");
   InMemoryTrace c;
   c.add_copy(50, 40).copy_id = 5;
@@ -386,7 +386,7 @@ TEST(KernelStats, NegativeDurationsRejected) {
 TEST(KernelStats, UnknownSymbolRejected) {
   InMemoryTrace t;
   t.add_symbol("k");
-  t.add_dispatch(7, 0, 10).dispatch_id = 3;
+  t.add_dispatch(7, 0, 10)->dispatch_id = 3;
   expect_invalid(t.trace, "dispatch 3 refers to kernel symbol index 7");
   InMemoryTrace u;
   u.add_dispatch(kNoIndex, 0, 10);

@@ -57,8 +57,8 @@ struct FmaTrace {
   }
   Index add(Index k, TimeNs start) {
     Index i = b.dispatch(k, gpu, start, 60'000);
-    b.trace().dispatches[i].grid[0] = 65536 * 256;
-    b.trace().dispatches[i].block[0] = 256;
+    b.trace().dispatches.edit(i)->grid[0] = 65536 * 256;
+    b.trace().dispatches.edit(i)->block[0] = 256;
     return i;
   }
   std::optional<double> value(Index dispatch, const std::string& metric) {
@@ -268,7 +268,7 @@ TEST(NcuAttach, MoreInstancesThanDispatchesAreSkippedWithAWarning) {
 
 TEST(NcuAttach, UnknownKernelsAndSizeMismatchesAreReported) {
   FmaTrace t;
-  t.b.trace().dispatches[t.f[0]].block[0] = 128;  // pairing looks wrong for this one
+  t.b.trace().dispatches.edit(t.f[0])->block[0] = 128;  // pairing looks wrong for this one
   std::string raw = kRaw;
   raw += "\"3\",\"674\",\"k\",\"127.0.0.1\",\"_Z5otherv\",\"1\",\"7\",\"(1, 1, 1)\",\"(1, 1, 1)\",\"0\",\"9.0\",\"x\",\"1\",\"1\",\"1\",\"1\",\"1\"\n";
   auto r = analysis::attach_counter_samples(t.b.trace(), ncu_counter_samples(parse_ncu_csv(raw, "raw.csv")));
@@ -418,8 +418,8 @@ TEST(NcuRealCapture, ParsesAttachesAndGivesPlausiblePoints) {
         if (b.trace().strings.at(b.trace().symbols[s].mangled_name) == k.mangled) sym = s;
       if (sym == kNoIndex) sym = b.kernel(std::string("display ") + k.mangled, k.mangled);
       Index d = b.dispatch(sym, gpu, t, 100'000);
-      b.trace().dispatches[d].grid[0] = k.grid * k.block;
-      b.trace().dispatches[d].block[0] = k.block;
+      b.trace().dispatches.edit(d)->grid[0] = k.grid * k.block;
+      b.trace().dispatches.edit(d)->block[0] = k.block;
       t += 200'000;
     }
   auto a = analysis::attach_counter_samples(b.trace(), ncu_counter_samples(report));

@@ -158,8 +158,8 @@ TEST(PerfettoExport, TimestampsAreMicrosecondsWithThreeDecimals) {
 TEST(PerfettoExport, LargeTimesKeepNanosecondPrecision) {
   auto r = visual_sample_results();
   // 3 hours after the origin plus 7 ns: 10'800'000'000'007 ns = 10800000000.007 us.
-  r.trace.dispatches[2].start = rpl::test::kBase + 10'800'000'000'007;
-  r.trace.dispatches[2].end = r.trace.dispatches[2].start + 1;
+  r.trace.dispatches.edit(2)->start = rpl::test::kBase + 10'800'000'000'007;
+  r.trace.dispatches.edit(2)->end = r.trace.dispatches[2].start + 1;
   std::string text = export_text(r);
   EXPECT_NE(text.find(R"("ts":10800000000.007,"dur":0.001)"), std::string::npos);
 }

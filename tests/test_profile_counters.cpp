@@ -49,8 +49,7 @@ InMemoryTrace fma_trace(int launches, uint32_t blocks = 4224) {
   const auto agent = t.add_agent("sm_90", 32);
   const auto sym = t.add_symbol("fma_peak(float*, int)", "_Z8fma_peakPfi");
   for (int i = 0; i < launches; ++i) {
-    auto& d = t.add_dispatch(sym, 1000 + i * 2'000'000, 1000 + i * 2'000'000 + 1'300'000, agent, 256);
-    d.grid[0] = blocks * 256;
+    t.add_dispatch(sym, 1000 + i * 2'000'000, 1000 + i * 2'000'000 + 1'300'000, agent, 256)->grid[0] = blocks * 256;
   }
   return t;
 }
@@ -138,10 +137,9 @@ InMemoryTrace amd_trace(const std::vector<int>& counts, bool counters, int proce
     for (std::size_t k = 0; k < counts.size(); ++k) {
       const auto sym = t.add_symbol(names[k], names[k], proc);
       for (int i = 0; i < counts[k]; ++i) {
-        auto& d = t.add_dispatch(sym, 1000 * (i + 1) + static_cast<int>(k), 1000 * (i + 1) + 500, agent, 256);
+        t.add_dispatch(sym, 1000 * (i + 1) + static_cast<int>(k), 1000 * (i + 1) + 500, agent, 256);
         if (counters)
           t.trace.counters.push_back({static_cast<rpl::Index>(t.trace.dispatches.size() - 1), waves, 10.0 * (i + 1)});
-        (void)d;
       }
     }
   }

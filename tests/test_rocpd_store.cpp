@@ -717,7 +717,7 @@ TEST(RocpdStore, MergesTwoDatabasesWithCollidingIds) {
   EXPECT_EQ(t.copies.size(), 4u);
   EXPECT_EQ(t.agents.size(), 4u);
   EXPECT_EQ(t.sync_ops.size(), 12u);
-  EXPECT_EQ(std::count_if(t.dispatches.begin(), t.dispatches.end(), [](auto& d) { return d.process == 1; }), 5);
+  EXPECT_EQ(std::count_if(t.dispatches.begin(), t.dispatches.end(), [](const auto& d) { return d.process == 1; }), 5);
   expect_consistent_processes(t);
 }
 

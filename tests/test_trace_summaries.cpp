@@ -118,15 +118,15 @@ TEST(TraceSummaries, RangeGpuTimeIsTheWorkLaunchedInsideOnItsThread) {
   add_api(t, "step", "MARKER_CORE_API", 1000, 2000, 7);
   add_api(t, "hipLaunchKernel", "HIP_RUNTIME_API_EXT", 1100, 1200, 7, 1);
   add_api(t, "hsa_dispatch", "HSA_CORE_API", 1110, 1150, 7, 1);  // the driver call under it: one launch
-  t.add_dispatch(k, 5000, 9000).correlation_id = 1;               // runs long after the range's pop
+  t.add_dispatch(k, 5000, 9000)->correlation_id = 1;               // runs long after the range's pop
   add_api(t, "hipLaunchKernel", "HIP_RUNTIME_API_EXT", 1300, 1400, 7, 2);
-  t.add_dispatch(k, 6000, 11000).correlation_id = 2;  // overlaps the first on another stream
+  t.add_dispatch(k, 6000, 11000)->correlation_id = 2;  // overlaps the first on another stream
   add_api(t, "hipMemcpyAsync", "HIP_RUNTIME_API_EXT", 1500, 1600, 7, 3);
   t.add_copy(12000, 12500).correlation_id = 3;
   add_api(t, "hipLaunchKernel", "HIP_RUNTIME_API_EXT", 1500, 1600, 8, 4);  // another thread, inside the time
-  t.add_dispatch(k, 1500, 1900).correlation_id = 4;                        // and running during the range
+  t.add_dispatch(k, 1500, 1900)->correlation_id = 4;                        // and running during the range
   add_api(t, "hipLaunchKernel", "HIP_RUNTIME_API_EXT", 2100, 2200, 7, 5);  // after the pop
-  t.add_dispatch(k, 13000, 14000).correlation_id = 5;
+  t.add_dispatch(k, 13000, 14000)->correlation_id = 5;
   const auto s = analysis::range_summary(t.trace);
   ASSERT_EQ(s.size(), 1u);
   EXPECT_EQ(s[0].total_ns, 1000);   // host time
@@ -148,11 +148,11 @@ TEST(TraceSummaries, NestedRangesAndInstancesAddUp) {
   add_api(t, "any_thread", "MARKER_CORE_API", 0, 10000, 0);
   add_api(t, "idle", "MARKER_CORE_API", 9500, 9900, 7);
   add_api(t, "cudaLaunchKernel", "CUDA_RUNTIME_API", 200, 300, 7, 1);
-  t.add_dispatch(k, 1000, 2000).correlation_id = 1;
+  t.add_dispatch(k, 1000, 2000)->correlation_id = 1;
   add_api(t, "cudaLaunchKernel", "CUDA_RUNTIME_API", 5100, 5200, 9, 2);  // another thread
-  t.add_dispatch(k, 6000, 6300).correlation_id = 2;
+  t.add_dispatch(k, 6000, 6300)->correlation_id = 2;
   add_api(t, "cudaLaunchKernel", "CUDA_RUNTIME_API", 5300, 5400, 7, 3);
-  t.add_dispatch(k, 7000, 7400).correlation_id = 3;
+  t.add_dispatch(k, 7000, 7400)->correlation_id = 3;
   std::map<std::string, analysis::RangeSummary> by_name;
   for (const auto& r : analysis::range_summary(t.trace)) by_name[r.name] = r;
   EXPECT_EQ(by_name["epoch"].gpu_kernels, 2u);

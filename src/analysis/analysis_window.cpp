@@ -51,14 +51,18 @@ bool inside_any(const std::vector<TimeInterval>& ranges, TimeNs t) {
   return false;
 }
 
-template <typename Record, typename Keep>
-std::vector<Index> erase_outside(std::vector<Record>& records, Keep keep, std::size_t& dropped) {
+template <typename Record>
+void assign_record(std::vector<Record>& records, std::size_t i, const Record& r) { records[i] = r; }
+void assign_record(DispatchTable& records, std::size_t i, const Dispatch& r) { records.set(i, r); }
+
+template <typename Records, typename Keep>
+std::vector<Index> erase_outside(Records& records, Keep keep, std::size_t& dropped) {
   std::vector<Index> new_index(records.size(), kNoIndex);
   std::size_t out = 0;
   for (std::size_t i = 0; i < records.size(); ++i) {
     if (!keep(records[i])) continue;
     new_index[i] = static_cast<Index>(out);
-    if (out != i) records[out] = records[i];
+    if (out != i) assign_record(records, out, records[i]);
     ++out;
   }
   dropped = records.size() - out;

@@ -75,16 +75,21 @@ DurationStats stats_of(double* values, std::size_t n) {
   return s;
 }
 
+TimeNs start_of(const DispatchTable& t, std::size_t i) { return t.start_of(i); }
+TimeNs end_of(const DispatchTable& t, std::size_t i) { return t.end_of(i); }
+TimeNs start_of(const std::vector<MemoryCopy>& t, std::size_t i) { return t[i].start; }
+TimeNs end_of(const std::vector<MemoryCopy>& t, std::size_t i) { return t[i].end; }
+
 // The [start, end) intervals of Dispatch or MemoryCopy records in start order: the records
 // themselves when they already are in that order (the usual case), else a sorted copy.
-template <typename Record>
+template <typename Records>
 class SortedIntervals {
  public:
   // `sorted`: whether the records are in start order (the caller's pass over them found out).
-  SortedIntervals(const std::vector<Record>& records, bool sorted) : records_(records) {
+  SortedIntervals(const Records& records, bool sorted) : records_(records) {
     if (sorted) return;
     copy_.reserve(records.size());
-    for (const Record& r : records) copy_.push_back({r.start, r.end});
+    for (const auto& r : records) copy_.push_back({r.start, r.end});
     // Only the start order matters to the unions below (intervals of equal start may come in any order).
     if (std::all_of(copy_.begin(), copy_.end(), [](const TimeInterval& iv) { return iv.start >= 0; }))
       radix_sort_by_key(copy_, [](const TimeInterval& iv) { return static_cast<uint64_t>(iv.start); });
@@ -94,11 +99,11 @@ class SortedIntervals {
   std::size_t size() const { return records_.size(); }
   TimeInterval operator[](std::size_t i) const {
     if (!copy_.empty()) return copy_[i];
-    return {records_[i].start, records_[i].end};
+    return {start_of(records_, i), end_of(records_, i)};
   }
 
  private:
-  const std::vector<Record>& records_;
+  const Records& records_;
   std::vector<TimeInterval> copy_;
 };
 
@@ -278,8 +283,8 @@ KernelStatsResult compute_kernel_stats(const Trace& trace) {
 
   // Busy time: unions over every agent and process (see TraceTiming).
   std::vector<double>().swap(durations);  // release before the interval copies, which may need twice as much
-  const SortedIntervals<Dispatch> dispatch_intervals(trace.dispatches, dispatches_sorted);
-  const SortedIntervals<MemoryCopy> copy_intervals(trace.copies, copies_sorted);
+  const SortedIntervals<DispatchTable> dispatch_intervals(trace.dispatches, dispatches_sorted);
+  const SortedIntervals<std::vector<MemoryCopy>> copy_intervals(trace.copies, copies_sorted);
   timing.kernel_busy_ns = static_cast<double>(union_of(dispatch_intervals));
   timing.gpu_busy_ns = static_cast<double>(union_of(dispatch_intervals, copy_intervals));
   return result;

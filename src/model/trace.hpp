@@ -4,8 +4,9 @@
 // function over it.
 //
 // Layout: entities (processes, agents, queues, streams, kernel symbols) live in small tables and are
-// referred to by 32-bit indices; the large tables (dispatches, copies) hold compact fixed-size records,
-// so memory grows with the number of dispatches and nothing else. Kernel names are interned once.
+// referred to by 32-bit indices; the dispatches are stored by column (DispatchTable), the other large tables
+// (copies, API calls) hold compact fixed-size records, so memory grows with the number of dispatches and
+// nothing else. Kernel names are interned once.
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -14,14 +15,12 @@
 #include <vector>
 
 #include "model/collective_calls.hpp"
+#include "model/dispatch_table.hpp"
 #include "model/device_metrics.hpp"
 #include "model/rank_identity.hpp"
 
 namespace rpl {
 
-using TimeNs = int64_t;  // nanoseconds, CLOCK_BOOTTIME as rocprofv3 writes (host and GPU share it)
-using Index = uint32_t;  // an index into one of the Trace tables
-inline constexpr Index kNoIndex = std::numeric_limits<Index>::max();
 
 // Interned strings (kernel names, API names, copy kinds). Id 0 is the empty string.
 class StringTable {
@@ -97,25 +96,6 @@ struct KernelSymbol {
   uint32_t accum_vgpr_count = 0;   // AMD AGPRs
 };
 
-// One kernel launch as it ran.
-struct Dispatch {
-  TimeNs start = 0;
-  TimeNs end = 0;
-  int64_t dispatch_id = 0;      // process-unique dispatch id
-  int64_t correlation_id = 0;   // internal correlation id shared with the launching API call; 0 = unknown
-  Index process = kNoIndex;
-  Index symbol = kNoIndex;      // into Trace::symbols
-  Index agent = kNoIndex;
-  Index queue = kNoIndex;
-  Index stream = kNoIndex;
-  uint32_t thread = 0;          // OS tid of the launching thread; 0 = unknown
-  uint32_t grid[3] = {1, 1, 1}; // in work-items (HSA convention; NVIDIA grid * block)
-  uint32_t block[3] = {1, 1, 1};
-  uint32_t lds_bytes = 0;       // dispatch group segment: static + dynamic LDS / shared memory
-  uint32_t scratch_bytes = 0;   // per work-item private segment
-  TimeNs duration() const { return end - start; }
-};
-
 // An asynchronous memory copy or fill.
 struct MemoryCopy {
   TimeNs start = 0;
@@ -187,7 +167,7 @@ struct Trace {
   std::vector<Queue> queues;
   std::vector<Stream> streams;
   std::vector<KernelSymbol> symbols;
-  std::vector<Dispatch> dispatches;
+  DispatchTable dispatches;  // by column: 32 bytes per dispatch (model/dispatch_table.hpp)
   std::vector<MemoryCopy> copies;
   std::vector<ApiCall> api_calls;
   std::vector<SyncOp> sync_ops;

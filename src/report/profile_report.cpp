@@ -1,5 +1,8 @@
 // profile.json: what ran, for how long, how stable, with which resources and occupancy.
 #include "report/analyze_report.hpp"
+
+#include <optional>
+
 #include "report/api_stats_report.hpp"
 #include "report/kernel_shapes_report.hpp"
 #include "report/roofline_report.hpp"
@@ -35,11 +38,12 @@ nlohmann::json resources_json(const Trace& t, const analysis::KernelStats& k) {
           {"private_segment_bytes", s.private_segment_bytes}, {"kernarg_bytes", s.kernarg_size}};
 }
 
-const Dispatch* first_dispatch_of(const Trace& t, const analysis::KernelStats& k) {
-  for (const Dispatch& d : t.dispatches)
+// A copy: the trace's dispatches are values built from its columns.
+std::optional<Dispatch> first_dispatch_of(const Trace& t, const analysis::KernelStats& k) {
+  for (std::size_t i = 0; i < t.dispatches.size(); ++i)
     for (Index s : k.symbols)
-      if (d.symbol == s) return &d;
-  return nullptr;
+      if (t.dispatches.symbol_of(i) == s) return t.dispatches[i];
+  return std::nullopt;
 }
 
 nlohmann::json agent_json(const Agent& a) {
@@ -86,7 +90,7 @@ nlohmann::json profile_document(const app::AnalyzeResults& r) {
   const analysis::KernelStats* dom =
       r.stats.dominant >= 0 ? &r.stats.kernels[static_cast<std::size_t>(r.stats.dominant)] : nullptr;
   if (dom) {
-    const Dispatch* d = first_dispatch_of(t, *dom);
+    const std::optional<Dispatch> d = first_dispatch_of(t, *dom);
     nlohmann::json kernel = {{"name", dom->name}, {"mangled_name", dom->mangled_name}};
     if (d) {
       kernel["grid"] = {d->grid[0], d->grid[1], d->grid[2]};

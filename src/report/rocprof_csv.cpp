@@ -110,8 +110,8 @@ class Writer {
   }
 
   // Indices of the records of process `p`, in start order (end descending on ties), as `rocpd convert`.
-  template <typename Record>
-  std::vector<std::size_t> ordered(const std::vector<Record>& records, Index p) const {
+  template <typename Records>
+  std::vector<std::size_t> ordered(const Records& records, Index p) const {
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < records.size(); ++i)
       if (records[i].process == p) order.push_back(i);

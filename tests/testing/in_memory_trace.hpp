@@ -48,8 +48,10 @@ class InMemoryTrace {
     return static_cast<Index>(trace.symbols.size() - 1);
   }
 
-  Dispatch& add_dispatch(Index symbol, TimeNs start, TimeNs end, Index agent = kNoIndex, uint32_t block_x = 1,
-                         uint32_t lds_bytes = 0) {
+  // The new dispatch, to change further: `t.add_dispatch(...)->stream = 0;` (written back at the statement's end,
+  // or when a named Edit goes out of scope).
+  DispatchTable::Edit add_dispatch(Index symbol, TimeNs start, TimeNs end, Index agent = kNoIndex,
+                                   uint32_t block_x = 1, uint32_t lds_bytes = 0) {
     Dispatch d;
     d.start = start;
     d.end = end;
@@ -60,7 +62,7 @@ class InMemoryTrace {
     d.block[0] = block_x;
     d.lds_bytes = lds_bytes;
     trace.dispatches.push_back(d);
-    return trace.dispatches.back();
+    return trace.dispatches.edit(trace.dispatches.size() - 1);
   }
 
   MemoryCopy& add_copy(TimeNs start, TimeNs end, Index process = 0) {

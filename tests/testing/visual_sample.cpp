@@ -230,9 +230,9 @@ app::AnalyzeResults many_dispatches_results(std::size_t n) {
   sym.process = 0;
   sym.display_name = t.strings.intern("k<1>");
   t.symbols.push_back(sym);
-  t.dispatches.resize(n);
+  t.dispatches.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
-    auto& d = t.dispatches[i];
+    Dispatch d;
     d.process = 0;
     d.symbol = 0;
     d.stream = static_cast<Index>(i % 4);
@@ -240,6 +240,7 @@ app::AnalyzeResults many_dispatches_results(std::size_t n) {
     d.end = d.start + 600;
     d.dispatch_id = static_cast<int64_t>(i);
     d.correlation_id = static_cast<int64_t>(i + 1);
+    t.dispatches.push_back(d);
   }
   return r;
 }

@@ -1,0 +1,170 @@
+#include "model/dispatch_table.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+namespace rpl {
+namespace detail {
+
+bool NarrowInt64Column::fits(int64_t v) const {
+  int64_t offset = 0;
+  return !__builtin_sub_overflow(v, base_, &offset) && offset >= INT32_MIN && offset <= INT32_MAX;
+}
+
+void NarrowInt64Column::widen() {
+  wide_.reserve(std::max(narrow_.capacity(), narrow_.size() + 1));
+  for (int32_t offset : narrow_) wide_.push_back(base_ + offset);
+  narrow_.clear();
+  narrow_.shrink_to_fit();
+  wide_mode_ = true;
+}
+
+void NarrowInt64Column::push_back(int64_t v) {
+  if (wide_mode_) return wide_.push_back(v);
+  if (narrow_.empty()) base_ = v;
+  if (fits(v)) return narrow_.push_back(static_cast<int32_t>(v - base_));
+  widen();
+  wide_.push_back(v);
+}
+
+void NarrowInt64Column::set(std::size_t i, int64_t v) {
+  if (!wide_mode_ && !fits(v)) widen();
+  if (wide_mode_) wide_[i] = v;
+  else narrow_[i] = static_cast<int32_t>(v - base_);
+}
+
+void NarrowInt64Column::resize(std::size_t n) {
+  if (!wide_mode_ && narrow_.empty()) base_ = 0;
+  if (!wide_mode_ && n > narrow_.size() && !fits(0)) widen();  // new values are 0
+  if (wide_mode_) wide_.resize(n);
+  else narrow_.resize(n, static_cast<int32_t>(-base_));
+}
+
+void NarrowInt64Column::clear() {
+  narrow_.clear(), wide_.clear(), narrow_.shrink_to_fit(), wide_.shrink_to_fit();
+  wide_mode_ = false;
+  base_ = 0;
+}
+
+namespace {
+// A 64-bit mix of the key's bytes (the records are small and have no padding).
+template <typename Key>
+uint64_t hash_key(const Key& key) {
+  static_assert(std::has_unique_object_representations_v<Key>);
+  uint32_t words[sizeof(Key) / 4];
+  std::memcpy(words, &key, sizeof(Key));
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  for (uint32_t w : words) h = (h ^ w) * 0xff51afd7ed558ccdull, h ^= h >> 32;
+  return h;
+}
+}  // namespace
+
+template <typename Key>
+void Interner<Key>::grow() {
+  slots_.assign(std::max<std::size_t>(16, slots_.size() * 2), kNoIndex);
+  const std::size_t mask = slots_.size() - 1;
+  for (Index id = 0; id < keys_.size(); ++id) {
+    std::size_t s = hash_key(keys_[id]) & mask;
+    while (slots_[s] != kNoIndex) s = (s + 1) & mask;
+    slots_[s] = id;
+  }
+}
+
+template <typename Key>
+Index Interner<Key>::intern(const Key& key) {
+  if ((keys_.size() + 1) * 2 > slots_.size()) grow();
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t s = hash_key(key) & mask;
+  for (; slots_[s] != kNoIndex; s = (s + 1) & mask)
+    if (keys_[slots_[s]] == key) return slots_[s];
+  const Index id = static_cast<Index>(keys_.size());
+  keys_.push_back(key);
+  slots_[s] = id;
+  return id;
+}
+
+template class Interner<DispatchPlacement>;
+template class Interner<DispatchShape>;
+
+}  // namespace detail
+
+namespace {
+DispatchPlacement placement_of(const Dispatch& d) { return {d.process, d.agent, d.queue, d.stream, d.thread}; }
+DispatchShape shape_of(const Dispatch& d) {
+  DispatchShape s;
+  for (int k = 0; k < 3; ++k) s.grid[k] = d.grid[k], s.block[k] = d.block[k];
+  s.lds_bytes = d.lds_bytes, s.scratch_bytes = d.scratch_bytes;
+  return s;
+}
+bool by_index(const std::pair<std::size_t, TimeNs>& e, std::size_t i) { return e.first < i; }
+}  // namespace
+
+TimeNs DispatchTable::long_duration(std::size_t i) const {
+  return std::lower_bound(long_durations_.begin(), long_durations_.end(), i, by_index)->second;
+}
+
+void DispatchTable::set_duration(std::size_t i, TimeNs duration) {
+  auto it = std::lower_bound(long_durations_.begin(), long_durations_.end(), i, by_index);
+  const bool listed = it != long_durations_.end() && it->first == i;
+  if (duration >= 0 && duration < TimeNs{kLongDuration}) {
+    duration_[i] = static_cast<uint32_t>(duration);
+    if (listed) long_durations_.erase(it);
+    return;
+  }
+  duration_[i] = kLongDuration;
+  if (listed) it->second = duration;
+  else long_durations_.insert(it, {i, duration});
+}
+
+void DispatchTable::push_back(const Dispatch& d) {
+  start_.push_back(d.start);
+  duration_.push_back(0);
+  set_duration(duration_.size() - 1, d.end - d.start);
+  dispatch_id_.push_back(d.dispatch_id);
+  correlation_id_.push_back(d.correlation_id);
+  symbol_.push_back(d.symbol);
+  placement_.push_back(placements_.intern(placement_of(d)));
+  shape_.push_back(shapes_.intern(shape_of(d)));
+}
+
+void DispatchTable::set(std::size_t i, const Dispatch& d) {
+  start_[i] = d.start;
+  set_duration(i, d.end - d.start);
+  dispatch_id_.set(i, d.dispatch_id);
+  correlation_id_.set(i, d.correlation_id);
+  symbol_[i] = d.symbol;
+  placement_[i] = placements_.intern(placement_of(d));
+  shape_[i] = shapes_.intern(shape_of(d));
+}
+
+void DispatchTable::reserve(std::size_t n) {
+  start_.reserve(n), duration_.reserve(n), dispatch_id_.reserve(n), correlation_id_.reserve(n);
+  symbol_.reserve(n), placement_.reserve(n), shape_.reserve(n);
+}
+
+void DispatchTable::resize(std::size_t n) {
+  if (n <= size()) {
+    start_.resize(n), duration_.resize(n), dispatch_id_.resize(n), correlation_id_.resize(n);
+    symbol_.resize(n), placement_.resize(n), shape_.resize(n);
+    long_durations_.erase(std::lower_bound(long_durations_.begin(), long_durations_.end(), n, by_index),
+                          long_durations_.end());
+    return;
+  }
+  const Dispatch fresh;
+  while (size() < n) push_back(fresh);
+}
+
+void DispatchTable::clear() {
+  start_.clear(), duration_.clear(), long_durations_.clear(), dispatch_id_.clear(), correlation_id_.clear();
+  symbol_.clear(), placement_.clear(), shape_.clear(), placements_.clear(), shapes_.clear();
+}
+
+std::size_t DispatchTable::bytes() const {
+  return start_.capacity() * sizeof(TimeNs) + duration_.capacity() * sizeof(uint32_t) +
+         long_durations_.capacity() * sizeof(long_durations_[0]) + dispatch_id_.bytes() + correlation_id_.bytes() +
+         (symbol_.capacity() + placement_.capacity() + shape_.capacity()) * sizeof(Index) + placements_.bytes() +
+         shapes_.bytes();
+}
+
+}  // namespace rpl

@@ -1,0 +1,198 @@
+#pragma once
+// DispatchTable: the trace's kernel launches, stored by column (issue 32: bounded memory at 100M dispatches).
+//
+// It reads like a std::vector<Dispatch> whose elements are values: `t.dispatches[i]` and iteration build a
+// Dispatch from the columns, and writes go through push_back / set. Bytes per dispatch (32, against 88 for
+// an array of Dispatch records):
+//   start                                  8  (int64)
+//   duration                               4  (uint32; longer or negative ones in a side list, by index)
+//   dispatch id, correlation id            4 + 4  (int32 offsets from the first value while every value fits,
+//                                                  else the column widens to 8)
+//   kernel symbol                          4
+//   placement (process, agent, queue, stream, thread), interned        4
+//   launch shape (grid, block, LDS, scratch), interned                  4
+// The interned tables hold one entry per distinct combination: a handful in real traces (a kernel runs with
+// few shapes, from few threads onto few streams), one per dispatch only for a trace whose every launch differs.
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <utility>
+#include <vector>
+
+#include "model/dispatch.hpp"
+#include "support/large_vector.hpp"
+
+namespace rpl {
+
+namespace detail {
+
+// A column of int64 values held as int32 offsets from the first value while they fit.
+class NarrowInt64Column {
+ public:
+  int64_t operator[](std::size_t i) const { return wide_mode_ ? wide_[i] : base_ + narrow_[i]; }
+  std::size_t size() const { return wide_mode_ ? wide_.size() : narrow_.size(); }
+  void push_back(int64_t v);
+  void set(std::size_t i, int64_t v);
+  void reserve(std::size_t n) { wide_mode_ ? wide_.reserve(n) : narrow_.reserve(n); }
+  void resize(std::size_t n);
+  void clear();
+  std::size_t bytes() const { return narrow_.capacity() * sizeof(int32_t) + wide_.capacity() * sizeof(int64_t); }
+
+ private:
+  bool fits(int64_t v) const;
+  void widen();
+  bool wide_mode_ = false;  // once a value did not fit: every value in wide_, narrow_ released
+  int64_t base_ = 0;
+  LargeVector<int32_t> narrow_;
+  LargeVector<int64_t> wide_;
+};
+
+// Distinct values of a small trivially copyable record, each under a dense 32-bit id (open addressing).
+template <typename Key>
+class Interner {
+ public:
+  Index intern(const Key& key);
+  const Key& at(Index id) const { return keys_[id]; }
+  std::size_t size() const { return keys_.size(); }
+  void clear() { keys_.clear(), slots_.clear(); }
+  std::size_t bytes() const { return keys_.capacity() * sizeof(Key) + slots_.capacity() * sizeof(Index); }
+
+ private:
+  void grow();
+  std::vector<Key> keys_;
+  std::vector<Index> slots_;  // kNoIndex = empty; size a power of two, at most half full
+};
+
+}  // namespace detail
+
+struct DispatchPlacement {
+  Index process = kNoIndex, agent = kNoIndex, queue = kNoIndex, stream = kNoIndex;
+  uint32_t thread = 0;
+  bool operator==(const DispatchPlacement&) const = default;
+};
+
+struct DispatchShape {
+  uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  uint32_t lds_bytes = 0, scratch_bytes = 0;
+  bool operator==(const DispatchShape&) const = default;
+};
+
+class DispatchTable {
+ public:
+  class const_iterator;
+  using value_type = Dispatch;
+  using size_type = std::size_t;
+
+  std::size_t size() const { return start_.size(); }
+  bool empty() const { return start_.empty(); }
+  Dispatch operator[](std::size_t i) const {
+    Dispatch d;
+    d.start = start_[i];
+    d.end = end_of(i);
+    d.dispatch_id = dispatch_id_[i];
+    d.correlation_id = correlation_id_[i];
+    d.symbol = symbol_[i];
+    const DispatchPlacement& p = placements_.at(placement_[i]);
+    d.process = p.process, d.agent = p.agent, d.queue = p.queue, d.stream = p.stream, d.thread = p.thread;
+    const DispatchShape& s = shapes_.at(shape_[i]);
+    for (int k = 0; k < 3; ++k) d.grid[k] = s.grid[k], d.block[k] = s.block[k];
+    d.lds_bytes = s.lds_bytes, d.scratch_bytes = s.scratch_bytes;
+    return d;
+  }
+  Dispatch front() const { return (*this)[0]; }
+  Dispatch back() const { return (*this)[size() - 1]; }
+
+  // Single columns, for loops that read one or two fields of every dispatch.
+  TimeNs start_of(std::size_t i) const { return start_[i]; }
+  TimeNs end_of(std::size_t i) const {
+    const uint32_t d = duration_[i];
+    return start_[i] + (d != kLongDuration ? TimeNs{d} : long_duration(i));
+  }
+  Index symbol_of(std::size_t i) const { return symbol_[i]; }
+  Index process_of(std::size_t i) const { return placements_.at(placement_[i]).process; }
+
+  void push_back(const Dispatch& d);
+  void set(std::size_t i, const Dispatch& d);  // replaces dispatch i
+  // Dispatch i to change in place: `t.dispatches.edit(i)->end = 5;` changes a copy that is written back
+  // when the Edit goes out of scope (the end of the statement for a temporary).
+  class Edit {
+   public:
+    Edit(DispatchTable& table, std::size_t i) : table_(table), i_(i), d_(table[i]) {}
+    Edit(const Edit&) = delete;
+    Edit& operator=(const Edit&) = delete;
+    ~Edit() { table_.set(i_, d_); }
+    Dispatch* operator->() { return &d_; }
+    Dispatch& operator*() { return d_; }
+
+   private:
+    DispatchTable& table_;
+    std::size_t i_;
+    Dispatch d_;
+  };
+  Edit edit(std::size_t i) { return Edit(*this, i); }
+  void reserve(std::size_t n);
+  std::size_t capacity() const { return start_.capacity(); }
+  void resize(std::size_t n);  // new dispatches are default Dispatch values
+  void clear();
+  // Heap bytes held (columns and interned tables), for the scaling notes and tests.
+  std::size_t bytes() const;
+
+  const_iterator begin() const;
+  const_iterator end() const;
+
+ private:
+  static constexpr uint32_t kLongDuration = 0xffffffffu;
+  TimeNs long_duration(std::size_t i) const;
+  void set_duration(std::size_t i, TimeNs duration);
+
+  LargeVector<TimeNs> start_;
+  LargeVector<uint32_t> duration_;
+  std::vector<std::pair<std::size_t, TimeNs>> long_durations_;  // by index: durations that kLongDuration marks
+  detail::NarrowInt64Column dispatch_id_, correlation_id_;
+  LargeVector<Index> symbol_, placement_, shape_;
+  detail::Interner<DispatchPlacement> placements_;
+  detail::Interner<DispatchShape> shapes_;
+};
+
+// Iterates by value: `for (const Dispatch& d : t.dispatches)` binds each value for its iteration.
+class DispatchTable::const_iterator {
+ public:
+  using iterator_concept = std::random_access_iterator_tag;
+  using iterator_category = std::input_iterator_tag;  // its reference is a value, not a Dispatch&
+  using value_type = Dispatch;
+  using difference_type = std::ptrdiff_t;
+  using reference = Dispatch;
+  using pointer = void;
+
+  const_iterator() = default;
+  const_iterator(const DispatchTable* table, std::size_t i) : table_(table), i_(i) {}
+  Dispatch operator*() const { return (*table_)[i_]; }
+  Dispatch operator[](difference_type n) const { return (*table_)[i_ + static_cast<std::size_t>(n)]; }
+  const_iterator& operator++() { return ++i_, *this; }
+  const_iterator operator++(int) { const_iterator c = *this; ++i_; return c; }
+  const_iterator& operator--() { return --i_, *this; }
+  const_iterator operator--(int) { const_iterator c = *this; --i_; return c; }
+  const_iterator& operator+=(difference_type n) { return i_ += static_cast<std::size_t>(n), *this; }
+  const_iterator& operator-=(difference_type n) { return i_ -= static_cast<std::size_t>(n), *this; }
+  friend const_iterator operator+(const_iterator it, difference_type n) { return it += n; }
+  friend const_iterator operator+(difference_type n, const_iterator it) { return it += n; }
+  friend const_iterator operator-(const_iterator it, difference_type n) { return it -= n; }
+  friend difference_type operator-(const const_iterator& a, const const_iterator& b) {
+    return static_cast<difference_type>(a.i_) - static_cast<difference_type>(b.i_);
+  }
+  friend bool operator==(const const_iterator& a, const const_iterator& b) { return a.i_ == b.i_; }
+  friend auto operator<=>(const const_iterator& a, const const_iterator& b) { return a.i_ <=> b.i_; }
+  std::size_t index() const { return i_; }
+
+ private:
+  const DispatchTable* table_ = nullptr;
+  std::size_t i_ = 0;
+};
+
+inline DispatchTable::const_iterator DispatchTable::begin() const { return {this, 0}; }
+inline DispatchTable::const_iterator DispatchTable::end() const { return {this, size()}; }
+
+// The reader's reservation, for a table as for a vector (the columns ask for huge pages themselves).
+inline void reserve_with_huge_pages(DispatchTable& t, std::size_t n) { t.reserve(n); }
+
+}  // namespace rpl
