@@ -227,7 +227,7 @@ bool Loop::equivalence(const fs::path& code_object, json& entry, BatchedReplays&
       DumpComparison c = compare_dumps(manifest_, types_, s.original_dump, result, o_.tolerance);
       if (!c.equivalent && s.original_varies) {
         c = compare_with_spread(manifest_, types_, {s.original_dump, s.original_again_dump}, result);
-        by_spread = any_by_spread = true;
+        by_spread = true;
       }
       return c;
     };
@@ -248,6 +248,7 @@ bool Loop::equivalence(const fs::path& code_object, json& entry, BatchedReplays&
         dump = alone;
       }
     }
+    any_by_spread = any_by_spread || by_spread;  // the judgement that stands (the lone replay's, if there was one)
     per_input.push_back({{"input", s.name}, {"launched", true}, {"comparison", cmp.to_json()},
                          {"judged_by", by_spread ? "the original's run-to-run spread" : "the original's result"}});
     if (!batch_comparison.is_null()) {
