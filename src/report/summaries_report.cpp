@@ -63,7 +63,7 @@ std::string summaries_terminal(const app::AnalyzeResults& r, std::size_t top, st
       c[4].cells.push_back(duration_text(static_cast<double>(copies[i].max_ns)));
     }
     TextTable table(std::move(c), "kind");
-    const std::size_t name_width = table.fit(width, 26);
+    const std::size_t name_width = table.fit(width, 12);  // kinds shorten in the middle (MEMORY_COPY_..._DEVICE)
     out += table.header();
     for (std::size_t i = 0; i < copies.size() && i < top; ++i)
       out += table.row(i, shorten_middle(one_line(copies[i].kind), name_width));
@@ -86,7 +86,7 @@ std::string summaries_terminal(const app::AnalyzeResults& r, std::size_t top, st
       c[6].cells.push_back(duration_text(static_cast<double>(s.max_ns)));
     }
     TextTable table(std::move(c), "range");
-    const std::size_t name_width = table.fit(width, 26);
+    const std::size_t name_width = table.fit(width, 12);  // range names shorten in the middle
     out += table.header();
     for (std::size_t i = 0; i < ranges.size() && i < top; ++i)
       out += table.row(i, shorten_middle(one_line(ranges[i].name), name_width));
