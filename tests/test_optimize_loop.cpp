@@ -532,6 +532,9 @@ TEST(OptimizeLoop, ABatchResultThatDiffersIsReplayedAloneBeforeItRejects) {
       // Wrong alone too: rejected on the first input, whose batch result was replayed alone and differed again.
       EXPECT_EQ(c["decision"], "rejected") << c.dump();
       EXPECT_FALSE((*eq)["passed"]);
+      // A rejection at equivalence still says what the replays cost: the first stage only.
+      EXPECT_EQ(c.value("replay_jobs_started", -1), 4 + 2 * 3) << c.dump();
+      EXPECT_TRUE(c["seconds"].contains("replay_batch_jobs")) << c.dump();
       const json& first = (*eq)["evidence"]["inputs"][0];
       EXPECT_FALSE(first["comparison"]["equivalent"]) << first.dump();
       EXPECT_NE(first.value("note", ""), "") << first.dump();

@@ -25,8 +25,6 @@ class BatchedReplays {
   std::size_t size() const { return jobs_.size(); }
   // The runner's own time for the jobs the batches ran (the rest of a batch's wall time is the process's).
   double batch_job_seconds() const { return batch_job_seconds_; }
-  // Whether job i has an outcome without a replay of its own (a batch ran it, or it was replayed already).
-  bool has_outcome(std::size_t i) const { return i < staged_ && outcomes_.at(i).ran; }
   // Whether job i's outcome came from a batch (not from a replay of its own).
   bool from_batch(std::size_t i) const { return i < batched_.size() && batched_[i]; }
   // How many jobs the batches were asked to run so far (the rest were never needed).

@@ -253,23 +253,28 @@ void Loop::evaluate(const Candidate& c, Proposer& proposer, int depth) {
   // Inputs the batch could not replay (another launch's capture needs a process of its own) are judged after the
   // performance gate: a slower candidate is rejected without that process; every admitted one is judged on all.
   std::vector<std::size_t> now, later;
-  for (std::size_t i = 0; i < states_.size(); ++i) (replays.has_outcome(i) ? now : later).push_back(i);
+  for (std::size_t i = 0; i < states_.size(); ++i) (replays.from_batch(i) ? now : later).push_back(i);
   if (now.empty()) now.swap(later);  // no batch (not the CUDA runner): every input first, as one by one
+  // Every decision from here on says what the replays cost: the runner's own seconds in the batches (both stages)
+  // and how many of candidate_replays(co) were started.
+  auto decide = [&](const char* decision) {
+    seconds["replay_batch_jobs"] = replays.batch_job_seconds();
+    entry["replay_jobs_started"] = replays.jobs_started();
+    finish(decision);
+  };
   const bool equivalent = equivalence(co, entry, replays, now, later);
   step("equivalence");
-  if (!equivalent) return finish("rejected");
+  if (!equivalent) return decide("rejected");
   const bool faster = performance(entry, replays);
-  seconds["replay_batch_jobs"] = replays.batch_job_seconds();  // the replays themselves, both stages
-  entry["replay_jobs_started"] = replays.jobs_started();  // of candidate_replays(co).size()
   step("performance");
-  if (!faster) return finish("rejected");
+  if (!faster) return decide("rejected");
   if (!later.empty()) {
     const bool equivalent_later = equivalence(co, entry, replays, later, {});
     step("equivalence_deferred");
-    if (!equivalent_later) return finish("rejected");
+    if (!equivalent_later) return decide("rejected");
   }
   entry["code_object"] = co.string();
-  finish("passed_replay_gates");
+  decide("passed_replay_gates");
 }
 
 

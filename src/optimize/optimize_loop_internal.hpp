@@ -55,7 +55,7 @@ class Loop {
   void precompile(const std::vector<Candidate>& cands, int budget);
   bool binary_gates(const fs::path& code_object, json& entry);
   // A candidate's replays: every input of the equivalence gate, then the performance gate's rounds (the
-  // original's and the candidate's alternating), in one batch.
+  // original's and the candidate's alternating), run in two stages (BatchedReplays).
   std::vector<ReplayJob> candidate_replays(const fs::path& code_object) const;
   // Judges `inputs`; `deferred` are named in the gate's entry as judged after the performance gate.
   bool equivalence(const fs::path& code_object, json& entry, BatchedReplays& replays, const std::vector<std::size_t>& inputs,
