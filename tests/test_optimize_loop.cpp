@@ -227,6 +227,39 @@ OptimizeResult run_first_candidate(Fixture& f) {
   return run_optimize(f.o, f.env, proposers);
 }
 
+// The first round is asked for once the original is compiled and before any replay, so its candidates compile
+// while the inputs are derived and the original replayed; the decisions are those of asking later.
+struct WhenAsked : Proposer {
+  FakeEnv& env;
+  DeterministicProposer inner;
+  std::vector<std::pair<int, int>> asked;  // (round, replays the environment had run by then)
+  int compiles_before_first = -1;
+  explicit WhenAsked(FakeEnv& e) : env(e) {}
+  std::string name() const override { return inner.name(); }
+  std::vector<Candidate> propose(const ProposalRequest& r) override {
+    if (asked.empty()) compiles_before_first = env.compiles;
+    asked.emplace_back(r.round, env.replays);
+    return inner.propose(r);
+  }
+  void observe(const GateVerdict& v) override { inner.observe(v); }
+};
+
+TEST(OptimizeLoop, TheFirstRoundIsProposedBeforeTheInputsAreReplayed) {
+  Fixture f;
+  f.o.max_candidates = 3;
+  std::vector<std::unique_ptr<Proposer>> proposers;
+  proposers.push_back(std::make_unique<WhenAsked>(f.env));
+  auto& asked = static_cast<WhenAsked&>(*proposers.front());
+  OptimizeResult r = run_optimize(f.o, f.env, proposers);
+  ASSERT_FALSE(asked.asked.empty());
+  EXPECT_EQ(asked.asked.front(), (std::pair<int, int>{0, 0})) << "round 0, before the original's first replay";
+  EXPECT_EQ(asked.compiles_before_first, 2) << "the original's code object and its build check, nothing else";
+  EXPECT_EQ(std::count_if(asked.asked.begin(), asked.asked.end(), [](auto& a) { return a.first == 0; }), 1)
+      << "round 0 is asked for once";
+  EXPECT_EQ(r.document["decision"]["status"], "accepted");
+  EXPECT_EQ(r.document["decision"]["candidate"], "unroll-L6-x4");
+}
+
 TEST(OptimizeLoop, ACandidateFasterThanTheOriginalsFlopsAllowIsRejectedAsSuspicious) {
   // The baseline's counter pass says the original executes FLOPs that take at least 90 ns at peak: the x4
   // candidate's 80 ns is impossible for the same work, however equivalent its outputs look.

@@ -96,6 +96,7 @@ void Loop::prepare_inputs() {
                                                     built.status, built.messages));
   doc_["baseline"]["build_check"] = build_check(original_copy, original_co_, l1.string());
   read_original_facts();
+  propose_first_round();  // its compiles overlap the derivations and the original's replays below
   auto derive = [&](const std::string& name, const fs::path& from, DeriveOptions d) {
     d.source_param_types = param_types;
     InputState s{name, out_ / "inputs" / name, {}, {}};
@@ -371,6 +372,18 @@ void Loop::profile_baseline() {
   doc_["ranking"] = baseline_.ranking;
 }
 
+// The first proposer's first round needs only the source, the profile and the original's code object facts (the
+// request is the one propose_and_evaluate() would make), so it is asked for as soon as those exist: the first
+// candidate's parse and compile then run while the inputs are derived and the original replayed, instead of
+// before the first candidate's gates (1.6 s of its 4.2 s on an H200, 2026-11-29).
+void Loop::propose_first_round() {
+  if (proposers_.empty() || o_.max_candidates <= 0) return;
+  ProposalRequest req{o_.source, original_text_, kernel_, language_, baseline_.analysis, guard_constraints(), 0,
+                      o_.max_candidates};
+  first_round_ = proposers_.front()->propose(req);
+  precompile(*first_round_, o_.max_candidates);
+}
+
 void Loop::propose_and_evaluate() {
   int proposed = 0;
   for (int round = 0; round < kMaxRounds && proposed < o_.max_candidates; ++round) {
@@ -378,8 +391,14 @@ void Loop::propose_and_evaluate() {
     for (auto& p : proposers_) {
       ProposalRequest req{o_.source, original_text_, kernel_, language_, baseline_.analysis, guard_constraints(), round,
                           o_.max_candidates - proposed};
-      std::vector<Candidate> cands = p->propose(req);
-      precompile(cands, o_.max_candidates - proposed);
+      std::vector<Candidate> cands;
+      if (round == 0 && &p == &proposers_.front() && first_round_) {
+        cands = std::move(*first_round_);  // asked for and compiled during prepare_inputs()
+        first_round_.reset();
+      } else {
+        cands = p->propose(req);
+        precompile(cands, o_.max_candidates - proposed);
+      }
       for (const auto& c : cands) {
         if (proposed >= o_.max_candidates) break;
         ++proposed, any = true;

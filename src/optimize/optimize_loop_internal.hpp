@@ -68,6 +68,7 @@ class Loop {
   void start_document();
   void read_source();
   void profile_baseline();
+  void propose_first_round();
   void propose_and_evaluate();
   json decide();
   json propose_diff_only(json& entry, const Candidate& c);
@@ -106,5 +107,7 @@ class Loop {
   // with the text it parsed, so static_gates() judges exactly what it would have parsed itself.
   std::map<std::string, std::pair<std::string, std::future<SourceModel>>> parsed_;
   std::map<std::string, Precompiled> inspected_;                 // by code object path, until its binary gates
+  // The first proposer's first-round candidates, asked for (and compiled) while the inputs are prepared.
+  std::optional<std::vector<Candidate>> first_round_;
 };
 }  // namespace rpl::optimize::loop_detail

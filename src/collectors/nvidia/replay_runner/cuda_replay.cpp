@@ -575,6 +575,11 @@ void Replay::run() {
   restore_from_capture();
   if (o_.recopy) keep_pristine_copies();
   else report_.restore_source = "device";
+  // The clearing of a kept range (cuMemsetD8) and the pristine copies (cuMemcpyDtoD) run on the legacy stream and
+  // return before the device has done them, and the launch stream is non-blocking: without this wait a launch
+  // could run first and the pristine copy then hold its result (seen once on an H200 under load: a batch job's
+  // dump of an in-place saxpy held two launches' result, as every restore restored the first launch's output).
+  check(cuCtxSynchronize(), "waiting for the captured state to be in place");
   prepare_launch();
   if (o_.cache == capture::CacheState::Cold && o_.knobs.cold_evicts_code)
     code_eviction_ready_ = cache_kernel_ready(&CacheKernels::evict_ready);
