@@ -64,7 +64,7 @@ EOF
     t0=$(date +%s.%N)
     "$runner" full-vm --jobs "$d/jobs.json" --status "$d/status.txt" "${TIMING[@]}" >"$d/batch.log" 2>&1
     rc=$?
-    secs=$(echo "$(date +%s.%N) - $t0" | bc)
+    secs=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { print a - b }')
     bad=0
     for k in $(seq 0 $((JOBS - 1))); do
       diff -rq "$W/ref" "$d/j$k" >/dev/null 2>&1 || { bad=$((bad + 1)); echo "$which round $round job $k differs" >>"$OUT/differing.txt"; }
