@@ -6,14 +6,14 @@
 # This script replays one captured saxpy launch many times in batches, with the runner before the fix ($PRE) and
 # after it (the staged rpl_replay_cuda), alternately, while other processes keep the GPU busy (context switches are
 # when the race can show), and counts the jobs whose dump differs from a lone replay's.
-#   OUT=/dir RPL_BIN_DIR=.devbuild/lib PRE=/path/to/rpl_replay_cuda_pre [ROUNDS=6] [JOBS=40] [HOGS=2] \
+#   OUT=/dir RPL_BIN_DIR=.devbuild/lib PRE=/path/to/rpl_replay_cuda_pre [ROUNDS=2] [JOBS=40] [HOGS=2] \
 #     bash bench/optimize/batch_race_gpu.sh
 # Writes $OUT/env.txt, $OUT/race.tsv (round, runner, jobs, jobs whose dump differs, batch exit, seconds) and
 # $OUT/summary.txt.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 : "${OUT:?set OUT}" "${RPL_BIN_DIR:?set RPL_BIN_DIR}" "${PRE:?set PRE to the runner built before the fix}"
-ROUNDS=${ROUNDS:-6} JOBS=${JOBS:-40} HOGS=${HOGS:-2}
+ROUNDS=${ROUNDS:-2} JOBS=${JOBS:-40} HOGS=${HOGS:-2}
 W=${WORK:-/tmp/rpl-batch-race}
 rm -rf "$W"; mkdir -p "$W" "$OUT"
 RP="$RPL_BIN_DIR/rocm-perf" FIXED="$RPL_BIN_DIR/rpl_replay_cuda"
