@@ -181,10 +181,12 @@ TEST(LibraryCalls, ExportCsvWritesLibraryTraceAndTheJsonFollowsItsSchema) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string csv = read_file(dir.file("csv/library_trace.csv"));
   EXPECT_EQ(csv, std::string(rpl::report::kLibraryTraceHeader) + "\n" +
-                     "\"hipBLASLt\",\"hipblasLtMatmul\",4242,7,1000010000,1000020000,10000,1,0,10000,\"hipblasLtMatmul\"\n"
-                     "\"hipBLASLt\",\"hipblasLtMatmul\",4242,7,1000100000,1000130000,30000,1,0,35000,\"hipblasLtMatmul\"\n"
+                     "\"hipBLASLt\",\"hipblasLtMatmul\",4242,7,1000010000,1000020000,10000,1,0,10000,\"hipblasLtMatmul\","
+                     "\"marker_range\",\"\"\n"
+                     "\"hipBLASLt\",\"hipblasLtMatmul\",4242,7,1000100000,1000130000,30000,1,0,35000,\"hipblasLtMatmul\","
+                     "\"marker_range\",\"\"\n"
                      "\"MIOpen\",\"miopenConvolutionForward\",4242,8,1000200000,1000205000,5000,1,0,10000,"
-                     "\"miopenConvolutionForward\"\n");
+                     "\"miopenConvolutionForward\",\"marker_range\",\"\"\n");
   // the markers stay in marker_api_trace.csv too, as rocprofv3 writes them
   EXPECT_NE(read_file(dir.file("csv/marker_api_trace.csv")).find("\"step\""), std::string::npos);
 
@@ -320,7 +322,7 @@ TEST(RocblasProfileLog, ALineWithoutACountNamesTheFileAndLine) {
 TEST(RocblasProfileLog, CountedCallsJoinLibraryCallsJsonWithoutTimes) {
   const std::vector<rpl::LibraryCallCount> counted = {{"rocBLAS", "rocblas_sgemm", "M: 1", 7}};
   const auto doc = rpl::report::library_calls_document({}, "test", counted);
-  EXPECT_EQ(doc["schema_version"], "1.2");
+  EXPECT_EQ(doc["schema_version"], "1.3");
   EXPECT_EQ(doc["calls"], 0);  // the timed calls only
   ASSERT_EQ(doc["counted_calls"].size(), 1u);
   EXPECT_EQ(doc["counted_calls"][0]["calls"], 7);

@@ -29,6 +29,16 @@ bool word_char(char c) {
 
 }  // namespace
 
+std::string_view to_string(CallLink link) {
+  switch (link) {
+    case CallLink::MarkerRange: return "marker_range";
+    case CallLink::TimeWindow: return "time_window";
+    case CallLink::Order: return "order";
+    case CallLink::None: break;
+  }
+  return "none";
+}
+
 std::optional<LibraryFunction> library_function(std::string_view name) {
   for (std::size_t i = 0; i < name.size();) {
     if (!word_char(name[i])) {

@@ -24,14 +24,24 @@ struct LibraryFunction {
 // library's API prefix; nullopt when none does ("forward pass", a user's own range).
 std::optional<LibraryFunction> library_function(std::string_view range_name);
 
+// How a call's GPU work was found: inside its marker range, or (a call from a library's API log, which has no end
+// time: analysis/logged_library_calls) inside its time window on its thread, by order among calls that share a
+// time stamp, or not at all.
+enum class CallLink { MarkerRange, TimeWindow, Order, None };
+std::string_view to_string(CallLink link);  // "marker_range", "time_window", "order", "none"
+
 struct LibraryCall {
   LibraryFunction call;
-  std::string range_name;  // the marker's whole text
+  std::string range_name;  // the marker's whole text (empty for a logged call)
   Index process = kNoIndex;
+  int64_t pid = 0;         // the process id where `process` is kNoIndex (a logged call of a process not traced)
   uint32_t thread = 0;
-  TimeNs start = 0, end = 0;                  // host time between the range's push and pop
+  TimeNs start = 0, end = 0;                  // host time between the range's push and pop (logged: see CallLink)
   std::size_t gpu_kernels = 0, gpu_copies = 0;  // the work launched inside it
   TimeNs gpu_busy_ns = 0;                     // the union of that work's intervals
+  CallLink link = CallLink::MarkerRange;
+  std::string arguments;   // a logged call's key arguments ("m=64 n=64 k=64 ..."); empty for a marker range
+  TimeNs resolution = 0;   // of a logged call's time stamp (0 for a marker range)
 };
 
 // Every library call of `trace` (its marker ranges that name one), by start (then process, thread).

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "collectors/amd/rocblas_profile_log.hpp"
+#include "collectors/nvidia/library_api_logs.hpp"
 #include "store/rocpd_reader.hpp"
 #include "store/rocpd_scratch_memory.hpp"
 #include "support/log.hpp"
@@ -84,6 +85,10 @@ std::vector<ScratchOperation> load_scratch_memory(const std::vector<std::string>
 
 std::vector<LibraryCallCount> load_library_call_counts(const std::string& run_dir) {
   return collectors::read_rocblas_profile_log((std::filesystem::path(run_dir) / collectors::kRocblasProfileLog).string());
+}
+
+std::vector<LoggedLibraryCall> load_logged_library_calls(const std::string& run_dir) {
+  return collectors::read_library_api_logs((std::filesystem::path(run_dir) / collectors::kLibraryLogDir).string());
 }
 
 }  // namespace rpl::app

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "model/library_call_counts.hpp"
+#include "model/logged_library_calls.hpp"
 #include "model/scratch_memory.hpp"
 #include "model/trace.hpp"
 
@@ -31,5 +32,10 @@ std::vector<ScratchOperation> load_scratch_memory(const std::vector<std::string>
 // The rocBLAS calls of a run, counted by rocBLAS's profile log (`profile --library-trace` on AMD asks for it in
 // the run's folder: RUN_DIR/rocblas_profile.log); none when there is no log. Throws rpl::Error for a bad log.
 std::vector<LibraryCallCount> load_library_call_counts(const std::string& run_dir);
+
+// The cuBLAS, cuBLASLt and cuDNN calls of a run from the libraries' API logs (`profile --library-trace` on NVIDIA
+// asks for them in RUN_DIR/library_logs/), on the trace's clock; none when there are no logs. Throws rpl::Error for
+// a bad log.
+std::vector<LoggedLibraryCall> load_logged_library_calls(const std::string& run_dir);
 
 }  // namespace rpl::app

@@ -104,36 +104,49 @@ void refuse_analysis_flags_in_a_rank(const ProfileArgs& a, const app::ProfileOpt
 }
 
 // library_trace.csv and library_calls.json of the representative run (--library-trace, --preset full); on AMD
-// also the rocBLAS calls its profile log counted in the run's folder (no times).
+// also the rocBLAS calls its profile log counted in the run's folder (no times); on NVIDIA the cuBLAS, cuBLASLt and
+// cuDNN calls of their API logs in the run's folder, linked to the kernels they launched.
 void write_library_files(const std::string& dir, const Trace& trace, const std::string& platform,
                          const std::string& run_dir) {
   const bool amd = platform == "rocm";
   const std::vector<LibraryCallCount> counted = amd ? app::load_library_call_counts(run_dir) : std::vector<LibraryCallCount>{};
+  const std::vector<LoggedLibraryCall> logged = amd ? std::vector<LoggedLibraryCall>{} : app::load_logged_library_calls(run_dir);
   const report::LibraryOutputs written = report::write_library_outputs(
       dir, trace,
       amd ? "ROCTx markers of hipBLASLt and MIOpen (rocprofv3 --marker-trace); rocBLAS calls counted by its profile log "
             "(ROCBLAS_LAYER=4)"
-          : "NVTX ranges (CUPTI)",
-      counted);
+          : "NVTX ranges (CUPTI); cuBLAS, cuBLASLt and cuDNN API logs (CUBLAS_LOGINFO_DBG, CUBLASLT_LOG_LEVEL, "
+            "CUDNN_LOGLEVEL_DBG) linked to kernels by time window and order",
+      counted, amd ? nullptr : &logged);
   const std::size_t calls = written.calls;
   int64_t counted_calls = 0;
   for (const LibraryCallCount& c : counted) counted_calls += c.calls;
   if (calls == 0 && counted.empty())
     log::warn("no library call was recorded: {}", amd ? "hipBLASLt and MIOpen mark their calls only when built with "
                                                         "markers (ROCTx), and rocBLAS wrote no profile log"
-                                                      : "no NVTX range of the run names a cuBLAS or cuDNN call");
-  // The library ran but marked none of its calls (cuBLAS and cuDNN emitted no NVTX range with PyTorch 2.11 /
-  // CUDA 13 on an H200): say so, or an empty library_trace.csv reads as "the library was not used".
+                                                      : "no NVTX range names a cuBLAS or cuDNN call and their API logs "
+                                                        "(run folder: library_logs/) list none");
+  // The library ran but none of its calls was found: say so, or an empty library_trace.csv reads as "the library
+  // was not used".
   for (const analysis::LibraryKernelsWithoutCalls& k : written.kernels_without_calls)
     log::warn("{} {} kernel dispatch{} ran ({} kernel{}, e.g. {}) but no {} call was recorded: the library put no {} "
-              "range around its calls in this run, so they are not in library_trace.csv (library_calls.json: "
+              "range around its calls in this run{}, so they are not in library_trace.csv (library_calls.json: "
               "kernels_without_calls; docs/profile-presets.md, \"Library calls\")",
               k.dispatches, k.library, k.dispatches == 1 ? "" : "es", k.kernels, k.kernels == 1 ? "" : "s",
               one_line(k.example.size() > 100 ? k.example.substr(0, 97) + "..." : k.example), k.library,
-              amd ? "ROCTx" : "NVTX");
+              amd ? "ROCTx" : "NVTX", amd ? "" : " and its API log listed none");
   if (counted_calls > 0)
     log::info("rocBLAS's profile log counted {} calls of {} function and argument sets (counts only: no times)",
               counted_calls, counted.size());
+  if (written.logged && written.logged->links.calls > 0) {
+    const analysis::LoggedCallLinks& l = written.logged->links;
+    log::info("the libraries' API logs listed {} calls ({} set-up calls): {} linked by time window and {} by order (to "
+              "{} kernels), {} ambiguous, {} without kernels in their window, {} outside the trace",
+              l.calls, l.set_up, l.time_window, l.order, l.linked_kernels, l.ambiguous, l.no_kernels, l.not_in_trace);
+    if (l.not_in_trace > 0)
+      log::warn("{} logged library calls could not be linked: their process is not in the trace or the log's clock "
+                "does not match it", l.not_in_trace);
+  }
   log::info("wrote {}/library_trace.csv ({} library calls) and library_calls.json", dir, calls);
 }
 
@@ -283,9 +296,11 @@ Action register_profile(CLI::App& app) {
                 "their stall reasons (NVIDIA: CUPTI PC sampling; AMD: rocprofv3, unvalidated); see docs/pc-sampling.md");
   cmd->add_flag("--library-trace", args->library_trace,
                 "record calls into hipBLASLt and MIOpen (AMD: their ROCTx markers, unvalidated; rocBLAS: call counts "
-                "from its profile log, no times) or cuBLAS and cuDNN (NVIDIA: their NVTX ranges, where they emit any: "
-                "none with CUDA 13 on an H200) and write library_trace.csv and library_calls.json; warns when a "
-                "library's kernels ran but none of its calls was recorded; see docs/profile-presets.md");
+                "from its profile log, no times) or cuBLAS, cuBLASLt and cuDNN (NVIDIA: their NVTX ranges where they "
+                "emit any, else their own API logs, CUBLAS_LOGINFO_DBG / CUBLASLT_LOG_LEVEL / CUDNN_LOGLEVEL_DBG, "
+                "linked to the kernels each call launched; the logging slows the run) and write library_trace.csv and "
+                "library_calls.json; warns when a library's kernels ran but none of its calls was recorded; see "
+                "docs/profile-presets.md");
   cmd->add_flag("--scratch-memory-trace", args->scratch_memory_trace,
                 "record the runtime's scratch (private segment) allocations (AMD: rocprofv3 --scratch-memory-trace, "
                 "unvalidated) and write scratch_memory.json with the kernels that need scratch (NVIDIA: their local "

@@ -32,7 +32,8 @@ struct TraceDomains {
   bool communication = false; // RCCL calls (AMD: --rccl-trace); NVIDIA: not available (NCCL has no CUPTI domain)
   bool native_perfetto = false;  // AMD: rocprofv3 also writes its own .pftrace beside the rocpd database
   // Calls into hipBLASLt / MIOpen (AMD: their own ROCTx markers, switched on by their environment variables,
-  // recorded by --marker-trace) and cuBLAS / cuDNN (NVIDIA: their NVTX ranges, which the collector records always).
+  // recorded by --marker-trace) and cuBLAS / cuBLASLt / cuDNN (NVIDIA: their NVTX ranges, which the collector records
+  // always, and their own API logs, switched on by their environment variables into RUN/library_logs/).
   bool library_calls = false;
   // AMD: scratch (private segment) allocations of the runtime (--scratch-memory-trace). NVIDIA has no such
   // record; each launch's local memory size is in the kernel records already.

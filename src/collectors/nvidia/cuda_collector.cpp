@@ -10,6 +10,7 @@
 
 #include "collectors/amd/rocprofv3_collector.hpp"  // find_rocpd_databases
 #include "collectors/collector_factory.hpp"
+#include "collectors/nvidia/library_api_logs.hpp"
 #include "collectors/nvidia/nccl_profile_file.hpp"
 #include "collectors/nvidia/spill_to_rocpd.hpp"
 #include "store/rocpd_collective_calls.hpp"
@@ -75,6 +76,19 @@ void record_topology(const std::string& trace_dir) {
   if (ec) log::debug("{}: {}", text.string(), ec.message());
 }
 
+// cuBLAS, cuBLASLt and cuDNN put no NVTX range around their calls (PyTorch 2.11 / CUDA 13.0 on an H200): their own
+// API logs list them (library_api_logs.hpp), written into RUN/library_logs/ beside the clocks that convert their
+// wall-clock times. A library whose logging the user set keeps it.
+void add_library_logging(const std::string& run_dir, std::vector<std::pair<std::string, std::string>>& env) {
+  const std::string dir = fs::absolute(fs::path(run_dir) / kLibraryLogDir).string();
+  fs::create_directories(dir);
+  LibraryLogEnvironment logging = library_log_environment(dir);
+  for (const std::string& kept : logging.kept)
+    log::warn("{}: the library's API logging is the user's, so --library-trace does not read its calls", kept);
+  env.insert(env.end(), logging.env.begin(), logging.env.end());
+  write_library_log_clock(dir, current_library_log_clock());
+}
+
 class CudaCollector : public platform::Collector {
  public:
   std::string name() const override { return "cupti"; }
@@ -102,6 +116,7 @@ class CudaCollector : public platform::Collector {
     // The collector's API modes: every runtime and driver call, none, or (default) the dependency-creating ones.
     if (request.trace.all_api) spec.env.emplace_back("RPL_CUDA_API", "all");
     else if (!request.trace.runtime_api) spec.env.emplace_back("RPL_CUDA_API", "none");
+    if (request.trace.library_calls) add_library_logging(request.run_dir, spec.env);
     spec.stdout_file = result.stdout_file;
     if (!request.debug) spec.stderr_file = result.stderr_file;
     spec.timeout_s = request.timeout_s;

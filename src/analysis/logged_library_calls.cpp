@@ -1,0 +1,186 @@
+#include "analysis/logged_library_calls.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "analysis/analysis_window.hpp"
+#include "model/kernel_origin.hpp"
+
+namespace rpl::analysis {
+namespace {
+
+constexpr TimeNs kClockSlackNs = 2'000'000'000;  // a log's time this far outside the process's trace: another clock
+
+struct LoggedLaunch {
+  TimeNs host_start = 0, host_end = 0;  // the launching API call
+  uint32_t thread = 0;
+  TimeNs gpu_start = 0, gpu_end = 0;
+  bool dnn = false, blas = false;       // the kernel's library family
+  bool taken = false;
+};
+
+// Per process, the kernel launches whose launching API call the trace holds, by host start.
+std::vector<std::vector<LoggedLaunch>> launches_by_process(const Trace& trace) {
+  std::unordered_map<uint64_t, std::size_t> api;  // (process, correlation id) -> api call
+  for (std::size_t i = 0; i < trace.api_calls.size(); ++i) {
+    const ApiCall& a = trace.api_calls[i];
+    if (a.correlation_id != 0 && !is_marker_range(trace, a))
+      api.emplace((static_cast<uint64_t>(a.process) << 40) ^ static_cast<uint64_t>(a.correlation_id), i);
+  }
+  std::vector<std::pair<bool, bool>> family(trace.symbols.size());  // (blas, dnn) per symbol
+  for (std::size_t s = 0; s < trace.symbols.size(); ++s) {
+    const std::string library = kernel_origin(trace.strings.at(trace.symbols[s].display_name)).library;
+    family[s] = {library == "cuBLAS" || library == "CUTLASS", library == "cuDNN" || library == "CUTLASS"};
+  }
+  std::vector<std::vector<LoggedLaunch>> out(trace.processes.size());
+  for (const Dispatch& d : trace.dispatches) {
+    if (d.correlation_id == 0 || d.process >= out.size() || d.symbol >= family.size()) continue;
+    const auto it = api.find((static_cast<uint64_t>(d.process) << 40) ^ static_cast<uint64_t>(d.correlation_id));
+    if (it == api.end()) continue;
+    const ApiCall& a = trace.api_calls[it->second];
+    LoggedLaunch l;
+    l.host_start = a.start;
+    l.host_end = std::max(a.start, a.end);
+    l.thread = a.thread;
+    l.gpu_start = d.start;
+    l.gpu_end = std::max(d.start, d.end);
+    l.blas = family[d.symbol].first;
+    l.dnn = family[d.symbol].second;
+    out[d.process].push_back(l);
+  }
+  for (auto& v : out)
+    std::stable_sort(v.begin(), v.end(), [](const LoggedLaunch& a, const LoggedLaunch& b) { return a.host_start < b.host_start; });
+  return out;
+}
+
+// Whether the logs' clock matches the process's trace: some logged call lies within the trace's span (with slack).
+bool clocks_agree(const Trace& trace, Index process, const std::vector<const LoggedLibraryCall*>& calls) {
+  TimeNs lo = std::numeric_limits<TimeNs>::max(), hi = std::numeric_limits<TimeNs>::min();
+  for (const ApiCall& a : trace.api_calls)
+    if (a.process == process) lo = std::min(lo, a.start), hi = std::max(hi, a.end);
+  if (lo > hi) return false;
+  return std::any_of(calls.begin(), calls.end(), [&](const LoggedLibraryCall* c) {
+    return c->time + c->resolution >= lo - kClockSlackNs && c->time <= hi + kClockSlackNs;
+  });
+}
+
+void link_calls(LibraryCall& call, const std::vector<LoggedLaunch*>& launches, CallLink how, LoggedCallLinks& links) {
+  std::vector<std::pair<TimeNs, TimeNs>> busy;
+  TimeNs first = std::numeric_limits<TimeNs>::max(), last = call.start;
+  for (LoggedLaunch* l : launches) {
+    l->taken = true;
+    busy.emplace_back(l->gpu_start, l->gpu_end);
+    first = std::min(first, l->host_start);
+    last = std::max(last, l->host_end);
+  }
+  std::sort(busy.begin(), busy.end());
+  TimeNs covered_to = std::numeric_limits<TimeNs>::min();
+  for (const auto& [s, e] : busy) {
+    const TimeNs from = std::max(s, covered_to);
+    if (e > from) call.gpu_busy_ns += e - from;
+    covered_to = std::max(covered_to, e);
+  }
+  // A time stamp of whole seconds only says the call started within that second: its first launch is the best
+  // start the trace gives.
+  if (call.resolution >= 1'000'000 && first != std::numeric_limits<TimeNs>::max()) call.start = std::max(call.start, first);
+  call.end = std::max(call.start, last);
+  call.gpu_kernels = launches.size();
+  call.link = how;
+  ++(how == CallLink::Order ? links.order : links.time_window);
+  links.linked_kernels += launches.size();
+}
+
+}  // namespace
+
+std::vector<LibraryCall> logged_library_calls(const Trace& trace, const std::vector<LoggedLibraryCall>& logged,
+                                              LoggedCallLinks* links_out) {
+  LoggedCallLinks links;
+  links.calls = logged.size();
+  std::map<int64_t, Index> process_of_pid;
+  for (std::size_t p = 0; p < trace.processes.size(); ++p) process_of_pid.emplace(trace.processes[p].pid, static_cast<Index>(p));
+
+  std::vector<LibraryCall> out(logged.size());
+  std::map<Index, std::vector<const LoggedLibraryCall*>> by_process;
+  for (std::size_t i = 0; i < logged.size(); ++i) {
+    const LoggedLibraryCall& l = logged[i];
+    LibraryCall& c = out[i];
+    c.call = LibraryFunction{l.library, l.function};
+    c.pid = l.pid;
+    c.thread = static_cast<uint32_t>(l.thread);
+    c.start = c.end = l.time;
+    c.link = CallLink::None;
+    c.arguments = l.arguments;
+    c.resolution = l.resolution;
+    if (auto it = process_of_pid.find(l.pid); it != process_of_pid.end()) {
+      c.process = it->second;
+      by_process[it->second].push_back(&l);
+    }
+  }
+  std::vector<std::vector<LoggedLaunch>> launches = launches_by_process(trace);
+  std::vector<bool> clock_ok(trace.processes.size(), false);
+  for (const auto& [p, calls] : by_process) clock_ok[p] = clocks_agree(trace, p, calls);
+
+  // Groups: (library, process, thread or -1 for any thread) -> the calls that may launch work, in log order.
+  static constexpr const char* kLinkOrder[] = {"cuBLAS", "cuDNN", "cuBLASLt"};
+  auto rank = [](const std::string& library) {
+    for (std::size_t r = 0; r < std::size(kLinkOrder); ++r)
+      if (library == kLinkOrder[r]) return r;
+    return std::size(kLinkOrder);
+  };
+  std::map<std::tuple<std::size_t, std::string, Index, int64_t>, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < logged.size(); ++i) {
+    const LoggedLibraryCall& l = logged[i];
+    if (!l.may_launch_work) {
+      ++links.set_up;
+      continue;
+    }
+    const Index p = out[i].process;
+    if (p == kNoIndex || !clock_ok[p]) {
+      ++links.not_in_trace;
+      continue;
+    }
+    const uint32_t tid = static_cast<uint32_t>(l.thread);
+    const bool thread_in_trace = l.thread != 0 && std::any_of(launches[p].begin(), launches[p].end(),
+                                                              [&](const LoggedLaunch& x) { return x.thread == tid; });
+    groups[{rank(l.library), l.library, p, thread_in_trace ? static_cast<int64_t>(tid) : -1}].push_back(i);
+  }
+  for (auto& [key, calls] : groups) {
+    const auto& [r, library, p, thread] = key;
+    const bool dnn = library == "cuDNN";
+    std::stable_sort(calls.begin(), calls.end(), [&](std::size_t a, std::size_t b) { return logged[a].time < logged[b].time; });
+    for (std::size_t g = 0; g < calls.size();) {
+      std::size_t g_end = g;
+      while (g_end < calls.size() && logged[calls[g_end]].time == logged[calls[g]].time) ++g_end;
+      const TimeNs from = logged[calls[g]].time;
+      const TimeNs to = g_end < calls.size() ? logged[calls[g_end]].time : std::numeric_limits<TimeNs>::max();
+      std::vector<LoggedLaunch*> in_window;
+      for (LoggedLaunch& l : launches[p]) {
+        if (l.host_start < from) continue;
+        if (l.host_start >= to) break;
+        if (!l.taken && (dnn ? l.dnn : l.blas) && (thread < 0 || l.thread == static_cast<uint32_t>(thread)))
+          in_window.push_back(&l);
+      }
+      const std::size_t k = g_end - g;
+      if (in_window.empty()) {
+        links.no_kernels += k;
+      } else if (k == 1) {
+        link_calls(out[calls[g]], in_window, CallLink::TimeWindow, links);
+      } else if (in_window.size() == k) {
+        for (std::size_t j = 0; j < k; ++j) link_calls(out[calls[g + j]], {in_window[j]}, CallLink::Order, links);
+      } else {
+        links.ambiguous += k;
+      }
+      g = g_end;
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const LibraryCall& a, const LibraryCall& b) {
+    return std::tie(a.start, a.process, a.thread) < std::tie(b.start, b.process, b.thread);
+  });
+  if (links_out) *links_out = links;
+  return out;
+}
+
+}  // namespace rpl::analysis
