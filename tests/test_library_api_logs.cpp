@@ -232,7 +232,15 @@ TEST(LibraryApiLogs, ACorruptRecordNamesTheFileAndLine) {
   expect_corrupt(cublas, header + "i! Time: 2026-11-29T07:41:13\ni!Process=31337; Thread=main\n",
                  "dir/lib.log:3: thread 'main' is not a number");
   expect_corrupt(cublas, "I! cuBLAS (v13.0) function called:\n", "dir/lib.log:1: a call header without a function");
-  expect_corrupt(cublas, header + "i!  m: type=int; val=1\n" + header, "dir/lib.log:1: the call to cublasSgemm_v2 has no Time");
+  // not corrupt: a record without its Time line (interleaved with another thread's) is dropped, and an I! line of
+  // another shape is no call
+  const auto kept = rpl::collectors::parse_cublas_log(
+      header + "i!  m: type=int; val=1\nI! cuBLAS (v13.0) a hint\n" + header +
+          "i! Time: 2026-11-29T07:41:13 elapsed\ni!Process=1; Thread=2\n",
+      "lib.log");
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0].thread, 2u);
+  EXPECT_TRUE(rpl::collectors::parse_cublaslt_log("[cublasLt] a line of another kind\n", "lt.log").empty());
   auto lt = [](const std::string& t, const std::string& p) { return rpl::collectors::parse_cublaslt_log(t, p); };
   expect_corrupt(lt, "[2026-11-29 07:41:13][cublasLt][pid][Api][cublasLtMatmul] A=1\n", "dir/lib.log:1: process 'pid'");
   expect_corrupt(lt, "\n[2026-11-29 7:41][cublasLt][1][Api][cublasLtMatmul]\n", "dir/lib.log:2: unreadable time");

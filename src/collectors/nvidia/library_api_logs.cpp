@@ -120,33 +120,31 @@ Error corrupt_log_line(const std::string& path, std::size_t line_no, std::string
 }
 
 // cuBLAS's and cuDNN's shared layout: "I! <banner> function <...> NAME(<...>) called:" opens a call, "i! " lines
-// carry its arguments, time, process and thread. Only the arguments named in `keys` are kept.
+// carry its arguments, time, process and thread. Only the arguments named in `keys` are kept. A record that never
+// gets its Time line (the file ends inside it, or threads' records interleave) is dropped: without a time it
+// cannot be placed. An "I!" line of another shape is not a call and is skipped.
 std::vector<LoggedLibraryCall> parse_info_log(std::string_view text, const std::string& path, const char* library,
                                               std::string_view banner, const char* format,
                                               std::initializer_list<std::string_view> keys) {
   std::vector<LoggedLibraryCall> out;
-  std::vector<bool> timed;
   LogText log{text};
   std::string_view line;
   bool in_call = false;  // inside an "I!" record (other severities' records, "W!" / "E!", are skipped)
-  std::size_t opened_at = 0;
-  auto close = [&](bool at_end) {
-    if (in_call && !timed.back()) {
-      if (!at_end) throw corrupt_log_line(path, opened_at, fmt::format("the call to {} has no Time line", out.back().function), format);
-      out.pop_back();  // the file ends inside a record: the process was stopped while logging
-      timed.pop_back();
-    }
+  bool timed = false;
+  auto close = [&] {
+    if (in_call && !timed) out.pop_back();
     in_call = false;
   };
   while (log.next(line)) {
     std::string_view l = trim_log(line);
     if (l.size() >= 2 && (l[0] == 'I' || l[0] == 'W' || l[0] == 'E') && l[1] == '!') {
-      close(false);
-      if (l[0] != 'I' || l.find(banner) == std::string_view::npos) continue;
+      close();
       const std::size_t f = l.find(" function ");
-      const std::size_t paren = f == std::string_view::npos ? f : l.find('(', f);
-      if (paren == std::string_view::npos) throw corrupt_log_line(path, log.line_no, "a call header without a function name", format);
-      std::string_view name = trim_log(l.substr(f + 10, paren - f - 10));
+      if (l[0] != 'I' || l.find(banner) == std::string_view::npos || f == std::string_view::npos ||
+          !(l.ends_with(" called:") || l.ends_with(" called")))
+        continue;
+      const std::size_t paren = l.find('(', f);
+      std::string_view name = trim_log(l.substr(f + 10, paren == std::string_view::npos ? 0 : paren - f - 10));
       name = name.substr(name.rfind(' ') == std::string_view::npos ? 0 : name.rfind(' ') + 1);
       if (name.empty()) throw corrupt_log_line(path, log.line_no, "a call header without a function name", format);
       LoggedLibraryCall c;
@@ -155,9 +153,8 @@ std::vector<LoggedLibraryCall> parse_info_log(std::string_view text, const std::
       c.may_launch_work = may_launch_work(name);
       c.log_file = path;
       out.push_back(std::move(c));
-      timed.push_back(false);
       in_call = true;
-      opened_at = log.line_no;
+      timed = false;
       continue;
     }
     if (!in_call || l.size() < 2 || l[0] != 'i' || l[1] != '!') continue;
@@ -168,7 +165,7 @@ std::vector<LoggedLibraryCall> parse_info_log(std::string_view text, const std::
       if (!t) throw corrupt_log_line(path, log.line_no, fmt::format("unreadable time '{}'", trim_log(l.substr(5))), format);
       c.time = t->first;
       c.resolution = t->second;
-      timed.back() = true;
+      timed = true;
     } else if (l.starts_with("Process=")) {
       for (std::size_t at = 0; at < l.size();) {
         std::size_t semi = l.find(';', at);
@@ -197,7 +194,7 @@ std::vector<LoggedLibraryCall> parse_info_log(std::string_view text, const std::
       c.arguments += fmt::format("{}{}={}", c.arguments.empty() ? "" : " ", key, value);
     }
   }
-  close(true);
+  close();
   return out;
 }
 
@@ -325,8 +322,8 @@ std::vector<LoggedLibraryCall> parse_cublaslt_log(std::string_view text, const s
   std::string_view line;
   while (log.next(line)) {
     std::string_view l = trim_log(line);
-    if (!l.starts_with('[')) continue;
-    // [time][library][pid][category][function] rest
+    // [time][library][pid][category][function] rest; a line that does not open with a date is another kind
+    if (l.size() < 6 || l[0] != '[' || !log_integer<int>(l.substr(1, 4)) || l[5] != '-') continue;
     std::array<std::string_view, 5> f;
     std::size_t at = 0;
     for (std::string_view& field : f) {

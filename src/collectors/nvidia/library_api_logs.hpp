@@ -47,9 +47,10 @@ LibraryLogClock current_library_log_clock();
 void write_library_log_clock(const std::string& dir, const LibraryLogClock& clock);  // dir/clock.txt
 
 // Parsers of one log's text. Times are the log's wall-clock fields read as if they were UTC (to_trace_clock
-// converts them). Lines of another form are skipped (other severities, hints, banners); a call record that cannot
-// be read (no function name, a bad time stamp, a non-numeric process or thread) is rpl::Error(InputCorrupt)
-// naming `path` and the line.
+// converts them). Lines of another form are skipped (other severities, hints, banners), and so is a call record
+// without its time (cut off at the end, or interleaved with another thread's); a call line that cannot be read (a
+// header without a function name, a bad time stamp, a non-numeric process or thread, a cuBLASLt line with fewer
+// than five [fields]) is rpl::Error(InputCorrupt) naming `path` and the line.
 std::vector<LoggedLibraryCall> parse_cublas_log(std::string_view text, const std::string& path);
 std::vector<LoggedLibraryCall> parse_cublaslt_log(std::string_view text, const std::string& path);
 std::vector<LoggedLibraryCall> parse_cudnn_log(std::string_view text, const std::string& path);
