@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -120,6 +121,9 @@ std::vector<LibraryCall> logged_library_calls(const Trace& trace, const std::vec
     }
   }
   std::vector<std::vector<LoggedLaunch>> launches = launches_by_process(trace);
+  std::vector<std::set<uint32_t>> launch_threads(launches.size());
+  for (std::size_t p = 0; p < launches.size(); ++p)
+    for (const LoggedLaunch& l : launches[p]) launch_threads[p].insert(l.thread);
   std::vector<bool> clock_ok(trace.processes.size(), false);
   for (const auto& [p, calls] : by_process) clock_ok[p] = clocks_agree(trace, p, calls);
 
@@ -143,8 +147,7 @@ std::vector<LibraryCall> logged_library_calls(const Trace& trace, const std::vec
       continue;
     }
     const uint32_t tid = static_cast<uint32_t>(l.thread);
-    const bool thread_in_trace = l.thread != 0 && std::any_of(launches[p].begin(), launches[p].end(),
-                                                              [&](const LoggedLaunch& x) { return x.thread == tid; });
+    const bool thread_in_trace = l.thread != 0 && launch_threads[p].count(tid) > 0;
     groups[{rank(l.library), l.library, p, thread_in_trace ? static_cast<int64_t>(tid) : -1}].push_back(i);
   }
   for (auto& [key, calls] : groups) {
@@ -157,8 +160,11 @@ std::vector<LibraryCall> logged_library_calls(const Trace& trace, const std::vec
       const TimeNs from = logged[calls[g]].time;
       const TimeNs to = g_end < calls.size() ? logged[calls[g_end]].time : std::numeric_limits<TimeNs>::max();
       std::vector<LoggedLaunch*> in_window;
-      for (LoggedLaunch& l : launches[p]) {
-        if (l.host_start < from) continue;
+      std::vector<LoggedLaunch>& of_process = launches[p];
+      auto first = std::lower_bound(of_process.begin(), of_process.end(), from,
+                                    [](const LoggedLaunch& l, TimeNs t) { return l.host_start < t; });
+      for (auto it = first; it != of_process.end(); ++it) {
+        LoggedLaunch& l = *it;
         if (l.host_start >= to) break;
         if (!l.taken && (dnn ? l.dnn : l.blas) && (thread < 0 || l.thread == static_cast<uint32_t>(thread)))
           in_window.push_back(&l);
