@@ -194,16 +194,52 @@ TEST(TerminalSummary, PrintsTheFindingsItIsGiven) {
   EXPECT_NE(none.find("Findings (0; evidence in analysis.json)"), std::string::npos) << none;
 }
 
-// Every section fits the width, the what-if one included (its heading alone was 84 columns).
+// Every section fits every accepted width (40 up), the what-if one included (its heading alone was 84 columns),
+// and ranges and API calls with long names too. Below 50 the tables whose numbers leave a name too little stack
+// each name above its numbers (the critical-path and copy tables overflowed by up to 9 columns, the kernel table
+// by 17); at 80 they keep one line a row.
 TEST(TerminalSummary, EverySectionFitsTheWidth) {
-  const auto results = visual_sample_results();
+  auto results = visual_sample_results();
   ASSERT_FALSE(results.what_if.empty());
+  results.ranges.push_back({"forward pass of the transformer decoder layer, rank-local part", 4, 4'000'000, 900'000,
+                            1'100'000, 8, 1, 3'000'000, 3'500'000});
+  rpl::analysis::ApiStatsResult api;
+  api.calls.push_back({"hipExtModuleLaunchKernelWithALongName", "HIP_RUNTIME_API_EXT", 12345, 1.5e9, 1.2e5, 1.1e5,
+                       9.9e5, 1e3, 2.5e6, 99.5});
+  api.total_calls = 12345;
+  api.total_ns = 1.5e9;
+  results.api_stats = api;
   rpl::report::ReportOptions options;
-  for (std::size_t width : {50u, 70u, 80u}) {  // below 50 two tables still overflow (closing note)
+  for (std::size_t width = 40; width <= 80; ++width) {
     options.width = width;
     const std::string out = rpl::report::terminal_summary(results, nlohmann::json::array(), options);
     EXPECT_NE(out.find("What if"), std::string::npos) << out;
-    EXPECT_LE(longest_line(out), width) << out;
+    EXPECT_LE(longest_line(out), width) << "--width " << width << "\n" << out;
+    for (const char* shown : {"reduce", "MEMOR", "forwa", "hipEx", "12345"})  // names at least 12 wide
+      EXPECT_NE(out.find(shown), std::string::npos) << shown << " at --width " << width << "\n" << out;
+  }
+  options.width = 80;  // wide enough: the kernel and critical-path tables keep the name beside the numbers
+  const std::string wide = rpl::report::terminal_summary(results, nlohmann::json::array(), options);
+  EXPECT_NE(wide.find("  calls"), std::string::npos) << wide;
+  EXPECT_NE(wide.find("time  kernel / copy\n"), std::string::npos) << wide;
+}
+
+// compare and the analysis across ranks fit every accepted width too (their summary lines were 48 to 64 columns).
+TEST(TerminalSummary, CompareAndRanksFitEveryWidth) {
+  TempDir dir;
+  const std::string examples = std::string(RPL_SOURCE_DIR) + "/examples/traces/";
+  for (std::size_t width = 40; width <= 80; width += 4) {
+    const std::string w = std::to_string(width);
+    auto r = run_cli({"compare", examples + "multistream-h100.db", examples + "generated-4streams.db", "-o",
+                      dir.file("compare"), "--width", w});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_LE(longest_line(r.out), width) << r.out;
+    EXPECT_NE(r.out.find("kernel time"), std::string::npos) << r.out;
+    r = run_cli({"analyze", examples + "multistream-h100.db", examples + "generated-4streams.db", "--ranks", "-o",
+                 dir.file("ranks"), "--no-html", "--width", w});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_LE(longest_line(r.out), width) << r.out;
+    EXPECT_NE(r.out.find("MEMORY_COPY_HOST_TO_DEVICE"), std::string::npos) << r.out;
   }
 }
 
@@ -216,6 +252,10 @@ TEST(TerminalSummary, ShowsThreadTraceHotLinesAndMostStalledWaves) {
   EXPECT_EQ(rpl::report::terminal_summary(results, none, options).find("Thread trace (ATT)"), std::string::npos);
   results.diagnosis.resize(results.stats.kernels.size());
   results.diagnosis[1].deep = rpl::test::att_sample_deep(12);
+  for (std::size_t width = 40; width < 80; ++width) {  // the deepest indent (4) at every accepted width
+    options.width = width;
+    EXPECT_LE(longest_line(rpl::report::terminal_summary(results, none, options)), width);
+  }
   for (std::size_t width : {80u, 160u}) {
     options.width = width;
     const std::string out = rpl::report::terminal_summary(results, none, options);

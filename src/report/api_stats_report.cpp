@@ -25,20 +25,17 @@ nlohmann::json api_stats_json(const analysis::ApiStatsResult& s) {
 namespace {
 std::string us_number(double ns) { return fmt::format("{:.2f}", ns / 1e3); }
 
-template <typename... Args>
-void line(std::string& out, fmt::format_string<Args...> f, Args&&... args) {
-  fmt::format_to(std::back_inserter(out), f, std::forward<Args>(args)...);
-  out += '\n';
-}
 }  // namespace
 
 std::string api_stats_terminal(const analysis::ApiStatsResult& s, std::size_t top, std::size_t width) {
   std::string out;
-  line(out, "API calls ({} calls, {:.3f} ms in all; times in us; p50/p99 nearest rank)", s.total_calls, s.total_ns / 1e6);
-  if (s.calls.empty()) {
-    line(out, "  none recorded: the trace has no runtime or driver API calls (trace them with --preset api-overhead)");
-    return out;
-  }
+  out += wrap_text(fmt::format("API calls ({} calls, {:.3f} ms in all; times in us; p50/p99 nearest rank)", s.total_calls,
+                               s.total_ns / 1e6),
+                   width, 0, 2);
+  if (s.calls.empty())
+    return out + wrap_text("none recorded: the trace has no runtime or driver API calls (trace them with --preset "
+                           "api-overhead)",
+                           width, 2, 4);
   std::vector<TextColumn> c = {{"count", {}, 0}, {"total", {}, 0}, {"mean", {}, 1}, {"p50", {}, 3}, {"p99", {}, 2},
                                {"min", {}, 5},   {"max", {}, 4},   {"%", {}, 0},    {"domain", {}, 6, true}};
   for (std::size_t i = 0; i < s.calls.size() && i < top; ++i) {
@@ -48,12 +45,13 @@ std::string api_stats_terminal(const analysis::ApiStatsResult& s, std::size_t to
                                  one_line(a.category)};
     for (std::size_t col = 0; col < c.size(); ++col) c[col].cells.push_back(cells[col]);
   }
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < s.calls.size() && i < top; ++i) names.push_back(one_line(s.calls[i].name));
   TextTable table(std::move(c), "call");
-  const std::size_t name_width = table.fit(width, 24);
+  const std::size_t name_width = table.fit(width, 24, longest_text(names));
   out += table.header();
-  for (std::size_t i = 0; i < s.calls.size() && i < top; ++i)
-    out += table.row(i, shorten_middle(one_line(s.calls[i].name), name_width));
-  if (s.calls.size() > top) line(out, "  ... {} more call names (--top N to show more)", s.calls.size() - top);
+  for (std::size_t i = 0; i < names.size(); ++i) out += table.row(i, shorten_middle(names[i], name_width));
+  if (s.calls.size() > top) out += fitted_line(fmt::format("  ... {} more call names (--top N to show more)", s.calls.size() - top), width, 4);
   return out;
 }
 

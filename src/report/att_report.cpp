@@ -75,14 +75,16 @@ void hot_lines_text(std::string& out, const analysis::DeepAnalysis& d, std::size
                                  cut(one_line(att_source(l.source)), 28)};
     for (std::size_t col = 0; col < c.size(); ++col) c[col].cells.push_back(cells[col]);
   }
+  std::vector<std::string> isa;
+  for (std::size_t i = 0; i < n; ++i) isa.push_back(one_line(d.hot_lines[i].isa));
   TextTable table(std::move(c), "instruction", 4);
-  const std::size_t isa_width = table.fit(width, 24);
+  const std::size_t isa_width = table.fit(width, 24, longest_text(isa));
   out += wrap_text(fmt::format("its {} costliest ISA lines of {} (share: of the listing's latency + idle cycles; "
                                "cycles summed over the executions on the traced CUs)",
                                n, d.hot_lines.size()),
                    width, 4, 6);
   out += table.header();
-  for (std::size_t i = 0; i < n; ++i) out += table.row(i, cut(one_line(d.hot_lines[i].isa), isa_width));
+  for (std::size_t i = 0; i < n; ++i) out += table.row(i, cut(isa[i], isa_width));
 }
 
 void waves_text(std::string& out, const analysis::DeepAnalysis& d, std::size_t rows, std::size_t width) {
@@ -98,13 +100,15 @@ void waves_text(std::string& out, const analysis::DeepAnalysis& d, std::size_t r
                                  w.stall_fraction ? att_percent(*w.stall_fraction) : "-", std::to_string(w.instructions)};
     for (std::size_t col = 0; col < c.size(); ++col) c[col].cells.push_back(cells[col]);
   }
+  std::vector<std::string> stalls;
+  for (std::size_t i = 0; i < n; ++i) stalls.push_back(stall_categories(waves[i]->stall_by_category, 3));
   TextTable table(std::move(c), "stall by category", 4);
-  const std::size_t rest = table.fit(width, 24);
+  const std::size_t rest = table.fit(width, 24, longest_text(stalls));
   out += wrap_text(fmt::format("its {} most stalled of {} traced waves (stall: (WAIT + STALL) / wave time)", n,
                                d.waves.size()),
                    width, 4, 6);
   out += table.header();
-  for (std::size_t i = 0; i < n; ++i) out += table.row(i, cut(stall_categories(waves[i]->stall_by_category, 3), rest));
+  for (std::size_t i = 0; i < n; ++i) out += table.row(i, cut(stalls[i], rest));
 }
 
 }  // namespace
@@ -118,7 +122,7 @@ std::string att_terminal(const app::AnalyzeResults& r, const KernelNames& names,
                    width, 0, 2);
   for (std::size_t n = 0; n < kernels.size(); ++n) {
     if (n == max_kernels) {
-      out += fmt::format("  ... {} more traced kernel(s) (--top N to show more)\n", kernels.size() - n);
+      out += fitted_line(fmt::format("  ... {} more traced kernel(s) (--top N to show more)", kernels.size() - n), width, 4);
       break;
     }
     const std::size_t k = kernels[n];

@@ -5,6 +5,7 @@
 
 #include "report/html_util.hpp"
 #include "report/multi_rank_report.hpp"
+#include "report/text_table.hpp"
 #include "report/units.hpp"
 
 namespace rpl::report {
@@ -62,23 +63,26 @@ json communicators_json(const MultiRankResult& r) {
   return out;
 }
 
-std::string communicators_terminal(const MultiRankResult& r) {
+std::string communicators_terminal(const MultiRankResult& r, std::size_t width) {
   if (r.communicators.empty()) return "";
-  std::string out = fmt::format("\nCommunicators (instances matched {}; bus bandwidth as nccl-tests defines it):\n",
-                                r.matching == "communicator" ? "per communicator" : "per communicator where recorded");
+  std::string out = "\n" + wrap_text(fmt::format("Communicators (instances matched {}; bus bandwidth as nccl-tests defines it):",
+                                                 r.matching == "communicator" ? "per communicator" : "per communicator where recorded"),
+                                     width, 0, 2);
   for (const auto& c : r.communicators) {
-    out += fmt::format("  {}  ranks {:<12} {} of {} traced, {}, wait {:.3f} ms{}\n", c.id, ranks_text(c.ranks),
-                       c.ranks.size(), c.size, peak_text(c), to_ms(c.wait_ns),
-                       c.straggler >= 0 ? fmt::format(", straggler rank {}", c.straggler) : "");
+    out += fitted_line(fmt::format("  {}  ranks {:<12} {} of {} traced, {}, wait {:.3f} ms{}", c.id, ranks_text(c.ranks),
+                                   c.ranks.size(), c.size, peak_text(c), to_ms(c.wait_ns),
+                                   c.straggler >= 0 ? fmt::format(", straggler rank {}", c.straggler) : ""),
+                       width, 6);
     for (const auto& o : c.operations)
-      out += fmt::format("    {:<14} x{:<6} {:>12} B/call {:<5} {:<6} {:<6} algbw {:>7.1f}  busbw {:>7.1f} GB/s "
-                         "(median {:.1f}){}\n",
-                         o.operation, o.instances, o.bytes_max, o.data_type, o.algorithm, o.protocol, o.algbw_gb_per_s,
-                         o.busbw_gb_per_s, o.busbw_median_gb_per_s,
-                         o.link_share > 0 ? fmt::format("  {:.0f}% of peak", 100 * o.link_share) : "");
-    for (const auto& f : c.findings) out += fmt::format("    finding: {}\n", f);
+      out += fitted_line(fmt::format("    {:<14} x{:<6} {:>12} B/call {:<5} {:<6} {:<6} algbw {:>7.1f}  busbw {:>7.1f} GB/s "
+                                     "(median {:.1f}){}",
+                                     o.operation, o.instances, o.bytes_max, o.data_type, o.algorithm, o.protocol,
+                                     o.algbw_gb_per_s, o.busbw_gb_per_s, o.busbw_median_gb_per_s,
+                                     o.link_share > 0 ? fmt::format("  {:.0f}% of peak", 100 * o.link_share) : ""),
+                         width, 8);
+    for (const auto& f : c.findings) out += fitted_line("    finding: " + f, width, 6);
   }
-  for (const auto& f : r.findings) out += fmt::format("  finding: {}\n", f);
+  for (const auto& f : r.findings) out += fitted_line("  finding: " + f, width, 4);
   return out;
 }
 

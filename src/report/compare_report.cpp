@@ -78,12 +78,17 @@ std::string totals_note(const CompareResult& r) {
                      r.runs_a, r.runs_b, r.runtime_test.t);
 }
 
-std::size_t name_width_for(TextTable& table, const CompareReportOptions& o, std::size_t longest) {
-  // The name asks for its length, up to 60 and 3/8 of the width, before the numbers give way (at 80 columns the
-  // kernel table keeps its calls).
-  const std::size_t want =
-      o.name_width ? o.name_width : std::min<std::size_t>({longest, 60, std::max<std::size_t>(24, o.width * 3 / 8)});
-  const std::size_t fitted = table.fit(o.width, std::max<std::size_t>(12, want));
+// The name column's width: the name asks for its length (`longest`), up to 60 and 3/8 of the width, before the
+// numbers give way (at 80 columns the kernel table keeps its calls). The names as shown at that width (`pairs`
+// in `form`, less `less` columns, plus `prefix` on some row) decide whether a narrow terminal stacks the table.
+std::size_t name_width_for(TextTable& table, const CompareReportOptions& o, std::size_t longest,
+                           const std::vector<NamePair>& pairs, NameForm form, std::size_t less = 0, std::size_t prefix = 0) {
+  const std::size_t want = std::max<std::size_t>(
+      12, o.name_width ? o.name_width : std::min<std::size_t>({longest, 60, std::max<std::size_t>(24, o.width * 3 / 8)}));
+  const KernelNames probe(pairs, form, want > less + 12 ? want - less : 12);
+  std::size_t shown = 0;
+  for (const auto& p : pairs) shown = std::max(shown, prefix + probe(p.display).size());
+  const std::size_t fitted = table.fit(o.width, want, shown);
   return o.name_width ? o.name_width : fitted;
 }
 
@@ -109,13 +114,15 @@ void compare_kernels_section(std::string& out, const CompareResult& r, const Com
     pairs.push_back({k.name, k.mangled_name});
     longest = std::max(longest, k.name.size() + 2);
   }
+  bool starred = false;
+  for (std::size_t i = 0; i < n; ++i) starred |= r.kernels[i].shapes_changed;
   TextTable table(std::move(c), "kernel");
-  const std::size_t width = name_width_for(table, o, longest);
+  const std::size_t width = name_width_for(table, o, longest, pairs, o.names, 2, starred ? 2 : 0);
   const KernelNames names(pairs, o.names, width > 14 ? width - 2 : 12);
   out += table.header();
   for (std::size_t i = 0; i < n; ++i)
     out += table.row(i, (r.kernels[i].shapes_changed ? "* " : "") + names(r.kernels[i].name));
-  if (r.kernels.size() > n) out += fmt::format("  ... {} more kernels (compare.json has them all)\n", r.kernels.size() - n);
+  if (r.kernels.size() > n) out += fitted_line(fmt::format("  ... {} more kernels (compare.json has them all)", r.kernels.size() - n), o.width, 4);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& k = r.kernels[i];
     if (!k.shapes_changed) continue;
@@ -155,7 +162,7 @@ void path_section(std::string& out, const CompareResult& r, const CompareReportO
     longest = std::max(longest, k.name.size());
   }
   TextTable table(std::move(c), "kernel");
-  const KernelNames names(pairs, o.names, name_width_for(table, o, longest));
+  const KernelNames names(pairs, o.names, name_width_for(table, o, longest, pairs, o.names));
   out += table.header();
   for (std::size_t i = 0; i < n; ++i) out += table.row(i, names(contributors[i]->name));
 }
@@ -163,7 +170,7 @@ void path_section(std::string& out, const CompareResult& r, const CompareReportO
 void ranges_section(std::string& out, const CompareResult& r, const CompareReportOptions& o) {
   if (r.ranges.empty()) return;
   const std::size_t n = std::min(o.top, r.ranges.size());
-  out += "\nRanges (NVTX / ROCTx): host time, and the GPU busy time of the work launched inside\n";
+  out += "\n" + wrap_text("Ranges (NVTX / ROCTx): host time, and the GPU busy time of the work launched inside", o.width, 0, 2);
   std::vector<TextColumn> c = {{"host A", {}, 0}, {"host B", {}, 0}, {"change", {}, 0}, {"GPU A", {}, 1},
                                {"GPU B", {}, 1},  {"count A", {}, 2}, {"count B", {}, 2}};
   std::size_t longest = 12;
@@ -178,8 +185,10 @@ void ranges_section(std::string& out, const CompareResult& r, const CompareRepor
     c[6].cells.push_back(std::to_string(s.count_b));
     longest = std::max(longest, s.name.size());
   }
+  std::vector<NamePair> pairs;
+  for (std::size_t i = 0; i < n; ++i) pairs.push_back({r.ranges[i].name, ""});
   TextTable table(std::move(c), "range");
-  const std::size_t width = name_width_for(table, o, longest);
+  const std::size_t width = name_width_for(table, o, longest, pairs, NameForm::Short);
   out += table.header();
   for (std::size_t i = 0; i < n; ++i) out += table.row(i, shorten_middle(one_line(r.ranges[i].name), width));
 }
@@ -251,10 +260,10 @@ void roofline_section(std::string& out, const CompareResult& r, const CompareRep
     longest = std::max(longest, m.name.size());
   }
   TextTable table(std::move(c), "kernel");
-  const KernelNames names(pairs, o.names, name_width_for(table, o, longest));
+  const KernelNames names(pairs, o.names, name_width_for(table, o, longest, pairs, o.names));
   out += table.header();
   for (std::size_t i = 0; i < n; ++i) out += table.row(i, names(changes[i]->name));
-  if (changes.size() > n) out += fmt::format("  ... {} more (compare.json has them all)\n", changes.size() - n);
+  if (changes.size() > n) out += fitted_line(fmt::format("  ... {} more (compare.json has them all)", changes.size() - n), o.width, 4);
 }
 
 void write_compare_text(const std::string& path, const std::string& text) {
@@ -346,14 +355,28 @@ std::string compare_terminal(const CompareResult& r, const CompareReportOptions&
     added += k.presence == Presence::OnlyB;
     if (k.presence == Presence::Both && k.test.verdict == Significance::Significant) (k.delta_ns < 0 ? faster : slower)++;
   }
-  out += fmt::format("\n  {:<14}{:>10}  {:>10}  {:>8}\n", "", "A", "B", "change");
   const std::pair<const char*, std::pair<double, double>> rows[] = {
       {"kernel time", {r.runtime_a_ns, r.runtime_b_ns}},
       {"critical path", {r.critical_path_a_ns, r.critical_path_b_ns}},
       {"wall (window)", {r.wall_span_a_ns, r.wall_span_b_ns}}};
-  for (const auto& [name, v] : rows)
-    out += fmt::format("  {:<14}{:>10}  {:>10}  {:>8}\n", name, long_duration_text(v.first), long_duration_text(v.second),
-                       change_text(v.first, v.second));
+  // The three totals side by side; a terminal too narrow for that says each in a sentence.
+  std::string totals = fmt::format("\n  {:<14}{:>10}  {:>10}  {:>8}\n", "", "A", "B", "change");
+  for (const auto& row : rows) {
+    const std::string a = long_duration_text(row.second.first), b = long_duration_text(row.second.second);
+    const std::string change = change_text(row.second.first, row.second.second);
+    const std::string line = fmt::format("  {:<14}{:>10}  {:>10}  {:>8}", row.first, a, b, change);
+    if (line.size() > o.width) {
+      totals = "\n";
+      for (const auto& each : rows)
+        totals += wrap_text(fmt::format("{}: A {}, B {}, {}", each.first, long_duration_text(each.second.first),
+                                        long_duration_text(each.second.second),
+                                        change_text(each.second.first, each.second.second)),
+                            o.width, 2, 4);
+      break;
+    }
+    totals += line + '\n';
+  }
+  out += totals;
   out += wrap_text(fmt::format("kernel time: {}. Kernels: {} in both ({} significantly faster, {} slower), {} gone, "
                                "{} new.",
                                totals_note(r), both, faster, slower, gone, added),

@@ -128,7 +128,7 @@ json multi_rank_document(const MultiRankResult& r) {
 
 std::string multi_rank_terminal(const MultiRankResult& r, std::size_t width) {
   std::string out;
-  out += fmt::format("Ranks: {} (timeline: # compute, = communication, . some activity)\n", r.ranks.size());
+  out += wrap_text(fmt::format("Ranks: {} (timeline: # compute, = communication, . some activity)", r.ranks.size()), width, 0, 2);
   TimeNs origin = 0, end = 0;
   for (std::size_t i = 0; i < r.ranks.size(); ++i) {
     origin = i == 0 ? r.ranks[i].start_ns : std::min(origin, r.ranks[i].start_ns);
@@ -163,7 +163,7 @@ std::string multi_rank_terminal(const MultiRankResult& r, std::size_t width) {
     }
     out += table.row(i, "|" + bar + "|");
   }
-  out += "\nClock offsets (per node, against the reference rank's node):\n";
+  out += "\n" + wrap_text("Clock offsets (per node, against the reference rank's node):", width, 0, 2);
   for (const auto& o : r.clock_offsets)
     out += wrap_text(fmt::format("{:<16} offset {:>10.3f} us +/- {:.3f} us ({} samples{})", one_line(o.host),
                                  o.offset_ns / 1e3, o.spread_ns / 1e3, o.samples,
@@ -178,7 +178,7 @@ std::string multi_rank_terminal(const MultiRankResult& r, std::size_t width) {
                                  c.ranks, to_ms(c.total_wait_ns), to_ms(c.max_wait_ns), to_ms(c.real_ns)),
                      width, 2, 6);
   }
-  out += communicators_terminal(r);
+  out += communicators_terminal(r, width);
   if (r.stragglers.empty()) {
     out += "\nStragglers: none\n";
   } else {
@@ -191,9 +191,10 @@ std::string multi_rank_terminal(const MultiRankResult& r, std::size_t width) {
                                       to_ms(p.modeled_ns), to_ms(p.measured_ns), p.joins),
                           width, 0, 2);
   for (const auto& h : p.hotspots)
-    out += fmt::format("  rank {:<4} {:>10.3f} ms  {}\n", h.rank, to_ms(h.ns),
-                       h.kernel.empty() ? std::string("(no kernel: host or idle)")
-                                        : shorten_middle(one_line(h.kernel), std::max<std::size_t>(width, 40) - 28));
+    out += fitted_line(fmt::format("  rank {:<4} {:>10.3f} ms  {}", h.rank, to_ms(h.ns),
+                                   h.kernel.empty() ? std::string("(no kernel: host or idle)")
+                                                    : shorten_middle(one_line(h.kernel), std::max<std::size_t>(width, 40) - 28)),
+                       width, 6);
   for (const auto& w : r.what_if)
     out += wrap_text(fmt::format("What-if {}: {:.3f} ms -> {:.3f} ms ({:.2f}x)", one_line(w.spec), to_ms(w.baseline_ns),
                                  to_ms(w.predicted_ns), w.speedup),

@@ -20,7 +20,7 @@ std::string multi_rank_terminal(const analysis::MultiRankResult& r, std::size_t 
 std::string multi_rank_html(const analysis::MultiRankResult& r);
 // The per-communicator part of each (report/communicators_report.cpp).
 nlohmann::json communicators_json(const analysis::MultiRankResult& r);
-std::string communicators_terminal(const analysis::MultiRankResult& r);
+std::string communicators_terminal(const analysis::MultiRankResult& r, std::size_t width);
 std::string communicators_html(const analysis::MultiRankResult& r);
 // The copy and range summaries across ranks (report/multi_rank_summaries.cpp): added to the document, a terminal
 // section of at most `top` rows per table in `width` columns, and the page's two sections.

@@ -51,10 +51,12 @@ std::string multi_rank_summaries_terminal(const analysis::MultiRankResult& r, st
       c[3].cells.push_back(duration_text(static_cast<double>(k.total.total_ns)));
       c[4].cells.push_back(fmt::format("{:.1f}", k.total.gbps));
     }
+    std::vector<std::string> kinds;
+    for (std::size_t i = 0; i < n; ++i) kinds.push_back(one_line(r.copy_summary[i].total.kind));
     TextTable table(std::move(c), "kind");
-    const std::size_t name_width = table.fit(width, 26);
+    const std::size_t name_width = table.fit(width, 26, longest_text(kinds));
     out += table.header();
-    for (std::size_t i = 0; i < n; ++i) out += table.row(i, shorten_middle(one_line(r.copy_summary[i].total.kind), name_width));
+    for (std::size_t i = 0; i < n; ++i) out += table.row(i, shorten_middle(kinds[i], name_width));
   }
   if (!r.range_summary.empty()) {
     out += "\n" + wrap_text("Ranges (NVTX / ROCTx) of every rank: host time, GPU busy time of the work launched "
@@ -73,11 +75,13 @@ std::string multi_rank_summaries_terminal(const analysis::MultiRankResult& r, st
       c[4].cells.push_back(fmt::format("r{} {}", k.slowest_rank, duration_text(k.slowest_mean_ns)));
       c[5].cells.push_back(fmt::format("r{} {}", k.fastest_rank, duration_text(k.fastest_mean_ns)));
     }
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < n; ++i) names.push_back(one_line(r.range_summary[i].total.name));
     TextTable table(std::move(c), "range");
-    const std::size_t name_width = table.fit(width, 20);
+    const std::size_t name_width = table.fit(width, 20, longest_text(names));
     out += table.header();
-    for (std::size_t i = 0; i < n; ++i) out += table.row(i, shorten_middle(one_line(r.range_summary[i].total.name), name_width));
-    if (r.range_summary.size() > n) out += fmt::format("  ... {} more (multi_rank.json has them all)\n", r.range_summary.size() - n);
+    for (std::size_t i = 0; i < n; ++i) out += table.row(i, shorten_middle(names[i], name_width));
+    if (r.range_summary.size() > n) out += fitted_line(fmt::format("  ... {} more (multi_rank.json has them all)", r.range_summary.size() - n), width, 4);
   }
   return out;
 }

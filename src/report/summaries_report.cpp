@@ -62,11 +62,13 @@ std::string summaries_terminal(const app::AnalyzeResults& r, std::size_t top, st
       c[3].cells.push_back(fmt::format("{:.1f} GB/s", copies[i].gbps));
       c[4].cells.push_back(duration_text(static_cast<double>(copies[i].max_ns)));
     }
+    std::vector<std::string> kinds;
+    for (std::size_t i = 0; i < copies.size() && i < top; ++i) kinds.push_back(one_line(copies[i].kind));
     TextTable table(std::move(c), "kind");
-    const std::size_t name_width = table.fit(width, 12);  // kinds shorten in the middle (MEMORY_COPY_..._DEVICE)
+    // kinds shorten in the middle (MEMORY_COPY_..._DEVICE)
+    const std::size_t name_width = table.fit(width, 12, longest_text(kinds));
     out += table.header();
-    for (std::size_t i = 0; i < copies.size() && i < top; ++i)
-      out += table.row(i, shorten_middle(one_line(copies[i].kind), name_width));
+    for (std::size_t i = 0; i < kinds.size(); ++i) out += table.row(i, shorten_middle(kinds[i], name_width));
   }
   const auto& ranges = r.ranges;
   if (!ranges.empty()) {
@@ -85,12 +87,13 @@ std::string summaries_terminal(const app::AnalyzeResults& r, std::size_t top, st
       c[5].cells.push_back(std::to_string(s.gpu_copies));
       c[6].cells.push_back(duration_text(static_cast<double>(s.max_ns)));
     }
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < ranges.size() && i < top; ++i) names.push_back(one_line(ranges[i].name));
     TextTable table(std::move(c), "range");
-    const std::size_t name_width = table.fit(width, 12);  // range names shorten in the middle
+    const std::size_t name_width = table.fit(width, 12, longest_text(names));  // range names shorten in the middle
     out += table.header();
-    for (std::size_t i = 0; i < ranges.size() && i < top; ++i)
-      out += table.row(i, shorten_middle(one_line(ranges[i].name), name_width));
-    if (ranges.size() > top) out += fmt::format("  ... {} more (range_stats.csv has them all)\n", ranges.size() - top);
+    for (std::size_t i = 0; i < names.size(); ++i) out += table.row(i, shorten_middle(names[i], name_width));
+    if (ranges.size() > top) out += fitted_line(fmt::format("  ... {} more (range_stats.csv has them all)", ranges.size() - top), width, 4);
   }
   return out;
 }

@@ -28,6 +28,7 @@ constexpr std::size_t kAttKernelsShown = 3;  // kernels with thread-trace data, 
 constexpr std::size_t kAttRowsShown = 5;
 constexpr std::size_t kMinNameWidth = 30;     // below this, templated names lose what tells them apart
 constexpr std::size_t kWantedNameWidth = 44;  // columns give way until a name has this much
+constexpr std::size_t kSlackIndent = 4;       // the deepest indent of a table that shows kernel names
 
 // "; 4 duration classes (14.6, 35.2, 45.0, 85.9 us), CV 0.012 within a class" when the shape has several.
 std::string classes_text(const analysis::LaunchShape& s) {
@@ -197,11 +198,12 @@ void critical_path_section(std::string& out, const app::AnalyzeResults& r, const
     c[1].cells.push_back(std::to_string(k.dispatches_on_path));
     c[2].cells.push_back(duration_text(k.time_on_path_ns));
   }
+  std::vector<std::string> shown;
+  for (std::size_t i = 0; i < dag.contributions.size() && i < options.top; ++i) shown.push_back(names(dag.contributions[i].name));
   TextTable contributors(std::move(c), "kernel / copy");
-  contributors.fit(width, name_width);
+  contributors.fit(width, name_width, longest_text(shown));
   out += contributors.header();
-  for (std::size_t i = 0; i < dag.contributions.size() && i < options.top; ++i)
-    out += contributors.row(i, names(dag.contributions[i].name));
+  for (std::size_t i = 0; i < shown.size(); ++i) out += contributors.row(i, shown[i]);
   if (slack.empty()) return;
   out += wrap_text("slack per kernel (how much later its dispatches could start without delaying the end):", width, 2, 4);
   std::vector<TextColumn> s = {{"min", {}, 0}, {"median", {}, 0}, {"on path", {}, 0}};
@@ -210,10 +212,12 @@ void critical_path_section(std::string& out, const app::AnalyzeResults& r, const
     s[1].cells.push_back(duration_text(slack[i].median_slack_ns));
     s[2].cells.push_back(fmt::format("{} of {}", slack[i].on_critical_path, slack[i].dispatches));
   }
-  TextTable slack_table(std::move(s), "kernel", 4);
-  slack_table.fit(width, name_width);
+  shown.clear();
+  for (std::size_t i = 0; i < slack.size() && i < options.top; ++i) shown.push_back(names(slack[i].name));
+  TextTable slack_table(std::move(s), "kernel", kSlackIndent);
+  slack_table.fit(width, name_width, longest_text(shown));
   out += slack_table.header();
-  for (std::size_t i = 0; i < slack.size() && i < options.top; ++i) out += slack_table.row(i, names(slack[i].name));
+  for (std::size_t i = 0; i < shown.size(); ++i) out += slack_table.row(i, shown[i]);
 }
 
 void what_if_section(std::string& out, const app::AnalyzeResults& r, const ReportOptions& options,
@@ -247,10 +251,16 @@ std::string terminal_summary(const app::AnalyzeResults& r, const nlohmann::json&
   std::size_t longest = kMinNameWidth;
   for (std::size_t i = 0; i < r.stats.kernels.size() && i < options.top; ++i)
     longest = std::max(longest, r.stats.kernels[i].name.size() + (r.stats.kernels[i].runtime_kernel ? 5 : 0));
-  const std::size_t fitted = table.fit(
-      options.width, options.name_width ? options.name_width
-                         : std::min({longest, kWantedNameWidth, std::max(kMinNameWidth, options.width / 2)}));
-  std::size_t name_width = options.name_width ? options.name_width : fitted;
+  const std::size_t want = options.name_width ? options.name_width
+                                              : std::min({longest, kWantedNameWidth, std::max(kMinNameWidth, options.width / 2)});
+  // The names as shown at that width decide whether a narrow terminal stacks the table (names above numbers).
+  const KernelNames probe(names_in(r, slack), options.names, want);
+  std::size_t shown_longest = 0;
+  for (std::size_t i = 0; i < r.stats.kernels.size() && i < options.top; ++i)
+    shown_longest = std::max(shown_longest, probe(r.stats.kernels[i].name).size() + (r.stats.kernels[i].runtime_kernel ? 5 : 0));
+  const std::size_t fitted = table.fit(options.width, want, shown_longest);
+  // A stacked table gives a name the whole line; the slack table's lines start deeper.
+  std::size_t name_width = options.name_width ? options.name_width : std::min(fitted, options.width - kSlackIndent);
   for (std::size_t i = 0; i < r.stats.kernels.size() && i < options.top; ++i)
     if (r.stats.kernels[i].runtime_kernel && !options.name_width) {  // room for " [rt]"
       name_width = std::max<std::size_t>(name_width, 17) - 5;
