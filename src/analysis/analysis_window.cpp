@@ -100,7 +100,7 @@ AnalysisWindow restrict_to_window(Trace& trace, const std::optional<std::string>
     erase_outside(trace.copies, inside, dropped_copies);
     w.start = first;
     w.end = last;
-    for (const Dispatch& d : trace.dispatches) w.end = std::max(w.end, d.end);
+    for (std::size_t i = 0; i < trace.dispatches.size(); ++i) w.end = std::max(w.end, trace.dispatches.end_of(i));
     for (const MemoryCopy& c : trace.copies) w.end = std::max(w.end, c.end);
     w.description = fmt::format("NVTX/ROCTx range '{}' ({} instance{}): the work launched inside it", *range_name,
                                 ranges.size(), ranges.size() == 1 ? "" : "s");
@@ -108,9 +108,9 @@ AnalysisWindow restrict_to_window(Trace& trace, const std::optional<std::string>
     w.source = WindowSource::FirstToLastKernel;
     w.start = std::numeric_limits<TimeNs>::max();
     w.end = std::numeric_limits<TimeNs>::min();
-    for (const Dispatch& d : trace.dispatches) {
-      w.start = std::min(w.start, d.start);
-      w.end = std::max(w.end, d.end);
+    for (std::size_t i = 0; i < trace.dispatches.size(); ++i) {
+      w.start = std::min(w.start, trace.dispatches.start_of(i));
+      w.end = std::max(w.end, trace.dispatches.end_of(i));
     }
     const TimeNs s = w.start, e = w.end;
     erase_outside(trace.copies, [&](const MemoryCopy& c) { return c.end >= s && c.start <= e; }, dropped_copies);

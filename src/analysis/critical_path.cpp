@@ -49,7 +49,7 @@ std::vector<SymbolContribution> contributions(const Trace& trace, const dag::Dag
     const NodeRef r = g.ref(v);
     Tally* t;
     if (r.kind == NodeKind::Dispatch) {
-      Index s = trace.dispatches[r.index].symbol;
+      Index s = trace.dispatches.symbol_of(r.index);
       t = &by_symbol[s < trace.symbols.size() ? s : trace.symbols.size()];
     } else {
       Index k = trace.copies[r.index].kind;

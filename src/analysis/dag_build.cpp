@@ -77,8 +77,8 @@ void fill_nodes(NodeTable& nodes) {
     if (queueless_copy) nodes.by_stream[p] = 1;
   };
   for (std::size_t i = 0; i < trace.dispatches.size(); ++i) {
-    const Dispatch& d = trace.dispatches[i];
-    set(i, d.start, d.end, d.process, d.stream, false);
+    const DispatchPlacement& p = trace.dispatches.placement_of(i);
+    set(i, trace.dispatches.start_of(i), trace.dispatches.end_of(i), p.process, p.stream, false);
   }
   for (std::size_t i = 0; i < trace.copies.size(); ++i) {
     const MemoryCopy& c = trace.copies[i];
@@ -110,7 +110,7 @@ std::string assign_lanes(NodeTable& nodes) {
   for (NodeId v = 0; v < n; ++v) {
     Index stream, queue, agent;
     if (v < nodes.dispatch_count) {
-      const Dispatch& d = trace.dispatches[v];
+      const DispatchPlacement& d = trace.dispatches.placement_of(v);
       stream = d.stream, queue = d.queue, agent = d.agent;
     } else {
       const MemoryCopy& c = trace.copies[v - nodes.dispatch_count];

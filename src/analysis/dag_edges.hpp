@@ -26,14 +26,14 @@ struct NodeTable {
   std::size_t size() const { return start.size(); }
   TimeNs end(NodeId v) const { return start[v] + duration[v]; }
   int64_t correlation(NodeId v) const {
-    return v < dispatch_count ? trace.dispatches[v].correlation_id
+    return v < dispatch_count ? trace.dispatches.correlation_id_of(v)
                               : trace.copies[v - dispatch_count].correlation_id;
   }
   uint32_t thread(NodeId v) const {
-    return v < dispatch_count ? trace.dispatches[v].thread : trace.copies[v - dispatch_count].thread;
+    return v < dispatch_count ? trace.dispatches.thread_of(v) : trace.copies[v - dispatch_count].thread;
   }
   Index stream(NodeId v) const {
-    return v < dispatch_count ? trace.dispatches[v].stream : trace.copies[v - dispatch_count].stream;
+    return v < dispatch_count ? trace.dispatches.stream_of(v) : trace.copies[v - dispatch_count].stream;
   }
   // The total order stream order follows: start, then end, then id.
   bool earlier(NodeId a, NodeId b) const {

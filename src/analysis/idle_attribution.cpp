@@ -58,8 +58,8 @@ IdleBreakdown attribute_idle(const Trace& trace, const CriticalPathResult& cp) {
   };
   auto info = [&](const NodeRef& r) {
     if (r.kind == NodeKind::Dispatch) {
-      const Dispatch& d = trace.dispatches[r.index];
-      return NodeInfo{d.start, d.end, d.process, d.correlation_id};
+      const DispatchTable& d = trace.dispatches;
+      return NodeInfo{d.start_of(r.index), d.end_of(r.index), d.process_of(r.index), d.correlation_id_of(r.index)};
     }
     const MemoryCopy& c = trace.copies[r.index];
     return NodeInfo{c.start, c.end, c.process, c.correlation_id};

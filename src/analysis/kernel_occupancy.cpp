@@ -50,10 +50,10 @@ struct ConfigTotals {
 
 constexpr uint32_t kNoKernel = std::numeric_limits<uint32_t>::max();
 
-uint32_t effective_lds(const Dispatch& d, const KernelSymbol& s) {
+uint32_t effective_lds(uint32_t dispatch_lds_bytes, const KernelSymbol& s) {
   // The dispatch's group segment includes the static part; an importer that recorded only the
   // symbol's static size still gives a lower bound.
-  return std::max(d.lds_bytes, s.static_lds_bytes);
+  return std::max(dispatch_lds_bytes, s.static_lds_bytes);
 }
 
 KernelOccupancy occupancy_of(const Trace& trace, const std::string& kernel_name, const ConfigTotals& top,
@@ -89,7 +89,7 @@ KernelOccupancy occupancy_of(const Trace& trace, const std::string& kernel_name,
   launch.resources.arch_vgprs = sym.arch_vgpr_count;
   launch.resources.accum_vgprs = sym.accum_vgpr_count;
   launch.resources.sgprs = sym.sgpr_count;
-  launch.resources.lds_bytes = effective_lds(d, sym);
+  launch.resources.lds_bytes = effective_lds(d.lds_bytes, sym);
   launch.resources.wave_size = agent.wave_front_size;
   launch.time_ns = static_cast<double>(top.time);
   launch.dispatches = top.dispatches;
@@ -133,16 +133,19 @@ std::vector<KernelOccupancy> compute(const Trace& trace, const std::vector<uint3
 
   std::unordered_map<ConfigKey, ConfigTotals, ConfigKeyHash> totals;
   std::vector<std::pair<ConfigKey, ConfigTotals*>> last(kernel_count, {ConfigKey{}, nullptr});
-  for (std::size_t i = 0; i < trace.dispatches.size(); ++i) {
-    const Dispatch& d = trace.dispatches[i];
-    if (d.symbol >= kernel_of_symbol.size()) continue;  // compute_kernel_stats reports these
-    const uint32_t kernel = kernel_of_symbol[d.symbol];
+  const DispatchTable& dispatches = trace.dispatches;
+  for (std::size_t i = 0; i < dispatches.size(); ++i) {  // by column: only the fields the key needs
+    const Index symbol = dispatches.symbol_of(i);
+    if (symbol >= kernel_of_symbol.size()) continue;  // compute_kernel_stats reports these
+    const uint32_t kernel = kernel_of_symbol[symbol];
     if (kernel == kNoKernel) continue;
+    const Index agent = dispatches.agent_of(i);
+    const DispatchShape& shape = dispatches.shape_of(i);
     const ConfigKey key{kernel,
-                        resource_class[d.symbol],
-                        d.agent < trace.agents.size() ? agent_class[d.agent] : unknown_agent_class,
-                        {d.block[0], d.block[1], d.block[2]},
-                        effective_lds(d, trace.symbols[d.symbol])};
+                        resource_class[symbol],
+                        agent < trace.agents.size() ? agent_class[agent] : unknown_agent_class,
+                        {shape.block[0], shape.block[1], shape.block[2]},
+                        effective_lds(shape.lds_bytes, trace.symbols[symbol])};
     auto& [last_key, last_totals] = last[kernel];
     if (last_totals == nullptr || !(last_key == key)) {
       auto [it, inserted] = totals.try_emplace(key);
@@ -150,7 +153,7 @@ std::vector<KernelOccupancy> compute(const Trace& trace, const std::vector<uint3
       last_key = key;
       last_totals = &it->second;
     }
-    last_totals->time = saturating_add(last_totals->time, d.end - d.start);
+    last_totals->time = saturating_add(last_totals->time, dispatches.duration_of(i));
     ++last_totals->dispatches;
   }
 

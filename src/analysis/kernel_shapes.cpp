@@ -24,7 +24,7 @@ namespace {
 
 using ShapeKey = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>;
 
-ShapeKey key_of(const Dispatch& d) {
+ShapeKey key_of(const DispatchShape& d) {
   return {d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1], d.block[2], d.lds_bytes};
 }
 
@@ -82,10 +82,12 @@ void compute_kernel_shapes(const Trace& trace, KernelStatsResult& stats) {
       if (s < kernel_of_symbol.size()) kernel_of_symbol[s] = static_cast<int32_t>(k);
 
   std::vector<std::map<ShapeKey, std::vector<double>>> by_kernel(stats.kernels.size());
-  for (const Dispatch& d : trace.dispatches) {
-    if (d.symbol >= kernel_of_symbol.size() || kernel_of_symbol[d.symbol] < 0) continue;
-    by_kernel[static_cast<std::size_t>(kernel_of_symbol[d.symbol])][key_of(d)].push_back(
-        static_cast<double>(d.end - d.start));
+  const DispatchTable& dispatches = trace.dispatches;
+  for (std::size_t i = 0; i < dispatches.size(); ++i) {  // by column: symbol, shape and duration only
+    const Index symbol = dispatches.symbol_of(i);
+    if (symbol >= kernel_of_symbol.size() || kernel_of_symbol[symbol] < 0) continue;
+    by_kernel[static_cast<std::size_t>(kernel_of_symbol[symbol])][key_of(dispatches.shape_of(i))].push_back(
+        static_cast<double>(dispatches.duration_of(i)));
   }
   for (std::size_t k = 0; k < stats.kernels.size(); ++k) {
     KernelStats& kernel = stats.kernels[k];

@@ -16,7 +16,7 @@ std::vector<KernelSlack> summarize_kernel_slack(const Trace& trace, const std::f
   auto name_of = [&](std::size_t i) -> Index {
     Index d = dispatch_of(i);
     if (d >= trace.dispatches.size()) return kNoIndex;
-    Index s = trace.dispatches[d].symbol;
+    Index s = trace.dispatches.symbol_of(d);
     return s < trace.symbols.size() ? trace.symbols[s].display_name : kNoIndex;
   };
   for (std::size_t i = 0; i < slack.size(); ++i) {

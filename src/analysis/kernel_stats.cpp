@@ -89,7 +89,7 @@ class SortedIntervals {
   SortedIntervals(const Records& records, bool sorted) : records_(records) {
     if (sorted) return;
     copy_.reserve(records.size());
-    for (const auto& r : records) copy_.push_back({r.start, r.end});
+    for (std::size_t i = 0; i < records.size(); ++i) copy_.push_back({start_of(records, i), end_of(records, i)});
     // Only the start order matters to the unions below (intervals of equal start may come in any order).
     if (std::all_of(copy_.begin(), copy_.end(), [](const TimeInterval& iv) { return iv.start >= 0; }))
       radix_sort_by_key(copy_, [](const TimeInterval& iv) { return static_cast<uint64_t>(iv.start); });
@@ -217,19 +217,22 @@ KernelStatsResult compute_kernel_stats(const Trace& trace) {
   // Whether the records are in start order, found here rather than by another pass over them (issue 32).
   bool dispatches_sorted = true, copies_sorted = true;
   TimeNs previous_start = std::numeric_limits<TimeNs>::min();
-  for (const Dispatch& d : trace.dispatches) {
-    if (d.symbol >= symbol_count)
+  const DispatchTable& dispatches = trace.dispatches;
+  for (std::size_t i = 0; i < dispatches.size(); ++i) {  // by column: start, end and symbol only
+    const Index symbol = dispatches.symbol_of(i);
+    const TimeNs start = dispatches.start_of(i), end = dispatches.end_of(i);
+    if (symbol >= symbol_count)
       throw Error(ExitCode::InputInvalid,
                   fmt::format("dispatch {} refers to kernel symbol index {}, but the trace has {} symbols",
-                              d.dispatch_id, d.symbol == kNoIndex ? -1 : static_cast<int64_t>(d.symbol),
+                              dispatches.dispatch_id_of(i), symbol == kNoIndex ? -1 : static_cast<int64_t>(symbol),
                               symbol_count));
-    if (d.end < d.start) negative_duration("dispatch", d.dispatch_id, d.process, d.start, d.end);
-    ++group_offset[group_of_symbol[d.symbol] + 1];
-    dispatches_sorted = dispatches_sorted && d.start >= previous_start;
-    previous_start = d.start;
-    dispatch_sum += d.end - d.start;
-    wall_start = std::min(wall_start, d.start);
-    wall_end = std::max(wall_end, d.end);
+    if (end < start) negative_duration("dispatch", dispatches.dispatch_id_of(i), dispatches.process_of(i), start, end);
+    ++group_offset[group_of_symbol[symbol] + 1];
+    dispatches_sorted = dispatches_sorted && start >= previous_start;
+    previous_start = start;
+    dispatch_sum += end - start;
+    wall_start = std::min(wall_start, start);
+    wall_end = std::max(wall_end, end);
   }
   long double copy_sum = 0;
   previous_start = std::numeric_limits<TimeNs>::min();
@@ -254,8 +257,8 @@ KernelStatsResult compute_kernel_stats(const Trace& trace) {
   std::vector<double> durations(trace.dispatches.size());
   {
     std::vector<std::size_t> cursor(group_offset.begin(), group_offset.end() - 1);
-    for (const Dispatch& d : trace.dispatches)
-      durations[cursor[group_of_symbol[d.symbol]]++] = static_cast<double>(d.end - d.start);
+    for (std::size_t i = 0; i < dispatches.size(); ++i)
+      durations[cursor[group_of_symbol[dispatches.symbol_of(i)]]++] = static_cast<double>(dispatches.duration_of(i));
   }
 
   // Per kernel, skipping names that never ran.

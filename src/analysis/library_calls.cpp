@@ -125,8 +125,8 @@ std::vector<LibraryKernelsWithoutCalls> library_kernels_without_calls(const Trac
   for (const LibraryCall& c : calls) called.insert(c.call.library);
   // dispatches per symbol, then per kernel name within each library
   std::vector<std::size_t> per_symbol(trace.symbols.size(), 0);
-  for (const Dispatch& d : trace.dispatches)
-    if (d.symbol < per_symbol.size()) ++per_symbol[d.symbol];
+  for (std::size_t i = 0; i < trace.dispatches.size(); ++i)
+    if (trace.dispatches.symbol_of(i) < per_symbol.size()) ++per_symbol[trace.dispatches.symbol_of(i)];
   std::vector<LibraryKernelsWithoutCalls> out;
   for (const Marked& m : kMarked) {
     if (called.count(m.call) || called.count(m.other_call)) continue;

@@ -33,8 +33,9 @@ ScratchSummary summarize_scratch(const std::vector<ScratchOperation>& operations
   for (auto& entry : by_agent) out.agents.push_back(std::move(entry.second));
 
   std::map<std::string, ScratchKernel> by_kernel;
-  for (const Dispatch& d : trace.dispatches) {
-    if (d.scratch_bytes == 0) continue;
+  for (std::size_t i = 0; i < trace.dispatches.size(); ++i) {
+    if (trace.dispatches.shape_of(i).scratch_bytes == 0) continue;  // the whole record only for these
+    const Dispatch d = trace.dispatches[i];
     const std::string& name = trace.kernel_name(d);
     ScratchKernel& k = by_kernel[name];
     k.name = name;

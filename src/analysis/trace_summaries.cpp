@@ -54,8 +54,11 @@ struct LaunchIndex {
 
 LaunchIndex index_launches(const Trace& trace) {
   LaunchIndex x;
-  for (const Dispatch& d : trace.dispatches)
-    if (d.correlation_id != 0) x.kernels[launch_key(d.process, d.correlation_id)].push_back({d.start, d.end});
+  const DispatchTable& dispatches = trace.dispatches;
+  for (std::size_t i = 0; i < dispatches.size(); ++i)
+    if (dispatches.correlation_id_of(i) != 0)
+      x.kernels[launch_key(dispatches.process_of(i), dispatches.correlation_id_of(i))].push_back(
+          {dispatches.start_of(i), dispatches.end_of(i)});
   for (const MemoryCopy& c : trace.copies)
     if (c.correlation_id != 0) x.copies[launch_key(c.process, c.correlation_id)].push_back({c.start, c.end});
   x.calls.resize(trace.processes.size());

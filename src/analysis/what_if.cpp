@@ -47,7 +47,7 @@ void retime(const Trace& trace, const dag::Dag& g, const std::vector<uint8_t>& s
     const double d = static_cast<double>(g.duration[v]);
     durations[v] = d;
     if (v >= g.dispatch_count) continue;
-    const Index s = trace.dispatches[v].symbol;
+    const Index s = trace.dispatches.symbol_of(v);
     if (s >= symbol_matched.size() || !symbol_matched[s]) continue;
     durations[v] = d * symbol_factor[s];
     saved += d - durations[v];

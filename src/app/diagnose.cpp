@@ -17,7 +17,7 @@ std::unordered_map<std::string, std::vector<Index>> counted_dispatches_by_kernel
   for (const CounterSample& c : trace.counters)
     if (c.dispatch < counted.size()) counted[c.dispatch] = true;
   for (Index d = 0; d < counted.size(); ++d)
-    if (counted[d]) by_kernel[trace.kernel_name(trace.dispatches[d])].push_back(d);
+    if (counted[d]) by_kernel[trace.strings.at(trace.symbols[trace.dispatches.symbol_of(d)].display_name)].push_back(d);
   return by_kernel;
 }
 

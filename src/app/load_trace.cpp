@@ -32,12 +32,14 @@ std::vector<std::string> unrelated_runs_warnings(const Trace& trace) {
   // Each process's work interval; a gap between them means runs one after the other, not one job.
   std::vector<std::pair<TimeNs, TimeNs>> spans(trace.processes.size(), {0, 0});
   std::vector<bool> seen(trace.processes.size(), false);
-  for (const auto& d : trace.dispatches) {
-    if (d.process >= spans.size()) continue;
-    auto& [first, last] = spans[d.process];
-    first = seen[d.process] ? std::min(first, d.start) : d.start;
-    last = seen[d.process] ? std::max(last, d.end) : d.end;
-    seen[d.process] = true;
+  for (std::size_t i = 0; i < trace.dispatches.size(); ++i) {
+    const Index process = trace.dispatches.process_of(i);
+    if (process >= spans.size()) continue;
+    const TimeNs start = trace.dispatches.start_of(i), end = trace.dispatches.end_of(i);
+    auto& [first, last] = spans[process];
+    first = seen[process] ? std::min(first, start) : start;
+    last = seen[process] ? std::max(last, end) : end;
+    seen[process] = true;
   }
   std::vector<std::pair<TimeNs, TimeNs>> busy;
   for (std::size_t p = 0; p < spans.size(); ++p)

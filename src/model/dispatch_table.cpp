@@ -90,8 +90,8 @@ template class Interner<DispatchShape>;
 }  // namespace detail
 
 namespace {
-DispatchPlacement placement_of(const Dispatch& d) { return {d.process, d.agent, d.queue, d.stream, d.thread}; }
-DispatchShape shape_of(const Dispatch& d) {
+DispatchPlacement placement_record(const Dispatch& d) { return {d.process, d.agent, d.queue, d.stream, d.thread}; }
+DispatchShape shape_record(const Dispatch& d) {
   DispatchShape s;
   for (int k = 0; k < 3; ++k) s.grid[k] = d.grid[k], s.block[k] = d.block[k];
   s.lds_bytes = d.lds_bytes, s.scratch_bytes = d.scratch_bytes;
@@ -124,8 +124,8 @@ void DispatchTable::push_back(const Dispatch& d) {
   dispatch_id_.push_back(d.dispatch_id);
   correlation_id_.push_back(d.correlation_id);
   symbol_.push_back(d.symbol);
-  placement_.push_back(placements_.intern(placement_of(d)));
-  shape_.push_back(shapes_.intern(shape_of(d)));
+  placement_.push_back(placements_.intern(placement_record(d)));
+  shape_.push_back(shapes_.intern(shape_record(d)));
 }
 
 void DispatchTable::set(std::size_t i, const Dispatch& d) {
@@ -134,8 +134,8 @@ void DispatchTable::set(std::size_t i, const Dispatch& d) {
   dispatch_id_.set(i, d.dispatch_id);
   correlation_id_.set(i, d.correlation_id);
   symbol_[i] = d.symbol;
-  placement_[i] = placements_.intern(placement_of(d));
-  shape_[i] = shapes_.intern(shape_of(d));
+  placement_[i] = placements_.intern(placement_record(d));
+  shape_[i] = shapes_.intern(shape_record(d));
 }
 
 void DispatchTable::reserve(std::size_t n) {

@@ -108,8 +108,18 @@ class DispatchTable {
     const uint32_t d = duration_[i];
     return start_[i] + (d != kLongDuration ? TimeNs{d} : long_duration(i));
   }
+  TimeNs duration_of(std::size_t i) const { return end_of(i) - start_[i]; }
   Index symbol_of(std::size_t i) const { return symbol_[i]; }
-  Index process_of(std::size_t i) const { return placements_.at(placement_[i]).process; }
+  int64_t dispatch_id_of(std::size_t i) const { return dispatch_id_[i]; }
+  int64_t correlation_id_of(std::size_t i) const { return correlation_id_[i]; }
+  // Process, agent, queue, stream and thread together (one interned record), and its fields one by one.
+  const DispatchPlacement& placement_of(std::size_t i) const { return placements_.at(placement_[i]); }
+  Index process_of(std::size_t i) const { return placement_of(i).process; }
+  Index agent_of(std::size_t i) const { return placement_of(i).agent; }
+  Index queue_of(std::size_t i) const { return placement_of(i).queue; }
+  Index stream_of(std::size_t i) const { return placement_of(i).stream; }
+  uint32_t thread_of(std::size_t i) const { return placement_of(i).thread; }
+  const DispatchShape& shape_of(std::size_t i) const { return shapes_.at(shape_[i]); }
 
   void push_back(const Dispatch& d);
   void set(std::size_t i, const Dispatch& d);  // replaces dispatch i

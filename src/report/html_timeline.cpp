@@ -51,7 +51,7 @@ class Colours {
   }
   std::string of(NodeRef n) const {
     if (n.kind == NodeKind::Copy) return "cpy";
-    int k = by_string_[trace_.symbols[trace_.dispatches[n.index].symbol].display_name];
+    int k = by_string_[trace_.symbols[trace_.dispatches.symbol_of(n.index)].display_name];
     return k < 0 ? "ko" : fmt::format("k{}", k);
   }
 

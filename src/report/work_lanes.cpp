@@ -22,7 +22,7 @@ struct NodePlace {
 NodePlace place(const Trace& t, analysis::NodeRef n) {
   Index stream, queue, process;
   if (n.kind == analysis::NodeKind::Dispatch) {
-    const Dispatch& d = t.dispatches[n.index];
+    const DispatchPlacement& d = t.dispatches.placement_of(n.index);
     stream = d.stream, queue = d.queue, process = d.process;
   } else {
     const MemoryCopy& c = t.copies[n.index];
@@ -139,15 +139,15 @@ std::size_t WorkLanes::lane_of(analysis::NodeRef n) const {
 }
 
 TimeNs node_start(const Trace& t, analysis::NodeRef n) {
-  return n.kind == analysis::NodeKind::Dispatch ? t.dispatches[n.index].start : t.copies[n.index].start;
+  return n.kind == analysis::NodeKind::Dispatch ? t.dispatches.start_of(n.index) : t.copies[n.index].start;
 }
 
 TimeNs node_end(const Trace& t, analysis::NodeRef n) {
-  return n.kind == analysis::NodeKind::Dispatch ? t.dispatches[n.index].end : t.copies[n.index].end;
+  return n.kind == analysis::NodeKind::Dispatch ? t.dispatches.end_of(n.index) : t.copies[n.index].end;
 }
 
 const std::string& node_name(const Trace& t, analysis::NodeRef n) {
-  return n.kind == analysis::NodeKind::Dispatch ? t.kernel_name(t.dispatches[n.index])
+  return n.kind == analysis::NodeKind::Dispatch ? t.strings.at(t.symbols[t.dispatches.symbol_of(n.index)].display_name)
                                                 : t.strings.at(t.copies[n.index].kind);
 }
 
@@ -162,7 +162,7 @@ std::string process_label(const Trace& t, Index process) {
 
 TimeNs trace_origin(const Trace& t) {
   TimeNs origin = std::numeric_limits<TimeNs>::max();
-  for (const Dispatch& d : t.dispatches) origin = std::min(origin, d.start);
+  for (std::size_t i = 0; i < t.dispatches.size(); ++i) origin = std::min(origin, t.dispatches.start_of(i));
   for (const MemoryCopy& c : t.copies) origin = std::min(origin, c.start);
   return origin == std::numeric_limits<TimeNs>::max() ? 0 : origin;
 }
