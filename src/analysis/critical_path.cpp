@@ -56,7 +56,7 @@ std::vector<SymbolContribution> contributions(const Trace& trace, const dag::Dag
       t = &by_copy_kind[k < trace.strings.size() ? k : trace.strings.size()];
     }
     ++t->count;
-    t->time += g.duration[v];
+    t->time += g.duration(v);
   }
   std::vector<SymbolContribution> out;
   std::unordered_map<std::string, std::size_t> slot_of_name;
@@ -87,9 +87,8 @@ std::vector<SymbolContribution> contributions(const Trace& trace, const dag::Dag
 
 CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& options) {
   CriticalPathResult result;
-  // Issue 32: the schedule does not read the nodes' start times (the gaps hold what it needs): the build computes
-  // the gaps in their place, 8 bytes per node less at the run's peak.
-  dag::Dag g = dag::build_dag(trace, options, dag::StartTimes::Drop);
+  // Issue 32: the DAG reads the measured times from the trace and computes the gaps where the passes need them.
+  dag::Dag g = dag::build_dag(trace, options);
   const std::size_t all = g.size(), n = g.work_count;  // the results list work nodes, not joins
   result.node_count = n;
   result.edges = g.counts;
@@ -103,13 +102,11 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
   std::vector<TimeNs> finish, latest;  // become result.earliest_start and result.slack
   reserve_with_huge_pages(finish, all);
   finish.resize(all);
-  const TimeNs makespan = dag::forward_pass<TimeNs>(g, g.duration, finish);
+  const TimeNs makespan = dag::forward_pass_measured(g, finish);
   result.modeled_span_ns = static_cast<double>(makespan);
   const std::vector<dag::NodeId> path = dag::walk_critical_path(g, finish, result.path_links);
-  // The backward pass reads successors only: the predecessor arrays and the lanes (the walk's) are released
-  // before its buffer is allocated, so that the two schedule buffers never coexist with them (issue 32).
-  LargeVector<uint32_t>().swap(g.pred_offset);
-  LargeVector<dag::NodeId>().swap(g.preds);
+  // The backward pass reads the predecessors, not their kinds nor the lanes (the walk's): those are released
+  // before its buffer is allocated (issue 32).
   LargeVector<EdgeKind>().swap(g.pred_kinds);
   LargeVector<uint32_t>().swap(g.lane);
   reserve_with_huge_pages(latest, all);
@@ -117,12 +114,12 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
   dag::backward_pass(g, makespan, latest);
 
   const dag::NodeId first = path.front(), last = path.back();
-  const TimeNs path_ns = finish[last] - (finish[first] - g.duration[first]);
+  const TimeNs path_ns = finish[last] - (finish[first] - g.duration(first));
   TimeNs busy = 0;
   // Saturating: durations are checked to be below 2^62 each, but their sum over many nodes is not.
-  for (dag::NodeId v : path) busy = saturating_add(busy, g.duration[v]);
+  for (dag::NodeId v : path) busy = saturating_add(busy, g.duration(v));
   TimeNs serial = 0;
-  for (TimeNs d : g.duration) serial = saturating_add(serial, d);
+  for (dag::NodeId v = 0; v < n; ++v) serial = saturating_add(serial, g.duration(v));  // joins are 0 long
   result.critical_path_ns = static_cast<double>(path_ns);
   result.critical_path_busy_ns = static_cast<double>(busy);
   result.critical_path_idle_ns = std::max(0.0, static_cast<double>(path_ns) - static_cast<double>(busy));
@@ -144,7 +141,7 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
     latest[v] = 0;  // holds by construction (binding predecessors); stated for clarity
   }
   if (options.node_rows) {
-    for (dag::NodeId v = 0; v < n; ++v) finish[v] = g.trace_start + finish[v] - g.duration[v];  // earliest start
+    for (dag::NodeId v = 0; v < n; ++v) finish[v] = g.trace_start + finish[v] - g.duration(v);  // earliest start
     finish.resize(n);
   } else {
     std::vector<TimeNs>().swap(finish);

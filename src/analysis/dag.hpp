@@ -13,7 +13,9 @@
 // Joins are internal: the critical path and the per-node results list work nodes only (a path through a join
 // links the binding predecessor of the join directly to its successor, with the join's edge kind).
 //
-// Storage is compact and flat: per-node arrays and CSR edge arrays (no per-node allocations).
+// Storage is compact and flat: per-node arrays and CSR edge arrays (no per-node allocations); the measured times
+// are read from the trace (Dag::work), not copied.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -30,23 +32,41 @@ inline constexpr NodeId kNoNode = std::numeric_limits<NodeId>::max();
 // The lane of join nodes: none of the stream-order lanes.
 inline constexpr uint32_t kJoinLane = std::numeric_limits<uint32_t>::max();
 
+// Measured times of the trace's work (dispatches, then copies), read from the trace itself: the DAG holds no
+// per-node copy of them (issue 32: 16 bytes per node less). A record that ends before it starts is 0 long.
+struct WorkTimes {
+  const Trace* trace = nullptr;
+  std::size_t dispatch_count = 0;
+
+  TimeNs start(NodeId v) const {
+    return v < dispatch_count ? trace->dispatches.start_of(v) : trace->copies[v - dispatch_count].start;
+  }
+  TimeNs duration(NodeId v) const {
+    const TimeNs d = v < dispatch_count ? trace->dispatches.duration_of(v)
+                                        : trace->copies[v - dispatch_count].end - trace->copies[v - dispatch_count].start;
+    return d > 0 ? d : 0;
+  }
+  TimeNs end(NodeId v) const { return start(v) + duration(v); }
+};
+
 struct Dag {
+  WorkTimes work;                  // the trace's records: nodes [0, work_count)
   std::size_t dispatch_count = 0;
   std::size_t work_count = 0;      // dispatches + copies; join nodes follow
   LargeVector<JoinReason> join_reason;  // per join node: join_reason[v - work_count]
+  LargeVector<TimeNs> join_time;   // per join node: its start and end (the latest end of its predecessors)
   TimeNs trace_start = 0;          // earliest node start
   TimeNs trace_end = 0;            // latest node end
-  LargeVector<TimeNs> start;       // measured GPU start; the schedule passes do not read it (StartTimes::Drop)
-  LargeVector<TimeNs> duration;    // measured, clamped at 0 (end < start is treated as 0 long)
   LargeVector<uint32_t> lane;      // the stream-order chain (stream or queue) the node belongs to
-  LargeVector<TimeNs> gap;         // model idle time before the node (see critical_path.hpp)
 
-  // Predecessors and successors in CSR form: preds of v are preds[pred_offset[v] .. pred_offset[v+1]).
-  LargeVector<uint32_t> pred_offset, succ_offset;  // N + 1 entries
-  LargeVector<NodeId> preds, succs;
+  // Predecessors in CSR form: preds of v are preds[pred_offset[v] .. pred_offset[v+1]). The schedule passes
+  // read predecessors only (the backward pass pushes to them): successors are built only to break cycles.
+  LargeVector<uint32_t> pred_offset;  // N + 1 entries
+  LargeVector<NodeId> preds;
   LargeVector<EdgeKind> pred_kinds;                // parallel to preds
-  // (analyze_critical_path releases start, then the predecessor arrays and lanes once the path is walked: the
-  // backward pass reads successors, durations, gaps and the order only.)
+  LargeVector<uint32_t> succ_offset;  // successors likewise: empty outside cycle breaking
+  LargeVector<NodeId> succs;
+  // (analyze_critical_path releases the predecessor kinds and the lanes once the path is walked.)
 
   LargeVector<NodeId> topo_order;  // every node, predecessors first
   EdgeCounts counts;
@@ -54,13 +74,31 @@ struct Dag {
   std::string ordering;            // "stream", "queue", "mixed", "none"
   bool inferred_enabled = false;
 
-  std::size_t size() const { return duration.size(); }
+  std::size_t size() const { return work_count + join_reason.size(); }
   bool is_join(NodeId v) const { return v >= work_count; }
-  TimeNs end(NodeId v) const { return start[v] + duration[v]; }
+  // Measured start, duration (clamped at 0) and end; a join starts and ends at join_time.
+  TimeNs start(NodeId v) const { return v < work_count ? work.start(v) : join_time[v - work_count]; }
+  TimeNs duration(NodeId v) const { return v < work_count ? work.duration(v) : 0; }
+  TimeNs end(NodeId v) const { return v < work_count ? work.end(v) : join_time[v - work_count]; }
+  // The model idle time before v (see critical_path.hpp), given the latest end of its predecessors
+  // (`measured_ready`, when it has any): 0 for a join, which waits for nothing but its predecessors.
+  TimeNs gap(NodeId v, bool has_preds, TimeNs measured_ready) const {
+    if (is_join(v)) return 0;
+    if (!has_preds) return work.start(v) - trace_start;
+    const TimeNs g = work.start(v) - measured_ready;
+    return g > 0 ? g : 0;
+  }
+  TimeNs gap(NodeId v) const {
+    TimeNs ready = std::numeric_limits<TimeNs>::min();
+    for (uint32_t i = pred_offset[v]; i < pred_offset[v + 1]; ++i) ready = std::max(ready, end(preds[i]));
+    return gap(v, pred_offset[v] != pred_offset[v + 1], ready);
+  }
   // The total order stream order follows: start, then end, then id.
   bool earlier(NodeId a, NodeId b) const {
-    if (start[a] != start[b]) return start[a] < start[b];
-    if (end(a) != end(b)) return end(a) < end(b);
+    const TimeNs sa = start(a), sb = start(b);
+    if (sa != sb) return sa < sb;
+    const TimeNs ea = end(a), eb = end(b);
+    if (ea != eb) return ea < eb;
     return a < b;
   }
   NodeRef ref(NodeId v) const {
@@ -69,19 +107,18 @@ struct Dag {
   }
 };
 
-// `keep_start`: false leaves Dag::start empty (the schedule passes do not read it): the gaps are then computed in
-// place of the start times, so that the two never coexist (issue 32: the end of the build is the run's peak).
-enum class StartTimes { Keep, Drop };
-Dag build_dag(const Trace& trace, const DagOptions& options, StartTimes start_times = StartTimes::Keep);
+Dag build_dag(const Trace& trace, const DagOptions& options);
 
-// Forward pass over the DAG with the given per-node durations (measured or re-timed); gaps stay as
-// measured. Fills `finish` (N entries) with EF relative to the trace start and returns the makespan
-// (max EF; 0 when the DAG is empty). Instantiated for TimeNs (exact, measured) and double (scaled).
+// Forward pass over the DAG with the given per-node durations (re-timed); gaps stay as measured. Fills
+// `finish` (N entries) with EF relative to the trace start and returns the makespan (max EF; 0 when the DAG is
+// empty). Instantiated for TimeNs (exact) and double (scaled).
 template <typename T>
 T forward_pass(const Dag& dag, std::span<const T> durations, std::span<T> finish);
+// The same with the measured durations (read from the trace: no per-node array).
+TimeNs forward_pass_measured(const Dag& dag, std::span<TimeNs> finish);
 
 // Backward pass with measured durations: fills `latest` (N entries) with the latest finish LF per node,
-// relative to the trace start.
+// relative to the trace start. Reads predecessors (each node pushes its latest start minus its gap to them).
 void backward_pass(const Dag& dag, TimeNs makespan, std::span<TimeNs> latest);
 
 // The critical path, in time order, ending at the work node with the latest finish (lowest id on ties) and

@@ -41,11 +41,8 @@ Index copy_agent(const Trace& trace, const MemoryCopy& c) {
 
 void fill_nodes(NodeTable& nodes) {
   const Trace& trace = nodes.trace;
-  const std::size_t n = trace.dispatches.size() + trace.copies.size();
+  const std::size_t n = nodes.size();
   if (n >= kNoNode) throw Error(ExitCode::Internal, "critical path: too many nodes (" + std::to_string(n) + ")");
-  nodes.dispatch_count = trace.dispatches.size();
-  nodes.start.resize(n);
-  nodes.duration.resize(n);
   nodes.process.resize(n);
   Index last_process = kNoIndex;
   uint32_t last_dense = 0;
@@ -62,9 +59,7 @@ void fill_nodes(NodeTable& nodes) {
   // then split one stream into a kernel chain and a copy chain with no order between them. Found in this pass
   // over the records rather than another (issue 32).
   std::vector<Index> first_stream;
-  auto set = [&](std::size_t v, TimeNs start, TimeNs end, Index process, Index stream, bool queueless_copy) {
-    nodes.start[v] = start;
-    nodes.duration[v] = std::max<TimeNs>(0, end - start);
+  auto set = [&](std::size_t v, Index process, Index stream, bool queueless_copy) {
     const uint32_t p = dense(process);
     nodes.process[v] = p;
     if (p >= first_stream.size()) {
@@ -78,11 +73,11 @@ void fill_nodes(NodeTable& nodes) {
   };
   for (std::size_t i = 0; i < trace.dispatches.size(); ++i) {
     const DispatchPlacement& p = trace.dispatches.placement_of(i);
-    set(i, trace.dispatches.start_of(i), trace.dispatches.end_of(i), p.process, p.stream, false);
+    set(i, p.process, p.stream, false);
   }
   for (std::size_t i = 0; i < trace.copies.size(); ++i) {
     const MemoryCopy& c = trace.copies[i];
-    set(nodes.dispatch_count + i, c.start, c.end, c.process, c.stream, c.queue == kNoIndex);
+    set(nodes.dispatch_count + i, c.process, c.stream, c.queue == kNoIndex);
   }
 }
 
@@ -325,49 +320,55 @@ void count_edges(Dag& dag) {
   }
 }
 
-// The model idle time before each node. With `in_place`, the gaps overwrite the start times (which then move
-// to dag.gap): nodes are visited in reverse topological order, so a node's predecessors, whose ends its gap
-// needs, are still unvisited and keep their start times.
-void compute_gaps(Dag& dag, bool in_place) {
-  const std::size_t n = dag.size();
-  if (!in_place) dag.gap.resize(n);
-  LargeVector<TimeNs>& gap = in_place ? dag.start : dag.gap;
-  for (auto it = dag.topo_order.rbegin(); it != dag.topo_order.rend(); ++it) {
-    const NodeId v = *it;
-    const uint32_t b = dag.pred_offset[v], e = dag.pred_offset[v + 1];
-    if (dag.is_join(v)) {
-      gap[v] = 0;  // a join waits for nothing but its predecessors (also after cycle breaking)
-      continue;
-    }
-    if (b == e) {
-      gap[v] = dag.start[v] - dag.trace_start;
-      continue;
-    }
-    TimeNs ready = std::numeric_limits<TimeNs>::min();
-    for (uint32_t i = b; i < e; ++i) ready = std::max(ready, dag.end(dag.preds[i]));
-    gap[v] = std::max<TimeNs>(0, dag.start[v] - ready);
-  }
-  if (in_place) dag.gap = std::move(dag.start);
-}
-
 // Join nodes: zero long, at the latest end of their predecessors (so their gap is 0 and the measured
 // gaps of the work they release are those an edge from each predecessor would give). Joins have higher ids
 // than their join predecessors, so one pass in id order sees every predecessor placed.
 void place_joins(Dag& dag) {
-  const std::size_t n = dag.work_count, total = n + dag.join_reason.size();
-  // Exactly `total`: resize() alone would double these node-sized arrays' capacity for a few join nodes, and
-  // they live through the whole analysis (issue 32: 28% of the DAG's bytes at the peak, massif at 1M).
-  dag.start.reserve(total);
-  dag.duration.reserve(total);
+  const std::size_t n = dag.work_count, total = dag.size();
+  // Exactly `total`: resize() alone would double the lanes' capacity for a few join nodes (issue 32).
   dag.lane.reserve(total);
-  dag.start.resize(total);
-  dag.duration.resize(total, 0);
   dag.lane.resize(total, kJoinLane);
+  dag.join_time.resize(total - n);
   for (std::size_t v = n; v < total; ++v) {
     TimeNs at = std::numeric_limits<TimeNs>::min();
     for (uint32_t i = dag.pred_offset[v]; i < dag.pred_offset[v + 1]; ++i) at = std::max(at, dag.end(dag.preds[i]));
-    dag.start[v] = dag.pred_offset[v] == dag.pred_offset[v + 1] ? dag.trace_start : at;
+    dag.join_time[v - n] = dag.pred_offset[v] == dag.pred_offset[v + 1] ? dag.trace_start : at;
   }
+}
+
+// A topological order by depth-first search over the predecessors (no successor arrays: issue 32, 8 bytes per
+// node less at the run's peak). Returns false, the order incomplete, when the predecessors close a cycle. Any
+// topological order gives the same schedule: each finish is a maximum over the node's predecessors.
+bool topological_order_by_preds(Dag& dag) {
+  const std::size_t n = dag.size();
+  dag.topo_order.clear();
+  dag.topo_order.reserve(n);
+  enum : uint8_t { kNew, kOpen, kDone };
+  LargeVector<uint8_t> state(n, kNew);
+  std::vector<std::pair<NodeId, uint32_t>> stack;  // node, next predecessor slot
+  for (NodeId root = 0; root < n; ++root) {
+    if (state[root] != kNew) continue;
+    state[root] = kOpen;
+    stack.emplace_back(root, dag.pred_offset[root]);
+    while (!stack.empty()) {
+      const NodeId v = stack.back().first;
+      const uint32_t slot = stack.back().second;
+      if (slot < dag.pred_offset[v + 1]) {
+        ++stack.back().second;
+        const NodeId u = dag.preds[slot];
+        if (state[u] == kOpen) return false;  // a cycle
+        if (state[u] == kNew) {
+          state[u] = kOpen;
+          stack.emplace_back(u, dag.pred_offset[u]);
+        }
+        continue;
+      }
+      state[v] = kDone;
+      dag.topo_order.push_back(v);
+      stack.pop_back();
+    }
+  }
+  return true;
 }
 
 // Logs the time of each build phase at debug level.
@@ -385,52 +386,55 @@ class PhaseTimer {
 
 }  // namespace
 
-Dag build_dag(const Trace& trace, const DagOptions& options, StartTimes start_times) {
+Dag build_dag(const Trace& trace, const DagOptions& options) {
   PhaseTimer timer;
   NodeTable nodes(trace);
   fill_nodes(nodes);
   Dag dag;
   dag.ordering = assign_lanes(nodes);
   timer.lap("nodes and lanes");
+  dag.work = nodes.times;
   dag.dispatch_count = nodes.dispatch_count;
   dag.inferred_enabled = options.infer_cross_stream;
   const std::size_t n = nodes.size();
+  dag.work_count = n;
   if (n > 0) {
-    dag.trace_start = *std::min_element(nodes.start.begin(), nodes.start.end());
+    dag.trace_start = nodes.start(0);
     dag.trace_end = nodes.end(0);
-    for (NodeId v = 1; v < n; ++v) dag.trace_end = std::max(dag.trace_end, nodes.end(v));
+    for (NodeId v = 1; v < n; ++v) {
+      dag.trace_start = std::min(dag.trace_start, nodes.start(v));
+      dag.trace_end = std::max(dag.trace_end, nodes.end(v));
+    }
   }
 
   LargeVector<uint32_t> scratch;  // one temporary reused by the phases below (released between them)
-  LargeVector<NodeId> lane_prev = lane_predecessors(nodes, scratch);
-  timer.lap("stream order");
   EdgeList extra;
   extra.first_join = static_cast<NodeId>(n);
   add_sync_edges(nodes, extra, scratch, options.pairwise_host_sync);
   if (options.infer_cross_stream) add_inferred_edges(nodes, extra);
   timer.lap("sync edges");
-  // Released until the topological order needs it again, then allocated for nodes and joins exactly (growing
-  // it there doubled its capacity at the run's peak; issue 32).
+  // Stream order after the sync edges, so that the lane predecessors never coexist with their lists (issue 32).
   LargeVector<uint32_t>().swap(scratch);
+  LargeVector<NodeId> lane_prev = lane_predecessors(nodes, scratch);
+  LargeVector<uint32_t>().swap(scratch);
+  timer.lap("stream order");
 
-  dag.work_count = n;
   dag.join_reason = std::move(extra.join_reasons);
   const std::size_t joins = dag.join_reason.size();
   for (JoinReason r : dag.join_reason) ++dag.joins.by_reason[static_cast<std::size_t>(r)];
-  // Issue 32: no resize of lane_prev for the joins (that doubled its capacity), and it is released at once: the
-  // end of the build is the peak of the run (the trace and every DAG array).
+  // Issue 32: no resize of lane_prev for the joins (that doubled its capacity), and it is released at once.
   build_preds(lane_prev, n + joins, extra, dag);
   LargeVector<NodeId>().swap(lane_prev);
-  dag.start = std::move(nodes.start);
-  dag.duration = std::move(nodes.duration);
   dag.lane = std::move(nodes.lane);
   nodes.process = {};
   place_joins(dag);
-  build_succs(dag);
   timer.lap("edge arrays");
 
-  topological_order(dag, scratch);
-  if (dag.topo_order.size() < dag.size()) {
+  if (!topological_order_by_preds(dag)) {
+    // A cycle (rare: contradictory records): Kahn's algorithm over successors finds the nodes on or after it,
+    // break_cycles drops their backward edges, and the order is taken again.
+    build_succs(dag);
+    topological_order(dag, scratch);
     dag.counts.cycle_dropped = break_cycles(dag, scratch);
     topological_order(dag, scratch);
     if (dag.topo_order.size() < dag.size())
@@ -438,11 +442,12 @@ Dag build_dag(const Trace& trace, const DagOptions& options, StartTimes start_ti
     log::warn("critical path: the recorded dependencies form a cycle (contradictory timestamps); dropped {} "
               "edge(s) that point backward in time",
               dag.counts.cycle_dropped);
+    LargeVector<uint32_t>().swap(dag.succ_offset);
+    LargeVector<NodeId>().swap(dag.succs);
   }
-  LargeVector<uint32_t>().swap(scratch);  // before the gaps are allocated (the peak, as above)
+  LargeVector<uint32_t>().swap(scratch);
   count_edges(dag);
-  compute_gaps(dag, start_times == StartTimes::Drop);
-  timer.lap("topological order and gaps");
+  timer.lap("topological order");
   return dag;
 }
 

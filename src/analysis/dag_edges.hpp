@@ -9,11 +9,13 @@
 
 namespace rpl::analysis::dag {
 
-// Read access to per-node facts, compact where hot loops need them, from the trace otherwise.
+// Read access to per-node facts, compact where hot loops need them, from the trace otherwise (the times too:
+// issue 32, no per-node copy of them).
 struct NodeTable {
   const Trace& trace;
   std::size_t dispatch_count = 0;
-  LargeVector<TimeNs> start, duration;
+  std::size_t node_count = 0;                 // dispatches + copies
+  WorkTimes times;
   LargeVector<uint32_t> lane;
   LargeVector<uint32_t> process;              // dense process id (order of first appearance)
   std::unordered_map<Index, uint32_t> dense_process;  // Trace process index -> dense id
@@ -22,9 +24,12 @@ struct NodeTable {
   // copy with a stream but no queue (assign_lanes then orders the process by stream).
   std::vector<uint8_t> by_stream;
 
-  explicit NodeTable(const Trace& t) : trace(t) {}
-  std::size_t size() const { return start.size(); }
-  TimeNs end(NodeId v) const { return start[v] + duration[v]; }
+  explicit NodeTable(const Trace& t)
+      : trace(t), dispatch_count(t.dispatches.size()), node_count(t.dispatches.size() + t.copies.size()),
+        times{&t, t.dispatches.size()} {}
+  std::size_t size() const { return node_count; }
+  TimeNs start(NodeId v) const { return times.start(v); }
+  TimeNs end(NodeId v) const { return times.end(v); }
   int64_t correlation(NodeId v) const {
     return v < dispatch_count ? trace.dispatches.correlation_id_of(v)
                               : trace.copies[v - dispatch_count].correlation_id;
@@ -37,8 +42,10 @@ struct NodeTable {
   }
   // The total order stream order follows: start, then end, then id.
   bool earlier(NodeId a, NodeId b) const {
-    if (start[a] != start[b]) return start[a] < start[b];
-    if (end(a) != end(b)) return end(a) < end(b);
+    const TimeNs sa = start(a), sb = start(b);
+    if (sa != sb) return sa < sb;
+    const TimeNs ea = end(a), eb = end(b);
+    if (ea != eb) return ea < eb;
     return a < b;
   }
 };

@@ -1,36 +1,59 @@
 // Schedule passes over a built DAG: forward (earliest finish), backward (latest finish), critical path.
 #include <algorithm>
+#include <limits>
 
 #include "analysis/dag.hpp"
 
 namespace rpl::analysis::dag {
 
-template <typename T>
-T forward_pass(const Dag& dag, std::span<const T> durations, std::span<T> finish) {
+namespace {
+
+// Earliest finish of every node in topological order: the latest finish of its predecessors, then its gap
+// (from the measured ends of the same predecessors), then its duration.
+template <typename T, typename DurationOf>
+T forward(const Dag& dag, DurationOf duration_of, std::span<T> finish) {
   T makespan{};
   for (NodeId v : dag.topo_order) {
     const uint32_t b = dag.pred_offset[v], e = dag.pred_offset[v + 1];
     T ready{};  // sources are released at the trace start plus their gap
-    for (uint32_t i = b; i < e; ++i) ready = std::max(ready, finish[dag.preds[i]]);
-    finish[v] = ready + static_cast<T>(dag.gap[v]) + durations[v];
+    TimeNs measured_ready = std::numeric_limits<TimeNs>::min();
+    for (uint32_t i = b; i < e; ++i) {
+      const NodeId u = dag.preds[i];
+      ready = std::max(ready, finish[u]);
+      measured_ready = std::max(measured_ready, dag.end(u));
+    }
+    finish[v] = ready + static_cast<T>(dag.gap(v, b != e, measured_ready)) + duration_of(v);
     makespan = std::max(makespan, finish[v]);
   }
   return makespan;
 }
 
+}  // namespace
+
+template <typename T>
+T forward_pass(const Dag& dag, std::span<const T> durations, std::span<T> finish) {
+  return forward<T>(dag, [&](NodeId v) { return durations[v]; }, finish);
+}
+
 template TimeNs forward_pass<TimeNs>(const Dag&, std::span<const TimeNs>, std::span<TimeNs>);
 template double forward_pass<double>(const Dag&, std::span<const double>, std::span<double>);
 
+TimeNs forward_pass_measured(const Dag& dag, std::span<TimeNs> finish) {
+  return forward<TimeNs>(dag, [&](NodeId v) { return dag.duration(v); }, finish);
+}
+
 void backward_pass(const Dag& dag, TimeNs makespan, std::span<TimeNs> latest) {
+  std::fill(latest.begin(), latest.end(), makespan);
+  // Reverse topological order: every successor of v has pushed to it before v is visited, so latest[v] is
+  // final. A successor w may start no later than LS(w) and needs its gap after v: LF(v) <= LS(w) - g(w).
   for (auto it = dag.topo_order.rbegin(); it != dag.topo_order.rend(); ++it) {
     const NodeId v = *it;
-    // A successor w may start no later than LS(w) and needs its gap after v: LF(v) <= LS(w) - g(w).
-    TimeNs lf = makespan;
-    for (uint32_t i = dag.succ_offset[v]; i < dag.succ_offset[v + 1]; ++i) {
-      const NodeId w = dag.succs[i];
-      lf = std::min(lf, latest[w] - dag.duration[w] - dag.gap[w]);
-    }
-    latest[v] = lf;
+    const uint32_t b = dag.pred_offset[v], e = dag.pred_offset[v + 1];
+    if (b == e) continue;
+    TimeNs measured_ready = std::numeric_limits<TimeNs>::min();
+    for (uint32_t i = b; i < e; ++i) measured_ready = std::max(measured_ready, dag.end(dag.preds[i]));
+    const TimeNs bound = latest[v] - dag.duration(v) - dag.gap(v, true, measured_ready);
+    for (uint32_t i = b; i < e; ++i) latest[dag.preds[i]] = std::min(latest[dag.preds[i]], bound);
   }
 }
 

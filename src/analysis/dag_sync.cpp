@@ -39,7 +39,7 @@ class SubmitLists {
   }
 
   uint32_t list_of(NodeId v) const { return list_of_[v]; }
-  int64_t correlation(NodeId v) const { return corr_[v]; }
+  int64_t correlation(NodeId v) const { return nodes_.correlation(v); }
 
   uint32_t find(uint32_t process, Index stream) const {
     auto it = ids_.find(key(process, stream));
@@ -60,7 +60,7 @@ class SubmitLists {
     }
     const uint32_t b = begin_[list], ce = corr_end_[list], e = begin_[list + 1];
     auto p = std::lower_bound(by_submit_.begin() + b, by_submit_.begin() + ce, at.correlation,
-                              [&](NodeId v, int64_t c) { return corr_[v] < c; });
+                              [&](NodeId v, int64_t c) { return correlation(v) < c; });
     NodeId by_corr = p > by_submit_.begin() + b ? *(p - 1) : kNoNode;
     auto q = first_starting_at(by_submit_, ce, e, at.time);
     NodeId by_time = q > ce ? by_submit_[q - 1] : kNoNode;
@@ -78,7 +78,7 @@ class SubmitLists {
     }
     const uint32_t b = begin_[list], ce = corr_end_[list], e = begin_[list + 1];
     auto p = std::upper_bound(by_submit_.begin() + b, by_submit_.begin() + ce, at.correlation,
-                              [&](int64_t c, NodeId v) { return c < corr_[v]; });
+                              [&](int64_t c, NodeId v) { return c < correlation(v); });
     NodeId by_corr = scan_for_thread(by_submit_, static_cast<uint32_t>(p - by_submit_.begin()), ce, thread);
     NodeId by_time = scan_for_thread(by_submit_, first_starting_at(by_submit_, ce, e, at.time), e, thread);
     if (by_corr == kNoNode) return by_time;
@@ -91,7 +91,7 @@ class SubmitLists {
     if (list == kNoList) return kNoNode;
     const uint32_t b = begin_[list];
     auto q = std::upper_bound(by_start_.begin() + b, by_start_.begin() + begin_[list + 1], t,
-                              [&](TimeNs time, NodeId v) { return time < nodes_.start[v]; });
+                              [&](TimeNs time, NodeId v) { return time < nodes_.start(v); });
     for (std::size_t scanned = 0; q > by_start_.begin() + b && scanned < kScanLimit; ++scanned) {
       --q;
       if (nodes_.end(*q) <= t) return *q;
@@ -112,7 +112,7 @@ class SubmitLists {
   // First position in [b, e) of `order` (sorted by start) whose op starts at or after t.
   uint32_t first_starting_at(const LargeVector<NodeId>& order, uint32_t b, uint32_t e, TimeNs t) const {
     auto it = std::lower_bound(order.begin() + b, order.begin() + e, t,
-                               [&](NodeId v, TimeNs time) { return nodes_.start[v] < time; });
+                               [&](NodeId v, TimeNs time) { return nodes_.start(v) < time; });
     return static_cast<uint32_t>(it - order.begin());
   }
 
@@ -127,15 +127,12 @@ class SubmitLists {
     const std::size_t n = nodes_.size();
     // Lists in (process, stream) order, so that each process's lists are contiguous.
     list_of.resize(n);
-    corr_.resize(n);
     std::vector<uint64_t> keys;
     // The lists of recent keys by a slot of the stream index (as dag_build's lanes: streams interleave, and a
     // map lookup per node cost a few percent of `analyze`, issue 32); a miss asks the map, which numbers them.
     constexpr std::size_t kRecentSlots = 64;
     std::vector<std::pair<uint64_t, uint32_t>> recent(kRecentSlots, {0, kNoList});
-    // The one pass over the trace's records here; later passes read the compact copies.
     for (NodeId v = 0; v < n; ++v) {
-      corr_[v] = nodes_.correlation(v);
       uint64_t k = key(nodes_.process[v], nodes_.stream(v));
       auto& [recent_key, recent_list] = recent[(k ^ (k >> 32)) % kRecentSlots];
       if (k != recent_key || recent_list == kNoList) {
@@ -163,7 +160,7 @@ class SubmitLists {
     corr_end_.assign(list_count, 0);
     for (NodeId v = 0; v < n; ++v) {
       ++begin_[list_of[v] + 1];
-      if (corr_[v] != 0) ++corr_end_[list_of[v]];
+      if (correlation(v) != 0) ++corr_end_[list_of[v]];
     }
     std::partial_sum(begin_.begin(), begin_.end(), begin_.begin());
     for (uint32_t l = 0; l < list_count; ++l) corr_end_[l] += begin_[l];
@@ -176,11 +173,11 @@ class SubmitLists {
     for (NodeId v = 0; v < n; ++v) {
       const uint32_t l = list_of[v];
       if (with_time_order) by_start_[next_start[l]++] = v;
-      by_submit_[corr_[v] != 0 ? next_corr[l]++ : next_time[l]++] = v;
+      by_submit_[correlation(v) != 0 ? next_corr[l]++ : next_time[l]++] = v;
     }
     auto earlier = [&](NodeId a, NodeId b) { return nodes_.earlier(a, b); };
     auto submitted_earlier = [&](NodeId a, NodeId b) {
-      int64_t ca = corr_[a], cb = corr_[b];
+      int64_t ca = correlation(a), cb = correlation(b);
       return ca != cb ? ca < cb : nodes_.earlier(a, b);
     };
     auto sort_range = [](auto first, auto last, auto less) {
@@ -198,7 +195,6 @@ class SubmitLists {
   std::unordered_map<uint64_t, uint32_t> ids_;
   std::vector<uint32_t> process_begin_;    // per dense process, its first list id; process_count + 1
   std::vector<uint32_t> begin_, corr_end_;  // per list: [begin, corr_end) ops with a correlation id
-  LargeVector<int64_t> corr_;  // per node: correlation id (compact copy of the trace's)
   LargeVector<NodeId> by_submit_;
   LargeVector<NodeId> by_start_;  // empty unless built with_time_order
 };
@@ -287,7 +283,7 @@ class SubmitWindows {
   }
   void collect_started(const LargeVector<NodeId>& ops, uint32_t b, uint32_t e, TimeNs from, TimeNs to,
                        std::vector<uint32_t>& out) {
-    auto start_less = [&](NodeId v, TimeNs t) { return nodes_.start[v] < t; };
+    auto start_less = [&](NodeId v, TimeNs t) { return nodes_.start(v) < t; };
     collect(std::lower_bound(ops.begin() + b, ops.begin() + e, from, start_less),
             std::lower_bound(ops.begin() + b, ops.begin() + e, to, start_less), out);
   }
@@ -569,7 +565,7 @@ void add_inferred_edges(const NodeTable& nodes, EdgeList& edges) {
 
   for (NodeId v = 0; v < n; ++v) {
     if (has_cross_pred[v]) continue;
-    const TimeNs t = nodes.start[v];
+    const TimeNs t = nodes.start(v);
     const auto first = by_end.begin() + begin[nodes.process[v]];
     auto q = std::upper_bound(first, by_end.begin() + begin[nodes.process[v] + 1], t,
                               [&](TimeNs time, NodeId u) { return time < nodes.end(u); });

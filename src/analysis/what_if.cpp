@@ -44,7 +44,7 @@ void retime(const Trace& trace, const dag::Dag& g, const std::vector<uint8_t>& s
   std::vector<uint8_t> symbol_hit(trace.symbols.size(), 0);
   double saved = 0;
   for (dag::NodeId v = 0; v < g.size(); ++v) {
-    const double d = static_cast<double>(g.duration[v]);
+    const double d = static_cast<double>(g.duration(v));
     durations[v] = d;
     if (v >= g.dispatch_count) continue;
     const Index s = trace.dispatches.symbol_of(v);
@@ -95,7 +95,8 @@ std::vector<WhatIfResult> run_what_if(const Trace& trace, const std::vector<What
   const dag::Dag g = dag::build_dag(trace, options);
   // The baseline runs through the same double-precision pass as the scenarios (exact: integer ns far
   // below 2^53), so that one pair of buffers serves every pass.
-  LargeVector<double> durations(g.duration.begin(), g.duration.end()), finish(g.size());
+  LargeVector<double> durations(g.size()), finish(g.size());
+  for (dag::NodeId v = 0; v < g.size(); ++v) durations[v] = static_cast<double>(g.duration(v));
   const double baseline = dag::forward_pass<double>(g, durations, finish);
 
   std::vector<WhatIfResult> results;
