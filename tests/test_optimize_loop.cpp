@@ -731,6 +731,28 @@ TEST(OptimizeLoop, AnInputTheOriginalFailsOnIsDroppedWithANote) {
   EXPECT_EQ(r.document["decision"]["status"], "proposed");
 }
 
+// A kernel the source parser cannot read (here a type from a header it is not given) is optimized all the same:
+// the compiler is the parser of record, and the document says what the parser could not do.
+TEST(OptimizeLoop, AKernelTheParserCannotReadIsStillOptimizedWithANote) {
+  Fixture f;
+  f.o.max_candidates = 3;
+  const std::string source = with(with(kSource, "#include <cuda_runtime.h>\n", "#include <cuda_runtime.h>\n#include \"app/types.cuh\"\n"),
+                                   "T acc = 0;", "app::acc_t<T> acc = 0;");
+  std::ofstream(f.source) << source;
+  const std::string candidate = f.tmp.file("candidate.cu");
+  std::ofstream(candidate) << with(source, "  for (int k", "#pragma unroll 4\n  for (int k");
+  auto proposers = files({candidate});
+  OptimizeResult r = run_optimize(f.o, f.env, proposers);
+  const json& d = r.document;
+  EXPECT_EQ(d["decision"]["status"], "accepted") << d["decision"].dump();
+  bool noted = false;
+  for (const auto& n : d["notes"]) noted = noted || n.get<std::string>().find("could not read kernel saxpy") != std::string::npos;
+  EXPECT_TRUE(noted) << d["notes"].dump();
+  EXPECT_EQ(d["candidates"][0]["gates"][1]["evidence"].value("deferred_to", ""),
+            "the compiler and the code object's signature (binary gates)")
+      << d["candidates"][0]["gates"][1].dump();
+}
+
 TEST(OptimizeLoop, BadInputFailsClearlyWithTheSourceUntouched) {
   auto expect_error = [](Fixture& f, ExitCode code, const std::string& words) {
     auto proposers = unroll();

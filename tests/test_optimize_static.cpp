@@ -2,6 +2,10 @@
 // on real parsed CUDA/HIP sources and many adversarial variants.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <set>
 
@@ -97,6 +101,38 @@ TEST(OptimizeSourceModel, ErrorsInsideAKernelAreAttributedToIt) {
   ASSERT_NE(m.find("saxpy"), nullptr);
   EXPECT_FALSE(m.find("saxpy")->errors.empty());
   EXPECT_TRUE(m.find("fill")->errors.empty());
+}
+
+// The application's compile flags tell the parser where its headers are, in clang's spelling; the rest is dropped.
+TEST(OptimizeSourceModel, CompileFlagsGiveTheParserTheApplicationsHeadersAndMacros) {
+  const std::vector<std::string> flags = {"-O3", "-I", "inc", "-Ifoo", "--include-path=bar", "--include-path", "baz",
+                                          "-DX=1", "-D", "Y", "--define-macro=Z", "-arch=sm_90", "-UW", "-std=c++20",
+                                          "--std", "c++17", "-isystem", "sys", "-include", "pre.h", "--use_fast_math",
+                                          "-lineinfo", "-I"};  // a dangling -I is dropped
+  EXPECT_EQ(parser_flags_from_compile_flags(flags),
+            (std::vector<std::string>{"-Iinc", "-Ifoo", "-Ibar", "-Ibaz", "-DX=1", "-DY", "-DZ", "-UW", "-std=c++20",
+                                      "-std=c++17", "-isystem", "sys", "-include", "pre.h"}));
+}
+
+// A kernel whose parameter types come from a header in the application's include folder (not beside the source)
+// parses once the parser is given the folder, as the compiler is.
+TEST(OptimizeSourceModel, HeadersFromTheCompileFlagsIncludePathsAreFound) {
+  const std::string dir = "/tmp/rpl-test-include-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir + "/mylib");
+  std::ofstream(dir + "/mylib/types.cuh") << "namespace mylib { struct pair { float a, b; }; using index_t = long long; }\n";
+  const std::string text = "#include \"mylib/types.cuh\"\n"
+                           "__global__ void sum(const mylib::pair* __restrict__ in, float* out, mylib::index_t n) {\n"
+                           "  mylib::index_t i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                           "  if (i < n) out[i] = in[i].a + in[i].b;\n"
+                           "}\n";
+  SourceModel without = parse_source("/tmp/rpl-test-kernel.cu", text);
+  ASSERT_NE(without.find("sum"), nullptr);
+  EXPECT_FALSE(without.find("sum")->errors.empty()) << "the header is not beside the source";
+  SourceModel with = parse_source("/tmp/rpl-test-kernel.cu", text, parser_flags_from_compile_flags({"-I", dir}));
+  ASSERT_NE(with.find("sum"), nullptr);
+  EXPECT_TRUE(with.find("sum")->errors.empty()) << with.find("sum")->errors.front();
+  EXPECT_EQ(with.find("sum")->params.size(), 3u);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(OptimizeSignatureGate, IdenticalSourcePasses) {

@@ -167,7 +167,7 @@ Action register_optimize(CLI::App& app) {
 #endif
   cmd->add_option("--candidate", a->candidates, "check this whole candidate source instead of proposing (repeatable)");
   cmd->add_option("--compiler", a->compiler, "compiler for candidates (default nvcc, or hipcc for AMD captures)");
-  cmd->add_option("--compile-flags", a->compile_flags, "flags the application compiles the kernel with (default -O3)");
+  cmd->add_option("--compile-flags", a->compile_flags, "flags the application compiles the kernel with (default -O3); their -I, -isystem, -D, -U, -include and -std also guide the source parser");
   cmd->add_option("--timeout", a->timeout_s, "seconds before an application run or replay is killed (0: none)");
   cmd->add_option("-o,--output-dir", o.output_dir, "where optimize.json, captures, candidates and logs go")->capture_default_str();
   add_common_flags(cmd, a->common, {"print optimize.json (schemas/optimize.schema.json) on stdout",

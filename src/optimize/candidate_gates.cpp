@@ -63,7 +63,7 @@ bool Loop::static_gates(const Candidate& c, json& entry) {
     parsed_.erase(it);
     cand = parsed.get();  // rethrows what parse_source threw
   } else {
-    cand = parse_source(o_.source, c.source_text);
+    cand = parse_source(o_.source, c.source_text, parser_flags_);
   }
   return record_gate_pair(entry, check_static_gates(original_, cand, kernel_), "signature", "structure");
 }
@@ -75,7 +75,7 @@ void Loop::precompile(const std::vector<Candidate>& cands, int budget) {
     const Candidate& c = cands[std::size_t(i)];
     // Each parse has its own libclang index, so parses may run side by side.
     parsed_[c.id] = {c.source_text, std::async(std::launch::async, [this, text = c.source_text] {
-                                       return parse_source(o_.source, text);
+                                       return parse_source(o_.source, text, parser_flags_);
                                      })};
     fs::path dir = out_ / "candidates" / c.id;
     fs::create_directories(dir);

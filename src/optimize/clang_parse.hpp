@@ -11,7 +11,8 @@ namespace rpl::optimize {
 
 class ParsedUnit {
  public:
-  ParsedUnit(const std::string& path, const std::string& text);  // throws rpl::Error(InputInvalid)
+  // user_flags: the application's own header search paths and macros (parser_flags_from_compile_flags)
+  ParsedUnit(const std::string& path, const std::string& text, const std::vector<std::string>& user_flags = {});  // throws rpl::Error(InputInvalid)
   ~ParsedUnit();
   ParsedUnit(const ParsedUnit&) = delete;
   ParsedUnit& operator=(const ParsedUnit&) = delete;

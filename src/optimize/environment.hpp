@@ -54,6 +54,9 @@ class Environment {
   virtual bool capture(const std::string& regex, uint64_t dispatch, const std::string& dir, std::string& why) = 0;
   // Compiles `source` into the code object `output` for the GPU the capture was taken on.
   virtual CommandOutcome compile(const std::string& source, const std::string& output, const std::string& capture_dir) = 0;
+  // clang arguments that give the source parser the application's header paths and macros (those of the compile
+  // flags); none by default.
+  virtual std::vector<std::string> parser_flags() const { return {}; }
   // Replays the code object on the capture (iterations launches, memory restored before each); with a
   // dump_dir, every region's final bytes are written there.
   virtual ReplayOutcome replay(const std::string& capture_dir, const std::string& code_object, const std::string& dump_dir,

@@ -154,8 +154,9 @@ void find_loads(CXCursor c, Finder& f) {
 
 }  // namespace
 
-std::vector<Candidate> hoist_candidates(const std::string& path, const std::string& text, const std::string& kernel) {
-  ParsedUnit parsed(path, text);
+std::vector<Candidate> hoist_candidates(const std::string& path, const std::string& text, const std::string& kernel,
+                                        const std::vector<std::string>& parser_flags) {
+  ParsedUnit parsed(path, text, parser_flags);
   struct Search { std::string name; CXCursor found = clang_getNullCursor(); } search{kernel};
   std::function<void(CXCursor)> visit = [&](CXCursor c) {
     for (CXCursor ch : cursor_children(c)) {

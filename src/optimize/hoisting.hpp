@@ -16,6 +16,7 @@
 
 namespace rpl::optimize {
 
-std::vector<Candidate> hoist_candidates(const std::string& path, const std::string& text, const std::string& kernel);
+std::vector<Candidate> hoist_candidates(const std::string& path, const std::string& text, const std::string& kernel,
+                                        const std::vector<std::string>& parser_flags = {});
 
 }  // namespace rpl::optimize

@@ -81,6 +81,7 @@ class Loop {
   fs::path out_;
   json doc_;
   std::string original_text_;
+  std::vector<std::string> parser_flags_;  // the application's header paths and macros, for every parse
   SourceModel original_;
   std::string kernel_;
   std::string language_;

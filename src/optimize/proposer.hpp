@@ -23,6 +23,7 @@ struct ProposalRequest {
   std::vector<std::string> constraints;  // the guard's rules, stated plainly (signature frozen, no printf, ...)
   int round = 0;                    // 0 for the first round; later rounds carry the history below
   int max_candidates = 8;           // at most this many candidates from this call
+  std::vector<std::string> parser_flags;  // clang arguments for the application's headers (parse_source)
 };
 
 // One candidate: a whole replacement for the source file.

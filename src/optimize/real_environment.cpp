@@ -9,6 +9,7 @@
 #include "app/profile.hpp"
 #include "app/replay_batch.hpp"
 #include "capture/manifest.hpp"
+#include "optimize/source_model.hpp"
 #include "report/analyze_report.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
@@ -162,6 +163,8 @@ std::vector<std::string> RealEnvironment::compile_command(const std::string& pla
   argv.insert(argv.end(), {include, "-o", output, source});
   return argv;
 }
+
+std::vector<std::string> RealEnvironment::parser_flags() const { return parser_flags_from_compile_flags(o_.compile_flags); }
 
 CommandOutcome RealEnvironment::compile(const std::string& source, const std::string& output, const std::string& capture_dir) {
   capture::Manifest m = capture::read_manifest(capture_dir);

@@ -39,6 +39,7 @@ class RealEnvironment : public Environment {
   std::vector<ReplayOutcome> replay_batch(const std::vector<ReplayJob>& jobs) override;
   double peak_bandwidth_gbps(const std::string& device_name) override;
   std::optional<collectors::CodeObjectFacts> inspect(const std::string& code_object) override;
+  std::vector<std::string> parser_flags() const override;
 
   // The compiler command line for a capture's platform and architecture (exposed for tests).
   static std::vector<std::string> compile_command(const std::string& platform, const std::string& arch, const std::string& compiler,

@@ -416,13 +416,14 @@ std::optional<std::pair<fs::path, std::vector<std::string>>> toolkit_parse_args(
 
 }  // namespace
 
-ParsedUnit::ParsedUnit(const std::string& path, const std::string& text) {
+ParsedUnit::ParsedUnit(const std::string& path, const std::string& text, const std::vector<std::string>& user_flags) {
   std::string abs = fs::absolute(path).string();
   std::string src_dir = fs::absolute(path).parent_path().string();
   index_ = clang_createIndex(0, 0);
   auto parse = [&](const std::vector<std::string>& args) {
     std::vector<const char*> argv;
     for (auto& a : args) argv.push_back(a.c_str());
+    for (auto& a : user_flags) argv.push_back(a.c_str());  // last: the application's -std wins over ours
     CXUnsavedFile unsaved{abs.c_str(), blanked_.data(), static_cast<unsigned long>(blanked_.size())};
     return clang_parseTranslationUnit2(index_, abs.c_str(), argv.data(), int(argv.size()), &unsaved, 1,
                                        CXTranslationUnit_KeepGoing | CXTranslationUnit_DetailedPreprocessingRecord, &unit_);
@@ -497,11 +498,49 @@ std::pair<std::size_t, std::size_t> cursor_offsets(CXCursor c) {
   return {o.begin, o.end};
 }
 
-SourceModel parse_source(const std::string& path, const std::string& text) {
+std::vector<std::string> parser_flags_from_compile_flags(const std::vector<std::string>& compile_flags) {
+  // nvcc's and hipcc's spellings of the flags that change what the source means to a parser, with their clang
+  // form: "-I dir", "-Idir", "--include-path dir", "--include-path=dir", and so on.
+  struct Form {
+    const char* flag;
+    const char* clang;
+    bool joined;  // clang takes the value glued to the flag ("-Idir"), else as the next argument
+  };
+  static const Form forms[] = {{"-I", "-I", true},           {"--include-path", "-I", true},
+                               {"-isystem", "-isystem", false}, {"--system-include", "-isystem", false},
+                               {"-D", "-D", true},           {"--define-macro", "-D", true},
+                               {"-U", "-U", true},           {"--undefine-macro", "-U", true},
+                               {"-include", "-include", false}, {"--pre-include", "-include", false},
+                               {"-std", "-std=", true},      {"--std", "-std=", true}};
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < compile_flags.size(); ++i) {
+    const std::string& a = compile_flags[i];
+    for (const Form& f : forms) {
+      const std::string flag = f.flag;
+      std::string value;
+      if (a == flag) {
+        if (i + 1 >= compile_flags.size()) break;
+        value = compile_flags[++i];
+      } else if (a.rfind(flag + "=", 0) == 0) {
+        value = a.substr(flag.size() + 1);
+      } else if (flag.size() == 2 && a.rfind(flag, 0) == 0 && a.size() > 2) {  // -Idir, -DX=1
+        value = a.substr(2);
+      } else {
+        continue;
+      }
+      if (f.joined) out.push_back(f.clang + value);
+      else out.insert(out.end(), {f.clang, value});
+      break;
+    }
+  }
+  return out;
+}
+
+SourceModel parse_source(const std::string& path, const std::string& text, const std::vector<std::string>& user_flags) {
   SourceModel model;
   model.path = path;
   model.text = text;
-  ParsedUnit parsed(path, text);
+  ParsedUnit parsed(path, text, user_flags);
   CXTranslationUnit tu = parsed.unit();
   model.headers = parsed.headers();
   model.toolkit = parsed.toolkit();

@@ -70,7 +70,14 @@ struct SourceModel {
 // Parses `text` (the contents of `path`; the path only names it and locates its own headers). Throws
 // rpl::Error(InputInvalid) when libclang cannot build a translation unit at all. Parser errors are kept in
 // `errors` (and per kernel), not thrown: the caller decides (a kernel with errors is unusable).
-SourceModel parse_source(const std::string& path, const std::string& text);
+// `user_flags` are clang arguments for the application's own headers and macros (-I, -isystem, -D, -U, -include,
+// -std), as parser_flags_from_compile_flags() makes them from the flags the application is compiled with.
+SourceModel parse_source(const std::string& path, const std::string& text, const std::vector<std::string>& user_flags = {});
+
+// The compile flags (nvcc's or hipcc's spelling, `--compile-flags`) that tell the parser where the application's
+// headers are and which macros it defines, as clang arguments; every other flag (optimisation, architecture,
+// code generation) is dropped, it does not change what the source means to a parser.
+std::vector<std::string> parser_flags_from_compile_flags(const std::vector<std::string>& compile_flags);
 
 // The source with the launch syntax `<<<...>>>` replaced by spaces, byte offsets unchanged.
 std::string blank_launch_syntax(const std::string& text);

@@ -46,8 +46,8 @@ std::vector<Candidate> unroll_candidates(const SourceModel& model, const std::st
 }
 
 std::vector<Candidate> DeterministicProposer::propose(const ProposalRequest& request) {
-  SourceModel model = parse_source(request.source_path, request.source_text);
-  std::vector<Candidate> all = hoist_candidates(request.source_path, request.source_text, request.kernel_name);
+  SourceModel model = parse_source(request.source_path, request.source_text, request.parser_flags);
+  std::vector<Candidate> all = hoist_candidates(request.source_path, request.source_text, request.kernel_name, request.parser_flags);
   for (auto& c : unroll_candidates(model, request.kernel_name)) all.push_back(std::move(c));
   std::vector<Candidate> out;
   while (next_ < all.size() && out.size() < std::size_t(std::max(0, request.max_candidates))) {
