@@ -318,7 +318,7 @@ const char* const kConv = "sm90_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nh
 const char* const kFill = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >";
 constexpr rpl::TimeNs kS = 100 * kSecond;  // the trace's second "07:41:13"
 constexpr uint32_t kThread = 77;
-constexpr uint64_t kPthread = (0x7f00ull << 32) | kThread;  // pthread_self as cuBLAS logs it; CUPTI keeps 32 bits
+constexpr uint64_t kPthread = (0x7f00ull << 32) | kThread;  // a 64-bit thread id whose low 32 bits are the trace's
 
 struct Fixture {
   rpl::test::InMemoryTrace t;
@@ -365,13 +365,19 @@ rpl::LoggedLibraryCall logged(const char* library, const char* function, rpl::Ti
 TEST(LoggedLibraryCalls, LinkedByTimeWindowByOrderOrNotAtAll) {
   Fixture f;
   f.launch(f.conv, kS + 1'050'000);
+  // the driver call inside that runtime call, with its correlation id, listed first: the runtime call launches
+  rpl::ApiCall driver = f.t.trace.api_calls.back();
+  driver.start += 500;
+  driver.end -= 500;
+  driver.name = f.t.trace.strings.intern("cuLaunchKernel");
+  f.t.trace.api_calls.insert(f.t.trace.api_calls.begin(), driver);
   f.launch(f.fill, kS + 1'060'000);           // ATen's: no library's
   f.launch(f.gemm, kS + 1'070'000);           // cuBLAS's, inside the cuDNN call's window: not cuDNN's
   f.launch(f.gemm, kS + 2'000'000);
   f.launch(f.gemm, kS + 5'000'000, 78);       // another thread: not the logged thread's
   for (int i = 0; i < 3; ++i) f.launch(f.gemm, kS + kSecond + 100'000 * (i + 1));
   const std::vector<rpl::LoggedLibraryCall> calls = {
-      logged("cuDNN", "cudnnBackendExecute", kS + 1'000'000, 1'000, 31339 /* OS tid: not CUPTI's id */),
+      logged("cuDNN", "cudnnBackendExecute", kS + 1'000'000, 1'000, 31339 /* launched nothing in the trace */),
       logged("cuBLAS", "cublasGemmEx", kS, kSecond, kPthread),
       logged("cuBLAS", "cublasGemmEx", kS, kSecond, kPthread),
       logged("cuBLAS", "cublasGemmEx", kS + kSecond, kSecond, kPthread),  // 2 calls, 3 launches: ambiguous
@@ -395,12 +401,12 @@ TEST(LoggedLibraryCalls, LinkedByTimeWindowByOrderOrNotAtAll) {
     ADD_FAILURE() << function << " at " << start;
     return out.front();
   };
-  // cuDNN's thread (an OS id) matches no CUPTI thread: any thread of the process, cuDNN's kernels only
+  // a logged thread that launched nothing in the trace: any thread of the process, cuDNN's kernels only
   const auto& conv = find("cudnnBackendExecute", kS + 1'000'000);
   EXPECT_EQ(conv.link, rpl::analysis::CallLink::TimeWindow);
   EXPECT_EQ(conv.gpu_kernels, 1u);
   EXPECT_EQ(conv.gpu_busy_ns, 20'000);
-  EXPECT_EQ(conv.end, kS + 1'052'000);  // the end of its launch call
+  EXPECT_EQ(conv.end, kS + 1'052'000);  // the end of its launch call (the runtime's, not the driver call inside)
   // two GEMMs logged in the same second, two cuBLAS launches on their thread: one each, in order; a whole-second
   // time stamp gives way to the first launch
   const auto& first = find("cublasGemmEx", kS + 1'070'000);

@@ -25,11 +25,14 @@ struct LoggedLaunch {
 
 // Per process, the kernel launches whose launching API call the trace holds, by host start.
 std::vector<std::vector<LoggedLaunch>> launches_by_process(const Trace& trace) {
-  std::unordered_map<uint64_t, std::size_t> api;  // (process, correlation id) -> api call
+  // (process, correlation id) -> the launching call: the earliest with that id (a runtime call encloses the driver
+  // call it makes, both with the kernel's correlation id)
+  std::unordered_map<uint64_t, std::size_t> api;
   for (std::size_t i = 0; i < trace.api_calls.size(); ++i) {
     const ApiCall& a = trace.api_calls[i];
-    if (a.correlation_id != 0 && !is_marker_range(trace, a))
-      api.emplace((static_cast<uint64_t>(a.process) << 40) ^ static_cast<uint64_t>(a.correlation_id), i);
+    if (a.correlation_id == 0 || is_marker_range(trace, a)) continue;
+    auto [it, added] = api.emplace((static_cast<uint64_t>(a.process) << 40) ^ static_cast<uint64_t>(a.correlation_id), i);
+    if (!added && a.start < trace.api_calls[it->second].start) it->second = i;
   }
   std::vector<std::pair<bool, bool>> family(trace.symbols.size());  // (blas, dnn) per symbol
   for (std::size_t s = 0; s < trace.symbols.size(); ++s) {

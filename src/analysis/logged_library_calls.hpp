@@ -5,9 +5,9 @@
 //
 //   - candidates: kernels of the call's library family (kernel_origin: cuBLAS or CUTLASS kernels for cuBLAS and
 //     cuBLASLt calls, cuDNN or CUTLASS kernels for cuDNN calls) whose launching API call ran on the same thread
-//     (the log's thread id equals the trace's, or its low 32 bits do: cuBLAS logs pthread_self, CUPTI a 32-bit
-//     id; where no launch of the process has the logged thread, or the log has none (cuBLASLt), any thread of the
-//     process) and that no earlier call took;
+//     (the log's thread id equals the trace's, or its low 32 bits do: cuDNN logs the OS thread id, which is what the
+//     trace held on the H200 (the main thread's id was the pid); cuBLAS logs pthread_self, which matches no launch,
+//     and cuBLASLt logs no thread: then any thread of the process) and that no earlier call took;
 //   - window: the calls of one log, process and thread that may launch work (not set-up calls: create, destroy,
 //     set, get, ...) are grouped by time stamp; a group's window runs from its time stamp to the next group's;
 //   - a group of one call takes every candidate launch in its window (CallLink::TimeWindow); a group of k calls
