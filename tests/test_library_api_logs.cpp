@@ -205,6 +205,20 @@ TEST(LibraryApiLogs, CublasLtApiLinesAreCallsAndTheTraceLineJoinsItsCall) {
       "lt.log");
   ASSERT_EQ(traced.size(), 2u);
   EXPECT_EQ(traced[0].arguments, "m=64 n=16 k=32 transa=OP_N transb=OP_N Atype=R_32F Dtype=R_32F");
+  // Older cuBLASLt lines carry no time ([library][pid][category][function]); a GEMM that cuBLAS runs through
+  // cuBLASLt is logged at the Trace level under a typed name (cublasLtSSSMatmul, cublasLtTSTMatmul).
+  const auto untimed = rpl::collectors::parse_cublaslt_log(
+      "[cublasLt][3794797][Trace][cublasLtSSSMatmul] A=0X400380DD0A00 Adesc=[type=R_32F rows=1000 cols=1000 ld=1000] "
+      "Ddesc=[type=R_32F rows=1000 cols=1000 ld=1000] computeDesc=[computeType=COMPUTE_32F_FAST_TF32 scaleType=R_32F "
+      "smCountTarget=108] algo=[algoId=21 tile=MATMUL_TILE_128x128]\n"
+      "[cublasLt][3794797][Error][cublasLtMatmulAlgoGetHeuristic] Failed to query heuristics.\n",
+      "lt.log");
+  ASSERT_EQ(untimed.size(), 1u);
+  EXPECT_EQ(untimed[0].function, "cublasLtSSSMatmul");
+  EXPECT_EQ(untimed[0].pid, 3794797);
+  EXPECT_EQ(untimed[0].resolution, 0);  // no time
+  EXPECT_EQ(untimed[0].arguments,
+            "m=1000 n=1000 k=1000 transa=OP_N transb=OP_N Atype=R_32F Dtype=R_32F computeType=COMPUTE_32F_FAST_TF32");
 }
 
 TEST(LibraryApiLogs, CudnnInfoRecordsAreCallsOtherSeveritiesAreSkipped) {
@@ -245,6 +259,7 @@ TEST(LibraryApiLogs, ACorruptRecordNamesTheFileAndLine) {
   expect_corrupt(lt, "[2026-11-29 07:41:13][cublasLt][pid][Api][cublasLtMatmul] A=1\n", "dir/lib.log:1: process 'pid'");
   expect_corrupt(lt, "\n[2026-11-29 7:41][cublasLt][1][Api][cublasLtMatmul]\n", "dir/lib.log:2: unreadable time");
   expect_corrupt(lt, "[2026-11-29 07:41:13][cublasLt][1][Api]\n", "dir/lib.log:1: fewer than five");
+  expect_corrupt(lt, "[cublasLt][1][Api]\n", "dir/lib.log:1: fewer than four");
   auto cudnn = [](const std::string& t, const std::string& p) { return rpl::collectors::parse_cudnn_log(t, p); };
   expect_corrupt(cudnn,
                  "I! CuDNN (v91900 70) function cudnnCreate() called:\ni! Time: 2026-11-29T07:41:13.4 (0d)\n"
@@ -384,11 +399,13 @@ TEST(LoggedLibraryCalls, LinkedByTimeWindowByOrderOrNotAtAll) {
       logged("cuBLAS", "cublasGemmEx", kS + kSecond, kSecond, kPthread),
       logged("cuBLASLt", "cublasLtMatmulDescCreate", kS, kSecond, 0),
       logged("cuBLASLt", "cublasLtMatmul", kS, kSecond, 0, 999),  // a process the trace does not hold
+      logged("cuBLASLt", "cublasLtSSSMatmul", 0, 0, 0),             // a line without a time
   };
   rpl::analysis::LoggedCallLinks links;
   const auto out = rpl::analysis::logged_library_calls(f.t.trace, calls, &links);
-  ASSERT_EQ(out.size(), 7u);
-  EXPECT_EQ(links.calls, 7u);
+  ASSERT_EQ(out.size(), 8u);
+  EXPECT_EQ(links.calls, 8u);
+  EXPECT_EQ(links.untimed, 1u);
   EXPECT_EQ(links.set_up, 1u);
   EXPECT_EQ(links.time_window, 1u);
   EXPECT_EQ(links.order, 2u);

@@ -67,7 +67,7 @@ bool clocks_agree(const Trace& trace, Index process, const std::vector<const Log
     if (a.process == process) lo = std::min(lo, a.start), hi = std::max(hi, a.end);
   if (lo > hi) return false;
   return std::any_of(calls.begin(), calls.end(), [&](const LoggedLibraryCall* c) {
-    return c->time + c->resolution >= lo - kClockSlackNs && c->time <= hi + kClockSlackNs;
+    return c->resolution > 0 && c->time + c->resolution >= lo - kClockSlackNs && c->time <= hi + kClockSlackNs;
   });
 }
 
@@ -142,6 +142,10 @@ std::vector<LibraryCall> logged_library_calls(const Trace& trace, const std::vec
     const LoggedLibraryCall& l = logged[i];
     if (!l.may_launch_work) {
       ++links.set_up;
+      continue;
+    }
+    if (l.resolution <= 0) {
+      ++links.untimed;
       continue;
     }
     const Index p = out[i].process;

@@ -34,6 +34,7 @@ struct LoggedCallLinks {
   std::size_t ambiguous = 0;      // sharing a time stamp with a launch count that is not theirs: not linked
   std::size_t no_kernels = 0;     // alone or in a group, but no candidate launch in the window
   std::size_t not_in_trace = 0;   // their process is not in the trace, or its clock does not match the log's
+  std::size_t untimed = 0;        // the log gave them no time (older cuBLASLt lines): listed, never linked
   std::size_t linked_kernels = 0;
 };
 

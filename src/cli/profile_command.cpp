@@ -141,8 +141,9 @@ void write_library_files(const std::string& dir, const Trace& trace, const std::
   if (written.logged && written.logged->links.calls > 0) {
     const analysis::LoggedCallLinks& l = written.logged->links;
     log::info("the libraries' API logs listed {} calls ({} set-up calls): {} linked by time window and {} by order (to "
-              "{} kernels), {} ambiguous, {} without kernels in their window, {} outside the trace",
-              l.calls, l.set_up, l.time_window, l.order, l.linked_kernels, l.ambiguous, l.no_kernels, l.not_in_trace);
+              "{} kernels), {} ambiguous, {} without kernels in their window, {} outside the trace, {} without a time",
+              l.calls, l.set_up, l.time_window, l.order, l.linked_kernels, l.ambiguous, l.no_kernels, l.not_in_trace,
+              l.untimed);
     if (l.not_in_trace > 0)
       log::warn("{} logged library calls could not be linked: their process is not in the trace or the log's clock "
                 "does not match it", l.not_in_trace);

@@ -18,7 +18,8 @@ struct LoggedLibraryCall {
   int64_t pid = 0;
   uint64_t thread = 0;     // as the log writes it (cuBLAS: pthread_self; cuDNN: the OS thread id); 0 = not logged
   TimeNs time = 0;         // when the call started, on the trace's clock (the log's time converted)
-  TimeNs resolution = 0;   // of the log's time stamp: 1000 (cuDNN, microseconds) or 1e9 (cuBLAS, cuBLASLt: seconds)
+  TimeNs resolution = 0;   // of the log's time stamp: 1000 (cuDNN, microseconds) or 1e9 (cuBLAS, cuBLASLt: seconds);
+                           // 0: the log gave no time (older cuBLASLt lines), `time` means nothing
   bool may_launch_work = true;  // false for set-up calls (create, destroy, set, get, ...): never linked to kernels
   std::string log_file;    // the log it came from (for messages)
 };

@@ -89,6 +89,7 @@ nlohmann::json library_calls_document(const std::vector<analysis::LibraryCall>& 
                            {"ambiguous", l.ambiguous},
                            {"no_kernels_in_window", l.no_kernels},
                            {"not_in_trace", l.not_in_trace},
+                           {"untimed", l.untimed},
                            {"linked_kernels", l.linked_kernels},
                            {"libraries_with_marker_ranges", logged->superseded}};
   }

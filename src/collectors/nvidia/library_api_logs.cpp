@@ -234,7 +234,8 @@ std::string field_or(const std::map<std::string, std::string, std::less<>>& f, s
 // The key arguments of a cuBLASLt matmul line: m, n (D's rows and columns), k (A's inner dimension under its
 // transpose), the transposes, A's and D's types and the compute type. Other calls: their fields as written.
 std::string lt_arguments(std::string_view function, std::string_view rest) {
-  if (function != "cublasLtMatmul") return std::string(rest.substr(0, 200));
+  // cublasLtMatmul, and the typed matmuls cuBLAS's own GEMMs log at the Trace level (cublasLtSSSMatmul, ...TSTMatmul)
+  if (!function.ends_with("Matmul")) return std::string(rest.substr(0, 200));
   const auto top = lt_fields(rest);
   const auto a = lt_fields(field_or(top, {"Adesc"})), d = lt_fields(field_or(top, {"Ddesc", "Cdesc"}));
   const auto compute = lt_fields(field_or(top, {"computeDesc"}));
@@ -322,20 +323,23 @@ std::vector<LoggedLibraryCall> parse_cublaslt_log(std::string_view text, const s
   std::string_view line;
   while (log.next(line)) {
     std::string_view l = trim_log(line);
-    // [time][library][pid][category][function] rest; a line that does not open with a date is another kind
-    if (l.size() < 6 || l[0] != '[' || !log_integer<int>(l.substr(1, 4)) || l[5] != '-') continue;
+    // [time][library][pid][category][function] rest; older cuBLASLt writes no time: [library][pid][category][function]
+    if (l.size() < 6 || l[0] != '[') continue;
+    const bool dated = log_integer<int>(l.substr(1, 4)) && l[5] == '-';
+    if (!dated && !(l.starts_with("[cublasLt][") || l.starts_with("[CUBLASLT]["))) continue;  // another kind of line
     std::array<std::string_view, 5> f;
     std::size_t at = 0;
-    for (std::string_view& field : f) {
-      if (at >= l.size() || l[at] != '[') throw corrupt_log_line(path, log.line_no, "fewer than five [fields]", kFormat);
+    for (std::size_t i = dated ? 0 : 1; i < f.size(); ++i) {
+      if (at >= l.size() || l[at] != '[')
+        throw corrupt_log_line(path, log.line_no, dated ? "fewer than five [fields]" : "fewer than four [fields]", kFormat);
       const std::size_t close = l.find(']', at);
       if (close == std::string_view::npos) throw corrupt_log_line(path, log.line_no, "an unclosed [field]", kFormat);
-      field = l.substr(at + 1, close - at - 1);
+      f[i] = l.substr(at + 1, close - at - 1);
       at = close + 1;
     }
     const std::string_view category = f[3], function = f[4], rest = trim_log(l.substr(at));
     if (category != "Api" && category != "Trace") continue;  // Info, Hints, Error: about a call already listed
-    const auto t = civil_time(f[0]);
+    const auto t = dated ? civil_time(f[0]) : std::optional<std::pair<TimeNs, TimeNs>>(std::pair<TimeNs, TimeNs>{0, 0});
     if (!t) throw corrupt_log_line(path, log.line_no, fmt::format("unreadable time '{}'", f[0]), kFormat);
     const auto pid = log_integer<int64_t>(f[2]);
     if (!pid) throw corrupt_log_line(path, log.line_no, fmt::format("process '{}' is not a number", f[2]), kFormat);
@@ -367,7 +371,7 @@ std::vector<LoggedLibraryCall> parse_cublaslt_log(std::string_view text, const s
 
 void to_trace_clock(std::vector<LoggedLibraryCall>& calls, const LibraryLogClock& clock) {
   for (LoggedLibraryCall& c : calls)
-    c.time = c.time - clock.utc_offset_s * 1'000'000'000 - clock.realtime_ns + clock.trace_clock_ns;
+    if (c.resolution > 0) c.time = c.time - clock.utc_offset_s * 1'000'000'000 - clock.realtime_ns + clock.trace_clock_ns;
 }
 
 std::vector<LoggedLibraryCall> read_library_api_logs(const std::string& dir) {

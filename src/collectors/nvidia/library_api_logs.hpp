@@ -10,6 +10,7 @@
 //               i!Process=4242; Thread=140234567890432; GPU=0; Handle=...; StreamId=...; MathMode=...
 //   cuBLASLt  CUBLASLT_LOG_LEVEL=5 (API trace), CUBLASLT_LOG_FILE=<file with %i: one per process>; per line:
 //               [2026-11-29 10:00:00][cublasLt][4242][Api][cublasLtMatmul] A=0x... Adesc=[type=R_16BF rows=64 ...] ...
+//             (older versions write no time: [cublasLt][4242][Trace][cublasLtSSSMatmul] ...; such calls are untimed)
 //   cuDNN 9   CUDNN_LOGLEVEL_DBG=3 (info: every API call), CUDNN_LOGDEST_DBG=<file>; per call:
 //               I! CuDNN (v91900 ...) function cudnnBackendExecute() called:
 //               i!     handle: type=cudnnHandle_t; streamId=...;
