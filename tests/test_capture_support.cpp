@@ -73,6 +73,35 @@ TEST(ElfSymbols, AmdCodeObjectKernels) {
   EXPECT_NE(std::find(functions.begin(), functions.end(), "_Z8tile_sumPKfPf"), functions.end());
 }
 
+// Two builds of one source from other folders (tests/data/cuda/README.md): nvcc's file-local names differ by the
+// translation unit's hashes, and each build's variable is found in the other.
+TEST(ElfSymbols, FileLocalVariablesMatchAcrossBuilds) {
+  const std::string dir = std::string(RPL_SOURCE_DIR) + "/tests/data/cuda/";
+  const auto a = read_elf_symbols(read_bytes(dir + "internal_vars-a.cubin"));
+  const auto b = read_elf_symbols(read_bytes(dir + "internal_vars-b.cubin"));
+  auto scale_in = [](const std::vector<ElfSymbol>& symbols) {
+    for (const auto& s : symbols)
+      if (s.is_object() && s.name.find("5scaleE") != std::string::npos) return s.name;
+    return std::string();
+  };
+  const std::string in_a = scale_in(a), in_b = scale_in(b);
+  ASSERT_FALSE(in_a.empty());
+  ASSERT_FALSE(in_b.empty());
+  EXPECT_NE(in_a, in_b) << "the builds' hashes differ, or this test proves nothing";
+  EXPECT_EQ(same_variable_in_build(b, in_a), in_b);
+  EXPECT_EQ(same_variable_in_build(a, in_b), in_a);
+  EXPECT_EQ(same_variable_in_build(a, in_a), in_a);
+  EXPECT_EQ(same_variable_in_build(b, "calls"), "calls");  // a plain file-local name needs nothing
+  EXPECT_EQ(same_variable_in_build(b, "_ZN47_INTERNAL_d850e7fe_16_internal_vars_cu_24f1eb1f5otherE"), "");
+  EXPECT_EQ(without_translation_unit_hashes("_ZN45_INTERNAL_7fc383c9_14_row_sum_ext_cu_0cbaf6c44cuda3std3__45__cpo5beginE"),
+            "_ZN45_INTERNAL_#_14_row_sum_ext_cu_#4cuda3std3__45__cpo5beginE");
+  EXPECT_EQ(without_translation_unit_hashes("_INTERNAL_zz"), "_INTERNAL_zz");  // not the pattern: unchanged
+  // Two variables that differ only by their hashes: never a guess.
+  std::vector<ElfSymbol> two = {{"_ZN10_INTERNAL_aa_1_f_bb1xE", ".nv.global", 4, 1, 0, 0},
+                                {"_ZN10_INTERNAL_cc_1_f_dd1xE", ".nv.global", 4, 1, 0, 0}};
+  EXPECT_EQ(same_variable_in_build(two, "_ZN10_INTERNAL_ee_1_f_ff1xE"), "");
+}
+
 TEST(ElfSymbols, RejectsWhatIsNotElf) {
   std::vector<std::byte> junk(100, std::byte{0x41});
   EXPECT_THROW(read_elf_symbols(junk), ElfFormatError);

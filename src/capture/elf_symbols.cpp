@@ -2,6 +2,8 @@
 
 #include <elf.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 
 namespace rpl::capture {
@@ -59,6 +61,66 @@ std::vector<ElfSymbol> read_elf_symbols(std::span<const std::byte> image) {
     }
   }
   return symbols;
+}
+
+namespace {
+
+// The end of one hashed namespace's `<hash>_<n>_<file>_<hash>` at `at` (just after its prefix), or npos.
+std::size_t hashed_namespace_end(const std::string& s, std::size_t at, std::string& kept) {
+  auto hex_end = [&](std::size_t i) {  // nvcc's hashes are 8 hex digits; the mangled name goes on right after
+    const std::size_t limit = std::min(s.size(), i + 8);
+    while (i < limit && std::isxdigit(static_cast<unsigned char>(s[i]))) ++i;
+    return i;
+  };
+  const std::size_t h1 = hex_end(at);
+  if (h1 == at || h1 >= s.size() || s[h1] != '_') return std::string::npos;
+  std::size_t d = h1 + 1;
+  while (d < s.size() && std::isdigit(static_cast<unsigned char>(s[d]))) ++d;
+  if (d == h1 + 1 || d >= s.size() || s[d] != '_' || d - h1 > 6) return std::string::npos;
+  const std::size_t len = std::stoul(s.substr(h1 + 1, d - h1 - 1)), file = d + 1;
+  if (file + len >= s.size() || s[file + len] != '_') return std::string::npos;
+  const std::size_t h2 = hex_end(file + len + 1);
+  if (h2 == file + len + 1) return std::string::npos;
+  kept = "#" + s.substr(h1, file + len + 1 - h1) + "#";  // "#_<n>_<file>_#"
+  return h2;
+}
+
+}  // namespace
+
+std::string without_translation_unit_hashes(const std::string& name) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < name.size()) {
+    std::size_t next = std::string::npos, prefix = 0;
+    for (const char* p : {"_INTERNAL_", "_GLOBAL__N__"}) {
+      const std::size_t found = name.find(p, at);
+      if (found < next) next = found, prefix = std::strlen(p);
+    }
+    if (next == std::string::npos) break;
+    std::string kept;
+    const std::size_t end = hashed_namespace_end(name, next + prefix, kept);
+    if (end == std::string::npos) {
+      out += name.substr(at, next + prefix - at);
+      at = next + prefix;
+      continue;
+    }
+    out += name.substr(at, next + prefix - at) + kept;
+    at = end;
+  }
+  return out + name.substr(std::min(at, name.size()));
+}
+
+std::string same_variable_in_build(const std::vector<ElfSymbol>& symbols, const std::string& name) {
+  const std::string key = without_translation_unit_hashes(name);
+  std::string found;
+  for (const ElfSymbol& s : symbols) {
+    if (!s.is_object()) continue;
+    if (s.name == name) return name;
+    if (without_translation_unit_hashes(s.name) != key) continue;
+    if (!found.empty() && found != s.name) return "";  // two candidates: never guess
+    found = s.name;
+  }
+  return found;
 }
 
 }  // namespace rpl::capture

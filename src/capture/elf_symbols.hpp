@@ -34,4 +34,14 @@ class ElfFormatError : public std::runtime_error {
 // Every named symbol of .symtab. Throws ElfFormatError when the bytes are not a well-formed ELF64 LE image.
 std::vector<ElfSymbol> read_elf_symbols(std::span<const std::byte> image);
 
+// nvcc names what a file keeps to itself (an anonymous namespace, a file-local variable of a header it includes)
+// inside namespaces _INTERNAL_<hash>_<n>_<file>_<hash> and _GLOBAL__N__<hash>_<n>_<file>_<hash>, with hashes of
+// the translation unit that differ between two builds of the same source (another folder, other flags). The name
+// with those hashes blanked, the same for the same variable in every build.
+std::string without_translation_unit_hashes(const std::string& name);
+
+// The variable of `symbols` that is `name` in another build of the same source: `name` itself if present, else
+// the only object whose name is the same but for the translation-unit hashes; "" when none or several.
+std::string same_variable_in_build(const std::vector<ElfSymbol>& symbols, const std::string& name);
+
 }  // namespace rpl::capture

@@ -13,8 +13,10 @@
 #include <iterator>
 #include <map>
 #include <optional>
+#include <span>
 
 #include "capture/address_steering.hpp"  // restart_in_fresh_process
+#include "capture/elf_symbols.hpp"
 #include "capture/reservation_plan.hpp"
 #include "collectors/nvidia/cuda_driver/cu_error.hpp"
 #include "collectors/nvidia/cuda_driver/cuda_attributes.hpp"
@@ -339,13 +341,28 @@ void Replay::load_code_object() {
       std::fprintf(stderr, "rpl_replay_cuda: warning: cannot set function attribute %s=%lld: %s\n", a.name.c_str(),
                    (long long)a.value, cu_error(r).c_str());
   }
-  // Module variables: where the loader put them in this process.
+  // Module variables: where the loader put them in this process. A rebuilt code object (the optimizer's) names
+  // file-local variables with its own translation-unit hashes (capture::same_variable_in_build).
+  std::vector<capture::ElfSymbol> symbols;
+  bool symbols_read = false;
   for (std::size_t i = 0; i < m_.regions.size(); ++i) {
     const Region& g = m_.regions[i];
     if (capture::reserved_by_replay(g)) continue;
     CUdeviceptr ptr = 0;
     std::size_t bytes = 0;
-    if (cuModuleGetGlobal(&ptr, &bytes, module_, g.symbol.c_str()) != CUDA_SUCCESS)
+    CUresult found = cuModuleGetGlobal(&ptr, &bytes, module_, g.symbol.c_str());
+    if (found != CUDA_SUCCESS && !o_.code_object.empty()) {
+      if (!symbols_read) {
+        symbols_read = true;
+        try {
+          symbols = capture::read_elf_symbols(std::span<const std::byte>(image.data(), image.size() - 1));
+        } catch (const capture::ElfFormatError&) {  // PTX, not an ELF: names as compiled
+        }
+      }
+      const std::string same = capture::same_variable_in_build(symbols, g.symbol);
+      if (!same.empty() && same != g.symbol) found = cuModuleGetGlobal(&ptr, &bytes, module_, same.c_str());
+    }
+    if (found != CUDA_SUCCESS)
       throw Error(ExitCode::InputInvalid, fmt::format("{} has no variable {} (captured: {} bytes)", what, g.symbol, g.size));
     if (bytes != g.size)
       throw Error(ExitCode::InputInvalid, fmt::format("variable {} in {} has {} bytes; the capture has {}", g.symbol, what, bytes, g.size));
