@@ -84,6 +84,7 @@ Index Interner<Key>::intern(const Key& key) {
   return id;
 }
 
+template class Interner<DispatchLaunch>;
 template class Interner<DispatchPlacement>;
 template class Interner<DispatchShape>;
 
@@ -117,15 +118,17 @@ void DispatchTable::set_duration(std::size_t i, TimeNs duration) {
   else long_durations_.insert(it, {i, duration});
 }
 
+Index DispatchTable::launch_id(const Dispatch& d) {
+  return launches_.intern({d.symbol, placements_.intern(placement_record(d)), shapes_.intern(shape_record(d))});
+}
+
 void DispatchTable::push_back(const Dispatch& d) {
   start_.push_back(d.start);
   duration_.push_back(0);
   set_duration(duration_.size() - 1, d.end - d.start);
   dispatch_id_.push_back(d.dispatch_id);
   correlation_id_.push_back(d.correlation_id);
-  symbol_.push_back(d.symbol);
-  placement_.push_back(placements_.intern(placement_record(d)));
-  shape_.push_back(shapes_.intern(shape_record(d)));
+  launch_.push_back(launch_id(d));
 }
 
 void DispatchTable::set(std::size_t i, const Dispatch& d) {
@@ -133,20 +136,18 @@ void DispatchTable::set(std::size_t i, const Dispatch& d) {
   set_duration(i, d.end - d.start);
   dispatch_id_.set(i, d.dispatch_id);
   correlation_id_.set(i, d.correlation_id);
-  symbol_[i] = d.symbol;
-  placement_[i] = placements_.intern(placement_record(d));
-  shape_[i] = shapes_.intern(shape_record(d));
+  launch_[i] = launch_id(d);
 }
 
 void DispatchTable::reserve(std::size_t n) {
   start_.reserve(n), duration_.reserve(n), dispatch_id_.reserve(n), correlation_id_.reserve(n);
-  symbol_.reserve(n), placement_.reserve(n), shape_.reserve(n);
+  launch_.reserve(n);
 }
 
 void DispatchTable::resize(std::size_t n) {
   if (n <= size()) {
     start_.resize(n), duration_.resize(n), dispatch_id_.resize(n), correlation_id_.resize(n);
-    symbol_.resize(n), placement_.resize(n), shape_.resize(n);
+    launch_.resize(n);
     long_durations_.erase(std::lower_bound(long_durations_.begin(), long_durations_.end(), n, by_index),
                           long_durations_.end());
     return;
@@ -157,14 +158,13 @@ void DispatchTable::resize(std::size_t n) {
 
 void DispatchTable::clear() {
   start_.clear(), duration_.clear(), long_durations_.clear(), dispatch_id_.clear(), correlation_id_.clear();
-  symbol_.clear(), placement_.clear(), shape_.clear(), placements_.clear(), shapes_.clear();
+  launch_.clear(), launches_.clear(), placements_.clear(), shapes_.clear();
 }
 
 std::size_t DispatchTable::bytes() const {
   return start_.capacity() * sizeof(TimeNs) + duration_.capacity() * sizeof(uint32_t) +
          long_durations_.capacity() * sizeof(long_durations_[0]) + dispatch_id_.bytes() + correlation_id_.bytes() +
-         (symbol_.capacity() + placement_.capacity() + shape_.capacity()) * sizeof(Index) + placements_.bytes() +
-         shapes_.bytes();
+         launch_.capacity() * sizeof(Index) + launches_.bytes() + placements_.bytes() + shapes_.bytes();
 }
 
 }  // namespace rpl

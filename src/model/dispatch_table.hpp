@@ -2,17 +2,16 @@
 // DispatchTable: the trace's kernel launches, stored by column (issue 32: bounded memory at 100M dispatches).
 //
 // It reads like a std::vector<Dispatch> whose elements are values: `t.dispatches[i]` and iteration build a
-// Dispatch from the columns, and writes go through push_back / set. Bytes per dispatch (32, against 88 for
+// Dispatch from the columns, and writes go through push_back / set. Bytes per dispatch (24, against 88 for
 // an array of Dispatch records):
 //   start                                  8  (int64)
 //   duration                               4  (uint32; longer or negative ones in a side list, by index)
 //   dispatch id, correlation id            4 + 4  (int32 offsets from the first value while every value fits,
 //                                                  else the column widens to 8)
-//   kernel symbol                          4
-//   placement (process, agent, queue, stream, thread), interned        4
-//   launch shape (grid, block, LDS, scratch), interned                  4
-// The interned tables hold one entry per distinct combination: a handful in real traces (a kernel runs with
-// few shapes, from few threads onto few streams), one per dispatch only for a trace whose every launch differs.
+//   launch: kernel symbol, placement (process, agent, queue, stream, thread) and launch shape (grid, block,
+//   LDS, scratch), interned as one triple of interned ids                                   4
+// The interned tables hold one entry per distinct combination: a few in real traces (a kernel runs with few
+// shapes, from few threads onto few streams), one per dispatch only for a trace whose every launch differs.
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -77,6 +76,12 @@ struct DispatchShape {
   bool operator==(const DispatchShape&) const = default;
 };
 
+// What a dispatch launched, where: one interned entry per distinct triple.
+struct DispatchLaunch {
+  Index symbol = kNoIndex, placement = kNoIndex, shape = kNoIndex;
+  bool operator==(const DispatchLaunch&) const = default;
+};
+
 class DispatchTable {
  public:
   class const_iterator;
@@ -91,10 +96,11 @@ class DispatchTable {
     d.end = end_of(i);
     d.dispatch_id = dispatch_id_[i];
     d.correlation_id = correlation_id_[i];
-    d.symbol = symbol_[i];
-    const DispatchPlacement& p = placements_.at(placement_[i]);
+    const DispatchLaunch& l = launches_.at(launch_[i]);
+    d.symbol = l.symbol;
+    const DispatchPlacement& p = placements_.at(l.placement);
     d.process = p.process, d.agent = p.agent, d.queue = p.queue, d.stream = p.stream, d.thread = p.thread;
-    const DispatchShape& s = shapes_.at(shape_[i]);
+    const DispatchShape& s = shapes_.at(l.shape);
     for (int k = 0; k < 3; ++k) d.grid[k] = s.grid[k], d.block[k] = s.block[k];
     d.lds_bytes = s.lds_bytes, d.scratch_bytes = s.scratch_bytes;
     return d;
@@ -109,17 +115,17 @@ class DispatchTable {
     return start_[i] + (d != kLongDuration ? TimeNs{d} : long_duration(i));
   }
   TimeNs duration_of(std::size_t i) const { return end_of(i) - start_[i]; }
-  Index symbol_of(std::size_t i) const { return symbol_[i]; }
+  Index symbol_of(std::size_t i) const { return launches_.at(launch_[i]).symbol; }
   int64_t dispatch_id_of(std::size_t i) const { return dispatch_id_[i]; }
   int64_t correlation_id_of(std::size_t i) const { return correlation_id_[i]; }
   // Process, agent, queue, stream and thread together (one interned record), and its fields one by one.
-  const DispatchPlacement& placement_of(std::size_t i) const { return placements_.at(placement_[i]); }
+  const DispatchPlacement& placement_of(std::size_t i) const { return placements_.at(launches_.at(launch_[i]).placement); }
   Index process_of(std::size_t i) const { return placement_of(i).process; }
   Index agent_of(std::size_t i) const { return placement_of(i).agent; }
   Index queue_of(std::size_t i) const { return placement_of(i).queue; }
   Index stream_of(std::size_t i) const { return placement_of(i).stream; }
   uint32_t thread_of(std::size_t i) const { return placement_of(i).thread; }
-  const DispatchShape& shape_of(std::size_t i) const { return shapes_.at(shape_[i]); }
+  const DispatchShape& shape_of(std::size_t i) const { return shapes_.at(launches_.at(launch_[i]).shape); }
 
   void push_back(const Dispatch& d);
   void set(std::size_t i, const Dispatch& d);  // replaces dispatch i
@@ -154,12 +160,14 @@ class DispatchTable {
   static constexpr uint32_t kLongDuration = 0xffffffffu;
   TimeNs long_duration(std::size_t i) const;
   void set_duration(std::size_t i, TimeNs duration);
+  Index launch_id(const Dispatch& d);  // interns the dispatch's symbol, placement and shape
 
   LargeVector<TimeNs> start_;
   LargeVector<uint32_t> duration_;
   std::vector<std::pair<std::size_t, TimeNs>> long_durations_;  // by index: durations that kLongDuration marks
   detail::NarrowInt64Column dispatch_id_, correlation_id_;
-  LargeVector<Index> symbol_, placement_, shape_;
+  LargeVector<Index> launch_;  // into launches_
+  detail::Interner<DispatchLaunch> launches_;
   detail::Interner<DispatchPlacement> placements_;
   detail::Interner<DispatchShape> shapes_;
 };

@@ -167,7 +167,7 @@ struct Trace {
   std::vector<Queue> queues;
   std::vector<Stream> streams;
   std::vector<KernelSymbol> symbols;
-  DispatchTable dispatches;  // by column: 32 bytes per dispatch (model/dispatch_table.hpp)
+  DispatchTable dispatches;  // by column: 24 bytes per dispatch (model/dispatch_table.hpp)
   std::vector<MemoryCopy> copies;
   std::vector<ApiCall> api_calls;
   std::vector<SyncOp> sync_ops;
