@@ -4,10 +4,14 @@
 #include "analysis/critical_path.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <span>
 #include <unordered_map>
 
 #include "analysis/dag.hpp"
 #include "analysis/kernel_slack.hpp"
+#include "support/errors.hpp"
+#include "support/spilled_column.hpp"
 
 namespace rpl::analysis {
 
@@ -105,13 +109,6 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
   const TimeNs makespan = dag::forward_pass_measured(g, finish);
   result.modeled_span_ns = static_cast<double>(makespan);
   const std::vector<dag::NodeId> path = dag::walk_critical_path(g, finish, result.path_links);
-  // The backward pass reads the predecessors, not their kinds nor the lanes (the walk's): those are released
-  // before its buffer is allocated (issue 32).
-  LargeVector<EdgeKind>().swap(g.pred_kinds);
-  LargeVector<uint32_t>().swap(g.lane);
-  reserve_with_huge_pages(latest, all);
-  latest.resize(all);
-  dag::backward_pass(g, makespan, latest);
 
   const dag::NodeId first = path.front(), last = path.back();
   const TimeNs path_ns = finish[last] - (finish[first] - g.duration(first));
@@ -127,25 +124,41 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
   result.parallelism = path_ns > 0 ? result.serial_ns / result.critical_path_ns : 0;
   result.inferred_links_on_path =
       static_cast<std::size_t>(std::count(result.path_links.begin(), result.path_links.end(), EdgeKind::Inferred));
-
   result.path.reserve(path.size());
   for (dag::NodeId v : path) result.path.push_back(g.ref(v));
   result.contributions = contributions(trace, g, path, result.critical_path_ns);
+
+  // From here the work nodes' earliest finishes are read once more, in order, for their slack: without node rows
+  // they wait in a temporary file while the backward pass runs (issue 32: the pass's buffer and this one were
+  // the run's peak together, 16 bytes per node). The backward pass reads the predecessors, not their kinds nor
+  // the lanes (the walk's): those are released before its buffer is allocated too.
+  finish.resize(n);
+  std::optional<SpilledColumn<TimeNs>> spilled_finish;
+  if (!options.node_rows) spilled_finish.emplace(std::move(finish));
+  LargeVector<EdgeKind>().swap(g.pred_kinds);
+  LargeVector<uint32_t>().swap(g.lane);
+  reserve_with_huge_pages(latest, all);
+  latest.resize(all);
+  dag::backward_pass(g, makespan, latest);
+
   // Slack per node: latest start - earliest start, in place in the backward-pass buffer (the pass buffers
   // become the per-node arrays: at 10M nodes, fresh pages cost real time).
   latest.resize(n);
+  auto slack_of = [&](std::size_t begin, std::span<const TimeNs> earliest_finish) {
+    for (std::size_t k = 0; k < earliest_finish.size(); ++k)
+      latest[begin + k] = std::max<TimeNs>(0, latest[begin + k] - earliest_finish[k]);
+  };
+  if (!spilled_finish) slack_of(0, finish);
+  else if (!spilled_finish->for_each_chunk(slack_of))
+    throw Error(ExitCode::Internal, "critical path: the temporary file of earliest finishes could not be read back");
+  spilled_finish.reset();
   std::vector<uint8_t> on_path(n, 0);
-  for (dag::NodeId v = 0; v < n; ++v) latest[v] = std::max<TimeNs>(0, latest[v] - finish[v]);
   for (dag::NodeId v : path) {
     on_path[v] = 1;
     latest[v] = 0;  // holds by construction (binding predecessors); stated for clarity
   }
-  if (options.node_rows) {
+  if (options.node_rows)
     for (dag::NodeId v = 0; v < n; ++v) finish[v] = g.trace_start + finish[v] - g.duration(v);  // earliest start
-    finish.resize(n);
-  } else {
-    std::vector<TimeNs>().swap(finish);
-  }
   // The DAG is not needed below: released before the per-kernel summary allocates (the run's peak, issue 32).
   const std::size_t dispatches = g.dispatch_count;
   g = dag::Dag{};

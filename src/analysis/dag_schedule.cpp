@@ -11,7 +11,7 @@ namespace {
 // Earliest finish of every node in topological order: the latest finish of its predecessors, then its gap
 // (from the measured ends of the same predecessors), then its duration.
 template <typename T, typename DurationOf>
-T forward(const Dag& dag, DurationOf duration_of, std::span<T> finish) {
+T forward_schedule(const Dag& dag, DurationOf duration_of, std::span<T> finish) {
   T makespan{};
   for (NodeId v : dag.topo_order) {
     const uint32_t b = dag.pred_offset[v], e = dag.pred_offset[v + 1];
@@ -32,14 +32,14 @@ T forward(const Dag& dag, DurationOf duration_of, std::span<T> finish) {
 
 template <typename T>
 T forward_pass(const Dag& dag, std::span<const T> durations, std::span<T> finish) {
-  return forward<T>(dag, [&](NodeId v) { return durations[v]; }, finish);
+  return forward_schedule<T>(dag, [&](NodeId v) { return durations[v]; }, finish);
 }
 
 template TimeNs forward_pass<TimeNs>(const Dag&, std::span<const TimeNs>, std::span<TimeNs>);
 template double forward_pass<double>(const Dag&, std::span<const double>, std::span<double>);
 
 TimeNs forward_pass_measured(const Dag& dag, std::span<TimeNs> finish) {
-  return forward<TimeNs>(dag, [&](NodeId v) { return dag.duration(v); }, finish);
+  return forward_schedule<TimeNs>(dag, [&](NodeId v) { return dag.duration(v); }, finish);
 }
 
 void backward_pass(const Dag& dag, TimeNs makespan, std::span<TimeNs> latest) {
