@@ -2,10 +2,9 @@
 // (CUBLASLT_LOG_LEVEL=5) and cuDNN (CUDNN_LOGLEVEL_DBG=3) parsed into calls, their wall-clock times converted to the
 // trace's clock, and linked to the kernels their thread launched (analysis/logged_library_calls.hpp).
 //
-// The log excerpts below are WRITTEN FROM THE DOCUMENTED FORMATS (NVIDIA's cuBLAS / cuBLASLt / cuDNN logging
-// documentation and logs published with the same layout), not copied from a run of ours: they stand in until the
-// GPU run of bench/cuda/library_trace_logging_gpu.sh (request /work/notes/gpu-requests/seeds33.md) gives real
-// excerpts to replace them.
+// The log excerpts in tests/data/library_logs/ are real: records copied unchanged from the logs that cuBLAS 13.1.0,
+// cuBLASLt and cuDNN 9.19 wrote on one H200 under `profile --library-trace` (PyTorch 2.11, CUDA 13.0;
+// bench/results/2026-11-29/cuda/library_logging_gpu/). The malformed records further down are made up.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -33,116 +32,9 @@ using rpl::test::TempDir;
 namespace {
 
 constexpr rpl::TimeNs kSecond = 1'000'000'000;
-constexpr int64_t kEpoch074113 = 1795938073;  // 2026-11-29T07:41:13 UTC, seconds since 1970
+constexpr int64_t kEpoch111000 = 1795950600;  // 2026-11-29T11:10:00 UTC, seconds since 1970 (the run's logs)
 
-// cuBLAS 13 (CUBLAS_LOGINFO_DBG=1): a handle, a stream, two GEMMs, and a call cut off when the process ended.
-const char* const kCublasLog =
-    "I! cuBLAS (v13.0) function cublasStatus_t cublasCreate_v2(cublasContext**) called:\n"
-    "i!  handle: type=cublasHandle_t; val=POINTER (IN HEX:0x0x7ffd2c1e5a40)\n"
-    "i! Time: 2026-11-29T07:41:12 elapsed from start 0.000000 minutes or 0.000000 seconds\n"
-    "i!Process=31337; Thread=139872345675597; GPU=0; Handle=POINTER (IN HEX:0x(nil))\n"
-    "i! COMPILED WITH: GNU GCC/G++ / 11.4.0\n"
-    "I! cuBLAS (v13.0) function cublasStatus_t cublasSetStream_v2(cublasHandle_t, cudaStream_t) called:\n"
-    "i!  handle: type=cublasHandle_t; val=POINTER (IN HEX:0x0x55d0c3a1e2f0)\n"
-    "i!  streamId: type=SOME TYPE; val=POINTER (IN HEX:0x0x0)\n"
-    "i! Time: 2026-11-29T07:41:12 elapsed from start 0.000000 minutes or 0.000000 seconds\n"
-    "i!Process=31337; Thread=139872345675597; GPU=0; Handle=POINTER (IN HEX:0x0x55d0c3a1e2f0); StreamId=POINTER "
-    "(IN HEX:0x0x0) (defaultStream); MathMode=CUBLAS_DEFAULT_MATH\n"
-    "i! COMPILED WITH: GNU GCC/G++ / 11.4.0\n"
-    "I! cuBLAS (v13.0) function cublasStatus_t cublasGemmEx(cublasHandle_t, cublasOperation_t, cublasOperation_t, "
-    "int, int, int, const void*, const void*, cudaDataType_t, int, const void*, cudaDataType_t, int, const void*, "
-    "void*, cudaDataType_t, int, cublasComputeType_t, cublasGemmAlgo_t) called:\n"
-    "i!  handle: type=cublasHandle_t; val=POINTER (IN HEX:0x0x55d0c3a1e2f0)\n"
-    "i!  transa: type=cublasOperation_t; val=CUBLAS_OP_T(1)\n"
-    "i!  transb: type=cublasOperation_t; val=CUBLAS_OP_N(0)\n"
-    "i!  m: type=int; val=1024\n"
-    "i!  n: type=int; val=512\n"
-    "i!  k: type=int; val=768\n"
-    "i!  alpha: type=void; val=POINTER (IN HEX:0x0x7ffd2c1e5b10)\n"
-    "i!  A: type=void; val=POINTER (IN HEX:0x0x7f3a40000000)\n"
-    "i!  Atype: type=cudaDataType_t; val=CUDA_R_16BF(14)\n"
-    "i!  lda: type=int; val=768\n"
-    "i!  B: type=void; val=POINTER (IN HEX:0x0x7f3a40400000)\n"
-    "i!  Btype: type=cudaDataType_t; val=CUDA_R_16BF(14)\n"
-    "i!  ldb: type=int; val=768\n"
-    "i!  beta: type=void; val=POINTER (IN HEX:0x0x7ffd2c1e5b18)\n"
-    "i!  C: type=void; val=POINTER (IN HEX:0x0x7f3a40800000)\n"
-    "i!  Ctype: type=cudaDataType_t; val=CUDA_R_16BF(14)\n"
-    "i!  ldc: type=int; val=1024\n"
-    "i!  computeType: type=cublasComputeType_t; val=CUBLAS_COMPUTE_32F(68)\n"
-    "i!  algo: type=SOME TYPE; val=CUBLAS_GEMM_DEFAULT(-1)\n"
-    "i! Time: 2026-11-29T07:41:13 elapsed from start 0.016667 minutes or 1.000000 seconds\n"
-    "i!Process=31337; Thread=139872345675597; GPU=0; Handle=POINTER (IN HEX:0x0x55d0c3a1e2f0); StreamId=POINTER "
-    "(IN HEX:0x0x0) (defaultStream); MathMode=CUBLAS_DEFAULT_MATH\n"
-    "i! COMPILED WITH: GNU GCC/G++ / 11.4.0\n"
-    "a line of the application's own output\n"
-    "I! cuBLAS (v13.0) function cublasStatus_t cublasSgemm_v2(cublasHandle_t, cublasOperation_t, cublasOperation_t, "
-    "int, int, int, const float*, const float*, int, const float*, int, const float*, float*, int) called:\n"
-    "i!  transa: type=cublasOperation_t; val=CUBLAS_OP_N(0)\n"
-    "i!  transb: type=cublasOperation_t; val=CUBLAS_OP_N(0)\n"
-    "i!  m: type=int; val=256\n"
-    "i!  n: type=int; val=256\n"
-    "i!  k: type=int; val=256\n"
-    "i! Time: 2026-11-29T07:41:13 elapsed from start 0.016667 minutes or 1.000000 seconds\n"
-    "i!Process=31337; Thread=139872345675597; GPU=0; Handle=POINTER (IN HEX:0x0x55d0c3a1e2f0); StreamId=POINTER "
-    "(IN HEX:0x0x0) (defaultStream); MathMode=CUBLAS_DEFAULT_MATH\r\n"
-    "I! cuBLAS (v13.0) function cublasStatus_t cublasGemmEx(cublasHandle_t, cublasOperation_t) called:\n"
-    "i!  m: type=int; val=64\n";
-
-// cuBLASLt 13 (CUBLASLT_LOG_LEVEL=5): set-up calls, an Info and a Hints line, a matmul's Api line and the Trace line
-// that repeats it.
-const char* const kCublasLtLog =
-    "[2026-11-29 07:41:13][cublasLt][31337][Api][cublasLtCreate] lightHandle=0X7FFD2C1E5A48\n"
-    "[2026-11-29 07:41:13][cublasLt][31337][Info][cublasLtCreate] cuBLASLt v13.0 device #0: multiProcessorCount=132 "
-    "maxSharedMemPerBlock=49152 maxSharedMemoryPerBlockOptin=232448\n"
-    "[2026-11-29 07:41:13][cublasLt][31337][Api][cublasLtMatmulDescCreate] matmulDesc=0X7FFD2C1E5B00 "
-    "computeType=COMPUTE_32F scaleType=R_32F\n"
-    "[2026-11-29 07:41:13][cublasLt][31337][Api][cublasLtMatrixLayoutCreate] matLayout=0X7FFD2C1E5B08 type=R_16BF "
-    "rows=768 cols=1024 ld=768\n"
-    "[2026-11-29 07:41:13][cublasLt][31337][Hints][cublasLtMatmulAlgoGetHeuristic] requested 1 algo\n"
-    "[2026-11-29 07:41:13][cublasLt][31337][Api][cublasLtMatmul] A=0X7F3A40000000 Adesc=[type=R_16BF rows=768 "
-    "cols=1024 ld=768] B=0X7F3A40400000 Bdesc=[type=R_16BF rows=768 cols=512 ld=768] C=0X7F3A40800000 "
-    "Cdesc=[type=R_16BF rows=1024 cols=512 ld=1024] D=0X7F3A40800000 Ddesc=[type=R_16BF rows=1024 cols=512 ld=1024] "
-    "computeDesc=[computeType=COMPUTE_32F scaleType=R_32F transa=OP_T epilogue=EPILOGUE_BIAS "
-    "biasPointer=0x7f3a40c00000] algo=[algoId=66 tile=MATMUL_TILE_128x256 stages=MATMUL_STAGES_64x3] "
-    "workSpace=0X7F3A41000000 workSpaceSizeInBytes=33554432 beta=1 outOfPlace=0 stream=0X0\n"
-    "[2026-11-29 07:41:13][cublasLt][31337][Trace][cublasLtMatmul] A=0X7F3A40000000 Adesc=[type=R_16BF rows=768 "
-    "cols=1024 ld=768] Ddesc=[type=R_16BF rows=1024 cols=512 ld=1024] computeDesc=[computeType=COMPUTE_32F "
-    "scaleType=R_32F transa=OP_T]\n"
-    "cuBLASLt: a banner line\n";
-
-// cuDNN 9 (CUDNN_LOGLEVEL_DBG=3): the handle, a backend descriptor, a plan that failed to finalise (its E! record
-// repeats the call) and an execution.
-const char* const kCudnnLog =
-    "I! CuDNN (v91900 70) function cudnnCreate() called:\n"
-    "i!     handle: location=host; addr=0x7ffd2c1e5a50;\n"
-    "i! Time: 2026-11-29T07:41:13.402117 (0d+0h+0m+1s since start)\n"
-    "i! Process=31337; Thread=31339; GPU=NULL; Handle=NULL; StreamId=NULL.\n"
-    "\n"
-    "I! CuDNN (v91900 70) function cudnnBackendCreateDescriptor() called:\n"
-    "i!     descriptorType: type=cudnnBackendDescriptorType_t; "
-    "val=CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR (19);\n"
-    "i! Time: 2026-11-29T07:41:13.402530 (0d+0h+0m+1s since start)\n"
-    "i! Process=31337; Thread=31339; GPU=NULL; Handle=NULL; StreamId=NULL.\n"
-    "\n"
-    "I! CuDNN (v91900 70) function cudnnSetTensorNdDescriptor() called:\n"
-    "i!     dataType: type=cudnnDataType_t; val=CUDNN_DATA_BFLOAT16 (9);\n"
-    "i!     nbDims: type=int; val=4;\n"
-    "i!     dimA: type=int; val=[8,64,56,56];\n"
-    "i! Time: 2026-11-29T07:41:13.402600 (0d+0h+0m+1s since start)\n"
-    "i! Process=31337; Thread=31339; GPU=NULL; Handle=NULL; StreamId=NULL.\n"
-    "\n"
-    "E! CuDNN (v91900 70) function cudnnBackendFinalize() called:\n"
-    "e!         Error: CUDNN_STATUS_NOT_SUPPORTED; Reason: no valid engine configuration\n"
-    "e! Time: 2026-11-29T07:41:13.403001 (0d+0h+0m+1s since start)\n"
-    "e! Process=31337; Thread=31339; GPU=0; Handle=0x55d0c3b2a000; StreamId=0x0 (defaultStream).\n"
-    "\n"
-    "I! CuDNN (v91900 70) function cudnnBackendExecute() called:\n"
-    "i!     handle: type=cudnnHandle_t; streamId=0x0 (defaultStream);\n"
-    "i!     executionPlan: type=cudnnBackendDescriptor_t; val=0x55d0c3b31f40;\n"
-    "i!     variantPack: type=cudnnBackendDescriptor_t; val=0x55d0c3b32a80;\n"
-    "i! Time: 2026-11-29T07:41:13.410250 (0d+0h+0m+1s since start)\n"
-    "i! Process=31337; Thread=31339; GPU=0; Handle=0x55d0c3b2a000; StreamId=0x0 (defaultStream).\n";
+std::string real_log(const char* name) { return read_file(std::string(RPL_SOURCE_DIR) + "/tests/data/library_logs/" + name); }
 
 template <typename Parse>
 void expect_corrupt(Parse parse, const std::string& text, const char* where) {
@@ -158,55 +50,52 @@ void expect_corrupt(Parse parse, const std::string& text, const char* where) {
 }  // namespace
 
 TEST(LibraryApiLogs, CublasCallsWithArgumentsTimesProcessAndThread) {
-  const auto calls = rpl::collectors::parse_cublas_log(kCublasLog, "cublas.log");
-  ASSERT_EQ(calls.size(), 4u);  // the last record has no Time line: the process stopped while logging it
+  const auto calls = rpl::collectors::parse_cublas_log(real_log("cublas.log"), "cublas.log");
+  ASSERT_EQ(calls.size(), 4u);
   EXPECT_EQ(calls[0].library, "cuBLAS");
   EXPECT_EQ(calls[0].function, "cublasCreate_v2");
   EXPECT_FALSE(calls[0].may_launch_work);
   EXPECT_EQ(calls[1].function, "cublasSetStream_v2");
   EXPECT_FALSE(calls[1].may_launch_work);
-  EXPECT_EQ(calls[2].function, "cublasGemmEx");
+  EXPECT_EQ(calls[2].function, "cublasSgemm_v2");
   EXPECT_TRUE(calls[2].may_launch_work);
-  EXPECT_EQ(calls[2].arguments,
-            "transa=CUBLAS_OP_T transb=CUBLAS_OP_N m=1024 n=512 k=768 Atype=CUDA_R_16BF Btype=CUDA_R_16BF "
-            "Ctype=CUDA_R_16BF computeType=CUBLAS_COMPUTE_32F");
-  EXPECT_EQ(calls[2].pid, 31337);
-  EXPECT_EQ(calls[2].thread, 139872345675597ull);
-  EXPECT_EQ(calls[2].time, kEpoch074113 * kSecond);  // read as UTC until to_trace_clock
+  EXPECT_EQ(calls[2].arguments, "transa=CUBLAS_OP_N transb=CUBLAS_OP_N m=1024 n=512 k=768");
+  EXPECT_EQ(calls[2].pid, 513);
+  EXPECT_EQ(calls[2].thread, 139788713652992ull);  // pthread_self
+  EXPECT_EQ(calls[2].time, kEpoch111000 * kSecond);  // read as UTC until to_trace_clock
   EXPECT_EQ(calls[2].resolution, kSecond);
+  EXPECT_EQ(calls[2].end, 0);  // cuBLAS logs no return
   EXPECT_EQ(calls[2].log_file, "cublas.log");
-  EXPECT_EQ(calls[3].function, "cublasSgemm_v2");
-  EXPECT_EQ(calls[3].arguments, "transa=CUBLAS_OP_N transb=CUBLAS_OP_N m=256 n=256 k=256");
+  EXPECT_EQ(calls[3].function, "cublasGemmEx");
+  EXPECT_EQ(calls[3].arguments,
+            "transa=CUBLAS_OP_N transb=CUBLAS_OP_N m=1024 n=512 k=768 Atype=CUDA_R_16BF Btype=CUDA_R_16BF "
+            "Ctype=CUDA_R_16BF computeType=CUBLAS_COMPUTE_32F");
+  EXPECT_EQ(calls[3].time, (kEpoch111000 + 4) * kSecond);
   EXPECT_TRUE(rpl::collectors::parse_cublas_log("", "cublas.log").empty());
 }
 
-TEST(LibraryApiLogs, CublasLtApiLinesAreCallsAndTheTraceLineJoinsItsCall) {
-  const auto calls = rpl::collectors::parse_cublaslt_log(kCublasLtLog, "cublaslt_31337.log");
-  ASSERT_EQ(calls.size(), 4u);  // Create, DescCreate, LayoutCreate, Matmul: Info and Hints lines add none
-  EXPECT_EQ(calls[0].function, "cublasLtCreate");
+TEST(LibraryApiLogs, CublasLtApiLinesAreCallsAndTheTraceLineGivesTheirDescriptors) {
+  const auto calls = rpl::collectors::parse_cublaslt_log(real_log("cublaslt_513.log"), "cublaslt_513.log");
+  ASSERT_EQ(calls.size(), 5u);  // Info lines add none; each Trace line joins its Api line
+  EXPECT_EQ(calls[0].function, "cublasLtCtxInit");
   EXPECT_FALSE(calls[0].may_launch_work);
+  EXPECT_EQ(calls[1].function, "cublasLtSSSMatmulAlgoGetHeuristic");
   EXPECT_FALSE(calls[1].may_launch_work);
-  EXPECT_EQ(calls[2].arguments, "matLayout=0X7FFD2C1E5B08 type=R_16BF rows=768 cols=1024 ld=768");
-  const auto& mm = calls[3];
-  EXPECT_EQ(mm.library, "cuBLASLt");
-  EXPECT_EQ(mm.function, "cublasLtMatmul");
-  EXPECT_TRUE(mm.may_launch_work);
-  // D is m x n; A is transposed (OP_T), so k is its rows
-  EXPECT_EQ(mm.arguments, "m=1024 n=512 k=768 transa=OP_T transb=OP_N Atype=R_16BF Dtype=R_16BF computeType=COMPUTE_32F");
-  EXPECT_EQ(mm.pid, 31337);
-  EXPECT_EQ(mm.thread, 0u);  // cuBLASLt logs no thread
-  EXPECT_EQ(mm.time, kEpoch074113 * kSecond);
-  EXPECT_EQ(mm.resolution, kSecond);
-  // With level 2 only (Trace lines, no Api lines), each Trace line is a call.
-  const auto traced = rpl::collectors::parse_cublaslt_log(
-      "[2026-11-29 07:41:13][cublasLt][31337][Trace][cublasLtMatmul] Adesc=[type=R_32F rows=64 cols=32 ld=64] "
-      "Ddesc=[type=R_32F rows=64 cols=16 ld=64]\n"
-      "[2026-11-29 07:41:13][cublasLt][31337][Trace][cublasLtMatmul] Adesc=[type=R_32F rows=64 cols=32 ld=64]\n",
-      "lt.log");
-  ASSERT_EQ(traced.size(), 2u);
-  EXPECT_EQ(traced[0].arguments, "m=64 n=16 k=32 transa=OP_N transb=OP_N Atype=R_32F Dtype=R_32F");
-  // Older cuBLASLt lines carry no time ([library][pid][category][function]); a GEMM that cuBLAS runs through
-  // cuBLASLt is logged at the Trace level under a typed name (cublasLtSSSMatmul, cublasLtTSTMatmul).
+  // cuBLAS's own fp32 GEMM, logged by cuBLASLt under a typed name; the Api line names the descriptors by pointer,
+  // the Trace line writes them out: D is m x n, A (not transposed) m x k
+  EXPECT_EQ(calls[2].function, "cublasLtSSSMatmul");
+  EXPECT_TRUE(calls[2].may_launch_work);
+  EXPECT_EQ(calls[2].arguments, "m=1024 n=512 k=768 transa=OP_N transb=OP_N Atype=R_32F Dtype=R_32F computeType=COMPUTE_32F");
+  EXPECT_EQ(calls[2].pid, 513);
+  EXPECT_EQ(calls[2].thread, 0u);  // cuBLASLt logs no thread
+  EXPECT_EQ(calls[2].time, kEpoch111000 * kSecond);
+  EXPECT_EQ(calls[2].resolution, kSecond);
+  EXPECT_EQ(calls[3].function, "cublasLtMatmul");  // F.linear with bias
+  EXPECT_EQ(calls[3].arguments, "m=1024 n=512 k=768 transa=OP_N transb=OP_N Atype=R_32F Dtype=R_32F computeType=COMPUTE_32F");
+  EXPECT_EQ(calls[4].function, "cublasLtTSTMatmul");  // the bf16 GEMM
+  EXPECT_EQ(calls[4].arguments, "m=1024 n=512 k=768 transa=OP_N transb=OP_N Atype=R_16BF Dtype=R_16BF computeType=COMPUTE_32F");
+  EXPECT_EQ(calls[4].time, (kEpoch111000 + 4) * kSecond);
+  // Older cuBLASLt lines carry no time ([library][pid][category][function], a published log's shape): untimed.
   const auto untimed = rpl::collectors::parse_cublaslt_log(
       "[cublasLt][3794797][Trace][cublasLtSSSMatmul] A=0X400380DD0A00 Adesc=[type=R_32F rows=1000 cols=1000 ld=1000] "
       "Ddesc=[type=R_32F rows=1000 cols=1000 ld=1000] computeDesc=[computeType=COMPUTE_32F_FAST_TF32 scaleType=R_32F "
@@ -214,29 +103,40 @@ TEST(LibraryApiLogs, CublasLtApiLinesAreCallsAndTheTraceLineJoinsItsCall) {
       "[cublasLt][3794797][Error][cublasLtMatmulAlgoGetHeuristic] Failed to query heuristics.\n",
       "lt.log");
   ASSERT_EQ(untimed.size(), 1u);
-  EXPECT_EQ(untimed[0].function, "cublasLtSSSMatmul");
   EXPECT_EQ(untimed[0].pid, 3794797);
-  EXPECT_EQ(untimed[0].resolution, 0);  // no time
+  EXPECT_EQ(untimed[0].resolution, 0);
   EXPECT_EQ(untimed[0].arguments,
             "m=1000 n=1000 k=1000 transa=OP_N transb=OP_N Atype=R_32F Dtype=R_32F computeType=COMPUTE_32F_FAST_TF32");
 }
 
-TEST(LibraryApiLogs, CudnnInfoRecordsAreCallsOtherSeveritiesAreSkipped) {
-  const auto calls = rpl::collectors::parse_cudnn_log(kCudnnLog, "cudnn.log");
-  ASSERT_EQ(calls.size(), 4u);  // the E! record repeats a call and is not one
-  EXPECT_EQ(calls[0].function, "cudnnCreate");
-  EXPECT_EQ(calls[1].function, "cudnnBackendCreateDescriptor");
-  EXPECT_FALSE(calls[1].may_launch_work);
-  EXPECT_EQ(calls[2].function, "cudnnSetTensorNdDescriptor");
-  EXPECT_EQ(calls[2].arguments, "dataType=CUDNN_DATA_BFLOAT16 dimA=[8,64,56,56]");
-  const auto& ex = calls[3];
+TEST(LibraryApiLogs, CudnnReturnRecordsEndTheirCalls) {
+  const auto calls = rpl::collectors::parse_cudnn_log(real_log("cudnn.log"), "cudnn.log");
+  ASSERT_EQ(calls.size(), 4u);  // the return record of cudnnBackendExecute is no call
+  EXPECT_EQ(calls[0].function, "cudnnGetVersion");
+  EXPECT_FALSE(calls[0].may_launch_work);
+  EXPECT_EQ(calls[1].function, "cudnnCreate");
+  const auto& ex = calls[2];
   EXPECT_EQ(ex.library, "cuDNN");
   EXPECT_EQ(ex.function, "cudnnBackendExecute");
   EXPECT_TRUE(ex.may_launch_work);
-  EXPECT_EQ(ex.pid, 31337);
-  EXPECT_EQ(ex.thread, 31339u);
-  EXPECT_EQ(ex.time, kEpoch074113 * kSecond + 410'250'000);
+  EXPECT_EQ(ex.pid, 513);
+  EXPECT_EQ(ex.thread, 513u);  // the OS thread id
+  EXPECT_EQ(ex.time, (kEpoch111000 + 3) * kSecond + 152'061'000);
   EXPECT_EQ(ex.resolution, 1000);  // microseconds
+  EXPECT_EQ(ex.end, (kEpoch111000 + 3) * kSecond + 161'576'000);  // its return record
+  const auto& internal = calls[3];
+  EXPECT_EQ(internal.function, "cudnnBackendExecuteInternal");
+  EXPECT_EQ(internal.end, 0);  // logged no return
+  EXPECT_EQ(internal.arguments.rfind("dataType=CUDNN_DATA_FLOAT dimA=[8,16,56,56] strideA=[50176,3136,56,1]", 0), 0u)
+      << internal.arguments;
+  EXPECT_NE(internal.arguments.find("mode=CUDNN_CROSS_CORRELATION"), std::string::npos);
+  EXPECT_NE(internal.arguments.find("padA=[1,1]"), std::string::npos);
+  // W! and E! records are skipped
+  const auto skipped = rpl::collectors::parse_cudnn_log(
+      "E! CuDNN (v91900 56) function cudnnBackendFinalize() called:\ne!         Error: CUDNN_STATUS_NOT_SUPPORTED\n"
+      "e! Time: 2026-11-29T11:10:03.403001 (0d+0h+0m+1s since start)\ne! Process=513; Thread=513; GPU=0.\n",
+      "cudnn.log");
+  EXPECT_TRUE(skipped.empty());
 }
 
 TEST(LibraryApiLogs, ACorruptRecordNamesTheFileAndLine) {
@@ -297,26 +197,27 @@ TEST(LibraryApiLogs, TheEnvironmentAsksEachLibraryUnlessTheUserDid) {
 TEST(LibraryApiLogs, LogsInAFolderAreReadAndPutOnTheTraceClock) {
   TempDir dir;
   EXPECT_TRUE(rpl::collectors::read_library_api_logs(dir.file("none")).empty());
-  std::ofstream(dir.file("cublas.log")) << kCublasLog;
-  std::ofstream(dir.file("cublaslt_31337.log")) << kCublasLtLog;
-  std::ofstream(dir.file("cudnn.log")) << kCudnnLog;
+  std::ofstream(dir.file("cublas.log")) << real_log("cublas.log");
+  std::ofstream(dir.file("cublaslt_513.log")) << real_log("cublaslt_513.log");
+  std::ofstream(dir.file("cudnn.log")) << real_log("cudnn.log");
   try {
     rpl::collectors::read_library_api_logs(dir.path().string());
     ADD_FAILURE() << "logs without clock.txt were read";
   } catch (const rpl::Error& e) {
     EXPECT_NE(std::string(e.what()).find("clock.txt"), std::string::npos) << e.what();
   }
-  // The run started at 08:41:10 local time (UTC+1) = 07:41:10 UTC, 500 s after boot on the trace's clock.
-  const rpl::collectors::LibraryLogClock clock{(kEpoch074113 - 3) * kSecond, 500 * kSecond, 3600};
+  // The run started at 12:09:57 local time (UTC+1) = 11:09:57 UTC, 500 s after boot on the trace's clock.
+  const rpl::collectors::LibraryLogClock clock{(kEpoch111000 - 3) * kSecond, 500 * kSecond, 3600};
   rpl::collectors::write_library_log_clock(dir.path().string(), clock);
-  EXPECT_EQ(read_file(dir.file("clock.txt")), "realtime_ns=1795938070000000000\ntrace_clock_ns=500000000000\nutc_offset_s=3600\n");
+  EXPECT_EQ(read_file(dir.file("clock.txt")), "realtime_ns=1795950597000000000\ntrace_clock_ns=500000000000\nutc_offset_s=3600\n");
   const auto calls = rpl::collectors::read_library_api_logs(dir.path().string());
-  ASSERT_EQ(calls.size(), 12u);  // 4 cuBLAS, 4 cuBLASLt, 4 cuDNN
-  // the logs' 07:41:13 read as local time is 06:41:13 UTC: an hour before the run started
-  EXPECT_EQ(calls[2].function, "cublasGemmEx");
+  ASSERT_EQ(calls.size(), 13u);  // 4 cuBLAS, 5 cuBLASLt, 4 cuDNN
+  // the logs' 11:10:00 read as local time is 10:10:00 UTC: an hour before the run started
+  EXPECT_EQ(calls[2].function, "cublasSgemm_v2");
   EXPECT_EQ(calls[2].time, 500 * kSecond + 3 * kSecond - 3600 * kSecond);
   EXPECT_EQ(calls[11].function, "cudnnBackendExecute");
-  EXPECT_EQ(calls[11].time, 500 * kSecond + 3 * kSecond - 3600 * kSecond + 410'250'000);
+  EXPECT_EQ(calls[11].time, 500 * kSecond + 6 * kSecond - 3600 * kSecond + 152'061'000);
+  EXPECT_EQ(calls[11].end, 500 * kSecond + 6 * kSecond - 3600 * kSecond + 161'576'000);
   std::ofstream(dir.file("cudnn.log"), std::ios::app) << "I! CuDNN (v91900 70) function () called:\n";
   try {
     rpl::collectors::read_library_api_logs(dir.path().string());
@@ -465,7 +366,7 @@ TEST(LoggedLibraryCalls, WrittenToLibraryTraceCsvAndJsonWithTheirLinks) {
   EXPECT_EQ(written.calls, 2u);
   EXPECT_TRUE(written.kernels_without_calls.empty());  // both libraries' kernels have their calls now
   const std::string csv = read_file(dir.file("library_trace.csv"));
-  EXPECT_NE(csv.find("\"cuDNN\",\"cudnnBackendExecute\",31337,31339,100001000000,100001052000,52000,1,0,20000,\"\","
+  EXPECT_NE(csv.find("\"cuDNN\",\"cudnnBackendExecute\",31337,77,100001000000,100001052000,52000,1,0,20000,\"\","
                      "\"time_window\",\"m=1\"\n"),
             std::string::npos)
       << csv;
@@ -534,4 +435,57 @@ TEST(LibraryApiLogs, TheCudaCollectorSetsTheLoggingOnlyWhenAsked) {
     EXPECT_NE(read_file(logs + "/clock.txt").find("trace_clock_ns="), std::string::npos);
   }
   unsetenv("RPL_CUDA_COLLECTOR");
+}
+
+// cuDNN 9 logs returns: the public call owns what its thread launched before it returned, not the internal call it
+// made; and a whole-second cuBLAS group's window ends where a call of another log surely started after it.
+TEST(LoggedLibraryCalls, AReturnedCallOwnsItsLaunchesAndLaterLogsBoundWindows) {
+  Fixture f;
+  f.launch(f.conv, kS + 1'050'000);
+  f.launch(f.gemm, kS + 300'000'000);               // cuBLAS's GEMM in the second logged as kS
+  f.launch(f.gemm, kS + kSecond + 300'000'000);     // the cuBLASLt call's, a second later
+  auto exec = logged("cuDNN", "cudnnBackendExecute", kS + 1'000'000, 1'000, kThread);
+  exec.end = kS + 1'200'000;
+  const std::vector<rpl::LoggedLibraryCall> calls = {
+      exec, logged("cuDNN", "cudnnBackendExecuteInternal", kS + 1'010'000, 1'000, kThread),
+      logged("cuBLAS", "cublasGemmEx", kS, kSecond, kPthread),
+      logged("cuBLASLt", "cublasLtMatmul", kS + kSecond, kSecond, 0)};
+  rpl::analysis::LoggedCallLinks links;
+  const auto out = rpl::analysis::logged_library_calls(f.t.trace, calls, &links);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(links.time_window, 3u);
+  EXPECT_EQ(links.no_kernels, 1u);  // the internal call
+  for (const auto& c : out) {
+    if (c.call.function == "cudnnBackendExecute") {
+      EXPECT_EQ(c.gpu_kernels, 1u);
+      EXPECT_EQ(c.start, kS + 1'000'000);
+      EXPECT_EQ(c.end, kS + 1'200'000);  // its return, not its launch's end
+    } else if (c.call.function == "cudnnBackendExecuteInternal") {
+      EXPECT_EQ(c.gpu_kernels, 0u);
+    } else {
+      EXPECT_EQ(c.gpu_kernels, 1u) << c.call.function;  // without the bound cuBLAS's window would hold both GEMMs
+    }
+  }
+}
+
+// A split-K GEMM launches its reduction too: 2 identical calls in one second with 4 launches take 2 each, in order;
+// 2 different calls with 4 launches stay ambiguous.
+TEST(LoggedLibraryCalls, IdenticalCallsSharingASecondSplitTheirLaunchesEvenly) {
+  for (bool same : {true, false}) {
+    Fixture f;
+    for (int i = 0; i < 4; ++i) f.launch(f.gemm, kS + 100'000 * (i + 1));
+    auto second = logged("cuBLAS", "cublasSgemm_v2", kS, kSecond, kPthread);
+    if (!same) second.arguments = "m=2";
+    rpl::analysis::LoggedCallLinks links;
+    const auto out = rpl::analysis::logged_library_calls(
+        f.t.trace, {logged("cuBLAS", "cublasSgemm_v2", kS, kSecond, kPthread), second}, &links);
+    EXPECT_EQ(links.order, same ? 2u : 0u);
+    EXPECT_EQ(links.ambiguous, same ? 0u : 2u);
+    if (same) {
+      EXPECT_EQ(out[0].gpu_kernels, 2u);
+      EXPECT_EQ(out[0].start, kS + 100'000);
+      EXPECT_EQ(out[1].start, kS + 300'000);
+      EXPECT_EQ(out[1].end, kS + 402'000);
+    }
+  }
 }

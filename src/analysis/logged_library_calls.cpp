@@ -90,7 +90,8 @@ void link_calls(LibraryCall& call, const std::vector<LoggedLaunch*>& launches, C
   // A time stamp of whole seconds only says the call started within that second: its first launch is the best
   // start the trace gives.
   if (call.resolution >= 1'000'000 && first != std::numeric_limits<TimeNs>::max()) call.start = std::max(call.start, first);
-  call.end = std::max(call.start, last);
+  call.end = std::max({call.start, call.end, last});
+  if (!launches.empty()) call.thread = launches.front()->thread;  // the trace's id (cuBLAS logs pthread_self)
   call.gpu_kernels = launches.size();
   call.link = how;
   ++(how == CallLink::Order ? links.order : links.time_window);
@@ -114,7 +115,8 @@ std::vector<LibraryCall> logged_library_calls(const Trace& trace, const std::vec
     c.call = LibraryFunction{l.library, l.function};
     c.pid = l.pid;
     c.thread = static_cast<uint32_t>(l.thread);
-    c.start = c.end = l.time;
+    c.start = l.time;
+    c.end = l.end > l.time ? l.end : l.time;  // cuDNN 9's return record
     c.link = CallLink::None;
     c.arguments = l.arguments;
     c.resolution = l.resolution;
@@ -157,32 +159,72 @@ std::vector<LibraryCall> logged_library_calls(const Trace& trace, const std::vec
     const bool thread_in_trace = l.thread != 0 && launch_threads[p].count(tid) > 0;
     groups[{rank(l.library), l.library, p, thread_in_trace ? static_cast<int64_t>(tid) : -1}].push_back(i);
   }
+  // The launches in [from, to) of process p not taken yet, of the library family, on `thread` (-1: any).
+  auto window = [&](Index p, TimeNs from, TimeNs to, bool dnn, int64_t thread) {
+    std::vector<LoggedLaunch*> in_window;
+    std::vector<LoggedLaunch>& of_process = launches[p];
+    auto first = std::lower_bound(of_process.begin(), of_process.end(), from,
+                                  [](const LoggedLaunch& l, TimeNs t) { return l.host_start < t; });
+    for (auto it = first; it != of_process.end() && it->host_start < to; ++it)
+      if (!it->taken && (dnn ? it->dnn : it->blas) && (thread < 0 || it->thread == static_cast<uint32_t>(thread)))
+        in_window.push_back(&*it);
+    return in_window;
+  };
+  // Calls whose return the log recorded (cuDNN 9) own what their thread launched between call and return, outer
+  // calls before the calls they made; they also bound the other calls' windows like any call.
+  std::vector<std::pair<std::tuple<std::size_t, std::string, Index, int64_t>, std::size_t>> returned;
+  std::vector<std::vector<TimeNs>> starts(launches.size());  // per process: every linkable call's time stamp
+  for (auto it = groups.begin(); it != groups.end();) {
+    auto& calls = it->second;
+    for (std::size_t i : calls) starts[std::get<2>(it->first)].push_back(logged[i].time);
+    for (std::size_t i : calls)
+      if (logged[i].end > 0) returned.emplace_back(it->first, i);
+    calls.erase(std::remove_if(calls.begin(), calls.end(), [&](std::size_t i) { return logged[i].end > 0; }), calls.end());
+    it = calls.empty() ? groups.erase(it) : std::next(it);
+  }
+  for (auto& v : starts) std::sort(v.begin(), v.end());
+  std::stable_sort(returned.begin(), returned.end(),
+                   [&](const auto& a, const auto& b) { return logged[a.second].time < logged[b.second].time; });
+  for (const auto& [key, i] : returned) {
+    std::vector<LoggedLaunch*> in_call =
+        window(std::get<2>(key), logged[i].time, logged[i].end + 1, std::get<1>(key) == "cuDNN", std::get<3>(key));
+    if (in_call.empty()) ++links.no_kernels;
+    else link_calls(out[i], in_call, CallLink::TimeWindow, links);
+  }
   for (auto& [key, calls] : groups) {
-    const auto& [r, library, p, thread] = key;
-    const bool dnn = library == "cuDNN";
+    const Index p = std::get<2>(key);
+    const bool dnn = std::get<1>(key) == "cuDNN";
+    const int64_t thread = std::get<3>(key);
     std::stable_sort(calls.begin(), calls.end(), [&](std::size_t a, std::size_t b) { return logged[a].time < logged[b].time; });
+    auto identical = [&](std::size_t from_call, std::size_t to_call) {
+      for (std::size_t j = from_call + 1; j < to_call; ++j)
+        if (logged[calls[j]].function != logged[calls[from_call]].function ||
+            logged[calls[j]].arguments != logged[calls[from_call]].arguments)
+          return false;
+      return true;
+    };
     for (std::size_t g = 0; g < calls.size();) {
       std::size_t g_end = g;
       while (g_end < calls.size() && logged[calls[g_end]].time == logged[calls[g]].time) ++g_end;
       const TimeNs from = logged[calls[g]].time;
-      const TimeNs to = g_end < calls.size() ? logged[calls[g_end]].time : std::numeric_limits<TimeNs>::max();
-      std::vector<LoggedLaunch*> in_window;
-      std::vector<LoggedLaunch>& of_process = launches[p];
-      auto first = std::lower_bound(of_process.begin(), of_process.end(), from,
-                                    [](const LoggedLaunch& l, TimeNs t) { return l.host_start < t; });
-      for (auto it = first; it != of_process.end(); ++it) {
-        LoggedLaunch& l = *it;
-        if (l.host_start >= to) break;
-        if (!l.taken && (dnn ? l.dnn : l.blas) && (thread < 0 || l.thread == static_cast<uint32_t>(thread)))
-          in_window.push_back(&l);
-      }
+      // to the next later call of this log, or of any log of the process that surely started after these calls
+      // (at or after the end of their time stamp's resolution): its kernels are not these calls'
+      TimeNs to = g_end < calls.size() ? logged[calls[g_end]].time : std::numeric_limits<TimeNs>::max();
+      const TimeNs surely_after = from + std::max<TimeNs>(logged[calls[g]].resolution, 1);
+      if (auto later = std::lower_bound(starts[p].begin(), starts[p].end(), surely_after); later != starts[p].end())
+        to = std::min(to, *later);
+      const std::vector<LoggedLaunch*> in_window = window(p, from, to, dnn, thread);
       const std::size_t k = g_end - g;
       if (in_window.empty()) {
         links.no_kernels += k;
       } else if (k == 1) {
         link_calls(out[calls[g]], in_window, CallLink::TimeWindow, links);
-      } else if (in_window.size() == k) {
-        for (std::size_t j = 0; j < k; ++j) link_calls(out[calls[g + j]], {in_window[j]}, CallLink::Order, links);
+      } else if (in_window.size() == k || (in_window.size() % k == 0 && identical(g, g_end))) {
+        // one launch per call; or k identical calls (same function and arguments), m launches each (a split-K GEMM
+        // launches its reduction too)
+        const std::size_t m = in_window.size() / k;
+        for (std::size_t j = 0; j < k; ++j)
+          link_calls(out[calls[g + j]], {in_window.begin() + j * m, in_window.begin() + (j + 1) * m}, CallLink::Order, links);
       } else {
         links.ambiguous += k;
       }

@@ -12,7 +12,9 @@
 //     set, get, ...) are grouped by time stamp; a group's window runs from its time stamp to the next group's;
 //   - a group of one call takes every candidate launch in its window (CallLink::TimeWindow); a group of k calls
 //     sharing a time stamp (cuBLAS and cuBLASLt log whole seconds) takes its launches one per call in order when
-//     there are exactly k (CallLink::Order); otherwise its calls stay unlinked (CallLink::None: ambiguous).
+//     there are exactly k, or m each when the k calls are identical (same function and arguments) and there are
+//     k * m (a split-K GEMM launches its reduction too) (CallLink::Order); otherwise its calls stay unlinked
+//     (CallLink::None: ambiguous).
 //
 // A linked call's start is the logged time, or for a log of whole seconds the first linked launch; its end is the
 // end of the last linked launch call; an unlinked call's end is its start. Logs are linked in the order cuBLAS,

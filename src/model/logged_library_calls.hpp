@@ -20,6 +20,7 @@ struct LoggedLibraryCall {
   TimeNs time = 0;         // when the call started, on the trace's clock (the log's time converted)
   TimeNs resolution = 0;   // of the log's time stamp: 1000 (cuDNN, microseconds) or 1e9 (cuBLAS, cuBLASLt: seconds);
                            // 0: the log gave no time (older cuBLASLt lines), `time` means nothing
+  TimeNs end = 0;          // when it returned, where the log says (cuDNN 9 logs a return record); 0: not logged
   bool may_launch_work = true;  // false for set-up calls (create, destroy, set, get, ...): never linked to kernels
   std::string log_file;    // the log it came from (for messages)
 };

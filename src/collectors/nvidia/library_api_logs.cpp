@@ -127,12 +127,13 @@ std::vector<LoggedLibraryCall> parse_info_log(std::string_view text, const std::
                                               std::string_view banner, const char* format,
                                               std::initializer_list<std::string_view> keys) {
   std::vector<LoggedLibraryCall> out;
+  std::vector<bool> returns;  // per record: cuDNN 9's return record ("status: type=cudnnStatus_t"), not a call
   LogText log{text};
   std::string_view line;
   bool in_call = false;  // inside an "I!" record (other severities' records, "W!" / "E!", are skipped)
   bool timed = false;
   auto close = [&] {
-    if (in_call && !timed) out.pop_back();
+    if (in_call && !timed) out.pop_back(), returns.pop_back();
     in_call = false;
   };
   while (log.next(line)) {
@@ -153,6 +154,7 @@ std::vector<LoggedLibraryCall> parse_info_log(std::string_view text, const std::
       c.may_launch_work = may_launch_work(name);
       c.log_file = path;
       out.push_back(std::move(c));
+      returns.push_back(false);
       in_call = true;
       timed = false;
       continue;
@@ -187,6 +189,7 @@ std::vector<LoggedLibraryCall> parse_info_log(std::string_view text, const std::
       }
     } else if (const std::size_t colon = l.find(": type="); colon != std::string_view::npos) {
       const std::string_view key = l.substr(0, colon);
+      if (key == "status" && l.find("type=cudnnStatus_t", colon) != std::string_view::npos) returns.back() = true;
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) continue;
       const std::size_t val = l.find("val=", colon);
       if (val == std::string_view::npos) continue;
@@ -195,7 +198,25 @@ std::vector<LoggedLibraryCall> parse_info_log(std::string_view text, const std::
     }
   }
   close();
-  return out;
+  // A return record ends the latest open call of its function on its process and thread (calls it made inside
+  // and that logged no return stay open); it is no call of its own.
+  std::vector<LoggedLibraryCall> calls;
+  std::map<std::pair<int64_t, uint64_t>, std::vector<std::size_t>> open;  // (pid, thread) -> calls, outermost first
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    std::vector<std::size_t>& stack = open[{out[i].pid, out[i].thread}];
+    if (!returns[i]) {
+      stack.push_back(calls.size());
+      calls.push_back(std::move(out[i]));
+      continue;
+    }
+    for (std::size_t k = stack.size(); k-- > 0;) {
+      if (calls[stack[k]].function != out[i].function) continue;
+      calls[stack[k]].end = std::max(out[i].time, calls[stack[k]].time);
+      stack.resize(k);
+      break;
+    }
+  }
+  return calls;
 }
 
 // cuBLASLt's "key=value key=[k=v ...] ..." fields: the top-level ones, a bracketed value without its brackets.
@@ -350,7 +371,8 @@ std::vector<LoggedLibraryCall> parse_cublaslt_log(std::string_view text, const s
       auto it = last_api.find(*pid);
       if (it != last_api.end() && !it->second.second && out[it->second.first].function == function) {
         it->second.second = true;
-        if (out[it->second.first].arguments.empty()) out[it->second.first].arguments = lt_arguments(function, rest);
+        // the Api line names the descriptors by pointer; the Trace line writes them out
+        if (std::string args = lt_arguments(function, rest); !args.empty()) out[it->second.first].arguments = std::move(args);
         continue;
       }
     }
@@ -371,7 +393,10 @@ std::vector<LoggedLibraryCall> parse_cublaslt_log(std::string_view text, const s
 
 void to_trace_clock(std::vector<LoggedLibraryCall>& calls, const LibraryLogClock& clock) {
   for (LoggedLibraryCall& c : calls)
-    if (c.resolution > 0) c.time = c.time - clock.utc_offset_s * 1'000'000'000 - clock.realtime_ns + clock.trace_clock_ns;
+    if (c.resolution > 0) {
+      if (c.end != 0) c.end = c.end - clock.utc_offset_s * 1'000'000'000 - clock.realtime_ns + clock.trace_clock_ns;
+      c.time = c.time - clock.utc_offset_s * 1'000'000'000 - clock.realtime_ns + clock.trace_clock_ns;
+    }
 }
 
 std::vector<LoggedLibraryCall> read_library_api_logs(const std::string& dir) {
