@@ -191,7 +191,9 @@ std::vector<LibraryCall> logged_library_calls(const Trace& trace, const std::vec
     if (in_call.empty()) ++links.no_kernels;
     else link_calls(out[i], in_call, CallLink::TimeWindow, links);
   }
-  for (auto& [key, calls] : groups) {
+  for (auto& group : groups) {  // not a structured binding: `identical` captures `calls` (clang 15 cannot)
+    const auto& key = group.first;
+    std::vector<std::size_t>& calls = group.second;
     const Index p = std::get<2>(key);
     const bool dnn = std::get<1>(key) == "cuDNN";
     const int64_t thread = std::get<3>(key);
