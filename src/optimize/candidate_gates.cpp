@@ -234,8 +234,9 @@ bool Loop::equivalence(const fs::path& code_object, json& entry, BatchedReplays&
     DumpComparison cmp = judge(dump);
     // A result from a batch that differs is replayed once more alone, in a process of its own, before it can
     // reject: on 2026-11-29 a correct candidate was rejected on a batch's result for an in-place kernel (its dump
-    // held two launches' result) that a lone replay did not reproduce. A wrong candidate is wrong alone too, so
-    // this admits nothing wrong; the evidence keeps the batch's comparison.
+    // held two launches' result). The cause, a launch racing the runner's pristine copies, is fixed in the CUDA
+    // runner (a415573); this stays as a defence that costs only rejected candidates a replay. A wrong candidate is
+    // wrong alone too, so it admits nothing wrong; the evidence keeps the batch's comparison.
     json batch_comparison;
     if (!cmp.equivalent && replays.from_batch(i)) {
       fs::path alone = dump;

@@ -248,9 +248,7 @@ void Loop::evaluate(const Candidate& c, Proposer& proposer, int depth) {
                               {"evidence", {{"compiler_messages", messages}}}});
     finish("rejected");
     if (depth < o_.max_repairs) {
-      ProposalRequest req{o_.source, original_text_, kernel_, language_, baseline_.analysis, guard_constraints(), c.round, 1,
-                          parser_flags_};
-      if (auto fixed = proposer.repair(req, c, messages)) evaluate(*fixed, proposer, depth + 1);
+      if (auto fixed = proposer.repair(request(c.round, 1), c, messages)) evaluate(*fixed, proposer, depth + 1);
     }
     return;
   }
@@ -388,11 +386,13 @@ void Loop::profile_baseline() {
 // request is the one propose_and_evaluate() would make), so it is asked for as soon as those exist: the first
 // candidate's parse and compile then run while the inputs are derived and the original replayed, instead of
 // before the first candidate's gates (1.6 s of its 4.2 s on an H200, 2026-11-29).
+ProposalRequest Loop::request(int round, int budget) const {
+  return {o_.source, original_text_, kernel_, language_, baseline_.analysis, guard_constraints(), round, budget, parser_flags_};
+}
+
 void Loop::propose_first_round() {
   if (proposers_.empty() || o_.max_candidates <= 0) return;
-  ProposalRequest req{o_.source, original_text_, kernel_, language_, baseline_.analysis, guard_constraints(), 0,
-                      o_.max_candidates, parser_flags_};
-  first_round_ = proposers_.front()->propose(req);
+  first_round_ = proposers_.front()->propose(request(0, o_.max_candidates));
   precompile(*first_round_, o_.max_candidates);
 }
 
@@ -401,14 +401,12 @@ void Loop::propose_and_evaluate() {
   for (int round = 0; round < kMaxRounds && proposed < o_.max_candidates; ++round) {
     bool any = false;
     for (auto& p : proposers_) {
-      ProposalRequest req{o_.source, original_text_, kernel_, language_, baseline_.analysis, guard_constraints(), round,
-                          o_.max_candidates - proposed, parser_flags_};
       std::vector<Candidate> cands;
       if (round == 0 && &p == &proposers_.front() && first_round_) {
         cands = std::move(*first_round_);  // asked for and compiled during prepare_inputs()
         first_round_.reset();
       } else {
-        cands = p->propose(req);
+        cands = p->propose(request(round, o_.max_candidates - proposed));
         precompile(cands, o_.max_candidates - proposed);
       }
       for (const auto& c : cands) {

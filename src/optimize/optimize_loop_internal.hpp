@@ -68,6 +68,8 @@ class Loop {
   void start_document();
   void read_source();
   void profile_baseline();
+  // What every proposer is asked with, the same in every round but for the round and the budget.
+  ProposalRequest request(int round, int budget) const;
   void propose_first_round();
   void propose_and_evaluate();
   json decide();

@@ -343,8 +343,7 @@ void Replay::load_code_object() {
   }
   // Module variables: where the loader put them in this process. A rebuilt code object (the optimizer's) names
   // file-local variables with its own translation-unit hashes (capture::same_variable_in_build).
-  std::vector<capture::ElfSymbol> symbols;
-  bool symbols_read = false;
+  std::optional<std::vector<capture::ElfSymbol>> symbols;  // read when first needed
   for (std::size_t i = 0; i < m_.regions.size(); ++i) {
     const Region& g = m_.regions[i];
     if (capture::reserved_by_replay(g)) continue;
@@ -352,14 +351,14 @@ void Replay::load_code_object() {
     std::size_t bytes = 0;
     CUresult found = cuModuleGetGlobal(&ptr, &bytes, module_, g.symbol.c_str());
     if (found != CUDA_SUCCESS && !o_.code_object.empty()) {
-      if (!symbols_read) {
-        symbols_read = true;
+      if (!symbols) {
+        symbols.emplace();
         try {
           symbols = capture::read_elf_symbols(std::span<const std::byte>(image.data(), image.size() - 1));
         } catch (const capture::ElfFormatError&) {  // PTX, not an ELF: names as compiled
         }
       }
-      const std::string same = capture::same_variable_in_build(symbols, g.symbol);
+      const std::string same = capture::same_variable_in_build(*symbols, g.symbol);
       if (!same.empty() && same != g.symbol) found = cuModuleGetGlobal(&ptr, &bytes, module_, same.c_str());
     }
     if (found != CUDA_SUCCESS)
