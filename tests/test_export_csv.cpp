@@ -12,10 +12,12 @@
 #include "model/trace.hpp"
 #include "report/rocprof_csv.hpp"
 #include "store/rocpd_reader.hpp"
+#include "store/rocpd_writer.hpp"
 #include "support/csv.hpp"
 #include "support/errors.hpp"
 #include "testing/cli.hpp"
 #include "testing/fixtures.hpp"
+#include "testing/in_memory_trace.hpp"
 #include "testing/sql.hpp"
 #include "testing/tmpdir.hpp"
 #include "testing/visual_sample.hpp"
@@ -356,4 +358,104 @@ TEST(ExportCsv, MillionDispatches) {
   EXPECT_EQ(lines_read, 1'000'001u);
   EXPECT_EQ(last.rfind("\"KERNEL_DISPATCH\"", 0), 0u) << last;
   EXPECT_NE(last.find(",\"k<1>\","), std::string::npos) << last;
+}
+
+namespace {
+
+// A CUDA run as `profile --library-trace` leaves it: RUN/rocpd/HOST/513_results.db and RUN/library_logs/ with
+// cuBLAS's API log (a real excerpt: cublasSgemm_v2 at 11:10:00, cublasGemmEx at 11:10:04, process 513) and the
+// clock that puts 11:10:00 UTC at 500 s on the trace's clock. The trace: one GEMM launched by the logging thread in
+// each of those two seconds, and a kernel of ATen's.
+struct LoggedRun {
+  std::string run, db;
+  explicit LoggedRun(const TempDir& dir) : run(dir.file("run")), db(dir.file("run/rocpd/host/513_results.db")) {
+    constexpr rpl::TimeNs kS = 1'000'000'000;
+    rpl::test::InMemoryTrace t;
+    t.add_process(513);
+    t.trace.processes[0].guid = "3f2b8c1e-5d4a-4c7b-9e21-0a6f5d8b7c90";
+    const rpl::Index agent = t.add_agent("sm_90");
+    const rpl::Index gemm = t.add_symbol("sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x32_cublas");
+    const rpl::Index fill = t.add_symbol("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >");
+    const uint32_t thread = static_cast<uint32_t>(139788713652992ull);  // the log's pthread_self, low 32 bits
+    int64_t correlation = 0;
+    for (auto [symbol, host] : {std::pair{fill, 500 * kS + 100'000'000}, std::pair{gemm, 500 * kS + 200'000'000},
+                                std::pair{gemm, 504 * kS + 300'000'000}}) {
+      rpl::ApiCall a;
+      a.start = host;
+      a.end = host + 2'000;
+      a.correlation_id = ++correlation;
+      a.process = 0;
+      a.thread = thread;
+      a.name = t.trace.strings.intern("cudaLaunchKernel");
+      a.category = t.trace.strings.intern("CUDA_RUNTIME_API");
+      t.trace.api_calls.push_back(a);
+      auto d = t.add_dispatch(symbol, host + 10'000, host + 30'000, agent);
+      d->correlation_id = correlation;
+    }
+    fs::create_directories(fs::path(db).parent_path());
+    rpl::rocpd::write_process(t.trace, 0, db);
+    const std::string logs = run + "/library_logs";
+    fs::create_directories(logs);
+    fs::copy_file(std::string(RPL_SOURCE_DIR) + "/tests/data/library_logs/cublas.log", logs + "/cublas.log");
+    std::ofstream(logs + "/clock.txt") << "realtime_ns=" << 1795950600LL * kS << "\ntrace_clock_ns=" << 500 * kS
+                                       << "\nutc_offset_s=0\n";
+  }
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+TEST(ExportCsv, LibraryApiLogsBesideTheDatabaseGoToLibraryTraceCsv) {
+  TempDir dir;
+  LoggedRun run(dir);
+  auto r = rpl::test::run_cli({"export", "csv", run.db, "-o", dir.file("out")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("4 calls in the libraries' API logs"), std::string::npos) << r.err;
+  const std::string csv = slurp(dir.file("out/library_trace.csv"));
+  // Each GEMM call owns its thread's cuBLAS launch inside its second (not ATen's kernel before it) and is timed by
+  // that launch; the set-up calls are listed, linked to nothing. As `profile --library-trace` writes the file.
+  const std::string thread = std::to_string(static_cast<uint32_t>(139788713652992ull));
+  EXPECT_NE(csv.find("\"cuBLAS\",\"cublasSgemm_v2\",513," + thread + ",500200000000,500200002000,2000,1,0,20000,\"\","
+                     "\"time_window\",\"transa=CUBLAS_OP_N transb=CUBLAS_OP_N m=1024 n=512 k=768\"\n"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("\"cuBLAS\",\"cublasGemmEx\",513," + thread + ",504300000000,504300002000,2000,1,0,20000,"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("\"cuBLAS\",\"cublasCreate_v2\",513," + thread + ",500000000000,500000000000,0,0,0,0,\"\",\"none\""),
+            std::string::npos)
+      << csv;
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5) << csv;  // the header and the log's four calls
+
+  // The logs moved away from the database: named with --library-logs; without them no library_trace.csv.
+  fs::rename(run.run + "/library_logs", dir.file("moved_logs"));
+  auto none = rpl::test::run_cli({"export", "csv", run.db, "-o", dir.file("out2")});
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_FALSE(fs::exists(dir.file("out2/library_trace.csv")));
+  EXPECT_TRUE(fs::exists(dir.file("out2/kernel_trace.csv")));
+  auto named = rpl::test::run_cli({"export", "csv", run.db, "-o", dir.file("out3"), "--library-logs", dir.file("moved_logs")});
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_EQ(slurp(dir.file("out3/library_trace.csv")), csv);
+}
+
+TEST(ExportCsv, BadLibraryLogsWriteNothingAndSaySo) {
+  TempDir dir;
+  LoggedRun run(dir);
+  auto missing = rpl::test::run_cli({"export", "csv", run.db, "-o", dir.file("out"), "--library-logs", dir.file("nope")});
+  EXPECT_EQ(missing.exit_code, 3) << missing.err;
+  EXPECT_NE(missing.err.find("nope"), std::string::npos) << missing.err;
+  EXPECT_FALSE(fs::exists(dir.file("out")));
+  // A log cut off in a call record's header line: exit 4 naming the log, no file written, the log untouched.
+  const std::string log = run.run + "/library_logs/cublas.log";
+  std::ofstream(log, std::ios::app) << "I! cuBLAS (v13.0) function called:\n";
+  const std::string before = slurp(log);
+  auto corrupt = rpl::test::run_cli({"export", "csv", run.db, "-o", dir.file("out")});
+  EXPECT_EQ(corrupt.exit_code, 4) << corrupt.err;
+  EXPECT_NE(corrupt.err.find("cublas.log"), std::string::npos) << corrupt.err;
+  EXPECT_FALSE(fs::exists(dir.file("out")));
+  EXPECT_EQ(slurp(log), before);
 }

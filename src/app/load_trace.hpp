@@ -37,5 +37,12 @@ std::vector<LibraryCallCount> load_library_call_counts(const std::string& run_di
 // asks for them in RUN_DIR/library_logs/), on the trace's clock; none when there are no logs. Throws rpl::Error for
 // a bad log.
 std::vector<LoggedLibraryCall> load_logged_library_calls(const std::string& run_dir);
+// The same from a folder of such logs (RUN_DIR/library_logs/ itself, wherever it was moved).
+std::vector<LoggedLibraryCall> load_library_log_folder(const std::string& logs_dir);
+
+// The run folders whose library_logs/ belong to `databases`, for analyses of a trace after the run (`export csv`):
+// the nearest of a database's folder and the two above it that holds library_logs/ (profile's layout,
+// RUN/rocpd/HOST/PID_results.db beside RUN/library_logs/). Each folder once, in the databases' order.
+std::vector<std::string> run_dirs_with_library_logs(const std::vector<std::string>& databases);
 
 }  // namespace rpl::app

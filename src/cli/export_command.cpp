@@ -11,6 +11,7 @@
 #include "report/perfetto_export.hpp"
 #include "report/rocprof_csv.hpp"
 #include "report/scratch_memory_report.hpp"
+#include "support/errors.hpp"
 #include "support/log.hpp"
 
 namespace rpl::cli {
@@ -33,6 +34,7 @@ struct CsvArgs : CommonArgs {
   std::string output_dir = "rocm-perf-csv";
   std::string prefix;
   std::string agent_index = "relative";
+  std::vector<std::string> library_logs;  // folders of the libraries' API logs; none: found beside the databases
 };
 
 void add_common(CLI::App* cmd, CommonArgs& a) {
@@ -66,6 +68,25 @@ int run_csv(const CsvArgs& a) {
   set_log_level(a.common);
   Trace trace = app::load_trace({a.databases, a.lenient, show_progress(a.common)});
   report::RocprofCsvOptions options;
+  // The calls of cuBLAS, cuBLASLt and cuDNN's API logs (`profile --library-trace` on NVIDIA keeps them beside the
+  // run's database, not in it): read before anything is written, so a bad log writes no file.
+  if (a.library_logs.empty()) {
+    for (const std::string& run_dir : app::run_dirs_with_library_logs(a.databases)) {
+      std::vector<LoggedLibraryCall> calls = app::load_logged_library_calls(run_dir);
+      log::info("{}: {} calls in the libraries' API logs", (std::filesystem::path(run_dir) / "library_logs").string(),
+                calls.size());
+      options.logged_calls.insert(options.logged_calls.end(), calls.begin(), calls.end());
+    }
+  }
+  for (const std::string& dir : a.library_logs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+      throw Error(ExitCode::InputMissing, fmt::format("--library-logs {}: not a folder (give a run's library_logs/ "
+                                                      "folder, as `profile --library-trace` writes it)", dir));
+    std::vector<LoggedLibraryCall> calls = app::load_library_log_folder(dir);
+    log::info("{}: {} calls in the libraries' API logs", dir, calls.size());
+    options.logged_calls.insert(options.logged_calls.end(), calls.begin(), calls.end());
+  }
   options.output_dir = a.output_dir;
   options.prefix = a.prefix;
   options.agent_index = a.agent_index == "absolute" ? report::AgentIndex::Absolute : report::AgentIndex::Relative;
@@ -111,6 +132,9 @@ Action register_export(CLI::App& app) {
                   "Agent_Id numbering, as rocprofv3's --agent-index: relative (logical index) or absolute")
       ->check(CLI::IsMember({"relative", "absolute"}))
       ->capture_default_str();
+  csv->add_option("--library-logs", csv_args->library_logs,
+                  "a folder of cuBLAS / cuBLASLt / cuDNN API logs (a run's library_logs/, with its clock.txt) whose "
+                  "calls go to library_trace.csv; default: the library_logs/ found beside each database");
 
   return [perfetto, csv, perfetto_args, csv_args]() -> int {
     if (perfetto->parsed()) return run_perfetto(*perfetto_args);

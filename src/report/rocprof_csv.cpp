@@ -139,9 +139,11 @@ class Writer {
     write_library_calls(p, prefix);
   }
 
-  // library_trace.csv (the madengine guide's; not a rocprofv3 file): the library calls the markers name.
+  // library_trace.csv (the madengine guide's; not a rocprofv3 file): the library calls the markers name and the
+  // libraries' API logs list, as profile writes it.
   void write_library_calls(Index p, const std::string& prefix) {
-    if (!library_calls_) library_calls_ = analysis::library_calls(t_);
+    if (!library_calls_)
+      library_calls_ = o_.logged_calls.empty() ? analysis::library_calls(t_) : library_calls_with_logged(t_, o_.logged_calls);
     std::vector<std::size_t> rows;
     for (std::size_t i = 0; i < library_calls_->size(); ++i)
       if ((*library_calls_)[i].process == p) rows.push_back(i);

@@ -15,7 +15,8 @@
 //                          "Start_Timestamp","End_Timestamp"  (only when the trace holds counter values)
 //   <domain>_api_trace.csv "Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp",
 //                          "End_Timestamp"  (hip_, hsa_, marker_, rccl_ as rocprofv3; cuda_ for CUDA traces)
-//   library_trace.csv      the madengine guide's library calls (report/library_trace.hpp), when markers name any
+//   library_trace.csv      the madengine guide's library calls (report/library_trace.hpp): those the markers
+//                          name, and those the libraries' API logs list (NVIDIA; RocprofCsvOptions::logged_calls)
 //
 // As rocprofv3: every header and string value is in double quotes, numbers are bare, a file whose table is
 // empty is not written, one set of files per process. Agents are "Agent N" (N = logical index, rocprofv3's
@@ -24,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "model/logged_library_calls.hpp"
 #include "model/trace.hpp"
 
 namespace rpl::report {
@@ -34,6 +36,10 @@ struct RocprofCsvOptions {
   std::string output_dir = ".";
   std::string prefix;  // "P" -> P_kernel_trace.csv, as rocprofv3's -o P
   AgentIndex agent_index = AgentIndex::Relative;
+  // The calls of the libraries' API logs (cuBLAS, cuBLASLt, cuDNN; `profile --library-trace` keeps them in the run
+  // folder's library_logs/), on the trace's clock: listed in library_trace.csv beside the marker ranges' calls,
+  // linked to kernels as profile links them.
+  std::vector<LoggedLibraryCall> logged_calls;
 };
 
 // The exact header lines (without the newline), for tests and docs.
