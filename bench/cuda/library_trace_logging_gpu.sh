@@ -8,7 +8,8 @@
 #   OUT=$OUT RPL_BIN_DIR=$PWD/.devbuild/lib bash bench/cuda/library_trace_logging_gpu.sh
 # 1. profiles bench/cuda/library_logging_job.py (matmul, linear with bias, conv2d; fp32 and bf16; 4 calls each;
 #    no NVTX range of its own) with `rocm-perf profile --library-trace --runs 1`;
-# 2. check_library_logging.py: logs written, calls listed and linked per library family, data types named.
+# 2. check_library_logging.py: logs written, calls listed and linked per library family, data types named;
+# 3. `rocm-perf export csv` of the run's database writes the same library_trace.csv as profile (logs found beside it).
 # Raw outputs in OUT: library_logging_gpu.log, library_logging_checks.jsonl, library_logging_outputs.tar.gz (the
 # profile's files and run folder, the libraries' logs included), library_logs_head/ (the first 300 lines of each
 # log, for the tests' excerpts).
@@ -44,6 +45,17 @@ echo "== library_calls.json"; cat "$W/prof/library_calls.json" 2>/dev/null
 echo "== check_library_logging.py"
 python3 "$HERE/check_library_logging.py" "$W/prof" "$job_out" | tee "$OUT/library_logging_checks.jsonl"
 check=${PIPESTATUS[0]}
+# 3. export csv of the run's database finds the logs beside it and writes the same library_trace.csv as profile.
+echo "== rocm-perf export csv of the run's database (library_logs/ beside it)"
+db=$(ls "$W"/prof/runs/run-1/rocpd/*/*_results.db 2>/dev/null | head -1)
+export_rc=1
+if [ -n "$db" ] && "$RPL_BIN_DIR/rocm-perf" export csv "$db" -o "$W/exported"; then
+  if cmp "$W/exported/library_trace.csv" "$W/prof/library_trace.csv"; then
+    echo "PASS: export csv's library_trace.csv equals profile's ($(( $(wc -l < "$W/prof/library_trace.csv") - 1 )) calls)"
+    export_rc=0
+  else echo "FAIL: export csv's library_trace.csv differs from profile's"; fi
+else echo "FAIL: export csv of '${db:-no database}' failed"; fi
+[ "$check" -eq 0 ] && check=$export_rc
 tar -czf "$OUT/library_logging_outputs.tar.gz" -C "$W" terminal.txt prof/library_calls.json prof/library_trace.csv \
   prof/analysis.json prof/runs 2>/dev/null
 ls -la "$OUT"
