@@ -2,7 +2,8 @@
 # GPU proof of `rocm-perf profile --preset communication` on NVIDIA (issue 33): NCCL's calls through our NCCL
 # profiler plugin, the sm_90 communication_bound.txt counters, NVML samples, in both forms of profile:
 #   launcher: rocm-perf profile --preset communication --runs 1 -- torchrun ... (2 GPUs) / python3 ... (1 GPU)
-#   rank:     torchrun --no-python rocm-perf profile --rank-wrapper --preset communication -- python3 ... (2 GPUs)
+#   rank:     torchrun --no-python rocm-perf profile --rank-wrapper --preset communication -- python3 ... (2 GPUs;
+#             on 1 GPU two ranks share it, each with its own one-rank communicators)
 # and checks each result with bench/multigpu/check_comm_preset.py (PASS/FAIL per check, exit 1 on a FAIL).
 # The job: bench/multigpu/tp_dp_collectives.py (2 ranks, data parallel; real NCCL calls) on 2 GPUs;
 # bench/multigpu/nccl_self_p2p.py (send/receive to itself) on 1 GPU, where NCCL refuses two ranks.
@@ -51,7 +52,14 @@ else
   step launcher "$RP" profile --preset communication --runs 1 -o "$OUT/launcher" --json -- \
     python3 "$HERE/nccl_self_p2p.py" --iters 10 --mib 16 --log "$OUT/joblog"
   echo "   launcher rc=$?"
-  python3 "$HERE/check_comm_preset.py" --launcher "$OUT/launcher" || status=1
+  # The rank form with two ranks sharing the one GPU: each rank has its own one-rank communicators (NCCL refuses
+  # two ranks of one communicator on one GPU), so their NCCL calls are real but none crosses to another GPU.
+  step ranks "${TR[@]}" --standalone --nproc-per-node 2 --no-python \
+    "$RP" profile --rank-wrapper --preset communication -o "$OUT/ranks" -- \
+    python3 "$HERE/nccl_self_p2p.py" --iters 10 --mib 16 --log "$OUT/joblog-ranks"
+  echo "   ranks rc=$?"
+  step analyze_ranks "$RP" analyze "$OUT/ranks" -o "$OUT/ranks-analysis" --json
+  python3 "$HERE/check_comm_preset.py" --launcher "$OUT/launcher" --ranks "$OUT/ranks" --expect-ranks 2 || status=1
 fi
 # What comes back from the GPU machine keeps only shallow paths: the outputs and databases flat under files/.
 mkdir -p "$OUT/files"
