@@ -9,6 +9,7 @@
 
 #include <fmt/ranges.h>
 
+#include "optimize/inline_asm.hpp"
 #include "optimize/memory_effects.hpp"
 
 namespace rpl::optimize {
@@ -205,10 +206,25 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
       return StaticVerdict::failed("structure", fmt::format("the candidate reads a clock or timer ({})", id), {{"identifier", id}});
     if (print_identifiers().count(id) && n > count(ia, id))
       return StaticVerdict::failed("structure", fmt::format("the candidate prints or traps ({})", id), {{"identifier", id}});
-    if ((id == "asm" || id == "__asm__" || id == "__asm") && n > count(ia, id))
-      return StaticVerdict::failed("structure", "the candidate adds inline assembly the original did not have", {{"identifier", id}});
     if (id == "static" && n > count(ia, id))
       return StaticVerdict::failed("structure", "the candidate adds a static variable (state that outlives a launch)", {{"identifier", id}});
+  }
+  // Inline assembly the original does not have: hand-written optimizations use it (ld.global.nc, cp.async, mma.sync,
+  // ldmatrix); what the outputs cannot judge (timers, traps, exits, calls, atomics on memory the parser cannot place)
+  // is refused. The statements the original has, the same text, are the original's.
+  std::vector<AsmStatement> original_asm = asm_statements(original.text, a->decl_begin, a->decl_end);
+  json added_asm = json::array();
+  for (const AsmStatement& st : asm_statements(candidate.text, b->decl_begin, b->decl_end)) {
+    auto same = std::find_if(original_asm.begin(), original_asm.end(), [&](const AsmStatement& o) {
+      return o.readable == st.readable && o.templ == st.templ;
+    });
+    if (same != original_asm.end()) {
+      original_asm.erase(same);
+      continue;
+    }
+    if (auto why = inadmissible_asm(st))
+      return StaticVerdict::failed("structure", fmt::format("the candidate adds {}", *why), {{"asm_template", st.templ}});
+    added_asm.push_back({{"template", st.templ}, {"instructions", st.instructions}});
   }
   if (parsed)
     if (auto v = check_new_atomics(*a, *b)) return *v;
@@ -216,9 +232,16 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
     if (kernel_text_b.find(std::string("%") + needle) != std::string::npos &&
         kernel_text_a.find(std::string("%") + needle) == std::string::npos)
       return StaticVerdict::failed("structure", fmt::format("the candidate reads the %{} register", needle));
-  if (!parsed)
+  if (!parsed) {
+    if (!added_asm.empty()) deferred["added_inline_asm"] = added_asm;
     return {true, "structure", "text outside the kernel and kernel tokens unchanged; the parser could not read the kernel, so "
                                "its signature is judged on the code object", deferred};
+  }
+  if (!added_asm.empty())
+    return {true, "structure", fmt::format("signature, text outside the kernel and structure unchanged; {} inline assembly "
+                                           "statement{} added, none that reads a timer, traps, exits, calls out or adds "
+                                           "an atomic outside shared memory", added_asm.size(), added_asm.size() == 1 ? "" : "s"),
+            {{"added_inline_asm", added_asm}}};
   return {true, "structure", "signature, text outside the kernel and structure unchanged", json::object()};
 }
 
