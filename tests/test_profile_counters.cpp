@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <nlohmann/json.hpp>
 
 #include "analysis/deep_analysis.hpp"
@@ -216,6 +217,19 @@ TEST(NcuPass, RunsNcuWithTheFilterAndParsesItsCsv) {
   EXPECT_NE(args.find("--kernel-name-base demangled --kernel-name regex:fma_peak"), std::string::npos) << args;
   EXPECT_NE(args.find("--metrics gpu__time_duration.sum,dram__bytes_read.sum"), std::string::npos) << args;
   EXPECT_NE(args.find("--cache-control all --clock-control none"), std::string::npos) << args;
+  // Without --kernel, NCCL's kernels are left out (a multi-rank job's collectives hang under ncu's replay)
+  rpl::collectors::CounterPassRequest every = request(dir);
+  every.kernel_regex.clear();
+  setenv("RPL_NCU", fake_ncu(dir, kFmaCsv, 0).c_str(), 1);
+  rpl::collectors::run_ncu_pass(every, {"gpu__time_duration.sum"});
+  unsetenv("RPL_NCU");
+  const std::string all_args = read_file(dir.file("ncu.args"));
+  EXPECT_NE(all_args.find("--kernel-name-base demangled --kernel-name regex:^(?!(void )?nccl)"), std::string::npos) << all_args;
+  const std::regex skips(R"(^(?!(void )?nccl))");
+  EXPECT_FALSE(std::regex_search("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", skips));
+  EXPECT_FALSE(std::regex_search("void ncclKernel<1, 2>(ncclDevComm*)", skips));
+  EXPECT_TRUE(std::regex_search("void at::native::vectorized_elementwise_kernel<4>(int)", skips));
+  EXPECT_TRUE(std::regex_search("fma_peak(float*)", skips));
 }
 
 TEST(NcuPass, MetricsThisGpuCannotAccessAreDroppedAndThePassRunsAgain) {

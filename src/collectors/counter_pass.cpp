@@ -138,6 +138,13 @@ std::vector<std::string> ncu_unavailable_metrics(const std::string& log) {
   return names;
 }
 
+// NCCL's kernels are left out of the ncu pass unless the user's --kernel names them: ncu serializes the launches it
+// profiles across the job's processes and replays each kernel alone, and a collective's kernel waits for its peers'
+// kernels, so a job of more than one rank hangs under it (seen on two H200s, 2026-11-29, and reported to NCCL). Their
+// time, bytes and bus bandwidth come from the trace and NCCL's own call records. ncu matches this ECMAScript pattern
+// against the demangled name ("ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)", "void ncclKernel<...>(...)").
+const char* const kNcuSkipsNccl = "^(?!(void )?nccl)";
+
 NcuPass run_ncu_pass(const CounterPassRequest& request, const std::vector<std::string>& metrics) {
   make_dir(request.run_dir);
   NcuPass run;
@@ -147,7 +154,7 @@ NcuPass run_ncu_pass(const CounterPassRequest& request, const std::vector<std::s
   NcuCommandOptions o;
   o.ncu = find_ncu();
   o.metrics = metrics;
-  o.kernel_regex = request.kernel_regex;
+  o.kernel_regex = request.kernel_regex.empty() ? kNcuSkipsNccl : request.kernel_regex;
   o.kernel_name_base = "demangled";
   o.log_file = run.log_file;
   o.application = request.argv;
