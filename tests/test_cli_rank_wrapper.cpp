@@ -92,6 +92,26 @@ TEST(RankWrapper, RooflineCountersAreStoredInTheRanksDatabase) {
   EXPECT_NE(r.err.find("counter values in the rank's database"), std::string::npos) << r.err;
 }
 
+TEST(RankWrapper, UnderTorchrunTheCounterPassStartsInARendezvousNamespaceOfItsOwn) {
+  // The counter pass starts the application again in the rank's slot: under torchrun it must not read the first
+  // start's rendezvous keys (/worker/attempt_<TORCHELASTIC_RESTART_COUNT>), and every rank must pick the same one.
+  for (const std::string rank : {"0", "1"}) {
+    TempDir dir;
+    auto r = run_cli(wrapper(dir, {"--roofline"}), rank_env(dir, rank, {{"TORCHELASTIC_RESTART_COUNT", "2"}}));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string log = read_file(dir.file("rocprofv3.argv"));
+    const auto first = log.find("[TORCHELASTIC_RESTART_COUNT=2]");
+    const auto counters = log.find("[TORCHELASTIC_RESTART_COUNT=1000002]");
+    EXPECT_NE(first, std::string::npos) << log;
+    EXPECT_NE(counters, std::string::npos) << log;
+    EXPECT_LT(first, counters) << log;
+  }
+  TempDir plain;  // without torchrun nothing is set
+  auto r = run_cli(wrapper(plain, {"--roofline"}), rank_env(plain, "0"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_file(plain.file("rocprofv3.argv")).find("TORCHELASTIC"), std::string::npos);
+}
+
 TEST(RankWrapper, OnRocm6TheRankTracesToCsvAndItsCounterPassWritesJson) {
   // ROCm 6.x's rocprofv3 has no rocpd output: the rank's trace is imported from CSV, its counter pass from JSON
   // (rocprofv3_json_import), and both end up in the rank's database as on ROCm 7.x.

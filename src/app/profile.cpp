@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <numeric>
 #include <unordered_map>
@@ -339,6 +340,19 @@ ProfileResults run_profile(const ProfileOptions& o) {
   return out;
 }
 
+namespace {
+
+// The torchrun attempt a rank's counter pass runs as: a number no restart of the job reaches (torch reads it as
+// text, some libraries as an integer), derived from the first run's so that every rank picks the same.
+std::string counter_pass_attempt(const std::string& first) {
+  char* end = nullptr;
+  const long long n = std::strtoll(first.c_str(), &end, 10);
+  if (!first.empty() && end && *end == '\0' && n >= 0 && n < 1000000) return std::to_string(n + 1000000);
+  return first + "-rocm-perf-counters";
+}
+
+}  // namespace
+
 RankWrapperResult run_rank_wrapper(const ProfileOptions& o) {
   if (o.argv.empty()) throw Error(ExitCode::Usage, "no application given: rocm-perf profile --rank-wrapper -- APP");
   if (o.timing_only) throw Error(ExitCode::Usage, "--rank-wrapper records a trace: it cannot be combined with --no-rocprof");
@@ -388,9 +402,18 @@ RankWrapperResult run_rank_wrapper(const ProfileOptions& o) {
     out.device_samples = run.device_samples;
   }
   // The counter runs write databases of their own: outside ranks/, where `analyze DIR` reads the ranks.
-  if (out.process.ok() && (o.roofline || o.deep || counters))
+  if (out.process.ok() && (o.roofline || o.deep || counters)) {
+    // The counter pass starts the application a second time in this rank's slot. Under torchrun every rank's second
+    // start would read the first start's rendezvous keys (NCCL's unique id: the peers then dial a bootstrap that is
+    // gone, seen on two H200s); the workers' store namespace is /worker/attempt_<TORCHELASTIC_RESTART_COUNT>, so
+    // the second start gets a namespace of its own, the same on every rank.
+    const char* attempt = std::getenv("TORCHELASTIC_RESTART_COUNT");
+    const std::string first = attempt ? attempt : "";
+    if (attempt) setenv("TORCHELASTIC_RESTART_COUNT", counter_pass_attempt(first).c_str(), 1);
     out.counters = counter_pass(o, counters, out.databases, out.process.wall_ns,
                                 (fs::path(o.output_dir) / "rank-counters" / label).string(), out.counter_failure);
+    if (attempt) setenv("TORCHELASTIC_RESTART_COUNT", first.c_str(), 1);
+  }
   return out;
 }
 
