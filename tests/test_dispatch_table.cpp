@@ -48,7 +48,7 @@ void expect_same(const Dispatch& a, const Dispatch& b) {
   EXPECT_EQ(a.scratch_bytes, b.scratch_bytes);
 }
 
-TEST(DispatchTable, GivesBackEveryFieldAndUsesTwentyFourBytesPerDispatch) {
+TEST(DispatchTable, GivesBackEveryFieldAndUsesTwelveBytesPerDispatchInTimeOrder) {
   DispatchTable t;
   std::vector<Dispatch> expected;
   constexpr int64_t n = 100'000;
@@ -68,10 +68,32 @@ TEST(DispatchTable, GivesBackEveryFieldAndUsesTwentyFourBytesPerDispatch) {
   EXPECT_EQ(t.end_of(77), expected[77].end);
   EXPECT_EQ(t.symbol_of(77), expected[77].symbol);
   EXPECT_EQ(t.process_of(77), expected[77].process);
-  // 24 bytes per dispatch in the columns, plus the interned launches (i mod 420 decides a dispatch's symbol,
-  // placement and shape: 420 of them), placements (60) and shapes (6).
-  EXPECT_LE(t.bytes(), 24 * static_cast<std::size_t>(n) + 65536);
-  EXPECT_GE(t.bytes(), 24 * static_cast<std::size_t>(n));
+  // 12 bytes per dispatch in the columns (start offset, duration, launch; the ids are consecutive), plus a
+  // block base per 4096 starts and the interned launches (i mod 420 decides a dispatch's symbol, placement and
+  // shape: 420 of them), placements (60) and shapes (6).
+  EXPECT_LE(t.bytes(), 12 * static_cast<std::size_t>(n) + 65536);
+  EXPECT_GE(t.bytes(), 12 * static_cast<std::size_t>(n));
+}
+
+TEST(DispatchTable, IrregularTracesKeepEveryValueWithMoreBytes) {
+  // Ids that are not affine in the index, starts out of order with gaps of minutes, durations over 32 bits
+  // and negative ones: every value back, at more bytes per dispatch.
+  DispatchTable t;
+  std::vector<Dispatch> expected;
+  constexpr int64_t n = 20'000;
+  for (int64_t i = 0; i < n; ++i) {
+    Dispatch d = make(i);
+    d.dispatch_id = (i * 7919) % n;                         // a permutation
+    d.correlation_id = i * i;                               // gaps that grow
+    d.start = (i % 3 == 0 ? 60'000'000'000 : 0) + (n - i) * 1'000'000;  // backwards, a minute apart
+    d.end = d.start + (i % 11 == 0 ? -3 : i % 13 == 0 ? (int64_t{1} << 34) : 500);
+    expected.push_back(d);
+    t.push_back(d);
+  }
+  for (int64_t i = 0; i < n; ++i) expect_same(t[static_cast<std::size_t>(i)], expected[static_cast<std::size_t>(i)]);
+  EXPECT_EQ(t.start_of(3), expected[3].start);
+  EXPECT_EQ(t.duration_of(11), -3);
+  EXPECT_GT(t.bytes(), 20 * static_cast<std::size_t>(n));
 }
 
 TEST(DispatchTable, KeepsValuesOutsideTheNarrowRanges) {

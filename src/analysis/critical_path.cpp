@@ -11,6 +11,8 @@
 #include "analysis/dag.hpp"
 #include "analysis/kernel_slack.hpp"
 #include "support/errors.hpp"
+#include "support/log.hpp"
+#include "support/resident_memory.hpp"
 #include "support/spilled_column.hpp"
 
 namespace rpl::analysis {
@@ -87,6 +89,13 @@ std::vector<SymbolContribution> contributions(const Trace& trace, const dag::Dag
   return out;
 }
 
+// Debug: the resident memory after a step of the schedule (where the analysis's peak is, issue 32).
+void log_schedule_memory(const char* step) {
+  if (log::level() < log::Level::Debug) return;
+  const ResidentMemory m = resident_memory();
+  log::debug("critical path: {}, RSS {} MB (peak so far {} MB)", step, m.now_kb / 1024, m.peak_kb / 1024);
+}
+
 }  // namespace
 
 CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& options) {
@@ -109,6 +118,7 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
   const TimeNs makespan = dag::forward_pass_measured(g, finish);
   result.modeled_span_ns = static_cast<double>(makespan);
   const std::vector<dag::NodeId> path = dag::walk_critical_path(g, finish, result.path_links);
+  log_schedule_memory("forward pass and path");
 
   const dag::NodeId first = path.front(), last = path.back();
   const TimeNs path_ns = finish[last] - (finish[first] - g.duration(first));
@@ -136,10 +146,11 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
   std::optional<SpilledColumn<TimeNs>> spilled_finish;
   if (!options.node_rows) spilled_finish.emplace(std::move(finish));
   LargeVector<EdgeKind>().swap(g.pred_kinds);
-  LargeVector<uint32_t>().swap(g.lane);
+  g.lane.clear();
   reserve_with_huge_pages(latest, all);
   latest.resize(all);
   dag::backward_pass(g, makespan, latest);
+  log_schedule_memory("backward pass");
 
   // Slack per node: latest start - earliest start, in place in the backward-pass buffer (the pass buffers
   // become the per-node arrays: at 10M nodes, fresh pages cost real time).
@@ -164,6 +175,7 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
   g = dag::Dag{};
   result.kernel_slack = summarize_kernel_slack(
       trace, [dispatches](std::size_t v) { return v < dispatches ? static_cast<Index>(v) : kNoIndex; }, latest, on_path);
+  log_schedule_memory("per-kernel slack");
   if (!options.node_rows) return result;
   reserve_with_huge_pages(result.nodes, n);
   result.nodes.resize(n);

@@ -24,6 +24,7 @@
 
 #include "analysis/critical_path.hpp"
 #include "support/large_vector.hpp"
+#include "support/spilled_column.hpp"
 
 namespace rpl::analysis::dag {
 
@@ -49,6 +50,22 @@ struct WorkTimes {
   TimeNs end(NodeId v) const { return start(v) + duration(v); }
 };
 
+// The stream-order lane (stream or queue chain) of each node, held per interned launch for the dispatches (a
+// launch fixes a dispatch's process, stream, queue and agent) and per copy: issue 32, no per-dispatch array.
+// Join nodes answer kJoinLane.
+struct Lanes {
+  const DispatchTable* dispatches = nullptr;
+  std::size_t dispatch_count = 0, work_count = 0;
+  uint32_t count = 0;               // lanes are numbered 0 .. count - 1
+  LargeVector<uint32_t> by_launch;  // per DispatchTable launch id
+  LargeVector<uint32_t> by_copy;    // per copy
+  uint32_t operator[](NodeId v) const {
+    if (v < dispatch_count) return by_launch[dispatches->launch_of(v)];
+    return v < work_count ? by_copy[v - dispatch_count] : kJoinLane;
+  }
+  void clear() { LargeVector<uint32_t>().swap(by_launch), LargeVector<uint32_t>().swap(by_copy); }
+};
+
 struct Dag {
   WorkTimes work;                  // the trace's records: nodes [0, work_count)
   std::size_t dispatch_count = 0;
@@ -57,7 +74,7 @@ struct Dag {
   LargeVector<TimeNs> join_time;   // per join node: its start and end (the latest end of its predecessors)
   TimeNs trace_start = 0;          // earliest node start
   TimeNs trace_end = 0;            // latest node end
-  LargeVector<uint32_t> lane;      // the stream-order chain (stream or queue) the node belongs to
+  Lanes lane;                      // the stream-order chain (stream or queue) each node belongs to
 
   // Predecessors in CSR form: preds of v are preds[pred_offset[v] .. pred_offset[v+1]). The schedule passes
   // read predecessors only (the backward pass pushes to them): successors are built only to break cycles.
@@ -68,7 +85,11 @@ struct Dag {
   LargeVector<NodeId> succs;
   // (analyze_critical_path releases the predecessor kinds and the lanes once the path is walked.)
 
-  LargeVector<NodeId> topo_order;  // every node, predecessors first
+  // Every node, predecessors first: built in topo_order, then moved into `order`, which a large DAG keeps in a
+  // temporary file during the passes (issue 32: 4 bytes per node less at the run's peak); the passes read it in
+  // chunks, forward and backward.
+  LargeVector<NodeId> topo_order;
+  SpilledColumn<NodeId, LargePageAllocator<NodeId>> order;
   EdgeCounts counts;
   JoinCounts joins;
   std::string ordering;            // "stream", "queue", "mixed", "none"

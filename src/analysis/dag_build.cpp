@@ -8,6 +8,7 @@
 #include "analysis/fast_sort.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
+#include "support/resident_memory.hpp"
 
 namespace rpl::analysis::dag {
 namespace {
@@ -90,39 +91,34 @@ std::string assign_lanes(NodeTable& nodes) {
   std::size_t stream_processes = 0;
   for (uint8_t b : by_stream) stream_processes += b;
 
+  // Lanes numbered in order of first appearance: the launches' ids are in that order among the dispatches, and
+  // the copies follow them. One lookup per launch and per copy, none per dispatch (issue 32).
   std::unordered_map<LaneKey, uint32_t, LaneKeyHash> lane_ids;
-  // The lanes of recent keys, by a slot of the key's hash: streams interleave in the trace, so consecutive nodes
-  // rarely share a key, and a map lookup per node was a few percent of `analyze` (issue 32). A miss asks the map,
-  // which alone numbers the lanes (in first-seen order).
-  constexpr std::size_t kRecentSlots = 64;
-  struct Recent {
-    LaneKey key{kNoIndex, LaneType::Unknown, 0, 0};
-    uint32_t lane = kNoNode;
-  };
-  std::vector<Recent> recent(kRecentSlots);
-  const LaneKeyHash hash;
-  nodes.lane.resize(n);
-  for (NodeId v = 0; v < n; ++v) {
-    Index stream, queue, agent;
-    if (v < nodes.dispatch_count) {
-      const DispatchPlacement& d = trace.dispatches.placement_of(v);
-      stream = d.stream, queue = d.queue, agent = d.agent;
-    } else {
-      const MemoryCopy& c = trace.copies[v - nodes.dispatch_count];
-      stream = c.stream, queue = c.queue, agent = queue == kNoIndex ? kNoIndex : copy_agent(trace, c);
-    }
-    const uint32_t p = nodes.process[v];
+  auto lane_of = [&](uint32_t p, Index stream, Index queue, Index agent) {
     LaneKey key{p, LaneType::Unknown, 0, 0};
     const bool prefer_stream = by_stream[p] != 0;
     if (stream != kNoIndex && (prefer_stream || queue == kNoIndex)) key = {p, LaneType::Stream, stream, 0};
     else if (queue != kNoIndex) key = {p, LaneType::Queue, agent, queue};
-    Recent& r = recent[hash(key) % kRecentSlots];
-    if (!(r.key == key) || r.lane == kNoNode) {
-      auto [it, inserted] = lane_ids.try_emplace(key, static_cast<uint32_t>(lane_ids.size()));
-      r = {key, it->second};
-    }
-    nodes.lane[v] = r.lane;
+    return lane_ids.try_emplace(key, static_cast<uint32_t>(lane_ids.size())).first->second;
+  };
+  Lanes& lanes = nodes.lane;
+  lanes.dispatches = &trace.dispatches;
+  lanes.dispatch_count = nodes.dispatch_count;
+  lanes.work_count = n;
+  lanes.by_launch.assign(trace.dispatches.launch_count(), kNoNode);
+  for (Index l = 0; l < lanes.by_launch.size(); ++l) {
+    const DispatchPlacement& d = trace.dispatches.launch_placement(l);
+    auto dense = nodes.dense_process.find(d.process);
+    if (dense == nodes.dense_process.end()) continue;  // a launch no dispatch has any more (DispatchTable::set)
+    lanes.by_launch[l] = lane_of(dense->second, d.stream, d.queue, d.agent);
   }
+  lanes.by_copy.resize(trace.copies.size());
+  for (std::size_t i = 0; i < trace.copies.size(); ++i) {
+    const MemoryCopy& c = trace.copies[i];
+    lanes.by_copy[i] = lane_of(nodes.process[nodes.dispatch_count + i], c.stream, c.queue,
+                               c.queue == kNoIndex ? kNoIndex : copy_agent(trace, c));
+  }
+  lanes.count = static_cast<uint32_t>(lane_ids.size());
   if (nodes.process_count == 0) return "none";
   if (stream_processes == nodes.process_count) return "stream";
   if (stream_processes == 0) return "queue";
@@ -132,10 +128,9 @@ std::string assign_lanes(NodeTable& nodes) {
 // Each node's predecessor in its lane, the lanes being chained in (start, end, id) order.
 LargeVector<NodeId> lane_predecessors(const NodeTable& nodes, LargeVector<uint32_t>& order) {
   const std::size_t n = nodes.size();
-  uint32_t lane_count = 0;
-  for (uint32_t l : nodes.lane) lane_count = std::max(lane_count, l + 1);
+  const uint32_t lane_count = nodes.lane.count;
   std::vector<uint32_t> offset(lane_count + 1, 0);
-  for (uint32_t l : nodes.lane) ++offset[l + 1];
+  for (NodeId v = 0; v < n; ++v) ++offset[nodes.lane[v] + 1];
   std::partial_sum(offset.begin(), offset.end(), offset.begin());
   order.resize(n);
   for (NodeId v = 0; v < n; ++v) order[offset[nodes.lane[v]]++] = v;  // offset[l] ends at lane l's end
@@ -325,9 +320,6 @@ void count_edges(Dag& dag) {
 // than their join predecessors, so one pass in id order sees every predecessor placed.
 void place_joins(Dag& dag) {
   const std::size_t n = dag.work_count, total = dag.size();
-  // Exactly `total`: resize() alone would double the lanes' capacity for a few join nodes (issue 32).
-  dag.lane.reserve(total);
-  dag.lane.resize(total, kJoinLane);
   dag.join_time.resize(total - n);
   for (std::size_t v = n; v < total; ++v) {
     TimeNs at = std::numeric_limits<TimeNs>::min();
@@ -371,12 +363,15 @@ bool topological_order_by_preds(Dag& dag) {
   return true;
 }
 
-// Logs the time of each build phase at debug level.
+// Logs the time of each build phase at debug level, and the resident memory (now, and the peak so far).
 class PhaseTimer {
  public:
   void lap(const char* phase) {
     auto now = std::chrono::steady_clock::now();
-    log::debug("critical path: {} {:.3f} s", phase, std::chrono::duration<double>(now - last_).count());
+    if (log::level() < log::Level::Debug) return;
+    const ResidentMemory memory = resident_memory();
+    log::debug("critical path: {} {:.3f} s, RSS {} MB (peak so far {} MB)", phase,
+               std::chrono::duration<double>(now - last_).count(), memory.now_kb / 1024, memory.peak_kb / 1024);
     last_ = now;
   }
 
@@ -447,6 +442,11 @@ Dag build_dag(const Trace& trace, const DagOptions& options) {
   }
   LargeVector<uint32_t>().swap(scratch);
   count_edges(dag);
+  // A large DAG's order waits in a temporary file: the passes read it in chunks (issue 32).
+  constexpr std::size_t kSpillFrom = std::size_t{1} << 17;
+  const bool spill = dag.topo_order.size() >= kSpillFrom;
+  dag.order = SpilledColumn<NodeId, LargePageAllocator<NodeId>>(std::move(dag.topo_order), spill);
+  dag.topo_order = {};
   timer.lap("topological order");
   return dag;
 }

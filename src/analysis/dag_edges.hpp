@@ -16,7 +16,7 @@ struct NodeTable {
   std::size_t dispatch_count = 0;
   std::size_t node_count = 0;                 // dispatches + copies
   WorkTimes times;
-  LargeVector<uint32_t> lane;
+  Lanes lane;
   LargeVector<uint32_t> process;              // dense process id (order of first appearance)
   std::unordered_map<Index, uint32_t> dense_process;  // Trace process index -> dense id
   uint32_t process_count = 0;

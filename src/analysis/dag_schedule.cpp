@@ -3,17 +3,31 @@
 #include <limits>
 
 #include "analysis/dag.hpp"
+#include "support/errors.hpp"
 
 namespace rpl::analysis::dag {
 
 namespace {
+
+// Calls visit(v) for every node in topological order (`backward`: in reverse).
+template <typename Visit>
+void in_topological_order(const Dag& dag, bool backward, Visit visit) {
+  auto chunk = [&](std::size_t, std::span<const NodeId> nodes) {
+    if (backward)
+      for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) visit(*it);
+    else
+      for (NodeId v : nodes) visit(v);
+  };
+  if (!(backward ? dag.order.for_each_chunk_backward(chunk) : dag.order.for_each_chunk(chunk)))
+    throw Error(ExitCode::Internal, "critical path: the temporary file of the topological order could not be read back");
+}
 
 // Earliest finish of every node in topological order: the latest finish of its predecessors, then its gap
 // (from the measured ends of the same predecessors), then its duration.
 template <typename T, typename DurationOf>
 T forward_schedule(const Dag& dag, DurationOf duration_of, std::span<T> finish) {
   T makespan{};
-  for (NodeId v : dag.topo_order) {
+  in_topological_order(dag, false, [&](NodeId v) {
     const uint32_t b = dag.pred_offset[v], e = dag.pred_offset[v + 1];
     T ready{};  // sources are released at the trace start plus their gap
     TimeNs measured_ready = std::numeric_limits<TimeNs>::min();
@@ -24,7 +38,7 @@ T forward_schedule(const Dag& dag, DurationOf duration_of, std::span<T> finish) 
     }
     finish[v] = ready + static_cast<T>(dag.gap(v, b != e, measured_ready)) + duration_of(v);
     makespan = std::max(makespan, finish[v]);
-  }
+  });
   return makespan;
 }
 
@@ -46,15 +60,14 @@ void backward_pass(const Dag& dag, TimeNs makespan, std::span<TimeNs> latest) {
   std::fill(latest.begin(), latest.end(), makespan);
   // Reverse topological order: every successor of v has pushed to it before v is visited, so latest[v] is
   // final. A successor w may start no later than LS(w) and needs its gap after v: LF(v) <= LS(w) - g(w).
-  for (auto it = dag.topo_order.rbegin(); it != dag.topo_order.rend(); ++it) {
-    const NodeId v = *it;
+  in_topological_order(dag, true, [&](NodeId v) {
     const uint32_t b = dag.pred_offset[v], e = dag.pred_offset[v + 1];
-    if (b == e) continue;
+    if (b == e) return;
     TimeNs measured_ready = std::numeric_limits<TimeNs>::min();
     for (uint32_t i = b; i < e; ++i) measured_ready = std::max(measured_ready, dag.end(dag.preds[i]));
     const TimeNs bound = latest[v] - dag.duration(v) - dag.gap(v, true, measured_ready);
     for (uint32_t i = b; i < e; ++i) latest[dag.preds[i]] = std::min(latest[dag.preds[i]], bound);
-  }
+  });
 }
 
 // For each join, the work node it stands for on a path: among the work it joins (directly or through

@@ -7,46 +7,6 @@
 namespace rpl {
 namespace detail {
 
-bool NarrowInt64Column::fits(int64_t v) const {
-  int64_t offset = 0;
-  return !__builtin_sub_overflow(v, base_, &offset) && offset >= INT32_MIN && offset <= INT32_MAX;
-}
-
-void NarrowInt64Column::widen() {
-  wide_.reserve(std::max(narrow_.capacity(), narrow_.size() + 1));
-  for (int32_t offset : narrow_) wide_.push_back(base_ + offset);
-  narrow_.clear();
-  narrow_.shrink_to_fit();
-  wide_mode_ = true;
-}
-
-void NarrowInt64Column::push_back(int64_t v) {
-  if (wide_mode_) return wide_.push_back(v);
-  if (narrow_.empty()) base_ = v;
-  if (fits(v)) return narrow_.push_back(static_cast<int32_t>(v - base_));
-  widen();
-  wide_.push_back(v);
-}
-
-void NarrowInt64Column::set(std::size_t i, int64_t v) {
-  if (!wide_mode_ && !fits(v)) widen();
-  if (wide_mode_) wide_[i] = v;
-  else narrow_[i] = static_cast<int32_t>(v - base_);
-}
-
-void NarrowInt64Column::resize(std::size_t n) {
-  if (!wide_mode_ && narrow_.empty()) base_ = 0;
-  if (!wide_mode_ && n > narrow_.size() && !fits(0)) widen();  // new values are 0
-  if (wide_mode_) wide_.resize(n);
-  else narrow_.resize(n, static_cast<int32_t>(-base_));
-}
-
-void NarrowInt64Column::clear() {
-  narrow_.clear(), wide_.clear(), narrow_.shrink_to_fit(), wide_.shrink_to_fit();
-  wide_mode_ = false;
-  base_ = 0;
-}
-
 namespace {
 // A 64-bit mix of the key's bytes (the records are small and have no padding).
 template <typename Key>
@@ -98,24 +58,18 @@ DispatchShape shape_record(const Dispatch& d) {
   s.lds_bytes = d.lds_bytes, s.scratch_bytes = d.scratch_bytes;
   return s;
 }
-bool by_index(const std::pair<std::size_t, TimeNs>& e, std::size_t i) { return e.first < i; }
 }  // namespace
 
-TimeNs DispatchTable::long_duration(std::size_t i) const {
-  return std::lower_bound(long_durations_.begin(), long_durations_.end(), i, by_index)->second;
-}
+TimeNs DispatchTable::long_duration(std::size_t i) const { return *long_durations_.find(i); }
 
 void DispatchTable::set_duration(std::size_t i, TimeNs duration) {
-  auto it = std::lower_bound(long_durations_.begin(), long_durations_.end(), i, by_index);
-  const bool listed = it != long_durations_.end() && it->first == i;
   if (duration >= 0 && duration < TimeNs{kLongDuration}) {
+    if (duration_[i] == kLongDuration) long_durations_.erase(i);
     duration_[i] = static_cast<uint32_t>(duration);
-    if (listed) long_durations_.erase(it);
     return;
   }
   duration_[i] = kLongDuration;
-  if (listed) it->second = duration;
-  else long_durations_.insert(it, {i, duration});
+  long_durations_.set(i, duration);
 }
 
 Index DispatchTable::launch_id(const Dispatch& d) {
@@ -132,7 +86,7 @@ void DispatchTable::push_back(const Dispatch& d) {
 }
 
 void DispatchTable::set(std::size_t i, const Dispatch& d) {
-  start_[i] = d.start;
+  start_.set(i, d.start);
   set_duration(i, d.end - d.start);
   dispatch_id_.set(i, d.dispatch_id);
   correlation_id_.set(i, d.correlation_id);
@@ -148,8 +102,7 @@ void DispatchTable::resize(std::size_t n) {
   if (n <= size()) {
     start_.resize(n), duration_.resize(n), dispatch_id_.resize(n), correlation_id_.resize(n);
     launch_.resize(n);
-    long_durations_.erase(std::lower_bound(long_durations_.begin(), long_durations_.end(), n, by_index),
-                          long_durations_.end());
+    long_durations_.truncate(n);
     return;
   }
   const Dispatch fresh;
@@ -162,8 +115,8 @@ void DispatchTable::clear() {
 }
 
 std::size_t DispatchTable::bytes() const {
-  return start_.capacity() * sizeof(TimeNs) + duration_.capacity() * sizeof(uint32_t) +
-         long_durations_.capacity() * sizeof(long_durations_[0]) + dispatch_id_.bytes() + correlation_id_.bytes() +
+  return start_.bytes() + duration_.capacity() * sizeof(uint32_t) +
+         long_durations_.bytes() + dispatch_id_.bytes() + correlation_id_.bytes() +
          launch_.capacity() * sizeof(Index) + launches_.bytes() + placements_.bytes() + shapes_.bytes();
 }
 

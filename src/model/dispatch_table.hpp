@@ -2,12 +2,13 @@
 // DispatchTable: the trace's kernel launches, stored by column (issue 32: bounded memory at 100M dispatches).
 //
 // It reads like a std::vector<Dispatch> whose elements are values: `t.dispatches[i]` and iteration build a
-// Dispatch from the columns, and writes go through push_back / set. Bytes per dispatch (24, against 88 for
-// an array of Dispatch records):
-//   start                                  8  (int64)
+// Dispatch from the columns, and writes go through push_back / set. Bytes per dispatch (12 for a trace in
+// time order with consecutive ids, against 88 for an array of Dispatch records; see compact_columns.hpp):
+//   start                                  4  (a 32-bit offset from its block's first start; 20 for a start
+//                                              more than 2 s from it)
 //   duration                               4  (uint32; longer or negative ones in a side list, by index)
-//   dispatch id, correlation id            4 + 4  (int32 offsets from the first value while every value fits,
-//                                                  else the column widens to 8)
+//   dispatch id, correlation id            0 + 0 while each column is affine in the index (consecutive ids),
+//                                              16 per id that is not, and 4 (or 8) each once those are many
 //   launch: kernel symbol, placement (process, agent, queue, stream, thread) and launch shape (grid, block,
 //   LDS, scratch), interned as one triple of interned ids                                   4
 // The interned tables hold one entry per distinct combination: a few in real traces (a kernel runs with few
@@ -18,33 +19,13 @@
 #include <utility>
 #include <vector>
 
+#include "model/compact_columns.hpp"
 #include "model/dispatch.hpp"
 #include "support/large_vector.hpp"
 
 namespace rpl {
 
 namespace detail {
-
-// A column of int64 values held as int32 offsets from the first value while they fit.
-class NarrowInt64Column {
- public:
-  int64_t operator[](std::size_t i) const { return wide_mode_ ? wide_[i] : base_ + narrow_[i]; }
-  std::size_t size() const { return wide_mode_ ? wide_.size() : narrow_.size(); }
-  void push_back(int64_t v);
-  void set(std::size_t i, int64_t v);
-  void reserve(std::size_t n) { wide_mode_ ? wide_.reserve(n) : narrow_.reserve(n); }
-  void resize(std::size_t n);
-  void clear();
-  std::size_t bytes() const { return narrow_.capacity() * sizeof(int32_t) + wide_.capacity() * sizeof(int64_t); }
-
- private:
-  bool fits(int64_t v) const;
-  void widen();
-  bool wide_mode_ = false;  // once a value did not fit: every value in wide_, narrow_ released
-  int64_t base_ = 0;
-  LargeVector<int32_t> narrow_;
-  LargeVector<int64_t> wide_;
-};
 
 // Distinct values of a small trivially copyable record, each under a dense 32-bit id (open addressing).
 template <typename Key>
@@ -126,6 +107,10 @@ class DispatchTable {
   Index stream_of(std::size_t i) const { return placement_of(i).stream; }
   uint32_t thread_of(std::size_t i) const { return placement_of(i).thread; }
   const DispatchShape& shape_of(std::size_t i) const { return shapes_.at(launches_.at(launch_[i]).shape); }
+  // The interned launches: ids in order of first appearance, so that per-launch facts need no per-dispatch array.
+  Index launch_of(std::size_t i) const { return launch_[i]; }
+  std::size_t launch_count() const { return launches_.size(); }
+  const DispatchPlacement& launch_placement(Index launch) const { return placements_.at(launches_.at(launch).placement); }
 
   void push_back(const Dispatch& d);
   void set(std::size_t i, const Dispatch& d);  // replaces dispatch i
@@ -162,10 +147,10 @@ class DispatchTable {
   void set_duration(std::size_t i, TimeNs duration);
   Index launch_id(const Dispatch& d);  // interns the dispatch's symbol, placement and shape
 
-  LargeVector<TimeNs> start_;
+  detail::BlockTimeColumn start_;
   LargeVector<uint32_t> duration_;
-  std::vector<std::pair<std::size_t, TimeNs>> long_durations_;  // by index: durations that kLongDuration marks
-  detail::NarrowInt64Column dispatch_id_, correlation_id_;
+  detail::SparseOverrides<TimeNs> long_durations_;  // by index: durations that kLongDuration marks
+  detail::AffineInt64Column dispatch_id_, correlation_id_;
   LargeVector<Index> launch_;  // into launches_
   detail::Interner<DispatchLaunch> launches_;
   detail::Interner<DispatchPlacement> placements_;

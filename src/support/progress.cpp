@@ -2,10 +2,11 @@
 
 #include <unistd.h>
 
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 
 #include "support/log.hpp"
+#include "support/resident_memory.hpp"
 #include "support/terminal_text.hpp"
 
 namespace rpl {
@@ -32,8 +33,12 @@ void Progress::update(const std::string& message) {
 void Progress::end_phase_timing() {
   if (phase_.empty()) return;
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - phase_wall_).count();
+  const ResidentMemory memory = resident_memory();
+  reset_peak_resident();
   try {  // also runs in the destructor
-    log::debug("{}: {:.3f} s CPU, {:.3f} s wall", phase_, process_cpu_seconds() - phase_cpu_s_, wall);
+    // Issue 32: the peak resident set of each step says where a run's memory peak is.
+    log::debug("{}: {:.3f} s CPU, {:.3f} s wall, peak RSS {} MB, {} MB at its end", phase_,
+               process_cpu_seconds() - phase_cpu_s_, wall, memory.peak_kb / 1024, memory.now_kb / 1024);
   } catch (...) {
   }
   phase_.clear();
@@ -45,6 +50,7 @@ void Progress::phase(const std::string& message) {
     phase_ = message;
     phase_wall_ = std::chrono::steady_clock::now();
     phase_cpu_s_ = process_cpu_seconds();
+    reset_peak_resident();
   }
   drawn_ = false;  // bypasses the rate limit of update()
   update(message);

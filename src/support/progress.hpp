@@ -1,6 +1,7 @@
 #pragma once
 // A one-line progress indicator on stderr, shown only on a terminal and never with --quiet / --json.
-// With --debug each phase also logs its CPU and wall time when it ends (where a long run spends its time).
+// With --debug each phase also logs its CPU and wall time and its peak resident memory when it ends (where a
+// long run spends its time and memory; the peak is reset per phase, see support/resident_memory.hpp).
 #include <chrono>
 #include <string>
 

@@ -1,0 +1,15 @@
+#pragma once
+// The process's resident memory, for --debug logs that say where a run's memory peak is (issue 32).
+namespace rpl {
+
+struct ResidentMemory {
+  long now_kb = -1;   // VmRSS; -1 where /proc/self/status is not readable
+  long peak_kb = -1;  // VmHWM: the peak since the start or since the last reset_peak_resident()
+};
+ResidentMemory resident_memory();
+
+// Resets the peak (VmHWM, and getrusage's ru_maxrss with it) to the present resident set (Linux >= 4.0), so
+// that the next step's peak is its own. Only --debug does this: `/usr/bin/time` then reports the last step's peak.
+void reset_peak_resident();
+
+}  // namespace rpl

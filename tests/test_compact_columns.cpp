@@ -1,0 +1,125 @@
+// The compact columns behind DispatchTable (issue 32): every value comes back as written, whether the values
+// are regular (few bytes) or not (more bytes, never a wrong value).
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "model/compact_columns.hpp"
+
+namespace rpl::detail {
+namespace {
+
+template <typename Column>
+void expect_values(const Column& c, const std::vector<int64_t>& expected) {
+  ASSERT_EQ(c.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) ASSERT_EQ(c[i], expected[i]) << "at " << i;
+}
+
+TEST(AffineInt64Column, ConsecutiveIdsTakeNoBytesPerValue) {
+  AffineInt64Column c;
+  std::vector<int64_t> expected;
+  for (int64_t i = 0; i < 100'000; ++i) expected.push_back(7 + 3 * i);
+  for (int64_t v : expected) c.push_back(v);
+  expect_values(c, expected);
+  EXPECT_FALSE(c.dense());
+  EXPECT_EQ(c.bytes(), 0u);
+}
+
+TEST(AffineInt64Column, KeepsIdsThatAreNotAffineAndBecomesDenseWhenTheyAreMany) {
+  AffineInt64Column c;
+  std::vector<int64_t> expected;
+  for (int64_t i = 0; i < 10'000; ++i) expected.push_back(i % 100 == 99 ? -i : 1000 + i);  // a few exceptions
+  expected.push_back(std::numeric_limits<int64_t>::max());
+  expected.push_back(std::numeric_limits<int64_t>::min());
+  for (int64_t v : expected) c.push_back(v);
+  expect_values(c, expected);
+  EXPECT_FALSE(c.dense());
+  EXPECT_GT(c.bytes(), 0u);
+  // Random ids: the exceptions pass their limit and every value moves to a dense column.
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 5000; ++i) expected.push_back(static_cast<int64_t>(rng()));
+  for (std::size_t i = 10'002; i < expected.size(); ++i) c.push_back(expected[i]);
+  EXPECT_TRUE(c.dense());
+  expect_values(c, expected);
+}
+
+TEST(AffineInt64Column, SetAndResizeKeepTheOtherValues) {
+  AffineInt64Column c;
+  std::vector<int64_t> expected = {10, 20, 30, 40, 50};
+  for (int64_t v : expected) c.push_back(v);
+  c.set(2, -1), expected[2] = -1;
+  expect_values(c, expected);
+  c.set(2, 30), expected[2] = 30;  // back on the line: no exception left
+  expect_values(c, expected);
+  EXPECT_EQ(c.bytes() > 0, true);  // the exception list keeps its capacity
+  c.resize(1), expected.resize(1);
+  c.push_back(11), expected.push_back(11);  // a new stride from here
+  c.push_back(12), expected.push_back(12);
+  expect_values(c, expected);
+  c.resize(5), expected.resize(5, 0);
+  expect_values(c, expected);
+  c.clear();
+  EXPECT_EQ(c.size(), 0u);
+  // A stride that wraps around the int64 range still gives back the values.
+  const int64_t big = std::numeric_limits<int64_t>::max() - 1;
+  c.push_back(big), c.push_back(std::numeric_limits<int64_t>::min() + 5), c.push_back(0);
+  expect_values(c, {big, std::numeric_limits<int64_t>::min() + 5, 0});
+}
+
+TEST(BlockTimeColumn, StartsInTraceOrderTakeFourBytes) {
+  BlockTimeColumn c;
+  std::vector<int64_t> expected;
+  std::mt19937_64 rng(5);
+  int64_t t = 1'700'000'000'000'000'000;  // an epoch time in ns, as ROCm writes them
+  for (int i = 0; i < 100'000; ++i) {
+    t += static_cast<int64_t>(rng() % 20'000);
+    expected.push_back(t - static_cast<int64_t>(rng() % 100'000));  // interleaved streams: not sorted
+  }
+  c.reserve(expected.size());
+  for (int64_t v : expected) c.push_back(v);
+  expect_values(c, expected);
+  EXPECT_EQ(c.listed(), 0u);
+  EXPECT_LE(c.bytes(), 4 * expected.size() + 8 * (expected.size() / 4096 + 1) + 64);
+}
+
+TEST(BlockTimeColumn, HugeGapsNegativeAndExtremeValuesAreListedApart) {
+  BlockTimeColumn c;
+  std::vector<int64_t> expected = {5'000'000'000, 5'000'000'001, 4'000'000'000, 9'000'000'000,  // gaps > 2 s
+                                   -7,  std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(),
+                                   5'000'000'000 + (int64_t{1} << 31) - 2, 5'000'000'000 + (int64_t{1} << 31) - 1,
+                                   5'000'000'000 - (int64_t{1} << 31)};
+  for (int64_t i = 0; i < 10'000; ++i) expected.push_back(5'000'000'000 + i * 1'000'000);  // 10 s in 1 ms steps
+  for (int64_t v : expected) c.push_back(v);
+  expect_values(c, expected);
+  EXPECT_GT(c.listed(), 0u);
+  // Set moves values in and out of the list; resize drops what it cuts.
+  c.set(3, 5'000'000'002), expected[3] = 5'000'000'002;
+  c.set(1, -1), expected[1] = -1;
+  expect_values(c, expected);
+  c.resize(4), expected.resize(4);
+  expect_values(c, expected);
+  c.resize(5000), expected.resize(5000, 0);
+  expect_values(c, expected);
+  c.clear();
+  EXPECT_TRUE(c.empty());
+  c.push_back(3);
+  expect_values(c, {3});
+}
+
+TEST(SparseOverrides, KeepsIndicesSortedWhateverTheOrderOfWrites) {
+  SparseOverrides<int64_t> o;
+  o.set(10, 1), o.set(2, 2), o.set(7, 3), o.set(2, 4);
+  ASSERT_EQ(o.size(), 3u);
+  EXPECT_EQ(*o.find(2), 4);
+  EXPECT_EQ(o.find(3), nullptr);
+  o.erase(7);
+  EXPECT_EQ(o.find(7), nullptr);
+  o.truncate(5);
+  EXPECT_EQ(o.size(), 1u);
+  EXPECT_EQ(o.items().front().first, 2u);
+}
+
+}  // namespace
+}  // namespace rpl::detail
