@@ -340,19 +340,6 @@ ProfileResults run_profile(const ProfileOptions& o) {
   return out;
 }
 
-namespace {
-
-// The torchrun attempt a rank's counter pass runs as: a number no restart of the job reaches (torch reads it as
-// text, some libraries as an integer), derived from the first run's so that every rank picks the same.
-std::string counter_pass_attempt(const std::string& first) {
-  char* end = nullptr;
-  const long long n = std::strtoll(first.c_str(), &end, 10);
-  if (!first.empty() && end && *end == '\0' && n >= 0 && n < 1000000) return std::to_string(n + 1000000);
-  return first + "-rocm-perf-counters";
-}
-
-}  // namespace
-
 RankWrapperResult run_rank_wrapper(const ProfileOptions& o) {
   if (o.argv.empty()) throw Error(ExitCode::Usage, "no application given: rocm-perf profile --rank-wrapper -- APP");
   if (o.timing_only) throw Error(ExitCode::Usage, "--rank-wrapper records a trace: it cannot be combined with --no-rocprof");
@@ -403,16 +390,21 @@ RankWrapperResult run_rank_wrapper(const ProfileOptions& o) {
   }
   // The counter runs write databases of their own: outside ranks/, where `analyze DIR` reads the ranks.
   if (out.process.ok() && (o.roofline || o.deep || counters)) {
-    // The counter pass starts the application a second time in this rank's slot. Under torchrun every rank's second
-    // start would read the first start's rendezvous keys (NCCL's unique id: the peers then dial a bootstrap that is
-    // gone, seen on two H200s); the workers' store namespace is /worker/attempt_<TORCHELASTIC_RESTART_COUNT>, so
-    // the second start gets a namespace of its own, the same on every rank.
-    const char* attempt = std::getenv("TORCHELASTIC_RESTART_COUNT");
-    const std::string first = attempt ? attempt : "";
-    if (attempt) setenv("TORCHELASTIC_RESTART_COUNT", counter_pass_attempt(first).c_str(), 1);
-    out.counters = counter_pass(o, counters, out.databases, out.process.wall_ns,
-                                (fs::path(o.output_dir) / "rank-counters" / label).string(), out.counter_failure);
-    if (attempt) setenv("TORCHELASTIC_RESTART_COUNT", first.c_str(), 1);
+    // The counter pass starts the application a second time in this rank's slot. Under torchrun with more than one
+    // rank that second start cannot meet its peers: on two H200s (2026-11-29) every rank's NCCL bootstrap dialled an
+    // address nobody listened on, the pass failed after a minute of retries and torchrun stopped the job. The
+    // launcher form runs the counter pass over the whole job instead (rocm-perf profile ... -- torchrun ...).
+    const char* world = std::getenv("WORLD_SIZE");
+    if (std::getenv("TORCHELASTIC_RESTART_COUNT") && world && std::atoi(world) > 1) {
+      log::warn("--rank-wrapper under torchrun ({} ranks): the counter pass is skipped: it would start the application "
+                "a second time in this rank's slot, and that start cannot rendezvous with the other ranks. The trace, "
+                "NCCL's calls and the device samples are kept; for counters profile the job through its launcher: "
+                "rocm-perf profile {}-- torchrun ...",
+                world, o.roofline ? "--roofline " : counters ? "--preset ... " : "");
+    } else {
+      out.counters = counter_pass(o, counters, out.databases, out.process.wall_ns,
+                                  (fs::path(o.output_dir) / "rank-counters" / label).string(), out.counter_failure);
+    }
   }
   return out;
 }

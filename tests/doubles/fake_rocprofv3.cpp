@@ -411,7 +411,6 @@ int main(int argc, char** argv) {
   if (const char* log = std::getenv("FAKE_ROCPROFV3_ARGV_LOG")) {
     std::ofstream out(log, std::ios::app);
     for (int i = 1; i < argc && std::string(argv[i]) != "--"; ++i) out << (i > 1 ? " " : "") << argv[i];
-    if (const char* attempt = std::getenv("TORCHELASTIC_RESTART_COUNT")) out << " [TORCHELASTIC_RESTART_COUNT=" << attempt << "]";
     out << "\n";
   }
   for (int i = 1; i < argc; ++i) {
