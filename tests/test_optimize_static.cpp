@@ -383,3 +383,45 @@ TEST(OptimizeRealEnvironment, CompilerCommandLinesForTheCapturedGpu) {
 
 }  // namespace
 }  // namespace rpl::optimize
+
+namespace rpl::optimize {
+
+TEST(OptimizeStructureGate, NewDeviceHelperFunctionsAreCheckedAsTheKernelIs) {
+  const std::string at = "template <typename T, int TILE = 4>";
+  auto with_helper = [&](const std::string& helper, const std::string& use = "T acc = 0;") {
+    return replace(replace(kSource, at, helper + "\n" + at), "T acc = 0;", use);
+  };
+  // hand-written helpers a kernel calls: admitted, named in the evidence
+  StaticVerdict scaled = check(with_helper("__device__ __forceinline__ float scaled(float a, float v) { return a * v; }",
+                                           "T acc = scaled(1.0f, 0.0f);"));
+  EXPECT_TRUE(scaled.passed) << scaled.reason;
+  EXPECT_EQ(scaled.evidence["added_device_functions"], nlohmann::json::array({"scaled"})) << scaled.evidence.dump();
+  StaticVerdict warp = check(with_helper(
+      "static __device__ float warp_sum(float v) {\n  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);\n  return v;\n}",
+      "T acc = warp_sum(0.0f);"));
+  EXPECT_TRUE(warp.passed) << warp.reason;
+  // what the kernel's body may not do, a helper may not either
+  struct Case { std::string helper, gate, expect; };
+  const std::vector<Case> refused = {
+      {"__device__ long long stamp() { return clock64(); }", "structure", "clock"},
+      {"__device__ void bail() { asm volatile(\"trap;\"); }", "structure", "trap"},
+      {"__device__ void say(int i) { printf(\"%d\\n\", i); }", "structure", "print"},
+      {"__device__ int counter() { static int n = 0; return ++n; }", "structure", "static"},
+      // an overload of a name the original uses could change what its other code calls
+      {"__device__ float twice(int x) { return 2.0f * x; }", "signature", "outside the kernel"},
+      // a new kernel is not a helper
+      {"__global__ void extra(float* p) { p[0] = 1.0f; }", "signature", "outside the kernel"},
+  };
+  for (const Case& c : refused) {
+    StaticVerdict v = check(with_helper(c.helper));
+    EXPECT_FALSE(v.passed) << c.helper;
+    EXPECT_EQ(v.gate, c.gate) << c.helper << ": " << v.reason;
+    EXPECT_NE(v.reason.find(c.expect), std::string::npos) << c.helper << ": " << v.reason;
+  }
+  // the original's own helper changed: other kernels may call it
+  StaticVerdict changed = check(replace(kSource, "return 2.0f * x;", "return x + x;"));
+  EXPECT_FALSE(changed.passed);
+  EXPECT_EQ(changed.gate, "signature");
+}
+
+}  // namespace rpl::optimize

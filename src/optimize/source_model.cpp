@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -179,6 +180,13 @@ void visit_function(CXCursor c, Walk& w) {
     }
     return CXChildVisit_Continue;
   }, &ctx);
+  if (!global && !clang_Cursor_isNull(body) &&
+      std::find(k.attributes.begin(), k.attributes.end(), "device") != k.attributes.end()) {
+    Offsets whole = extent_of(c);
+    if (whole.in_main_file)
+      w.model->device_functions.push_back({take(clang_getCursorSpelling(c)), whole.begin, extent_of(body).begin, extent_of(body).end});
+    return;
+  }
   if (!global || clang_Cursor_isNull(body)) return;
   Offsets whole = extent_of(c);
   if (!whole.in_main_file) return;

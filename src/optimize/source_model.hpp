@@ -54,6 +54,14 @@ struct KernelInfo {
                                            // pointer derived from them), sorted
 };
 
+// A file-scope function definition with __device__ and without __global__: a helper kernels call.
+struct DeviceFunction {
+  std::string name;
+  std::size_t begin = 0;       // byte range of the whole definition (template header included)
+  std::size_t body_begin = 0;  // its body's '{'
+  std::size_t end = 0;         // one past the body's '}'
+};
+
 struct SourceModel {
   std::string path;
   std::string text;
@@ -61,6 +69,7 @@ struct SourceModel {
   std::vector<std::string> errors;         // every parser error, "line:col: message"
   std::vector<std::string> includes;       // header names the source includes
   std::vector<std::string> device_globals; // file-scope __device__/__shared__/__constant__/__managed__ variables
+  std::vector<DeviceFunction> device_functions;  // file-scope __device__ function definitions, in source order
   std::string headers;                     // "toolkit": parsed with the installed CUDA's or ROCm's headers; "stubs": with ours,
                                            // whose errors never reject a candidate (the compiler is the parser of record)
   std::string toolkit;                     // the CUDA toolkit's or ROCm's folder when headers == "toolkit"

@@ -132,9 +132,8 @@ std::string without_toolkit_includes(const std::string& normalized) {
   return out;
 }
 
-std::map<std::string, int> kernel_identifiers(const std::string& text, const KernelInfo& kernel) {
-  std::map<std::string, int> ids;
-  std::size_t i = kernel.decl_begin, end = std::min(kernel.decl_end, text.size());
+void count_identifiers(const std::string& text, std::size_t begin, std::size_t end_at, std::map<std::string, int>& ids) {
+  std::size_t i = begin, end = std::min(end_at, text.size());
   while (i < end) {
     char c = text[i];
     if (c == '/' && i + 1 < end && text[i + 1] == '/') { while (i < end && text[i] != '\n') ++i; continue; }
@@ -157,7 +156,27 @@ std::map<std::string, int> kernel_identifiers(const std::string& text, const Ker
     }
     ++i;
   }
+}
+
+std::map<std::string, int> kernel_identifiers(const std::string& text, const KernelInfo& kernel) {
+  std::map<std::string, int> ids;
+  count_identifiers(text, kernel.decl_begin, kernel.decl_end, ids);
   return ids;
+}
+
+// The candidate's new helper functions: __device__ definitions whose name is an identifier that appears nowhere in
+// the original (so no overload, specialisation or shadowing can change what the original's other code calls).
+std::vector<DeviceFunction> new_device_functions(const SourceModel& original, const SourceModel& candidate) {
+  std::map<std::string, int> known;
+  count_identifiers(original.text, 0, original.text.size(), known);
+  std::vector<DeviceFunction> out;
+  for (const DeviceFunction& f : candidate.device_functions) {
+    const bool identifier = !f.name.empty() && std::all_of(f.name.begin(), f.name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+    if (identifier && !known.count(f.name)) out.push_back(f);
+  }
+  return out;
 }
 
 StaticVerdict check_static_gates(const SourceModel& original, const SourceModel& candidate, const std::string& kernel) {
@@ -188,18 +207,25 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
     return StaticVerdict::failed("structure", fmt::format("new device variable(s) that outlive a launch: {}", fmt::join(new_globals, ", ")),
                 {{"new_device_globals", new_globals}});
 
+  // New helper functions the kernel may call are the candidate's own (the same checks as the kernel's body below).
+  const std::vector<DeviceFunction> helpers = parsed ? new_device_functions(original, candidate) : std::vector<DeviceFunction>{};
+  std::string candidate_without_helpers = candidate.text;
+  for (const DeviceFunction& f : helpers)
+    std::fill(candidate_without_helpers.begin() + f.begin, candidate_without_helpers.begin() + f.end, ' ');
   std::string out_a = without_toolkit_includes(text_outside(original.text, *a)),
-              out_b = without_toolkit_includes(text_outside(candidate.text, *b));
+              out_b = without_toolkit_includes(text_outside(candidate_without_helpers, *b));
   if (out_a != out_b)
     return StaticVerdict::failed("signature", "the candidate changes code outside the kernel (other functions, globals, macros, host code or "
                              "launches must stay as they are)", first_difference(out_a, out_b));
 
   auto ia = kernel_identifiers(original.text, *a), ib = kernel_identifiers(candidate.text, *b);
+  for (const DeviceFunction& f : helpers) count_identifiers(candidate.text, f.body_begin, f.end, ib);
   auto count = [](const std::map<std::string, int>& m, const std::string& id) {
     auto it = m.find(id);
     return it == m.end() ? 0 : it->second;
   };
   std::string kernel_text_b = candidate.text.substr(b->decl_begin, b->decl_end - b->decl_begin);
+  for (const DeviceFunction& f : helpers) kernel_text_b += candidate.text.substr(f.body_begin, f.end - f.body_begin);
   std::string kernel_text_a = original.text.substr(a->decl_begin, a->decl_end - a->decl_begin);
   for (const auto& [id, n] : ib) {
     if (timer_identifiers().count(id) && n > count(ia, id))
@@ -214,7 +240,10 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
   // is refused. The statements the original has, the same text, are the original's.
   std::vector<AsmStatement> original_asm = asm_statements(original.text, a->decl_begin, a->decl_end);
   json added_asm = json::array();
-  for (const AsmStatement& st : asm_statements(candidate.text, b->decl_begin, b->decl_end)) {
+  std::vector<AsmStatement> candidate_asm = asm_statements(candidate.text, b->decl_begin, b->decl_end);
+  for (const DeviceFunction& f : helpers)
+    for (AsmStatement& st : asm_statements(candidate.text, f.body_begin, f.end)) candidate_asm.push_back(std::move(st));
+  for (const AsmStatement& st : candidate_asm) {
     auto same = std::find_if(original_asm.begin(), original_asm.end(), [&](const AsmStatement& o) {
       return o.readable == st.readable && o.templ == st.templ;
     });
@@ -237,11 +266,22 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
     return {true, "structure", "text outside the kernel and kernel tokens unchanged; the parser could not read the kernel, so "
                                "its signature is judged on the code object", deferred};
   }
+  json added = json::object();
+  if (!helpers.empty()) {
+    json names = json::array();
+    for (const DeviceFunction& f : helpers) names.push_back(f.name);
+    added["added_device_functions"] = names;
+  }
+  if (!added_asm.empty()) added["added_inline_asm"] = added_asm;
+  if (!helpers.empty() && added_asm.empty())
+    return {true, "structure", fmt::format("signature, text outside the kernel and structure unchanged; {} new device "
+                                           "function{} the kernel may call, checked as its body is",
+                                           helpers.size(), helpers.size() == 1 ? "" : "s"), added};
   if (!added_asm.empty())
     return {true, "structure", fmt::format("signature, text outside the kernel and structure unchanged; {} inline assembly "
                                            "statement{} added, none that reads a timer, traps, exits, calls out or adds "
                                            "an atomic outside shared memory", added_asm.size(), added_asm.size() == 1 ? "" : "s"),
-            {{"added_inline_asm", added_asm}}};
+            added};
   return {true, "structure", "signature, text outside the kernel and structure unchanged", json::object()};
 }
 
