@@ -366,7 +366,7 @@ RankWrapperResult run_rank_wrapper(const ProfileOptions& o) {
   RankWrapperResult out;
   out.run_dir = (fs::path(o.output_dir) / "ranks" / label).string();
   std::error_code ec;
-  for (const fs::path dir : {fs::path(out.run_dir), fs::path(o.output_dir) / "rank-counters" / label}) {
+  for (const fs::path& dir : {fs::path(out.run_dir), fs::path(o.output_dir) / "rank-counters" / label}) {
     fs::remove_all(dir, ec);  // only this rank's directories from an earlier run
     ec.clear();
   }
