@@ -377,21 +377,9 @@ struct LoggedRun {
     const rpl::Index gemm = t.add_symbol("sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x32_cublas");
     const rpl::Index fill = t.add_symbol("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >");
     const uint32_t thread = static_cast<uint32_t>(139788713652992ull);  // the log's pthread_self, low 32 bits
-    int64_t correlation = 0;
     for (auto [symbol, host] : {std::pair{fill, 500 * kS + 100'000'000}, std::pair{gemm, 500 * kS + 200'000'000},
-                                std::pair{gemm, 504 * kS + 300'000'000}}) {
-      rpl::ApiCall a;
-      a.start = host;
-      a.end = host + 2'000;
-      a.correlation_id = ++correlation;
-      a.process = 0;
-      a.thread = thread;
-      a.name = t.trace.strings.intern("cudaLaunchKernel");
-      a.category = t.trace.strings.intern("CUDA_RUNTIME_API");
-      t.trace.api_calls.push_back(a);
-      auto d = t.add_dispatch(symbol, host + 10'000, host + 30'000, agent);
-      d->correlation_id = correlation;
-    }
+                                std::pair{gemm, 504 * kS + 300'000'000}})
+      t.add_cuda_launch(symbol, host, thread, agent);
     fs::create_directories(fs::path(db).parent_path());
     rpl::rocpd::write_process(t.trace, 0, db);
     const std::string logs = run + "/library_logs";

@@ -239,7 +239,6 @@ constexpr uint64_t kPthread = (0x7f00ull << 32) | kThread;  // a 64-bit thread i
 struct Fixture {
   rpl::test::InMemoryTrace t;
   rpl::Index gemm, conv, fill;
-  int64_t correlation = 0;
   Fixture() {
     t.add_process(31337);
     t.add_agent("sm_90");
@@ -248,18 +247,7 @@ struct Fixture {
     fill = t.add_symbol(kFill);
   }
   // cudaLaunchKernel at `host` on `thread`; the kernel runs 10 us later for 20 us.
-  void launch(rpl::Index symbol, rpl::TimeNs host, uint32_t thread = kThread) {
-    rpl::ApiCall a;
-    a.start = host;
-    a.end = host + 2'000;
-    a.correlation_id = ++correlation;
-    a.process = 0;
-    a.thread = thread;
-    a.name = t.trace.strings.intern("cudaLaunchKernel");
-    a.category = t.trace.strings.intern("CUDA_RUNTIME_API");
-    t.trace.api_calls.push_back(a);
-    t.add_dispatch(symbol, host + 10'000, host + 30'000)->correlation_id = correlation;
-  }
+  void launch(rpl::Index symbol, rpl::TimeNs host, uint32_t thread = kThread) { t.add_cuda_launch(symbol, host, thread); }
 };
 
 rpl::LoggedLibraryCall logged(const char* library, const char* function, rpl::TimeNs time, rpl::TimeNs resolution,

@@ -97,14 +97,15 @@ std::vector<LoggedLibraryCall> load_library_log_folder(const std::string& logs_d
   return collectors::read_library_api_logs(logs_dir);
 }
 
-std::vector<std::string> run_dirs_with_library_logs(const std::vector<std::string>& databases) {
+std::vector<std::string> library_log_folders(const std::vector<std::string>& databases) {
   std::vector<std::string> out;
   for (const std::string& db : databases) {
     std::error_code ec;
     std::filesystem::path dir = std::filesystem::absolute(db, ec).parent_path();
     for (int up = 0; up < 3 && !dir.empty(); ++up, dir = dir.parent_path()) {
-      if (std::filesystem::is_directory(dir / collectors::kLibraryLogDir, ec)) {
-        if (std::find(out.begin(), out.end(), dir.string()) == out.end()) out.push_back(dir.string());
+      const std::string logs = (dir / collectors::kLibraryLogDir).string();
+      if (std::filesystem::is_directory(logs, ec)) {
+        if (std::find(out.begin(), out.end(), logs) == out.end()) out.push_back(logs);
         break;
       }
       if (dir == dir.root_path()) break;

@@ -40,9 +40,9 @@ std::vector<LoggedLibraryCall> load_logged_library_calls(const std::string& run_
 // The same from a folder of such logs (RUN_DIR/library_logs/ itself, wherever it was moved).
 std::vector<LoggedLibraryCall> load_library_log_folder(const std::string& logs_dir);
 
-// The run folders whose library_logs/ belong to `databases`, for analyses of a trace after the run (`export csv`):
-// the nearest of a database's folder and the two above it that holds library_logs/ (profile's layout,
+// The library_logs/ folders that belong to `databases`, for analyses of a trace after the run (`export csv`): the
+// nearest of a database's folder and the two above it that holds one (profile's layout,
 // RUN/rocpd/HOST/PID_results.db beside RUN/library_logs/). Each folder once, in the databases' order.
-std::vector<std::string> run_dirs_with_library_logs(const std::vector<std::string>& databases);
+std::vector<std::string> library_log_folders(const std::vector<std::string>& databases);
 
 }  // namespace rpl::app

@@ -70,19 +70,16 @@ int run_csv(const CsvArgs& a) {
   report::RocprofCsvOptions options;
   // The calls of cuBLAS, cuBLASLt and cuDNN's API logs (`profile --library-trace` on NVIDIA keeps them beside the
   // run's database, not in it): read before anything is written, so a bad log writes no file.
-  if (a.library_logs.empty()) {
-    for (const std::string& run_dir : app::run_dirs_with_library_logs(a.databases)) {
-      std::vector<LoggedLibraryCall> calls = app::load_logged_library_calls(run_dir);
-      log::info("{}: {} calls in the libraries' API logs", (std::filesystem::path(run_dir) / "library_logs").string(),
-                calls.size());
-      options.logged_calls.insert(options.logged_calls.end(), calls.begin(), calls.end());
-    }
-  }
+  std::vector<std::string> folders;
   for (const std::string& dir : a.library_logs) {
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec))
       throw Error(ExitCode::InputMissing, fmt::format("--library-logs {}: not a folder (give a run's library_logs/ "
                                                       "folder, as `profile --library-trace` writes it)", dir));
+    folders.push_back(dir);
+  }
+  if (folders.empty()) folders = app::library_log_folders(a.databases);
+  for (const std::string& dir : folders) {
     std::vector<LoggedLibraryCall> calls = app::load_library_log_folder(dir);
     log::info("{}: {} calls in the libraries' API logs", dir, calls.size());
     options.logged_calls.insert(options.logged_calls.end(), calls.begin(), calls.end());

@@ -65,6 +65,23 @@ class InMemoryTrace {
     return trace.dispatches.edit(trace.dispatches.size() - 1);
   }
 
+  // A cudaLaunchKernel call at `host` on `thread` of process 0 (2 us long) and the dispatch it launched, 10 us later
+  // for 20 us, tied by the next correlation id; returns the dispatch, as add_dispatch does.
+  DispatchTable::Edit add_cuda_launch(Index symbol, TimeNs host, uint64_t thread, Index agent = kNoIndex) {
+    ApiCall a;
+    a.start = host;
+    a.end = host + 2'000;
+    a.correlation_id = ++last_correlation_id;
+    a.process = 0;
+    a.thread = thread;
+    a.name = trace.strings.intern("cudaLaunchKernel");
+    a.category = trace.strings.intern("CUDA_RUNTIME_API");
+    trace.api_calls.push_back(a);
+    add_dispatch(symbol, host + 10'000, host + 30'000, agent)->correlation_id = last_correlation_id;
+    return trace.dispatches.edit(trace.dispatches.size() - 1);
+  }
+  int64_t last_correlation_id = 0;  // of add_cuda_launch's calls
+
   MemoryCopy& add_copy(TimeNs start, TimeNs end, Index process = 0) {
     MemoryCopy c;
     c.start = start;
