@@ -775,17 +775,7 @@ TEST(RocpdStore, SeparatesProcessesSharingUnsuffixedViewsByGuid) {
   std::string a = test::make_fixture_db(dir.path());
   std::string b = test::make_fixture_db(dir.path(), second_process());
   std::string merged = dir.file("merged.db");
-  {
-    SqlFile db(merged);
-    db.exec("ATTACH DATABASE '" + a + "' AS a; ATTACH DATABASE '" + b + "' AS b;");
-    for (auto base : rocpd::schema::table_names()) {
-      std::string name = "rocpd_" + std::string(base);
-      db.exec("CREATE TABLE " + name + "_p1 AS SELECT * FROM a." + name + ";");
-      db.exec("CREATE TABLE " + name + "_p2 AS SELECT * FROM b." + name + ";");
-      db.exec("CREATE VIEW " + name + " AS SELECT * FROM " + name + "_p1 UNION ALL SELECT * FROM " + name + "_p2;");
-    }
-    db.exec("DELETE FROM rocpd_metadata_p1 WHERE tag = 'uuid'; DELETE FROM rocpd_metadata_p2 WHERE tag = 'uuid';");
-  }
+  test::write_merged_views(merged, a, b);
   Trace t = read_databases({merged});
   ASSERT_EQ(t.processes.size(), 2u);
   EXPECT_EQ(t.processes[0].pid, 4242);

@@ -63,6 +63,11 @@ class Columns {
   Columns(sqlite::Db& db, const std::string& table) : table_(table), names_(table_columns(db, table)) {}
   bool exists() const { return !table_.empty(); }
   bool has(std::string_view column) const { return std::find(names_.begin(), names_.end(), column) != names_.end(); }
+  // The column's position in the table (its place in each stored record), -1 when it has none.
+  int index(std::string_view column) const {
+    auto it = std::find(names_.begin(), names_.end(), column);
+    return it == names_.end() ? -1 : static_cast<int>(it - names_.begin());
+  }
   // "alias.column" when it exists, else `fallback`.
   std::string operator()(std::string_view alias, std::string_view column, std::string_view fallback = "NULL") const {
     if (!has(column)) return std::string(fallback);

@@ -318,6 +318,22 @@ void SetReader::read_dispatches() {
   Columns k = columns("kernel_dispatch");
   if (!k.exists()) return;
   k.require(db_, {"dispatch_id", "agent_id", "kernel_id", "start", "end"});
+  reserve_for(k, trace_.dispatches);
+  const std::size_t first = trace_.dispatches.size();
+  std::optional<bool> increasing = read_dispatches_from_file(k);
+  if (!increasing) increasing = read_dispatches_through_sql(k);
+  if (*increasing) return;  // strictly increasing ids (the usual case) cannot repeat
+  std::vector<int64_t> ids;
+  ids.reserve(trace_.dispatches.size() - first);
+  for (std::size_t i = first; i < trace_.dispatches.size(); ++i) ids.push_back(trace_.dispatches.dispatch_id_of(i));
+  std::sort(ids.begin(), ids.end());
+  auto dup = std::adjacent_find(ids.begin(), ids.end());
+  if (dup != ids.end())
+    throw Error(ExitCode::InputInvalid,
+                fmt::format("{}: dispatch id {} appears more than once in process {}", db_.path(), *dup, guid_));
+}
+
+bool SetReader::read_dispatches_through_sql(const Columns& k) {
   // NULL where NULL and 0 mean the same to the model (tid, stack id: 0 = unknown) reads as 0 (as
   // sqlite3_column_int64 reads it); sizes default to 0 and dimensions to 1 below. No IFNULL in the SQL: this
   // loop runs once per dispatch (issue 32).
@@ -330,9 +346,8 @@ void SetReader::read_dispatches() {
       event_column(k, "stack_id"), k.table(), event_join(k, "K"), guid_and(k, "K"));
   Stmt s(db_, sql);
   bind_guid(s);
-  reserve_for(k, trace_.dispatches);
 
-  std::size_t first = trace_.dispatches.size();
+  const std::size_t first = trace_.dispatches.size();
   bool increasing = true;
   int64_t previous = 0;
   while (s.step()) {
@@ -345,39 +360,34 @@ void SetReader::read_dispatches() {
     bool valid =
         checked_integer("dispatch", d.dispatch_id, "private_segment_size", s, 8, 0, 0xffffffffLL, 0, sizes[0]) &&
         checked_integer("dispatch", d.dispatch_id, "group_segment_size", s, 9, 0, 0xffffffffLL, 0, sizes[1]);
-    static constexpr std::string_view kDims[6] = {"workgroup_size_x", "workgroup_size_y", "workgroup_size_z",
-                                             "grid_size_x",      "grid_size_y",      "grid_size_z"};
     for (int i = 0; i < 6 && valid; ++i)
-      valid = checked_integer("dispatch", d.dispatch_id, kDims[i], s, 10 + i, 1, 0xffffffffLL, 1, dims[i]);
+      valid = checked_integer("dispatch", d.dispatch_id, kDimensionColumns[i], s, 10 + i, 1, 0xffffffffLL, 1, dims[i]);
     if (!valid) continue;
     if (trace_.dispatches.size() > first && d.dispatch_id <= previous) increasing = false;
     previous = d.dispatch_id;
-    d.process = process_;
-    d.thread = thread_for(s.cell(1).i64());
-    d.agent = lookup(agents_, s.cell(2).i64());
-    d.symbol = symbol_for(s.cell(3).i64());
     const Stmt::Cell queue = s.cell(4), stream = s.cell(5);
-    d.queue = queue.is_null() ? kNoIndex : lookup(queues_, queue.i64());
-    d.stream = stream.is_null() ? kNoIndex : lookup(streams_, stream.i64());
-    d.scratch_bytes = static_cast<uint32_t>(sizes[0]);
-    d.lds_bytes = static_cast<uint32_t>(sizes[1]);
-    for (int i = 0; i < 3; ++i) {
-      d.block[i] = static_cast<uint32_t>(dims[i]);
-      d.grid[i] = static_cast<uint32_t>(dims[3 + i]);
-    }
+    set_launch(d, s.cell(1).i64(), s.cell(2).i64(), s.cell(3).i64(), queue.is_null() ? std::nullopt : std::optional(queue.i64()),
+               stream.is_null() ? std::nullopt : std::optional(stream.i64()), sizes, dims);
     d.correlation_id = s.cell(16).i64();
     trace_.dispatches.push_back(d);
   }
+  return increasing;
+}
 
-  if (increasing) return;  // strictly increasing ids (the usual case) cannot repeat
-  std::vector<int64_t> ids;
-  ids.reserve(trace_.dispatches.size() - first);
-  for (std::size_t i = first; i < trace_.dispatches.size(); ++i) ids.push_back(trace_.dispatches[i].dispatch_id);
-  std::sort(ids.begin(), ids.end());
-  auto dup = std::adjacent_find(ids.begin(), ids.end());
-  if (dup != ids.end())
-    throw Error(ExitCode::InputInvalid,
-                fmt::format("{}: dispatch id {} appears more than once in process {}", db_.path(), *dup, guid_));
+void SetReader::set_launch(Dispatch& d, int64_t tid, int64_t agent, int64_t kernel, std::optional<int64_t> queue,
+                           std::optional<int64_t> stream, const int64_t (&sizes)[2], const int64_t (&dims)[6]) {
+  d.process = process_;
+  d.thread = thread_for(tid);
+  d.agent = lookup(agents_, agent);
+  d.symbol = symbol_for(kernel);
+  d.queue = queue ? lookup(queues_, *queue) : kNoIndex;
+  d.stream = stream ? lookup(streams_, *stream) : kNoIndex;
+  d.scratch_bytes = static_cast<uint32_t>(sizes[0]);
+  d.lds_bytes = static_cast<uint32_t>(sizes[1]);
+  for (int i = 0; i < 3; ++i) {
+    d.block[i] = static_cast<uint32_t>(dims[i]);
+    d.grid[i] = static_cast<uint32_t>(dims[3 + i]);
+  }
 }
 
 void SetReader::read_copies() {

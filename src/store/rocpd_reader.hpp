@@ -24,6 +24,16 @@ struct ReadOptions {
   bool load_api_calls = true;
   // Called now and then while reading: (file, rows read so far).
   std::function<void(std::string_view file, std::size_t rows)> progress;
+  // Read the kernel dispatch rows straight from the database file's pages where the result is provably what
+  // SQL would return (store/sqlite_file_scan.hpp; issue 32: a fraction of SQLite's CPU time), else through
+  // SQL. false: always through SQL (tests compare the two).
+  bool file_scan = true;
+  // When set, counts the dispatch tables read each way and keeps the last reason for SQL (tests, --debug).
+  struct ScanCounts {
+    std::size_t from_file = 0, through_sql = 0;
+    std::string why_sql;
+  };
+  ScanCounts* scan_counts = nullptr;
 };
 
 // Reads one database into `trace` (appending; call several times to merge processes).

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -91,6 +92,17 @@ class SetReader {
   void read_strings();
   void read_symbols();
   void read_dispatches();
+  // The kernel dispatch rows, through SQL (any schema, every check with its message), or straight from the
+  // file's pages (rocpd_dispatch_scan.cpp) where that gives the same records: nullopt when it cannot (the
+  // trace as before), else whether the dispatch ids were strictly increasing, as from the SQL path.
+  bool read_dispatches_through_sql(const Columns& k);
+  std::optional<bool> read_dispatches_from_file(const Columns& k);
+  // A dispatch's process, thread, agent, symbol, queue, stream and launch shape from its row's ids and sizes.
+  void set_launch(Dispatch& d, int64_t tid, int64_t agent, int64_t kernel, std::optional<int64_t> queue,
+                  std::optional<int64_t> stream, const int64_t (&sizes)[2], const int64_t (&dims)[6]);
+  static constexpr std::string_view kDimensionColumns[6] = {"workgroup_size_x", "workgroup_size_y",
+                                                            "workgroup_size_z", "grid_size_x",
+                                                            "grid_size_y",      "grid_size_z"};
   void read_copies();
   std::vector<SyncCallArgs> read_sync_args(const Columns& region, const std::string& sync_name_ids);
   void read_regions();

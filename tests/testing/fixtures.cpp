@@ -1,5 +1,8 @@
 #include "testing/fixtures.hpp"
 
+#include "store/rocpd_schema.hpp"
+#include "testing/sql.hpp"
+
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -231,6 +234,18 @@ std::string make_fixture_db(const std::filesystem::path& dir, const FixtureSpec&
   std::string path = (dir / spec.file_name).string();
   write_fixture(fixture_rows(spec), path);
   return path;
+}
+
+void write_merged_views(const std::string& merged, const std::string& a, const std::string& b) {
+  SqlFile db(merged);
+  db.exec("ATTACH DATABASE '" + a + "' AS a; ATTACH DATABASE '" + b + "' AS b;");
+  for (auto base : rocpd::schema::table_names()) {
+    std::string name = "rocpd_" + std::string(base);
+    db.exec("CREATE TABLE " + name + "_p1 AS SELECT * FROM a." + name + ";");
+    db.exec("CREATE TABLE " + name + "_p2 AS SELECT * FROM b." + name + ";");
+    db.exec("CREATE VIEW " + name + " AS SELECT * FROM " + name + "_p1 UNION ALL SELECT * FROM " + name + "_p2;");
+  }
+  db.exec("DELETE FROM rocpd_metadata_p1 WHERE tag = 'uuid'; DELETE FROM rocpd_metadata_p2 WHERE tag = 'uuid';");
 }
 
 }  // namespace rpl::test

@@ -85,5 +85,8 @@ void add_counters(FixtureRows& rows, const std::vector<std::string>& names,
 void write_fixture(const FixtureRows& rows, const std::string& path);
 // fixture_rows + write_fixture into dir / spec.file_name; returns the path.
 std::string make_fixture_db(const std::filesystem::path& dir, const FixtureSpec& spec = {});
+// What rocpd's merge tool gives for two processes: every table of `a` and `b` copied under the suffixes _p1 and
+// _p2 (which the reader does not recognise) behind un-suffixed UNION ALL views, into a new database `merged`.
+void write_merged_views(const std::string& merged, const std::string& a, const std::string& b);
 
 }  // namespace rpl::test
