@@ -381,6 +381,74 @@ TEST(OptimizeRealEnvironment, CompilerCommandLinesForTheCapturedGpu) {
                                            "/o/k.co", "/o/k.hip"}));
 }
 
+TEST(OptimizeStructureGate, NewMacrosConstantsAndTypesUnderNewNamesAreAdmitted) {
+  const std::string at = "template <typename T, int TILE = 4>";
+  auto with_decl = [&](const std::string& decl, const std::string& use = "T acc = 0;") {
+    return replace(replace(kSource, at, decl + "\n" + at), "T acc = 0;", use);
+  };
+  // what hand-written optimizations put beside the kernel: admitted and listed in the evidence
+  struct Admitted { std::string decl, use, kind; };
+  const std::vector<Admitted> admitted = {
+      {"#define UNROLL_BY 4", "T acc = 0 * UNROLL_BY;", "macro"},
+      {"#define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))\n#define LANES \\\n  32", "T acc = CEIL_DIV(n, LANES) * 0;", "macro"},
+      {"constexpr int kWarps = 8;", "T acc = 0 * kWarps;", "constant"},
+      {"static constexpr float kScale = 0.5f;", "T acc = 0 * kScale;", "constant"},
+      {"const int kLanes = 32;", "T acc = 0 * kLanes;", "constant"},
+      {"struct __align__(8) Pair { float lo, hi; __device__ float sum() const { return lo + hi; } };",
+       "Pair p{0.0f, 0.0f}; T acc = p.sum();", "type"},
+      {"template <int N> struct Unroll { static constexpr int value = N; };", "T acc = 0 * Unroll<4>::value;", "type"},
+      {"enum { kLog2Warp = 5 };", "T acc = 0 * kLog2Warp;", "type"},
+      {"using acc_t = float;", "acc_t acc = 0;", "type"},
+      {"typedef float4 vec_t;", "T acc = 0 * sizeof(vec_t);", "type"},
+  };
+  for (const Admitted& c : admitted) {
+    StaticVerdict v = check(with_decl(c.decl, c.use));
+    EXPECT_TRUE(v.passed) << c.decl << ": " << v.gate << ": " << v.reason;
+    ASSERT_TRUE(v.evidence.contains("added_declarations")) << c.decl << ": " << v.evidence.dump();
+    EXPECT_EQ(v.evidence["added_declarations"][0]["kind"], c.kind) << c.decl;
+  }
+  // a namespace alias (cooperative groups' usual spelling) and a helper beside a macro
+  StaticVerdict alias = check(with_decl("namespace fast_ns { constexpr int k = 1; }\nnamespace fns = fast_ns;", "T acc = 0 * fns::k;"));
+  EXPECT_FALSE(alias.passed) << "a new namespace block is new code outside the kernel";
+  StaticVerdict both = check(with_decl("#define HALF_WARP 16\n__device__ __forceinline__ float halve(float v) { return v / HALF_WARP; }",
+                                       "T acc = halve(0.0f);"));
+  EXPECT_TRUE(both.passed) << both.reason;
+
+  // what the kernel may not do, a macro, a constant's initializer or a type's member may not either
+  struct Refused { std::string decl, use, gate, expect; };
+  const std::vector<Refused> refused = {
+      {"#define STAMP() clock64()", "T acc = 0 * STAMP();", "structure", "clock"},
+      {"#define SAY(i) printf(\"%d\\n\", (i))", "SAY(1); T acc = 0;", "structure", "print"},
+      {"#define BAIL() asm volatile(\"trap;\")", "BAIL(); T acc = 0;", "structure", "trap"},
+      {"struct Probe { __device__ long long now() const { return clock64(); } };", "T acc = 0 * Probe{}.now();", "structure", "clock"},
+      // a name the original uses: a macro or type under it could change the original's code
+      {"#define twice(x) (x)", "T acc = 0;", "signature", "reuses the name twice"},
+      {"constexpr int kFine = 1;\nconstexpr int acc = 3;", "T acc = 0;", "signature", "reuses the name acc"},
+      // names reserved to the implementation (they can steer the toolkit's headers)
+      {"#define __CUDA_NO_HALF_OPERATORS__ 1", "T acc = 0;", "signature", "reserved name"},
+      // a mutable file-scope variable is state, not a constant
+      {"int calls = 0;", "T acc = 0;", "signature", "outside the kernel"},
+      // a specialization of a template is never a new name
+      {"namespace std { template <> struct hash<float2>; }", "T acc = 0;", "signature", "outside the kernel"},
+  };
+  for (const Refused& c : refused) {
+    StaticVerdict v = check(with_decl(c.decl, c.use));
+    EXPECT_FALSE(v.passed) << c.decl;
+    EXPECT_EQ(v.gate, c.gate) << c.decl << ": " << v.reason;
+    EXPECT_NE(v.reason.find(c.expect), std::string::npos) << c.decl << ": " << v.reason;
+  }
+  // a macro before an #include could change the header: refused, and said so
+  StaticVerdict early = check(replace(replace(kSource, "#include <cuda_runtime.h>", "#define MY_TILE 8\n#include <cuda_runtime.h>"),
+                                      "T acc = 0;", "T acc = 0 * MY_TILE;"));
+  EXPECT_FALSE(early.passed);
+  EXPECT_EQ(early.gate, "signature");
+  EXPECT_NE(early.reason.find("before an #include"), std::string::npos) << early.reason;
+  // the original's own macro changed: still refused (other code uses it)
+  StaticVerdict changed = check(replace(kSource, "#define BLOCK 256", "#define BLOCK 128"));
+  EXPECT_FALSE(changed.passed);
+  EXPECT_EQ(changed.gate, "signature");
+}
+
 }  // namespace
 }  // namespace rpl::optimize
 

@@ -27,11 +27,13 @@ namespace loop_detail {
 
 const std::vector<std::string>& guard_constraints() {
   static const std::vector<std::string> c = {
-      "return the whole source file; change only the body of the kernel",
+      "return the whole source file; change only the body of the kernel; you may add new __device__ helper functions, "
+      "macros (after the #includes), constants, types and namespace aliases under names the file does not use yet",
       "the kernel's signature is frozen: parameter types and qualifiers, template parameters and defaults, return type, "
       "__launch_bounds__, linkage",
       "no new __device__/__shared__/__constant__ variables outside the kernel, no static variables",
-      "no clock(), clock64(), %globaltimer or other timers; no printf; no new atomics on memory the original does not write; no new inline asm",
+      "no clock(), clock64(), %globaltimer or other timers; no printf; no new atomics on memory the original does not write; "
+      "inline asm only for loads, stores, arithmetic and shared-memory atomics (no timers, traps, exits or calls)",
       "results must be bit-identical to the original's on captured and randomised inputs (unless a tolerance is given)",
       "the candidate must be measurably faster (alternated fresh-process replays, Mann-Whitney U) and speed up the "
       "whole application"};

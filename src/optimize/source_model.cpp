@@ -212,6 +212,55 @@ void visit_function(CXCursor c, Walk& w) {
   w.model->kernels.push_back(std::move(k));
 }
 
+// One past the end of the declaration at [.., end): its ';' when one follows (whitespace between).
+std::size_t through_semicolon(const std::string& text, std::size_t end) {
+  std::size_t i = end;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  return i < text.size() && text[i] == ';' ? i + 1 : end;
+}
+
+// A macro definition's whole directive: back from its name to the '#', on to the end of its last line.
+std::optional<std::pair<std::size_t, std::size_t>> directive_range(const std::string& text, std::size_t name_begin,
+                                                                   std::size_t body_end) {
+  std::size_t hash = text.rfind('#', name_begin);
+  if (hash == std::string::npos) return std::nullopt;
+  std::size_t i = hash + 1;
+  while (i < name_begin && (text[i] == ' ' || text[i] == '\t')) ++i;
+  if (text.compare(i, 6, "define") != 0) return std::nullopt;
+  for (i += 6; i < name_begin; ++i)
+    if (text[i] != ' ' && text[i] != '\t') return std::nullopt;
+  std::size_t e = std::max(body_end, name_begin);
+  while (e < text.size() && !(text[e] == '\n' && (e == 0 || text[e - 1] != '\\'))) ++e;
+  return std::make_pair(hash, e);
+}
+
+void add_file_scope_decl(CXCursor c, const char* kind, Walk& w) {
+  if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return;
+  Offsets o = extent_of(c);
+  FileScopeDecl d{{take(clang_getCursorSpelling(c))}, kind, o.begin, through_semicolon(w.model->text, o.end)};
+  if (clang_getCursorKind(c) == CXCursor_EnumDecl && !clang_EnumDecl_isScoped(c))
+    clang_visitChildren(c, [](CXCursor e, CXCursor, CXClientData names) -> CXChildVisitResult {
+      if (clang_getCursorKind(e) == CXCursor_EnumConstantDecl)
+        static_cast<std::vector<std::string>*>(names)->push_back(take(clang_getCursorSpelling(e)));
+      return CXChildVisit_Continue;
+    }, &d.names);
+  d.specialization = !clang_Cursor_isNull(clang_getSpecializedCursorTemplate(c)) ||
+                     clang_getCursorKind(c) == CXCursor_ClassTemplatePartialSpecialization;
+  w.model->file_scope_decls.push_back(std::move(d));
+}
+
+bool has_device_annotation(CXCursor c) {
+  bool device = false;
+  clang_visitChildren(c, [](CXCursor a, CXCursor, CXClientData d) -> CXChildVisitResult {
+    if (clang_getCursorKind(a) == CXCursor_AnnotateAttr) {
+      std::string s = take(clang_getCursorSpelling(a));
+      if (s == "rpl_device" || s == "rpl_shared" || s == "rpl_constant" || s == "rpl_managed") *static_cast<bool*>(d) = true;
+    }
+    return CXChildVisit_Continue;
+  }, &device);
+  return device;
+}
+
 void visit_scope(CXCursor parent, Walk& w) {
   clang_visitChildren(parent, [](CXCursor c, CXCursor, CXClientData data) -> CXChildVisitResult {
     auto& w = *static_cast<Walk*>(data);
@@ -236,15 +285,27 @@ void visit_scope(CXCursor parent, Walk& w) {
       case CXCursor_FunctionTemplate: visit_function(c, w); break;
       case CXCursor_VarDecl: {
         if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) break;
-        bool device = false;
-        clang_visitChildren(c, [](CXCursor a, CXCursor, CXClientData d) -> CXChildVisitResult {
-          if (clang_getCursorKind(a) == CXCursor_AnnotateAttr) {
-            std::string s = take(clang_getCursorSpelling(a));
-            if (s == "rpl_device" || s == "rpl_shared" || s == "rpl_constant" || s == "rpl_managed") *static_cast<bool*>(d) = true;
-          }
-          return CXChildVisit_Continue;
-        }, &device);
-        if (device) w.model->device_globals.push_back(take(clang_getCursorSpelling(c)));
+        if (has_device_annotation(c)) w.model->device_globals.push_back(take(clang_getCursorSpelling(c)));
+        else if (clang_isConstQualifiedType(clang_getCursorType(c))) add_file_scope_decl(c, "constant", w);  // constexpr too
+        break;
+      }
+      case CXCursor_StructDecl:
+      case CXCursor_ClassDecl:
+      case CXCursor_UnionDecl:
+      case CXCursor_EnumDecl:
+      case CXCursor_ClassTemplate:
+      case CXCursor_ClassTemplatePartialSpecialization:
+        if (clang_isCursorDefinition(c)) add_file_scope_decl(c, "type", w);
+        break;
+      case CXCursor_TypedefDecl:
+      case CXCursor_TypeAliasDecl:
+      case CXCursor_TypeAliasTemplateDecl: add_file_scope_decl(c, "type", w); break;
+      case CXCursor_NamespaceAlias: add_file_scope_decl(c, "namespace alias", w); break;
+      case CXCursor_MacroDefinition: {
+        if (!clang_Location_isFromMainFile(clang_getCursorLocation(c)) || clang_Cursor_isMacroBuiltin(c)) break;
+        Offsets o = extent_of(c);
+        if (auto r = directive_range(w.model->text, o.begin, o.end))
+          w.model->file_scope_decls.push_back({{take(clang_getCursorSpelling(c))}, "macro", r->first, r->second, false});
         break;
       }
       default: break;
@@ -556,8 +617,11 @@ SourceModel parse_source(const std::string& path, const std::string& text, const
   CXCursor root = clang_getTranslationUnitCursor(tu);
   visit_scope(root, w);
   clang_visitChildren(root, [](CXCursor c, CXCursor, CXClientData data) -> CXChildVisitResult {
-    if (clang_getCursorKind(c) == CXCursor_InclusionDirective && clang_Location_isFromMainFile(clang_getCursorLocation(c)))
-      static_cast<SourceModel*>(data)->includes.push_back(take(clang_getCursorSpelling(c)));
+    if (clang_getCursorKind(c) == CXCursor_InclusionDirective && clang_Location_isFromMainFile(clang_getCursorLocation(c))) {
+      auto* m = static_cast<SourceModel*>(data);
+      m->includes.push_back(take(clang_getCursorSpelling(c)));
+      m->includes_end = std::max(m->includes_end, extent_of(c).end);
+    }
     return CXChildVisit_Continue;
   }, &model);
 

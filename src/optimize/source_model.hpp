@@ -62,6 +62,18 @@ struct DeviceFunction {
   std::size_t end = 0;         // one past the body's '}'
 };
 
+// A file-scope declaration that introduces a name and holds no state: a macro, a constant (const or constexpr, not
+// __device__), a type (struct, class, union, enum, typedef or alias, templates included) or a namespace alias.
+// Hand-written optimizations add them beside the kernel (`#define TILE 32`, `constexpr int kWarps = 8;`,
+// `struct __align__(16) Pair`, `namespace cg = cooperative_groups;`); the guard admits those whose name is new.
+struct FileScopeDecl {
+  std::vector<std::string> names;  // the names it brings into its scope (an unscoped enum's enumerators too)
+  std::string kind;            // "macro", "constant", "type", "namespace alias"
+  std::size_t begin = 0;       // byte range of the whole declaration: a macro's from its '#' to its line's end
+  std::size_t end = 0;         // (continuation lines included), a declaration's with its ';'
+  bool specialization = false; // an explicit or partial specialization of a template (never a new name)
+};
+
 struct SourceModel {
   std::string path;
   std::string text;
@@ -70,6 +82,8 @@ struct SourceModel {
   std::vector<std::string> includes;       // header names the source includes
   std::vector<std::string> device_globals; // file-scope __device__/__shared__/__constant__/__managed__ variables
   std::vector<DeviceFunction> device_functions;  // file-scope __device__ function definitions, in source order
+  std::vector<FileScopeDecl> file_scope_decls;   // in source order
+  std::size_t includes_end = 0;            // one past the main file's last #include directive (0: none)
   std::string headers;                     // "toolkit": parsed with the installed CUDA's or ROCm's headers; "stubs": with ours,
                                            // whose errors never reject a candidate (the compiler is the parser of record)
   std::string toolkit;                     // the CUDA toolkit's or ROCm's folder when headers == "toolkit"

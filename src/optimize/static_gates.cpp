@@ -179,6 +179,56 @@ std::vector<DeviceFunction> new_device_functions(const SourceModel& original, co
   return out;
 }
 
+std::string collapsed(const std::string& text) {
+  std::string out;
+  for (char c : text)
+    if (!std::isspace(static_cast<unsigned char>(c))) out += c;
+  return out;
+}
+
+bool reserved_identifier(const std::string& name) {
+  return name.size() >= 2 && name[0] == '_' && (name[1] == '_' || std::isupper(static_cast<unsigned char>(name[1])));
+}
+
+// The candidate's new file-scope declarations (FileScopeDecl): each of the names it declares is an identifier that
+// appears nowhere in the original and is not reserved to the implementation, so that it cannot change what the
+// original's own code means; a macro comes after the last #include, so that it cannot change a header either. The
+// ones refused, with why, go to `refused` (for the message when the text outside the kernel then differs).
+std::vector<FileScopeDecl> new_file_scope_decls(const SourceModel& original, const SourceModel& candidate,
+                                                std::vector<std::string>& refused) {
+  std::map<std::string, int> known;
+  count_identifiers(original.text, 0, original.text.size(), known);
+  std::vector<FileScopeDecl> out;
+  for (const FileScopeDecl& d : candidate.file_scope_decls) {
+    std::vector<std::string> names;
+    for (const std::string& n : d.names)
+      if (!n.empty() && n[0] != '(') names.push_back(n);  // an anonymous enum declares its enumerators only
+    const std::string what = fmt::format("{} {}", d.kind, names.empty() ? std::string("(unnamed)") : fmt::format("{}", fmt::join(names, ", ")));
+    std::string why;
+    if (names.empty()) why = "declares no name";
+    else if (d.specialization) why = "specializes a template (never a new name)";
+    for (const std::string& n : names) {
+      if (!why.empty()) break;
+      if (!std::all_of(n.begin(), n.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+        why = "is not a plain identifier";
+      else if (known.count(n)) why = fmt::format("reuses the name {}, which the original has", n);
+      else if (reserved_identifier(n)) why = fmt::format("uses the reserved name {}", n);
+    }
+    if (why.empty() && d.kind == "macro" && d.begin < candidate.includes_end) why = "comes before an #include (it could change the header)";
+    if (why.empty()) {
+      out.push_back(d);
+      continue;
+    }
+    // the original's own declarations, unchanged, are not additions (the comparison of the text outside judges them)
+    const std::string text = collapsed(candidate.text.substr(d.begin, d.end - d.begin));
+    const bool unchanged = std::any_of(original.file_scope_decls.begin(), original.file_scope_decls.end(), [&](const FileScopeDecl& o) {
+      return o.kind == d.kind && o.names == d.names && collapsed(original.text.substr(o.begin, o.end - o.begin)) == text;
+    });
+    if (!unchanged) refused.push_back(fmt::format("new {} {}", what, why));
+  }
+  return out;
+}
+
 StaticVerdict check_static_gates(const SourceModel& original, const SourceModel& candidate, const std::string& kernel) {
   const KernelInfo* a = original.find(kernel);
   if (!a) return StaticVerdict::failed("signature", fmt::format("kernel {} is not in the original source", kernel));
@@ -208,31 +258,46 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
                 {{"new_device_globals", new_globals}});
 
   // New helper functions the kernel may call are the candidate's own (the same checks as the kernel's body below).
+  // So are new macros, constants, types and namespace aliases (new names only), judged as the kernel's text is.
   const std::vector<DeviceFunction> helpers = parsed ? new_device_functions(original, candidate) : std::vector<DeviceFunction>{};
+  std::vector<std::string> refused_decls;
+  const std::vector<FileScopeDecl> decls =
+      parsed ? new_file_scope_decls(original, candidate, refused_decls) : std::vector<FileScopeDecl>{};
   std::string candidate_without_helpers = candidate.text;
   for (const DeviceFunction& f : helpers)
     std::fill(candidate_without_helpers.begin() + f.begin, candidate_without_helpers.begin() + f.end, ' ');
+  for (const FileScopeDecl& d : decls)
+    std::fill(candidate_without_helpers.begin() + d.begin, candidate_without_helpers.begin() + d.end, ' ');
   std::string out_a = without_toolkit_includes(text_outside(original.text, *a)),
               out_b = without_toolkit_includes(text_outside(candidate_without_helpers, *b));
-  if (out_a != out_b)
-    return StaticVerdict::failed("signature", "the candidate changes code outside the kernel (other functions, globals, macros, host code or "
-                             "launches must stay as they are)", first_difference(out_a, out_b));
+  if (out_a != out_b) {
+    json evidence = first_difference(out_a, out_b);
+    if (!refused_decls.empty()) evidence["refused_additions"] = refused_decls;
+    return StaticVerdict::failed("signature", fmt::format("the candidate changes code outside the kernel (other functions, globals, "
+                             "macros, host code or launches must stay as they are; new helper functions, macros, constants and "
+                             "types may be added under new names){}", refused_decls.empty() ? "" : ": " + fmt::format("{}", fmt::join(refused_decls, "; "))),
+                             evidence);
+  }
 
   auto ia = kernel_identifiers(original.text, *a), ib = kernel_identifiers(candidate.text, *b);
   for (const DeviceFunction& f : helpers) count_identifiers(candidate.text, f.body_begin, f.end, ib);
+  std::map<std::string, int> ib_with_decls = ib;  // a macro or a type's member functions can hold what the kernel may not
+  for (const FileScopeDecl& d : decls) count_identifiers(candidate.text, d.begin, d.end, ib_with_decls);
   auto count = [](const std::map<std::string, int>& m, const std::string& id) {
     auto it = m.find(id);
     return it == m.end() ? 0 : it->second;
   };
   std::string kernel_text_b = candidate.text.substr(b->decl_begin, b->decl_end - b->decl_begin);
   for (const DeviceFunction& f : helpers) kernel_text_b += candidate.text.substr(f.body_begin, f.end - f.body_begin);
+  for (const FileScopeDecl& d : decls) kernel_text_b += candidate.text.substr(d.begin, d.end - d.begin);
   std::string kernel_text_a = original.text.substr(a->decl_begin, a->decl_end - a->decl_begin);
-  for (const auto& [id, n] : ib) {
+  for (const auto& [id, n] : ib_with_decls) {
     if (timer_identifiers().count(id) && n > count(ia, id))
       return StaticVerdict::failed("structure", fmt::format("the candidate reads a clock or timer ({})", id), {{"identifier", id}});
     if (print_identifiers().count(id) && n > count(ia, id))
       return StaticVerdict::failed("structure", fmt::format("the candidate prints or traps ({})", id), {{"identifier", id}});
-    if (id == "static" && n > count(ia, id))
+    // (a file-scope `static constexpr` is a constant with internal linkage, not state: counted in the kernel's text only)
+    if (id == "static" && count(ib, id) > count(ia, id))
       return StaticVerdict::failed("structure", "the candidate adds a static variable (state that outlives a launch)", {{"identifier", id}});
   }
   // Inline assembly the original does not have: hand-written optimizations use it (ld.global.nc, cp.async, mma.sync,
@@ -243,6 +308,8 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
   std::vector<AsmStatement> candidate_asm = asm_statements(candidate.text, b->decl_begin, b->decl_end);
   for (const DeviceFunction& f : helpers)
     for (AsmStatement& st : asm_statements(candidate.text, f.body_begin, f.end)) candidate_asm.push_back(std::move(st));
+  for (const FileScopeDecl& d : decls)
+    for (AsmStatement& st : asm_statements(candidate.text, d.begin, d.end)) candidate_asm.push_back(std::move(st));
   for (const AsmStatement& st : candidate_asm) {
     auto same = std::find_if(original_asm.begin(), original_asm.end(), [&](const AsmStatement& o) {
       return o.readable == st.readable && o.templ == st.templ;
@@ -272,11 +339,18 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
     for (const DeviceFunction& f : helpers) names.push_back(f.name);
     added["added_device_functions"] = names;
   }
+  if (!decls.empty()) {
+    json list = json::array();
+    for (const FileScopeDecl& d : decls) list.push_back({{"kind", d.kind}, {"names", d.names}});
+    added["added_declarations"] = list;
+  }
   if (!added_asm.empty()) added["added_inline_asm"] = added_asm;
-  if (!helpers.empty() && added_asm.empty())
+  if ((!helpers.empty() || !decls.empty()) && added_asm.empty())
     return {true, "structure", fmt::format("signature, text outside the kernel and structure unchanged; {} new device "
-                                           "function{} the kernel may call, checked as its body is",
-                                           helpers.size(), helpers.size() == 1 ? "" : "s"), added};
+                                           "function{} and {} new declaration{} (macros, constants, types) under new names, "
+                                           "checked as the kernel's body is",
+                                           helpers.size(), helpers.size() == 1 ? "" : "s", decls.size(), decls.size() == 1 ? "" : "s"),
+            added};
   if (!added_asm.empty())
     return {true, "structure", fmt::format("signature, text outside the kernel and structure unchanged; {} inline assembly "
                                            "statement{} added, none that reads a timer, traps, exits, calls out or adds "
