@@ -9,12 +9,13 @@ evaluations (our search measures B valid configurations, so its curve is read at
 that stops early keeps its last best).
 
 Per space, budget and strategy: median and 90th percentile of the best ratio, each with a percentile bootstrap
-95% interval (2,000 resamples of the seeds, fixed generator), the share of runs within 5% and within 10% of the
-optimum, and the methodology score of Willemsen et al. (FGCS 2024): P(t) = (random(t) - best(t)) /
-(random(t) - optimum) averaged over t = 1..B, where best(t) is the mean over seeds of the best ratio after t
-evaluations (before a run's first valid evaluation: the space's worst valid ratio) and random(t) the exact
-expected best of uniform sampling without replacement over all the space's configurations (failed ones
-included, counted as evaluations that find nothing), computed from the sorted space.
+95% interval (2,000 resamples of the seeds; one fixed generator per cell, seeded by the cell's id, over its runs in
+seed order), the share of runs within 5% and within 10% of the optimum, and the methodology score of Willemsen
+et al. (FGCS 2024): P(t) = (random(t) - best(t)) / (random(t) - optimum) averaged over t = 1..B, where best(t)
+is the mean over seeds of the best ratio after t evaluations (before a run's first valid evaluation: the space's
+worst valid ratio) and random(t) the exact expected best of uniform sampling without replacement over all the
+space's configurations (failed ones included, counted as evaluations that find nothing), computed from the sorted
+space.
 
 Usage: anchor_report.py --runs KT.jsonl OURS.jsonl ... --out-md TABLE.md --out-json SUMMARY.json
                         [--plots DIR] [--spaces-dir bench/autotune/spaces]
@@ -92,9 +93,13 @@ def summarize(runs, spaces):
     for r in runs:
         cells[(r["space"], r["budget_pct"], r["strategy"])].append(r)
     out = []
-    rng = random.Random(30)
     random_cache = {}
     for (space, pct, strategy), rs in sorted(cells.items()):
+        # One generator per cell, seeded by its id, over its runs in seed order: a cell's intervals depend on its
+        # own runs only (a generator shared across cells moved an unchanged strategy's interval whenever another
+        # cell gained seeds, and with it a borderline target in the third decimal).
+        rs = sorted(rs, key=lambda r: r["seed"])
+        rng = random.Random(f"{space} {pct:g}% {strategy}")
         sp = spaces[space]
         budget = math.ceil(pct / 100 * len(sp["ratios"]))
         if (space, budget) not in random_cache:
