@@ -1,64 +1,50 @@
 #include "analysis/kernel_slack.hpp"
 
-#include <algorithm>
-#include <utility>
-
 namespace rpl::analysis {
 
-std::vector<KernelSlack> summarize_kernel_slack(const Trace& trace, const std::function<Index(std::size_t)>& dispatch_of,
-                                                std::span<const TimeNs> slack, std::span<const uint8_t> on_path) {
-  if (slack.size() != on_path.size()) return {};
-  // Group by display-name string id: count, then place each dispatch's slack in its group's range.
-  constexpr uint32_t kNoGroup = UINT32_MAX;
-  std::vector<uint32_t> group_of_name(trace.strings.size(), kNoGroup);
-  std::vector<Index> names;
-  std::vector<std::size_t> offset, on_path_count;
-  auto name_of = [&](std::size_t i) -> Index {
-    Index d = dispatch_of(i);
-    if (d >= trace.dispatches.size()) return kNoIndex;
-    Index s = trace.dispatches.symbol_of(d);
-    return s < trace.symbols.size() ? trace.symbols[s].display_name : kNoIndex;
-  };
-  for (std::size_t i = 0; i < slack.size(); ++i) {
-    Index name = name_of(i);
-    if (name == kNoIndex) continue;
-    uint32_t& g = group_of_name[name];
+KernelSlackGroups::KernelSlackGroups(const Trace& trace) : trace_(trace), group_of_name_(trace.strings.size(), kNoGroup) {
+  group_of_symbol_.assign(trace.symbols.size(), kNoGroup);
+  for (std::size_t s = 0; s < trace.symbols.size(); ++s) {
+    const Index name = trace.symbols[s].display_name;
+    if (name >= group_of_name_.size()) continue;
+    uint32_t& g = group_of_name_[name];
     if (g == kNoGroup) {
-      g = static_cast<uint32_t>(names.size());
-      names.push_back(name);
-      offset.push_back(0);
-      on_path_count.push_back(0);
+      g = static_cast<uint32_t>(names_.size());
+      names_.push_back(name);
     }
-    ++offset[g];
-    on_path_count[g] += on_path[i] != 0;
+    group_of_symbol_[s] = g;
   }
-  std::size_t total = 0;
-  for (std::size_t& o : offset) total += std::exchange(o, total);
-  std::vector<TimeNs> grouped(total);
-  std::vector<std::size_t> fill = offset;
-  for (std::size_t i = 0; i < slack.size(); ++i)
-    if (Index name = name_of(i); name != kNoIndex) grouped[fill[group_of_name[name]]++] = slack[i];
+  on_path_.assign(names_.size(), 0);
+}
 
+std::vector<KernelSlack> KernelSlackGroups::summary(const GroupMedians& medians) const {
   std::vector<KernelSlack> out;
-  out.reserve(names.size());
-  for (std::size_t g = 0; g < names.size(); ++g) {
-    auto first = grouped.begin() + static_cast<std::ptrdiff_t>(offset[g]);
-    auto last = grouped.begin() + static_cast<std::ptrdiff_t>(fill[g]);
-    const std::size_t n = static_cast<std::size_t>(last - first), m = n / 2;
-    std::nth_element(first, first + static_cast<std::ptrdiff_t>(m), last);
-    const TimeNs upper = first[static_cast<std::ptrdiff_t>(m)];
-    // Below the median position every value is <= upper: the lower middle is their maximum.
-    const double median = n % 2 ? static_cast<double>(upper)
-                                : (static_cast<double>(*std::max_element(first, first + static_cast<std::ptrdiff_t>(m))) +
-                                   static_cast<double>(upper)) / 2.0;
-    const TimeNs minimum = m > 0 ? std::min(upper, *std::min_element(first, first + static_cast<std::ptrdiff_t>(m))) : upper;
-    out.push_back({trace.strings.at(names[g]), n, on_path_count[g], minimum, median});
+  for (std::size_t g = 0; g < names_.size(); ++g) {
+    if (medians.count(g) == 0) continue;
+    out.push_back({trace_.strings.at(names_[g]), medians.count(g), on_path_[g], medians.min(g), medians.median(g)});
   }
   std::sort(out.begin(), out.end(), [](const KernelSlack& a, const KernelSlack& b) {
     if (a.median_slack_ns != b.median_slack_ns) return a.median_slack_ns < b.median_slack_ns;
     return a.name < b.name;
   });
   return out;
+}
+
+std::vector<KernelSlack> summarize_kernel_slack(const Trace& trace, const std::function<Index(std::size_t)>& dispatch_of,
+                                                std::span<const TimeNs> slack, std::span<const uint8_t> on_path) {
+  if (slack.size() != on_path.size()) return {};
+  KernelSlackGroups groups(trace);
+  GroupMedians medians(groups.size());
+  for (std::size_t i = 0; i < slack.size(); ++i)
+    if (const uint32_t g = groups.of_dispatch(dispatch_of(i)); g != KernelSlackGroups::kNoGroup) {
+      medians.add(g, slack[i]);
+      groups.count_on_path(g, on_path[i] != 0);
+    }
+  medians.select([&](auto add) {
+    for (std::size_t i = 0; i < slack.size(); ++i)
+      if (const uint32_t g = groups.of_dispatch(dispatch_of(i)); g != KernelSlackGroups::kNoGroup) add(g, slack[i]);
+  });
+  return groups.summary(medians);
 }
 
 std::vector<KernelSlack> kernel_slack(const Trace& trace, const CriticalPathResult& dag) {

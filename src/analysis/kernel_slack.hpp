@@ -4,18 +4,45 @@
 // dispatches. A minimum of 0 means some dispatch of the kernel is on the critical path; a large median says
 // most of its dispatches are off it (speeding them up would not shorten the run). Pure.
 //
-// Exact at any size: the slacks are grouped by kernel in one buffer (8 bytes per dispatch, transient) and the
-// median found by selection, not by sorting.
+// Exact at any size, without holding the slacks: the median is selected over the values read again in a few
+// passes (analysis/group_medians.hpp; issue 32, 8 bytes per dispatch before).
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "analysis/critical_path.hpp"
+#include "analysis/group_medians.hpp"
 #include "model/trace.hpp"
 
 namespace rpl::analysis {
+
+// The kernel groups of the summary (one per display-name string id, in symbol order) and their on-path counts,
+// for callers that produce the slacks themselves: for each dispatch, medians.add(of_dispatch(d), slack) and
+// count_on_path once, then medians.select over the same values again, then summary(medians).
+class KernelSlackGroups {
+ public:
+  static constexpr uint32_t kNoGroup = UINT32_MAX;
+  explicit KernelSlackGroups(const Trace& trace);
+  std::size_t size() const { return names_.size(); }
+  // The group of dispatch `d` (an index into Trace::dispatches), kNoGroup for kNoIndex or a symbol without one.
+  uint32_t of_dispatch(Index d) const {
+    if (d >= trace_.dispatches.size()) return kNoGroup;
+    const Index s = trace_.dispatches.symbol_of(d);
+    return s < group_of_symbol_.size() ? group_of_symbol_[s] : kNoGroup;
+  }
+  void count_on_path(uint32_t g, bool on_path) { on_path_[g] += on_path ? 1 : 0; }
+  std::vector<KernelSlack> summary(const GroupMedians& medians) const;
+
+ private:
+  const Trace& trace_;
+  std::vector<uint32_t> group_of_name_, group_of_symbol_;
+  std::vector<Index> names_;
+  std::vector<std::size_t> on_path_;
+};
 
 // One entry per kernel name with at least one dispatch node, by median slack ascending (the kernels with the
 // least room first), then name. `dispatch_of(i)` is node i's index into Trace::dispatches, or kNoIndex for a

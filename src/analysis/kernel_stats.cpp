@@ -2,9 +2,9 @@
 //
 // Cost: O(N) passes over the dispatches plus O(N log N) only where the dispatches (or copies) are not
 // already ordered by start. Dispatches are grouped through a vector indexed by symbol (symbols with
-// the same display name share one interned string id, so no string is compared per dispatch), and
-// their durations are laid out group by group in one buffer (a counting sort), so each kernel's
-// median is an nth_element over its own slice.
+// the same display name share one interned string id, so no string is compared per dispatch); each
+// kernel's median is selected exactly over the duration column read again in a few passes
+// (analysis/group_medians.hpp), with no per-dispatch buffer.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "analysis/fast_sort.hpp"
+#include "analysis/group_medians.hpp"
 #include "analysis/kernel_stats.hpp"
 #include "analysis/time_interval.hpp"
 #include "support/errors.hpp"
@@ -270,7 +271,8 @@ KernelStatsResult compute_kernel_stats(const Trace& trace) {
   const std::size_t group_count = group_name.size();
 
   // Pass 1: validate, count per group, sum, find the wall-clock bounds.
-  std::vector<std::size_t> group_offset(group_count + 1, 0);
+  std::vector<std::size_t> group_size(group_count, 0);
+  std::vector<long double> group_total(group_count, 0);  // in dispatch order, as stats_of summed a group's values
   TimeNs wall_start = std::numeric_limits<TimeNs>::max();
   TimeNs wall_end = std::numeric_limits<TimeNs>::min();
   long double dispatch_sum = 0;
@@ -287,7 +289,8 @@ KernelStatsResult compute_kernel_stats(const Trace& trace) {
                               dispatches.dispatch_id_of(i), symbol == kNoIndex ? -1 : static_cast<int64_t>(symbol),
                               symbol_count));
     if (end < start) negative_duration("dispatch", dispatches.dispatch_id_of(i), dispatches.process_of(i), start, end);
-    ++group_offset[group_of_symbol[symbol] + 1];
+    ++group_size[group_of_symbol[symbol]];
+    group_total[group_of_symbol[symbol]] += static_cast<double>(end - start);
     dispatches_sorted = dispatches_sorted && start >= previous_start;
     previous_start = start;
     dispatch_sum += end - start;
@@ -312,24 +315,43 @@ KernelStatsResult compute_kernel_stats(const Trace& trace) {
     timing.wall_span_ns = static_cast<double>(wall_end - wall_start);
   }
 
-  // Pass 2: durations laid out group by group.
-  std::partial_sum(group_offset.begin(), group_offset.end(), group_offset.begin());
-  std::vector<double> durations(trace.dispatches.size());
-  {
-    std::vector<std::size_t> cursor(group_offset.begin(), group_offset.end() - 1);
-    for (std::size_t i = 0; i < dispatches.size(); ++i)
-      durations[cursor[group_of_symbol[dispatches.symbol_of(i)]]++] = static_cast<double>(dispatches.duration_of(i));
+  // Per group, in dispatch order (the order stats_of summed them in, so that the figures are the same): from
+  // the mean, the squared deviations; the median by exact selection over the duration column read
+  // again (analysis/group_medians.hpp). No per-dispatch buffer (issue 32: 8 bytes per dispatch before).
+  std::vector<long double> group_squares(group_count, 0);
+  std::vector<long double> group_mean(group_count, 0);
+  for (std::size_t g = 0; g < group_count; ++g) {
+    const std::size_t n = group_size[g];
+    if (n > 0) group_mean[g] = static_cast<double>(group_total[g] / static_cast<long double>(n));
   }
+  for (std::size_t i = 0; i < dispatches.size(); ++i) {
+    const std::size_t g = group_of_symbol[dispatches.symbol_of(i)];
+    const long double d = static_cast<double>(dispatches.duration_of(i)) - group_mean[g];
+    group_squares[g] += d * d;
+  }
+  GroupMedians medians(group_count);
+  medians.compute([&](auto add) {
+    for (std::size_t i = 0; i < dispatches.size(); ++i) add(group_of_symbol[dispatches.symbol_of(i)], dispatches.duration_of(i));
+  });
 
   // Per kernel, skipping names that never ran.
   for (std::size_t g = 0; g < group_count; ++g) {
-    const std::size_t begin = group_offset[g], end = group_offset[g + 1];
-    if (begin == end) continue;
+    const std::size_t n = group_size[g];
+    if (n == 0) continue;
     KernelStats k;
     k.name = trace.strings.at(group_name[g]);
     k.mangled_name = trace.strings.at(trace.symbols[group_symbols[g].front()].mangled_name);
     k.runtime_kernel = is_runtime_kernel(k.name);
-    k.durations = stats_of(durations.data() + begin, end - begin);
+    DurationStats& s = k.durations;  // as stats_of computes them from the group's values
+    s.count = n;
+    s.total_ns = static_cast<double>(group_total[g]);
+    s.mean_ns = static_cast<double>(group_mean[g]);
+    s.min_ns = static_cast<double>(medians.min(g));
+    s.max_ns = static_cast<double>(medians.max(g));
+    if (n > 1) s.stddev_ns = static_cast<double>(std::sqrt(group_squares[g] / static_cast<long double>(n - 1)));
+    s.cv = s.mean_ns > 0 ? s.stddev_ns / s.mean_ns : 0;
+    s.stability = classify_cv(s.cv);
+    s.median_ns = medians.median(g);
     k.share_of_gpu_time = timing.runtime_ns > 0 ? k.durations.total_ns / timing.runtime_ns : 0;
     k.symbols = std::move(group_symbols[g]);
     result.kernels.push_back(std::move(k));
@@ -345,7 +367,6 @@ KernelStatsResult compute_kernel_stats(const Trace& trace) {
     }
 
   // Busy time: unions over every agent and process (see TraceTiming).
-  std::vector<double>().swap(durations);  // release before the interval copies, which may need twice as much
   const SortedIntervals<std::vector<MemoryCopy>> copy_intervals(trace.copies, copies_sorted);
   if (!dispatches_sorted) {
     // The union does not depend on the order of intervals of equal start: the same figures as a sorted copy's.
