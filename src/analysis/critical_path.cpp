@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "analysis/dag.hpp"
+#include "analysis/dag_edges.hpp"
 #include "analysis/kernel_slack.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
@@ -43,7 +44,7 @@ constexpr const char* kUnnamedCopy = "MEMORY_COPY";
 
 // Time on the path per kernel display name; copies per copy kind. Accumulates by symbol / kind index
 // first, so that names are looked up once per symbol, not once per path node.
-std::vector<SymbolContribution> contributions(const Trace& trace, const dag::Dag& g,
+std::vector<SymbolContribution> contributions(const Trace& trace, const dag::WorkTimes& g,
                                               const std::vector<dag::NodeId>& path, double path_ns) {
   struct Tally {
     std::size_t count = 0;
@@ -52,7 +53,8 @@ std::vector<SymbolContribution> contributions(const Trace& trace, const dag::Dag
   std::vector<Tally> by_symbol(trace.symbols.size() + 1);  // last slot: unknown symbol
   std::vector<Tally> by_copy_kind(trace.strings.size() + 1);
   for (dag::NodeId v : path) {
-    const NodeRef r = g.ref(v);
+    const NodeRef r = v < g.dispatch_count ? NodeRef{NodeKind::Dispatch, static_cast<Index>(v)}
+                                           : NodeRef{NodeKind::Copy, static_cast<Index>(v - g.dispatch_count)};
     Tally* t;
     if (r.kind == NodeKind::Dispatch) {
       Index s = trace.dispatches.symbol_of(r.index);
@@ -96,37 +98,16 @@ void log_schedule_memory(const char* step) {
   log::debug("critical path: {}, RSS {} MB (peak so far {} MB)", step, m.now_kb / 1024, m.peak_kb / 1024);
 }
 
-}  // namespace
-
-CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& options) {
-  CriticalPathResult result;
-  // Issue 32: the DAG reads the measured times from the trace and computes the gaps where the passes need them.
-  dag::Dag g = dag::build_dag(trace, options);
-  const std::size_t all = g.size(), n = g.work_count;  // the results list work nodes, not joins
-  result.node_count = n;
-  result.edges = g.counts;
-  result.joins = g.joins;
-  result.ordering = g.ordering;
-  result.inferred_edges_enabled = g.inferred_enabled;
-  if (n == 0) return result;
-
-  result.trace_start_ns = g.trace_start;
-  result.wall_span_ns = static_cast<double>(g.trace_end - g.trace_start);
-  std::vector<TimeNs> finish, latest;  // become result.earliest_start and result.slack
-  reserve_with_huge_pages(finish, all);
-  finish.resize(all);
-  const TimeNs makespan = dag::forward_pass_measured(g, finish);
-  result.modeled_span_ns = static_cast<double>(makespan);
-  const std::vector<dag::NodeId> path = dag::walk_critical_path(g, finish, result.path_links);
-  log_schedule_memory("forward pass and path");
-
-  const dag::NodeId first = path.front(), last = path.back();
-  const TimeNs path_ns = finish[last] - (finish[first] - g.duration(first));
+// The figures of the path: its span, busy and idle time, parallelism, per-kernel contributions.
+void describe_path(const Trace& trace, const dag::WorkTimes& work, std::size_t work_count, const std::vector<dag::NodeId>& path,
+                   TimeNs first_finish, TimeNs last_finish, CriticalPathResult& result) {
+  const dag::NodeId first = path.front();
+  const TimeNs path_ns = last_finish - (first_finish - work.duration(first));
   TimeNs busy = 0;
   // Saturating: durations are checked to be below 2^62 each, but their sum over many nodes is not.
-  for (dag::NodeId v : path) busy = saturating_add(busy, g.duration(v));
+  for (dag::NodeId v : path) busy = saturating_add(busy, work.duration(v));
   TimeNs serial = 0;
-  for (dag::NodeId v = 0; v < n; ++v) serial = saturating_add(serial, g.duration(v));  // joins are 0 long
+  for (dag::NodeId v = 0; v < work_count; ++v) serial = saturating_add(serial, work.duration(v));  // joins are 0 long
   result.critical_path_ns = static_cast<double>(path_ns);
   result.critical_path_busy_ns = static_cast<double>(busy);
   result.critical_path_idle_ns = std::max(0.0, static_cast<double>(path_ns) - static_cast<double>(busy));
@@ -135,8 +116,72 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
   result.inferred_links_on_path =
       static_cast<std::size_t>(std::count(result.path_links.begin(), result.path_links.end(), EdgeKind::Inferred));
   result.path.reserve(path.size());
-  for (dag::NodeId v : path) result.path.push_back(g.ref(v));
-  result.contributions = contributions(trace, g, path, result.critical_path_ns);
+  for (dag::NodeId v : path)
+    result.path.push_back(v < work.dispatch_count ? NodeRef{NodeKind::Dispatch, static_cast<Index>(v)}
+                                                  : NodeRef{NodeKind::Copy, static_cast<Index>(v - work.dispatch_count)});
+  result.contributions = contributions(trace, work, path, result.critical_path_ns);
+}
+
+// The CSR form (dag.hpp): per-node arrays, any topological order. The fallback of the streamed schedule.
+void schedule_with_arrays(const Trace& trace, dag::EdgeSet&& edges, const DagOptions& options, CriticalPathResult& result);
+
+}  // namespace
+
+CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& options) {
+  CriticalPathResult result;
+  // Issue 32: the DAG reads the measured times from the trace and computes the gaps where the passes need them.
+  dag::EdgeSet edges = dag::build_edges(trace, options);
+  const std::size_t n = edges.nodes->size();  // the results list work nodes, not joins
+  result.node_count = n;
+  for (JoinReason r : edges.extra.join_reasons) ++result.joins.by_reason[static_cast<std::size_t>(r)];
+  result.ordering = edges.ordering;
+  result.inferred_edges_enabled = edges.inferred_enabled;
+  if (n == 0) return result;
+  result.trace_start_ns = edges.trace_start;
+  result.wall_span_ns = static_cast<double>(edges.trace_end - edges.trace_start);
+  // Issue 32: in submission order, with state per lane, edge and join (no per-node arrays), when that order is
+  // a topological order of the DAG; else the CSR arrays.
+  std::optional<dag::StreamedSchedule> s;
+  if (options.streamed) s = dag::streamed_schedule(edges, options.node_rows);
+  if (!s) {
+    log::debug("critical path: submission order is not a topological order of the DAG; per-node arrays");
+    schedule_with_arrays(trace, std::move(edges), options, result);
+    return result;
+  }
+  result.streamed = true;
+  result.edges = s->counts;
+  result.modeled_span_ns = static_cast<double>(s->makespan);
+  result.path_links = std::move(s->links);
+  describe_path(trace, edges.nodes->times, n, s->path, s->first_finish, s->makespan, result);
+  result.kernel_slack = std::move(s->kernel_slack);
+  if (!options.node_rows) return result;
+  reserve_with_huge_pages(result.nodes, n);
+  result.nodes.resize(n);
+  const std::size_t dispatches = edges.nodes->dispatch_count;
+  for (dag::NodeId v = 0; v < n; ++v)  // as Dag::ref
+    result.nodes[v] = v < dispatches ? NodeRef{NodeKind::Dispatch, static_cast<Index>(v)}
+                                     : NodeRef{NodeKind::Copy, static_cast<Index>(v - dispatches)};
+  result.earliest_start = std::move(s->earliest_start);
+  result.slack = std::move(s->slack);
+  result.on_path = std::move(s->on_path);
+  return result;
+}
+
+namespace {
+
+void schedule_with_arrays(const Trace& trace, dag::EdgeSet&& edges, const DagOptions& options, CriticalPathResult& result) {
+  dag::Dag g = dag::build_dag(std::move(edges));
+  const std::size_t all = g.size(), n = g.work_count;
+  result.edges = g.counts;
+  std::vector<TimeNs> finish, latest;  // become result.earliest_start and result.slack
+  reserve_with_huge_pages(finish, all);
+  finish.resize(all);
+  const TimeNs makespan = dag::forward_pass_measured(g, finish);
+  result.modeled_span_ns = static_cast<double>(makespan);
+  const std::vector<dag::NodeId> path = dag::walk_critical_path(g, finish, result.path_links);
+  log_schedule_memory("forward pass and path");
+
+  describe_path(trace, g.work, n, path, finish[path.front()], finish[path.back()], result);
 
   // From here the work nodes' earliest finishes are read once more, in order, for their slack: without node rows
   // they wait in a temporary file while the backward pass runs (issue 32: the pass's buffer and this one were
@@ -176,7 +221,7 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
   result.kernel_slack = summarize_kernel_slack(
       trace, [dispatches](std::size_t v) { return v < dispatches ? static_cast<Index>(v) : kNoIndex; }, latest, on_path);
   log_schedule_memory("per-kernel slack");
-  if (!options.node_rows) return result;
+  if (!options.node_rows) return;
   reserve_with_huge_pages(result.nodes, n);
   result.nodes.resize(n);
   for (dag::NodeId v = 0; v < n; ++v)  // as Dag::ref
@@ -185,7 +230,8 @@ CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& o
   result.earliest_start = std::move(finish);
   result.slack = std::move(latest);
   result.on_path = std::move(on_path);
-  return result;
 }
+
+}  // namespace
 
 }  // namespace rpl::analysis

@@ -53,6 +53,9 @@ struct DagOptions {
   // that only the per-node outputs (--slack-db, the Perfetto exports) read. The per-kernel slack summary is
   // computed either way.
   bool node_rows = true;
+  // Tests only: false skips the streamed schedule (submission order, no per-node arrays; issue 32) and takes the
+  // per-node arrays at once, to compare the two.
+  bool streamed = true;
 };
 
 // Edges of the final DAG by kind (after removing self and duplicate edges), and the recorded edges that
@@ -117,6 +120,9 @@ struct CriticalPathResult {
   std::vector<TimeNs> earliest_start;
   std::vector<TimeNs> slack;
   std::vector<uint8_t> on_path;
+  // How it was scheduled (not an output): in submission order without per-node arrays, or with them (the
+  // fallback when that order is not a topological order of the DAG).
+  bool streamed = false;
 };
 
 CriticalPathResult analyze_critical_path(const Trace& trace, const DagOptions& options = {});

@@ -44,7 +44,8 @@ void fill_nodes(NodeTable& nodes) {
   const Trace& trace = nodes.trace;
   const std::size_t n = nodes.size();
   if (n >= kNoNode) throw Error(ExitCode::Internal, "critical path: too many nodes (" + std::to_string(n) + ")");
-  nodes.process.resize(n);
+  nodes.process_by_launch.assign(trace.dispatches.launch_count(), kNoNode);
+  nodes.process_by_copy.resize(trace.copies.size());
   Index last_process = kNoIndex;
   uint32_t last_dense = 0;
   auto dense = [&](Index p) {
@@ -60,9 +61,9 @@ void fill_nodes(NodeTable& nodes) {
   // then split one stream into a kernel chain and a copy chain with no order between them. Found in this pass
   // over the records rather than another (issue 32).
   std::vector<Index> first_stream;
-  auto set = [&](std::size_t v, Index process, Index stream, bool queueless_copy) {
+  auto set = [&](uint32_t& dense_of, Index process, Index stream, bool queueless_copy) {
     const uint32_t p = dense(process);
-    nodes.process[v] = p;
+    dense_of = p;
     if (p >= first_stream.size()) {
       first_stream.resize(p + 1, kNoIndex);
       nodes.by_stream.resize(p + 1, 0);
@@ -74,11 +75,11 @@ void fill_nodes(NodeTable& nodes) {
   };
   for (std::size_t i = 0; i < trace.dispatches.size(); ++i) {
     const DispatchPlacement& p = trace.dispatches.placement_of(i);
-    set(i, p.process, p.stream, false);
+    set(nodes.process_by_launch[trace.dispatches.launch_of(i)], p.process, p.stream, false);
   }
   for (std::size_t i = 0; i < trace.copies.size(); ++i) {
     const MemoryCopy& c = trace.copies[i];
-    set(nodes.dispatch_count + i, c.process, c.stream, c.queue == kNoIndex);
+    set(nodes.process_by_copy[i], c.process, c.stream, c.queue == kNoIndex);
   }
 }
 
@@ -115,7 +116,7 @@ std::string assign_lanes(NodeTable& nodes) {
   lanes.by_copy.resize(trace.copies.size());
   for (std::size_t i = 0; i < trace.copies.size(); ++i) {
     const MemoryCopy& c = trace.copies[i];
-    lanes.by_copy[i] = lane_of(nodes.process[nodes.dispatch_count + i], c.stream, c.queue,
+    lanes.by_copy[i] = lane_of(nodes.process_by_copy[i], c.stream, c.queue,
                                c.queue == kNoIndex ? kNoIndex : copy_agent(trace, c));
   }
   lanes.count = static_cast<uint32_t>(lane_ids.size());
@@ -381,35 +382,48 @@ class PhaseTimer {
 
 }  // namespace
 
-Dag build_dag(const Trace& trace, const DagOptions& options) {
+EdgeSet build_edges(const Trace& trace, const DagOptions& options) {
   PhaseTimer timer;
-  NodeTable nodes(trace);
+  EdgeSet es;
+  es.nodes = std::make_unique<NodeTable>(trace);
+  NodeTable& nodes = *es.nodes;
   fill_nodes(nodes);
-  Dag dag;
-  dag.ordering = assign_lanes(nodes);
+  es.ordering = assign_lanes(nodes);
   timer.lap("nodes and lanes");
-  dag.work = nodes.times;
-  dag.dispatch_count = nodes.dispatch_count;
-  dag.inferred_enabled = options.infer_cross_stream;
+  es.inferred_enabled = options.infer_cross_stream;
   const std::size_t n = nodes.size();
-  dag.work_count = n;
   if (n > 0) {
-    dag.trace_start = nodes.start(0);
-    dag.trace_end = nodes.end(0);
+    es.trace_start = nodes.start(0);
+    es.trace_end = nodes.end(0);
     for (NodeId v = 1; v < n; ++v) {
-      dag.trace_start = std::min(dag.trace_start, nodes.start(v));
-      dag.trace_end = std::max(dag.trace_end, nodes.end(v));
+      es.trace_start = std::min(es.trace_start, nodes.start(v));
+      es.trace_end = std::max(es.trace_end, nodes.end(v));
     }
   }
-
-  LargeVector<uint32_t> scratch;  // one temporary reused by the phases below (released between them)
-  EdgeList extra;
-  extra.first_join = static_cast<NodeId>(n);
-  add_sync_edges(nodes, extra, scratch, options.pairwise_host_sync);
-  if (options.infer_cross_stream) add_inferred_edges(nodes, extra);
+  es.extra.first_join = static_cast<NodeId>(n);
+  add_sync_edges(nodes, es.extra, options.pairwise_host_sync);
+  if (options.infer_cross_stream) add_inferred_edges(nodes, es.extra);
   timer.lap("sync edges");
+  return es;
+}
+
+Dag build_dag(const Trace& trace, const DagOptions& options) { return build_dag(build_edges(trace, options)); }
+
+Dag build_dag(EdgeSet&& es) {
+  PhaseTimer timer;
+  NodeTable& nodes = *es.nodes;
+  EdgeList& extra = es.extra;
+  Dag dag;
+  dag.ordering = es.ordering;
+  dag.work = nodes.times;
+  dag.dispatch_count = nodes.dispatch_count;
+  dag.inferred_enabled = es.inferred_enabled;
+  const std::size_t n = nodes.size();
+  dag.work_count = n;
+  dag.trace_start = es.trace_start;
+  dag.trace_end = es.trace_end;
   // Stream order after the sync edges, so that the lane predecessors never coexist with their lists (issue 32).
-  LargeVector<uint32_t>().swap(scratch);
+  LargeVector<uint32_t> scratch;  // one temporary reused by the phases below (released between them)
   LargeVector<NodeId> lane_prev = lane_predecessors(nodes, scratch);
   LargeVector<uint32_t>().swap(scratch);
   timer.lap("stream order");
@@ -421,7 +435,6 @@ Dag build_dag(const Trace& trace, const DagOptions& options) {
   build_preds(lane_prev, n + joins, extra, dag);
   LargeVector<NodeId>().swap(lane_prev);
   dag.lane = std::move(nodes.lane);
-  nodes.process = {};
   place_joins(dag);
   timer.lap("edge arrays");
 

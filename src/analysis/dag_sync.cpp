@@ -33,12 +33,12 @@ class SubmitLists {
  public:
   // `with_time_order`: also keep every list in GPU start order (for sync ops without a correlation id
   // and GPU barriers); otherwise only the submission order is built.
-  SubmitLists(const NodeTable& nodes, bool with_time_order, LargeVector<uint32_t>& scratch)
-      : nodes_(nodes), list_of_(scratch) {
-    build(with_time_order, scratch);
-  }
+  SubmitLists(const NodeTable& nodes, bool with_time_order) : nodes_(nodes) { build(with_time_order); }
 
-  uint32_t list_of(NodeId v) const { return list_of_[v]; }
+  uint32_t list_of(NodeId v) const {
+    return v < nodes_.dispatch_count ? list_by_launch_[nodes_.trace.dispatches.launch_of(v)]
+                                     : list_by_copy_[v - nodes_.dispatch_count];
+  }
   int64_t correlation(NodeId v) const { return nodes_.correlation(v); }
 
   uint32_t find(uint32_t process, Index stream) const {
@@ -99,6 +99,22 @@ class SubmitLists {
     return kNoNode;
   }
 
+  // Whether `list` received work between two submission points: an op with a correlation id in [c_from, c_to)
+  // (`targets`: in (c_from, c_to]), or one without, started in [t_from, t_to). SubmitWindows' question, asked of
+  // one list (the same answer as its per-process arrays give).
+  bool received(uint32_t list, bool targets, int64_t c_from, int64_t c_to, TimeNs t_from, TimeNs t_to) const {
+    const auto b = by_submit_.begin() + begin_[list], ce = by_submit_.begin() + corr_end_[list];
+    auto corr_less = [&](NodeId v, int64_t c) { return correlation(v) < c; };
+    auto corr_greater = [&](int64_t c, NodeId v) { return c < correlation(v); };
+    const bool by_corr = targets ? std::upper_bound(b, ce, c_from, corr_greater) < std::upper_bound(b, ce, c_to, corr_greater)
+                                 : std::lower_bound(b, ce, c_from, corr_less) < std::lower_bound(b, ce, c_to, corr_less);
+    return by_corr || started(by_submit_, corr_end_[list], begin_[list + 1], t_from, t_to);
+  }
+  // Whether `list` has an op started in [t_from, t_to), its ops without correlation ids or not (time order only).
+  bool started_between(uint32_t list, TimeNs t_from, TimeNs t_to) const {
+    return !by_start_.empty() && started(by_start_, begin_[list], begin_[list + 1], t_from, t_to);
+  }
+
   // GPU time: the first op of `list` that started at or after `t`.
   NodeId first_starting_from(uint32_t list, TimeNs t) const {
     if (list == kNoList) return kNoNode;
@@ -116,6 +132,10 @@ class SubmitLists {
     return static_cast<uint32_t>(it - order.begin());
   }
 
+  bool started(const LargeVector<NodeId>& order, uint32_t b, uint32_t e, TimeNs t_from, TimeNs t_to) const {
+    return first_starting_at(order, b, e, t_from) < first_starting_at(order, b, e, t_to);
+  }
+
   NodeId scan_for_thread(const LargeVector<NodeId>& order, uint32_t from, uint32_t e, uint32_t thread) const {
     const uint32_t last = static_cast<uint32_t>(std::min<std::size_t>(e, std::size_t{from} + kScanLimit));
     for (uint32_t i = from; i < last; ++i)
@@ -123,33 +143,34 @@ class SubmitLists {
     return kNoNode;
   }
 
-  void build(bool with_time_order, LargeVector<uint32_t>& list_of) {
+  void build(bool with_time_order) {
     const std::size_t n = nodes_.size();
-    // Lists in (process, stream) order, so that each process's lists are contiguous.
-    list_of.resize(n);
+    // Lists in (process, stream) order, so that each process's lists are contiguous. A node's list is that of its
+    // interned launch (which fixes its process and stream) or of its copy: no per-node array (issue 32).
     std::vector<uint64_t> keys;
-    // The lists of recent keys by a slot of the stream index (as dag_build's lanes: streams interleave, and a
-    // map lookup per node cost a few percent of `analyze`, issue 32); a miss asks the map, which numbers them.
-    constexpr std::size_t kRecentSlots = 64;
-    std::vector<std::pair<uint64_t, uint32_t>> recent(kRecentSlots, {0, kNoList});
-    for (NodeId v = 0; v < n; ++v) {
-      uint64_t k = key(nodes_.process[v], nodes_.stream(v));
-      auto& [recent_key, recent_list] = recent[(k ^ (k >> 32)) % kRecentSlots];
-      if (k != recent_key || recent_list == kNoList) {
-        auto [it, inserted] = ids_.try_emplace(k, static_cast<uint32_t>(keys.size()));
-        if (inserted) keys.push_back(k);
-        recent_key = k;
-        recent_list = it->second;
-      }
-      list_of[v] = recent_list;
-    }
+    auto number = [&](uint32_t process, Index stream) {
+      const uint64_t k = key(process, stream);
+      auto [it, inserted] = ids_.try_emplace(k, static_cast<uint32_t>(keys.size()));
+      if (inserted) keys.push_back(k);
+      return it->second;
+    };
+    const DispatchTable& dispatches = nodes_.trace.dispatches;
+    list_by_launch_.assign(nodes_.process_by_launch.size(), kNoList);
+    for (Index l = 0; l < list_by_launch_.size(); ++l)  // launches no dispatch uses any more have no process
+      if (nodes_.process_by_launch[l] != kNoNode)
+        list_by_launch_[l] = number(nodes_.process_by_launch[l], dispatches.launch_placement(l).stream);
+    list_by_copy_.resize(nodes_.process_by_copy.size());
+    for (std::size_t i = 0; i < list_by_copy_.size(); ++i)
+      list_by_copy_[i] = number(nodes_.process_by_copy[i], nodes_.trace.copies[i].stream);
     const uint32_t list_count = static_cast<uint32_t>(keys.size());
     std::vector<uint32_t> by_key(list_count), rank(list_count);
     std::iota(by_key.begin(), by_key.end(), 0u);
     std::sort(by_key.begin(), by_key.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
     for (uint32_t r = 0; r < list_count; ++r) rank[by_key[r]] = r;
     for (auto& [k, id] : ids_) id = rank[id];
-    for (uint32_t& l : list_of) l = rank[l];
+    for (uint32_t& l : list_by_launch_)
+      if (l != kNoList) l = rank[l];
+    for (uint32_t& l : list_by_copy_) l = rank[l];
 
     process_begin_.assign(nodes_.process_count + 1, list_count);
     for (uint32_t r = list_count; r-- > 0;) process_begin_[keys[by_key[r]] >> 32] = r;
@@ -159,8 +180,9 @@ class SubmitLists {
     begin_.assign(list_count + 1, 0);
     corr_end_.assign(list_count, 0);
     for (NodeId v = 0; v < n; ++v) {
-      ++begin_[list_of[v] + 1];
-      if (correlation(v) != 0) ++corr_end_[list_of[v]];
+      const uint32_t l = list_of(v);
+      ++begin_[l + 1];
+      if (correlation(v) != 0) ++corr_end_[l];
     }
     std::partial_sum(begin_.begin(), begin_.end(), begin_.begin());
     for (uint32_t l = 0; l < list_count; ++l) corr_end_[l] += begin_[l];
@@ -171,7 +193,7 @@ class SubmitLists {
     std::vector<uint32_t> next_corr(begin_.begin(), begin_.end() - 1);
     std::vector<uint32_t> next_time(corr_end_);
     for (NodeId v = 0; v < n; ++v) {
-      const uint32_t l = list_of[v];
+      const uint32_t l = list_of(v);
       if (with_time_order) by_start_[next_start[l]++] = v;
       by_submit_[correlation(v) != 0 ? next_corr[l]++ : next_time[l]++] = v;
     }
@@ -191,7 +213,7 @@ class SubmitLists {
   }
 
   const NodeTable& nodes_;
-  const LargeVector<uint32_t>& list_of_;  // per node: its list
+  LargeVector<uint32_t> list_by_launch_, list_by_copy_;  // a node's list: by its launch, or by copy
   std::unordered_map<uint64_t, uint32_t> ids_;
   std::vector<uint32_t> process_begin_;    // per dense process, its first list id; process_count + 1
   std::vector<uint32_t> begin_, corr_end_;  // per list: [begin, corr_end) ops with a correlation id
@@ -208,21 +230,33 @@ struct Bound {
 // Each process's work in the orders that SubmitLists places host ops by (correlation id; GPU start for work
 // without one, and for every op against a sync without one), to find the lists (streams) that received work
 // between two synchronisations. A list that received none has the same last op before, and the same first
-// op after, both points: the earlier synchronisation's join already stands for it.
+// op after, both points: the earlier synchronisation's join already stands for it. A process of few lists asks
+// each of them instead (issue 32: no per-node arrays; the arrays keep many streams and syncs linear).
 class SubmitWindows {
  public:
+  static constexpr uint32_t kAskEachList = 64;  // lists of a process up to which each is asked
+
   SubmitWindows(const NodeTable& nodes, const SubmitLists& lists, bool with_time_order, uint32_t list_count)
       : nodes_(nodes), lists_(lists), stamp_(list_count, 0) {
     const uint32_t processes = nodes.process_count;
+    arrays_.assign(processes, 0);
+    bool any = false;
+    for (uint32_t p = 0; p < processes; ++p) {
+      auto [first, last] = lists.lists_of(p);
+      arrays_[p] = last - first > kAskEachList;
+      any = any || arrays_[p];
+    }
     std::vector<uint32_t> corr_count(processes + 1, 0), time_count(processes + 1, 0), all_count(processes + 1, 0);
-    for (NodeId v = 0; v < nodes.size(); ++v) {
-      const uint32_t p = nodes.process[v];
+    for (NodeId v = 0; any && v < nodes.size(); ++v) {
+      const uint32_t p = nodes.process(v);
+      if (!arrays_[p]) continue;
       ++(lists.correlation(v) != 0 ? corr_count : time_count)[p + 1];
       ++all_count[p + 1];
     }
-    group(corr_count, corr_begin_, corr_ops_, [&](NodeId v) { return lists.correlation(v) != 0; });
-    group(time_count, time_begin_, time_ops_, [&](NodeId v) { return lists.correlation(v) == 0; });
-    if (with_time_order) group(all_count, all_begin_, all_ops_, [](NodeId) { return true; });
+    auto arrayed = [&](NodeId v) { return arrays_[nodes.process(v)] != 0; };
+    group(corr_count, corr_begin_, corr_ops_, [&](NodeId v) { return arrayed(v) && lists.correlation(v) != 0; });
+    group(time_count, time_begin_, time_ops_, [&](NodeId v) { return arrayed(v) && lists.correlation(v) == 0; });
+    if (with_time_order) group(all_count, all_begin_, all_ops_, arrayed);
     auto by_corr = [&](NodeId a, NodeId b) {
       const int64_t ca = lists.correlation(a), cb = lists.correlation(b);
       return ca != cb ? ca < cb : a < b;
@@ -251,6 +285,13 @@ class SubmitWindows {
     const int64_t c_from = from.open ? kMin : from.at.correlation, c_to = to.open ? kMax : to.at.correlation;
     const TimeNs t_from = from.open ? kMin : from.at.time, t_to = to.open ? kMax : to.at.time;
     if (c_from > c_to || t_from > t_to) return false;
+    if (!arrays_[process]) {
+      auto [first, last] = lists_.lists_of(process);
+      for (uint32_t l = first; l < last; ++l)
+        if (by_corr ? lists_.received(l, targets, c_from, c_to, t_from, t_to) : lists_.started_between(l, t_from, t_to))
+          out.push_back(l);
+      return true;
+    }
     ++generation_;
     if (by_corr) {
       // Sources: correlation in [from, to); targets: in (from, to]. Work without one: start in [from, to).
@@ -273,9 +314,10 @@ class SubmitWindows {
     begin.assign(count.size(), 0);
     std::partial_sum(count.begin(), count.end(), begin.begin());
     ops.resize(begin.back());
+    if (ops.empty()) return;
     std::vector<uint32_t> next(begin.begin(), begin.end() - 1);
     for (NodeId v = 0; v < nodes_.size(); ++v)
-      if (keep(v)) ops[next[nodes_.process[v]]++] = v;
+      if (keep(v)) ops[next[nodes_.process(v)]++] = v;
   }
   template <typename Less>
   static void sort_range(LargeVector<NodeId>& ops, uint32_t b, uint32_t e, Less less) {
@@ -297,6 +339,7 @@ class SubmitWindows {
 
   const NodeTable& nodes_;
   const SubmitLists& lists_;
+  std::vector<uint8_t> arrays_;                                 // per dense process: asked through the arrays
   std::vector<uint32_t> corr_begin_, time_begin_, all_begin_;  // per dense process + 1
   LargeVector<NodeId> corr_ops_, time_ops_, all_ops_;          // all_ops_ empty unless with_time_order
   std::vector<uint32_t> stamp_;                                 // per list: generation it was last collected in
@@ -450,7 +493,7 @@ NodeId EdgeList::add_join(JoinReason reason) {
   return static_cast<NodeId>(id);
 }
 
-void add_sync_edges(const NodeTable& nodes, EdgeList& edges, LargeVector<uint32_t>& scratch, bool pairwise) {
+void add_sync_edges(const NodeTable& nodes, EdgeList& edges, bool pairwise) {
   const auto& ops = nodes.trace.sync_ops;
   if (ops.empty() || nodes.size() == 0) return;
   // Group sync ops by (dense) process; ops of processes without work cannot order anything.
@@ -473,7 +516,7 @@ void add_sync_edges(const NodeTable& nodes, EdgeList& edges, LargeVector<uint32_
   bool time_order_needed = false;
   for (uint32_t i : grouped)
     time_order_needed = time_order_needed || ops[i].source == SyncSource::GpuBarrier || ops[i].correlation_id == 0;
-  const SubmitLists lists(nodes, time_order_needed, scratch);
+  const SubmitLists lists(nodes, time_order_needed);
   std::optional<SubmitWindows> windows;
   if (!pairwise) windows.emplace(nodes, lists, time_order_needed, lists.list_count());
   SubmitWindows* joins = windows ? &*windows : nullptr;
@@ -550,12 +593,12 @@ void add_inferred_edges(const NodeTable& nodes, EdgeList& edges) {
 
   // Each process's ops by end time.
   std::vector<uint32_t> begin(nodes.process_count + 1, 0);
-  for (uint32_t p : nodes.process) ++begin[p + 1];
+  for (NodeId v = 0; v < n; ++v) ++begin[nodes.process(v) + 1];
   std::partial_sum(begin.begin(), begin.end(), begin.begin());
   LargeVector<NodeId> by_end(n);
   {
     std::vector<uint32_t> next(begin.begin(), begin.end() - 1);
-    for (NodeId v = 0; v < n; ++v) by_end[next[nodes.process[v]]++] = v;
+    for (NodeId v = 0; v < n; ++v) by_end[next[nodes.process(v)]++] = v;
   }
   auto ends_earlier = [&](NodeId a, NodeId b) {
     return nodes.end(a) != nodes.end(b) ? nodes.end(a) < nodes.end(b) : a < b;
@@ -566,8 +609,8 @@ void add_inferred_edges(const NodeTable& nodes, EdgeList& edges) {
   for (NodeId v = 0; v < n; ++v) {
     if (has_cross_pred[v]) continue;
     const TimeNs t = nodes.start(v);
-    const auto first = by_end.begin() + begin[nodes.process[v]];
-    auto q = std::upper_bound(first, by_end.begin() + begin[nodes.process[v] + 1], t,
+    const auto first = by_end.begin() + begin[nodes.process(v)];
+    auto q = std::upper_bound(first, by_end.begin() + begin[nodes.process(v) + 1], t,
                               [&](TimeNs time, NodeId u) { return time < nodes.end(u); });
     for (std::size_t scanned = 0; q > first && scanned < kScanLimit; ++scanned) {
       const NodeId u = *--q;
