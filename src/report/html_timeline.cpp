@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -71,29 +72,34 @@ struct Group {
 
 class LaneDrawer {
  public:
-  LaneDrawer(const Trace& t, const Scale& scale, double column_px, const Colours& colours, std::string& out)
-      : t_(t), scale_(scale), column_px_(column_px), colours_(colours), out_(out) {}
+  LaneDrawer(const Trace& t, const Scale& scale, double column_px, const Colours& colours)
+      : t_(t), scale_(scale), column_px_(column_px), colours_(colours) {}
 
   // Draws `nodes` (by start) into the lane at `y`; `path_only`: outline rectangles of the critical path.
   template <typename Filter>
-  void draw(const std::vector<NodeRef>& nodes, double y, bool path_only, Filter&& keep) {
+  void draw(const std::vector<NodeRef>& nodes, double y, bool path_only, Filter&& keep, std::string& out) {
     Group g;
-    for (NodeRef n : nodes) {
-      if (!keep(n)) continue;
-      TimeNs s = node_start(t_, n), e = std::max(node_end(t_, n), s);
-      if (g.count > 0 && joins(g, s, path_only)) {
-        g.end = std::max(g.end, e);
-      } else {
-        if (g.count > 0) emit(g, y, path_only);
-        g = Group{s, e};
-      }
-      // span_ns never overflows or goes negative, so the first member always becomes the longest.
-      const TimeNs length = span_ns(s, e);
-      g.busy_ns += static_cast<double>(length);
-      ++g.count;
-      if (length > g.longest_ns) g.longest_ns = length, g.longest = n;
+    for (NodeRef n : nodes)
+      if (keep(n)) feed(g, n, y, path_only, out);
+    finish(g, y, path_only, out);
+  }
+  // The same node by node: the lane's next node (by start) joins group `g` or ends it (written to `out`).
+  void feed(Group& g, NodeRef n, double y, bool path_only, std::string& out) {
+    TimeNs s = node_start(t_, n), e = std::max(node_end(t_, n), s);
+    if (g.count > 0 && joins(g, s, path_only)) {
+      g.end = std::max(g.end, e);
+    } else {
+      if (g.count > 0) emit(g, y, path_only, out);
+      g = Group{s, e};
     }
-    if (g.count > 0) emit(g, y, path_only);
+    // span_ns never overflows or goes negative, so the first member always becomes the longest.
+    const TimeNs length = span_ns(s, e);
+    g.busy_ns += static_cast<double>(length);
+    ++g.count;
+    if (length > g.longest_ns) g.longest_ns = length, g.longest = n;
+  }
+  void finish(const Group& g, double y, bool path_only, std::string& out) {
+    if (g.count > 0) emit(g, y, path_only, out);
   }
 
  private:
@@ -109,37 +115,36 @@ class LaneDrawer {
     return width(g.start, s) < column_px_ || (path_only && width(g.end, s) < column_px_);
   }
 
-  void emit(const Group& g, double y, bool path_only) {
+  void emit(const Group& g, double y, bool path_only, std::string& out) {
     double x0 = scale_.x(g.start), w = std::max(width(g.start, g.end), 0.8);
     const std::string& name = node_name(t_, g.longest);
     const char* what = g.longest.kind == NodeKind::Copy ? "copy" : "kernel";
     if (path_only) {
-      put(out_, "<rect class=\"cp\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"><title>critical path",
+      put(out, "<rect class=\"cp\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"><title>critical path",
           x0, y - 1.5, w, kLaneHeight + 3);
     } else {
-      put(out_, "<rect class=\"{}{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"", colours_.of(g.longest),
+      put(out, "<rect class=\"{}{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\"", colours_.of(g.longest),
           g.count > 1 ? " m" : "", x0, y, w, kLaneHeight);
       if (g.count > 1) {
         double busy = g.end > g.start ? g.busy_ns / static_cast<double>(span_ns(g.start, g.end)) : 1.0;
-        put(out_, " fill-opacity=\"{:.2f}\"", std::clamp(busy, 0.35, 1.0));
+        put(out, " fill-opacity=\"{:.2f}\"", std::clamp(busy, 0.35, 1.0));
       }
-      out_ += "><title>";
+      out += "><title>";
     }
     if (g.count == 1) {
-      put(out_, "{}{}\n{} at +{}", path_only ? ": " : "", escape(name), duration(static_cast<double>(span_ns(g.start, g.end))),
+      put(out, "{}{}\n{} at +{}", path_only ? ": " : "", escape(name), duration(static_cast<double>(span_ns(g.start, g.end))),
           duration(static_cast<double>(g.start) - static_cast<double>(scale_.t0)));
     } else {
-      put(out_, "{}{} items merged, busy {} of {}\nlongest {}: {}", path_only ? ": " : "", g.count,
+      put(out, "{}{} items merged, busy {} of {}\nlongest {}: {}", path_only ? ": " : "", g.count,
           duration(g.busy_ns), duration(static_cast<double>(span_ns(g.start, g.end))), what, escape(name));
     }
-    out_ += "</title></rect>\n";
+    out += "</title></rect>\n";
   }
 
   const Trace& t_;
   const Scale& scale_;
   double column_px_;
   const Colours& colours_;
-  std::string& out_;
 };
 
 constexpr double kMetricHeight = 36;
@@ -200,29 +205,48 @@ void time_axis(std::string& out, double span, const Scale& scale, double total_h
 }
 
 // One group per lane: its background, its label, its work, and the work on the critical path drawn again on top.
-void draw_lanes(std::string& out, const app::AnalyzeResults& r, const std::vector<WorkLane>& lanes,
-                const std::vector<double>& lane_y, const Scale& scale, double column_px, double plot_width) {
+// The lanes' nodes come from one pass over the trace (WorkLanes::for_each_by_lane), each lane's rectangles kept
+// apart until every lane is drawn (issue 32: no per-node lists); when the trace does not hold each lane's work in
+// order, from the lanes' sorted node lists.
+void draw_lanes(std::string& out, const app::AnalyzeResults& r, const WorkLanes& work, const std::vector<double>& lane_y,
+                const Scale& scale, double column_px, double plot_width) {
   const Trace& t = r.trace;
-  // Which nodes are on the path (dense flags: no hashing per node).
-  std::vector<uint8_t> on_path_dispatch(t.dispatches.size()), on_path_copy(t.copies.size());
-  for (NodeRef n : r.dag.path) (n.kind == NodeKind::Dispatch ? on_path_dispatch : on_path_copy)[n.index] = 1;
-  auto on_path = [&](NodeRef n) {
-    return (n.kind == NodeKind::Dispatch ? on_path_dispatch : on_path_copy)[n.index] != 0;
-  };
+  const std::vector<WorkLane>& lanes = work.lanes();
+  // Which nodes are on the path (one bit per node: no hashing per node).
+  std::vector<bool> on_path_dispatch(t.dispatches.size()), on_path_copy(t.copies.size());
+  for (NodeRef n : r.dag.path) (n.kind == NodeKind::Dispatch ? on_path_dispatch : on_path_copy)[n.index] = true;
+  auto on_path = [&](NodeRef n) { return (n.kind == NodeKind::Dispatch ? on_path_dispatch : on_path_copy)[n.index]; };
 
   Colours colours(r);
-  LaneDrawer drawer(t, scale, column_px, colours, out);
+  LaneDrawer drawer(t, scale, column_px, colours);
+  std::vector<std::string> work_rects(lanes.size()), path_rects(lanes.size());
+  std::vector<Group> work_group(lanes.size()), path_group(lanes.size());
+  const bool streamed = work.for_each_by_lane([&](std::size_t i, NodeRef n) {
+    drawer.feed(work_group[i], n, lane_y[i], false, work_rects[i]);
+    if (on_path(n)) drawer.feed(path_group[i], n, lane_y[i], true, path_rects[i]);
+  });
+  std::optional<WorkLanes> sorted;
+  if (!streamed) sorted.emplace(t);
   for (std::size_t i = 0; i < lanes.size(); ++i) {
     const WorkLane& lane = lanes[i];
     put(out, "<g class=\"lane\" data-process=\"{}\" data-lane=\"{}\" data-items=\"{}\">\n",
         lane.process == kNoIndex ? int64_t{-1} : static_cast<int64_t>(t.processes[lane.process].pid),
-        escape(lane.label), lane.nodes.size());
+        escape(lane.label), lane.count);
     put(out, "<rect class=\"lane-bg\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" />", kLabelWidth,
         lane_y[i], plot_width, kLaneHeight);
     put(out, "<text class=\"lane-label\" x=\"14\" y=\"{:.1f}\">{}</text>\n", lane_y[i] + 12,
         escape(shorten(lane.label, 34)));
-    drawer.draw(lane.nodes, lane_y[i], false, [](NodeRef) { return true; });
-    drawer.draw(lane.nodes, lane_y[i], true, on_path);
+    if (streamed) {
+      drawer.finish(work_group[i], lane_y[i], false, work_rects[i]);
+      drawer.finish(path_group[i], lane_y[i], true, path_rects[i]);
+      out += work_rects[i];
+      out += path_rects[i];
+      std::string().swap(work_rects[i]);
+      std::string().swap(path_rects[i]);
+    } else {
+      drawer.draw(sorted->lanes()[i].nodes, lane_y[i], false, [](NodeRef) { return true; }, out);
+      drawer.draw(sorted->lanes()[i].nodes, lane_y[i], true, on_path, out);
+    }
     out += "</g>\n";
   }
 }
@@ -269,12 +293,13 @@ std::string timeline_section(const app::AnalyzeResults& r, const HtmlOptions& op
     out += "<div class=\"note\">The trace has no dispatches or copies.</div>\n";
     return out;
   }
-  WorkLanes work(t);
+  const WorkLanes work(t, false);  // the nodes are visited by draw_lanes
   const auto& lanes = work.lanes();
 
   TimeNs t0 = std::numeric_limits<TimeNs>::max(), t1 = std::numeric_limits<TimeNs>::min();
-  for (const WorkLane& lane : lanes)
-    for (NodeRef n : lane.nodes) t0 = std::min(t0, node_start(t, n)), t1 = std::max(t1, node_end(t, n));
+  for (std::size_t i = 0; i < t.dispatches.size(); ++i)
+    t0 = std::min(t0, t.dispatches.start_of(i)), t1 = std::max(t1, t.dispatches.end_of(i));
+  for (const MemoryCopy& c : t.copies) t0 = std::min(t0, c.start), t1 = std::max(t1, c.end);
   const double plot_width = std::max(options.timeline_width_px, 100);
   Scale scale{t0, plot_width / static_cast<double>(std::max<TimeNs>(span_ns(t0, t1), 1))};
   // Many lanes share the rectangle budget: their columns get wider than a pixel.
@@ -313,7 +338,7 @@ std::string timeline_section(const app::AnalyzeResults& r, const HtmlOptions& op
   for (const auto& [hy, process] : headers)
     put(out, "<text class=\"proc\" x=\"6\" y=\"{:.1f}\">{}</text>\n", hy + 14, escape(shorten(process_label(t, process), 80)));
 
-  draw_lanes(out, r, lanes, lane_y, scale, column_px, plot_width);
+  draw_lanes(out, r, work, lane_y, scale, column_px, plot_width);
 
   if (!t.device_metrics.empty())
     put(out, "<text class=\"proc\" x=\"6\" y=\"{:.1f}\">Device metrics ({})</text>\n", metrics_header_y + 14,

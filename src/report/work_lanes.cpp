@@ -44,39 +44,39 @@ std::string lane_label(const Trace& t, LaneKind kind, Index id) {
 
 }  // namespace
 
-WorkLanes::WorkLanes(const Trace& trace)
+WorkLanes::WorkLanes(const Trace& trace, bool with_nodes)
     : trace_(trace),
       lane_of_stream_(trace.streams.size(), kNoLane),
       lane_of_queue_(trace.queues.size(), kNoLane),
-      lane_of_unassigned_(trace.processes.size() + 1, kNoLane) {
+      lane_of_unassigned_(trace.processes.size() + 1, kNoLane),
+      lane_of_launch_(trace.dispatches.launch_count(), kNoLane) {
   auto slot = [&](const NodePlace& p) -> uint32_t& {
     if (p.kind == LaneKind::Stream) return lane_of_stream_[p.id];
     if (p.kind == LaneKind::Queue) return lane_of_queue_[p.id];
     // kNoIndex (no process) shares the last slot.
     return lane_of_unassigned_[std::min<std::size_t>(p.id, trace.processes.size())];
   };
-  auto for_each_node = [&](auto&& f) {
-    for (Index i = 0; i < trace.dispatches.size(); ++i) f(analysis::NodeRef{analysis::NodeKind::Dispatch, i});
-    for (Index i = 0; i < trace.copies.size(); ++i) f(analysis::NodeRef{analysis::NodeKind::Copy, i});
-  };
 
-  // Which lanes exist, then their order, then their nodes. Each node's lane (in first-seen numbering) is kept
-  // from the first pass, so that the second does not read the trace's records again (issue 32).
+  // Which lanes exist, then their order. A dispatch's lane is its interned launch's (a launch fixes its process,
+  // stream and queue): found once per launch, no per-node array (issue 32).
   std::vector<NodePlace> used;
   std::vector<std::size_t> counts;
-  std::vector<uint32_t> seen_lane;
-  seen_lane.reserve(trace.dispatches.size() + trace.copies.size());
-  for_each_node([&](analysis::NodeRef n) {
-    NodePlace p = place(trace, n);
+  auto lane_of_place = [&](const NodePlace& p) {
     uint32_t& lane = slot(p);
     if (lane == kNoLane) {
       lane = static_cast<uint32_t>(used.size());
       used.push_back(p);
       counts.push_back(0);
     }
+    return lane;
+  };
+  for (Index i = 0; i < trace.dispatches.size(); ++i) {
+    uint32_t& lane = lane_of_launch_[trace.dispatches.launch_of(i)];
+    if (lane == kNoLane) lane = lane_of_place(place(trace, analysis::NodeRef{analysis::NodeKind::Dispatch, i}));
     ++counts[lane];
-    seen_lane.push_back(lane);
-  });
+  }
+  for (Index i = 0; i < trace.copies.size(); ++i)
+    ++counts[lane_of_place(place(trace, analysis::NodeRef{analysis::NodeKind::Copy, i}))];
   node_count_ = trace.dispatches.size() + trace.copies.size();
 
   auto rocpd_id = [&](const NodePlace& p) -> int64_t {
@@ -100,15 +100,22 @@ WorkLanes::WorkLanes(const Trace& trace)
     lane.kind = p.kind;
     lane.id = p.kind == LaneKind::Unassigned ? kNoIndex : p.id;
     lane.label = lane_label(trace, p.kind, p.id);
-    lane.nodes.reserve(counts[order[rank]]);
+    lane.count = counts[order[rank]];
   }
-  for (auto* table : {&lane_of_stream_, &lane_of_queue_, &lane_of_unassigned_})
+  for (auto* table : {&lane_of_stream_, &lane_of_queue_, &lane_of_unassigned_, &lane_of_launch_})
     for (uint32_t& lane : *table)
       if (lane != kNoLane) lane = position[lane];
+  if (!with_nodes) return;
 
-  std::size_t next = 0;
-  for_each_node([&](analysis::NodeRef n) { lanes_[position[seen_lane[next++]]].nodes.push_back(n); });
-  std::vector<uint32_t>().swap(seen_lane);
+  for (WorkLane& lane : lanes_) lane.nodes.reserve(lane.count);
+  // In lane order at once when the trace holds each lane's dispatches and copies in that order (the usual case).
+  if (for_each_by_lane([&](std::size_t lane, analysis::NodeRef n) { lanes_[lane].nodes.push_back(n); })) return;
+  for (Index i = 0; i < trace.dispatches.size(); ++i)
+    lanes_[dispatch_lane(i)].nodes.push_back(analysis::NodeRef{analysis::NodeKind::Dispatch, i});
+  for (Index i = 0; i < trace.copies.size(); ++i) {
+    const analysis::NodeRef n{analysis::NodeKind::Copy, i};
+    lanes_[lane_of(n)].nodes.push_back(n);
+  }
   // By (start, end), sorting copies of the keys, without two random reads of the trace per comparison (issue 32:
   // this sort was a tenth of `analyze` at 1M dispatches). Nodes of equal start and end keep their trace order
   // (dispatches, then copies, each by index), so that the order is a total one: a lane then holds a few
