@@ -148,6 +148,24 @@ TEST(IdleAttribution, SplitsEachGapByWhatTheHostWasDoing) {
   EXPECT_DOUBLE_EQ(idle.idle_ns, cp.critical_path_idle_ns);
 }
 
+// A launch inside an outer call of the same correlation id: the outermost (earliest) call counts, whatever the
+// calls' order in the trace; the medians are those of the gaps and durations (issue 32: computed without copies).
+TEST(IdleAttribution, TheOutermostLaunchCallCountsAndTheMediansAreExact) {
+  InMemoryTrace t = base();
+  Index k = t.add_symbol("k");
+  launch(t, k, 1, 900, 950, 1'000, 1'100);
+  launch(t, k, 2, 1'120, 1'125, 1'130, 1'200);            // the inner call, listed first
+  add_call(t, "hipLaunchKernel", "HIP_RUNTIME_API", 1'105, 1'128, 2);  // its outer call starts 5 ns after the gap does
+  const auto cp = analysis::analyze_critical_path(t.trace);
+  ASSERT_EQ(cp.path.size(), 2u);
+  const auto idle = analysis::attribute_idle(t.trace, cp);
+  EXPECT_EQ(idle.gaps, 1u);
+  EXPECT_DOUBLE_EQ(idle.host_ns, 5);
+  EXPECT_DOUBLE_EQ(idle.launch_ns, 25);
+  EXPECT_DOUBLE_EQ(idle.median_gap_ns, 30);
+  EXPECT_DOUBLE_EQ(idle.median_node_ns, 85);  // durations 100 and 70
+}
+
 app::AnalyzeResults launch_bound_run(TimeNs gap) {
   InMemoryTrace t = base();
   Index k = t.add_symbol("k");

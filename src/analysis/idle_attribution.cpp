@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <vector>
 
 #include "analysis/analysis_window.hpp"
+#include "analysis/group_medians.hpp"
 
 namespace rpl::analysis {
 namespace {
@@ -13,14 +15,7 @@ struct Span {
   TimeNs start, end;
 };
 
-double median_in_place(std::vector<double>& v) {
-  if (v.empty()) return 0;
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  if (v.size() % 2 == 1) return v[mid];
-  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-  return (lower + v[mid]) / 2;
-}
+constexpr uint32_t kNoCall = UINT32_MAX;
 
 }  // namespace
 
@@ -29,12 +24,50 @@ IdleBreakdown attribute_idle(const Trace& trace, const CriticalPathResult& cp) {
   out.path_nodes = cp.path.size();
   if (cp.path.empty()) return out;
 
-  // The launching call of each (process, correlation id): the outermost (earliest start) call.
-  std::unordered_map<uint64_t, Span> launch;
-  for (const ApiCall& a : trace.api_calls) {
-    if (a.correlation_id == 0 || is_marker_range(trace, a)) continue;
-    auto [it, inserted] = launch.try_emplace(launch_key(a.process, a.correlation_id), Span{a.start, a.end});
-    if (!inserted && a.start < it->second.start) it->second = Span{a.start, a.end};
+  struct NodeInfo {
+    TimeNs start, end;
+    Index process;
+    int64_t correlation;
+  };
+  auto info = [&](const NodeRef& r) {
+    if (r.kind == NodeKind::Dispatch) {
+      const DispatchTable& d = trace.dispatches;
+      return NodeInfo{d.start_of(r.index), d.end_of(r.index), d.process_of(r.index), d.correlation_id_of(r.index)};
+    }
+    const MemoryCopy& c = trace.copies[r.index];
+    return NodeInfo{c.start, c.end, c.process, c.correlation_id};
+  };
+  // Calls f(step, previous, next, gap) for each step of the path (step 0: the first node alone, no gap).
+  auto for_each_step = [&](auto f) {
+    NodeInfo prev = info(cp.path.front());
+    f(std::size_t{0}, prev, prev, TimeNs{0});
+    for (std::size_t i = 1; i < cp.path.size(); ++i) {
+      const NodeInfo next = info(cp.path[i]);
+      f(i, prev, next, std::max<TimeNs>(0, next.start - prev.end));
+      prev = next;
+    }
+  };
+
+  // The launching call of each (process, correlation id) that follows a gap: the outermost (earliest start; the
+  // first of equal ones) call. Only those keys are looked up, not a map of every call (issue 32: the calls of a
+  // large trace, tens of bytes each in a hash map, were this step's peak).
+  std::vector<uint64_t> keys;
+  for_each_step([&](std::size_t i, const NodeInfo&, const NodeInfo& next, TimeNs gap) {
+    if (i > 0 && gap > 0 && next.correlation != 0) keys.push_back(launch_key(next.process, next.correlation));
+  });
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  std::vector<uint32_t> launch_call(keys.size(), kNoCall);
+  auto slot_of = [&](uint64_t key) {
+    auto it = std::lower_bound(keys.begin(), keys.end(), key);
+    return it != keys.end() && *it == key ? static_cast<std::size_t>(it - keys.begin()) : keys.size();
+  };
+  for (std::size_t c = 0; c < trace.api_calls.size(); ++c) {
+    const ApiCall& a = trace.api_calls[c];
+    if (a.correlation_id == 0 || keys.empty() || is_marker_range(trace, a)) continue;
+    const std::size_t k = slot_of(launch_key(a.process, a.correlation_id));
+    if (k == keys.size()) continue;
+    if (launch_call[k] == kNoCall || a.start < trace.api_calls[launch_call[k]].start) launch_call[k] = static_cast<uint32_t>(c);
   }
   // Host synchronisation calls per process, by end.
   std::unordered_map<Index, std::vector<Span>> syncs;
@@ -51,53 +84,41 @@ IdleBreakdown attribute_idle(const Trace& trace, const CriticalPathResult& cp) {
     return s != v.end() && s->start <= to;
   };
 
-  struct NodeInfo {
-    TimeNs start, end;
-    Index process;
-    int64_t correlation;
-  };
-  auto info = [&](const NodeRef& r) {
-    if (r.kind == NodeKind::Dispatch) {
-      const DispatchTable& d = trace.dispatches;
-      return NodeInfo{d.start_of(r.index), d.end_of(r.index), d.process_of(r.index), d.correlation_id_of(r.index)};
+  TimeNs first_start = 0, last_end = 0;
+  for_each_step([&](std::size_t i, const NodeInfo& prev, const NodeInfo& next, TimeNs gap) {
+    if (i == 0) {
+      first_start = next.start, last_end = next.end;
+      return;
     }
-    const MemoryCopy& c = trace.copies[r.index];
-    return NodeInfo{c.start, c.end, c.process, c.correlation_id};
-  };
-
-  std::vector<double> gaps, durations;
-  gaps.reserve(cp.path.size());
-  durations.reserve(cp.path.size());
-  NodeInfo prev = info(cp.path.front());
-  durations.push_back(static_cast<double>(prev.end - prev.start));
-  const TimeNs first_start = prev.start;
-  TimeNs last_end = prev.end;
-  for (std::size_t i = 1; i < cp.path.size(); ++i) {
-    const NodeInfo next = info(cp.path[i]);
-    durations.push_back(static_cast<double>(next.end - next.start));
     last_end = std::max(last_end, next.end);
-    const TimeNs a = prev.end, b = next.start;
-    prev = next;
-    const TimeNs gap = std::max<TimeNs>(0, b - a);
-    gaps.push_back(static_cast<double>(gap));
-    if (gap == 0) continue;
+    if (gap == 0) return;
     ++out.gaps;
     out.idle_ns += static_cast<double>(gap);
-    auto l = next.correlation != 0 ? launch.find(launch_key(next.process, next.correlation)) : launch.end();
-    if (l == launch.end()) {
+    const std::size_t k = next.correlation != 0 ? slot_of(launch_key(next.process, next.correlation)) : keys.size();
+    if (k == keys.size() || launch_call[k] == kNoCall) {
       out.unattributed_ns += static_cast<double>(gap);
-      continue;
+      return;
     }
-    const TimeNs host_part = std::clamp<TimeNs>(l->second.start - a, 0, gap);
+    const TimeNs launch_start = trace.api_calls[launch_call[k]].start;
+    const TimeNs host_part = std::clamp<TimeNs>(launch_start - prev.end, 0, gap);
     out.launch_ns += static_cast<double>(gap - host_part);
-    if (host_part == 0) continue;
-    if (synchronised(next.process, a, l->second.start))
+    if (host_part == 0) return;
+    if (synchronised(next.process, prev.end, launch_start))
       out.sync_ns += static_cast<double>(host_part);
     else
       out.host_ns += static_cast<double>(host_part);
-  }
-  out.median_gap_ns = median_in_place(gaps);
-  out.median_node_ns = median_in_place(durations);
+  });
+  // The medians of the gaps (every step's, zero ones too) and of the nodes' durations, exact, over the path read
+  // again (analysis/group_medians.hpp) rather than from copies of both.
+  GroupMedians medians(2);
+  medians.compute([&](auto add) {
+    for_each_step([&](std::size_t i, const NodeInfo&, const NodeInfo& next, TimeNs gap) {
+      if (i > 0) add(0, gap);
+      add(1, next.end - next.start);
+    });
+  });
+  out.median_gap_ns = medians.count(0) ? medians.median(0) : 0;
+  out.median_node_ns = medians.median(1);
   out.window_ns = static_cast<double>(last_end - first_start);
   out.launches_per_second = out.window_ns > 0 ? static_cast<double>(cp.path.size()) / (out.window_ns / 1e9) : 0;
   return out;
