@@ -194,12 +194,15 @@ bool reserved_identifier(const std::string& name) {
 // appears nowhere in the original and is not reserved to the implementation, so that it cannot change what the
 // original's own code means; a macro comes after the last #include, so that it cannot change a header either. The
 // ones refused, with why, go to `refused` (for the message when the text outside the kernel then differs).
+// Without a clean parse only macros count: their ranges come from the preprocessor's record and the directive's
+// text, which a parse error elsewhere does not move; a declaration's extent might.
 std::vector<FileScopeDecl> new_file_scope_decls(const SourceModel& original, const SourceModel& candidate,
-                                                std::vector<std::string>& refused) {
+                                                bool parsed, std::vector<std::string>& refused) {
   std::map<std::string, int> known;
   count_identifiers(original.text, 0, original.text.size(), known);
   std::vector<FileScopeDecl> out;
   for (const FileScopeDecl& d : candidate.file_scope_decls) {
+    if (!parsed && d.kind != "macro") continue;
     std::vector<std::string> names;
     for (const std::string& n : d.names)
       if (!n.empty() && n[0] != '(') names.push_back(n);  // an anonymous enum declares its enumerators only
@@ -261,8 +264,7 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
   // So are new macros, constants, types and namespace aliases (new names only), judged as the kernel's text is.
   const std::vector<DeviceFunction> helpers = parsed ? new_device_functions(original, candidate) : std::vector<DeviceFunction>{};
   std::vector<std::string> refused_decls;
-  const std::vector<FileScopeDecl> decls =
-      parsed ? new_file_scope_decls(original, candidate, refused_decls) : std::vector<FileScopeDecl>{};
+  const std::vector<FileScopeDecl> decls = new_file_scope_decls(original, candidate, parsed, refused_decls);
   std::string candidate_without_helpers = candidate.text;
   for (const DeviceFunction& f : helpers)
     std::fill(candidate_without_helpers.begin() + f.begin, candidate_without_helpers.begin() + f.end, ' ');
@@ -328,8 +330,11 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
     if (kernel_text_b.find(std::string("%") + needle) != std::string::npos &&
         kernel_text_a.find(std::string("%") + needle) == std::string::npos)
       return StaticVerdict::failed("structure", fmt::format("the candidate reads the %{} register", needle));
+  json added_decls = json::array();
+  for (const FileScopeDecl& d : decls) added_decls.push_back({{"kind", d.kind}, {"names", d.names}});
   if (!parsed) {
     if (!added_asm.empty()) deferred["added_inline_asm"] = added_asm;
+    if (!decls.empty()) deferred["added_declarations"] = added_decls;
     return {true, "structure", "text outside the kernel and kernel tokens unchanged; the parser could not read the kernel, so "
                                "its signature is judged on the code object", deferred};
   }
@@ -339,11 +344,7 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
     for (const DeviceFunction& f : helpers) names.push_back(f.name);
     added["added_device_functions"] = names;
   }
-  if (!decls.empty()) {
-    json list = json::array();
-    for (const FileScopeDecl& d : decls) list.push_back({{"kind", d.kind}, {"names", d.names}});
-    added["added_declarations"] = list;
-  }
+  if (!decls.empty()) added["added_declarations"] = added_decls;
   if (!added_asm.empty()) added["added_inline_asm"] = added_asm;
   if ((!helpers.empty() || !decls.empty()) && added_asm.empty())
     return {true, "structure", fmt::format("signature, text outside the kernel and structure unchanged; {} new device "
