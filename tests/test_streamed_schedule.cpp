@@ -214,6 +214,30 @@ TEST(StreamedSchedule, SameResultsAsPerNodeArraysOnRandomTimelines) {
   }
 }
 
+// What-if's forward pass, streamed and with the arrays: the same predictions, bit for bit.
+TEST(StreamedSchedule, WhatIfSameBothWays) {
+  for (unsigned seed = 200; seed < 240; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const Timeline t(seed, 1 + seed % 3, 1 + seed % 4, 80 + 5 * seed % 300);
+    const std::vector<WhatIf> scenarios = {parse_what_if("gemm=0.5"), parse_what_if("soft.*=1.7"), parse_what_if(".*=0.9")};
+    DagOptions options;
+    options.infer_cross_stream = seed % 5 == 4;
+    const std::vector<WhatIfResult> streamed = run_what_if(t.trace, scenarios, options);
+    options.streamed = false;
+    const std::vector<WhatIfResult> arrays = run_what_if(t.trace, scenarios, options);
+    ASSERT_EQ(streamed.size(), arrays.size());
+    for (std::size_t i = 0; i < streamed.size(); ++i) {
+      EXPECT_EQ(streamed[i].baseline_ns, arrays[i].baseline_ns);
+      EXPECT_EQ(streamed[i].predicted_ns, arrays[i].predicted_ns);
+      EXPECT_EQ(streamed[i].naive_delta_ns, arrays[i].naive_delta_ns);
+      EXPECT_EQ(streamed[i].matched_dispatches, arrays[i].matched_dispatches);
+      EXPECT_TRUE(streamed[i].matched_kernels == arrays[i].matched_kernels);
+    }
+    // The baseline is the schedule's makespan.
+    if (!streamed.empty()) EXPECT_EQ(streamed[0].baseline_ns, analyze_critical_path(t.trace, options).modeled_span_ns);
+  }
+}
+
 // Several thousand nodes: the earliest finishes and the slacks go through temporary files.
 TEST(StreamedSchedule, LargeTimelineThroughTemporaryFiles) {
   const Timeline t(7, 2, 6, 300000);

@@ -2,6 +2,7 @@
 // Internal to DAG construction: the node table and edge list that dag_build.cpp assembles and
 // dag_sync.cpp adds the synchronisation (and opt-in inferred) edges to.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -128,5 +129,8 @@ struct StreamedSchedule {
   std::vector<uint8_t> on_path;
 };
 std::optional<StreamedSchedule> streamed_schedule(EdgeSet& edges, bool node_rows);
+// What-if's forward pass the same way: the makespan with the given durations of the work nodes (gaps as measured;
+// the arithmetic of forward_pass<double>). Empty when submission order is not a topological order.
+std::optional<double> streamed_makespan(EdgeSet& edges, const std::function<double(NodeId)>& duration);
 
 }  // namespace rpl::analysis::dag

@@ -117,24 +117,38 @@ class SortedCursor {
 
 // A node's binding predecessor as walk_critical_path picks it: the work it stands for, the edge's kind, and
 // whether it is the lane predecessor.
+template <typename T>
 struct Binding {
   NodeId work = kNoNode;
-  TimeNs finish = 0;
+  T finish = 0;
   EdgeKind kind = EdgeKind::StreamOrder;
   bool lane = false;
 };
 
+// T: the type of the finishes, TimeNs (the schedule) or double (what-if's scaled durations, forward only).
+template <typename T>
 class Streamer {
  public:
+  static constexpr T kUnsetFinish = std::numeric_limits<T>::lowest();
+
   Streamer(EdgeSet& es, bool node_rows)
       : nodes_(*es.nodes), extra_(es.extra), lane_(nodes_.lane), work_(nodes_.size()),
         joins_(es.extra.join_reasons.size()), trace_start_(es.trace_start), node_rows_(node_rows) {}
+
+  // The makespan only, with the given durations of the work nodes.
+  template <typename Duration>
+  std::optional<T> makespan(Duration duration_of) {
+    index_edges();
+    SubmissionOrder order(nodes_);
+    if (!forward(order, nullptr, duration_of)) return std::nullopt;
+    return makespan_;
+  }
 
   std::optional<StreamedSchedule> run() {
     index_edges();
     SubmissionOrder order(nodes_);
     auto finishes = SpilledColumn<TimeNs>::appender(work_ >= (std::size_t{1} << 17));
-    if (!forward(order, finishes)) return std::nullopt;
+    if (!forward(order, &finishes, [&](NodeId v) { return nodes_.times.duration(v); })) return std::nullopt;
     finishes.seal();
     log_stream_memory("streamed forward pass");
     StreamedSchedule out;
@@ -176,9 +190,9 @@ class Streamer {
     dst_first_.push_back(static_cast<uint32_t>(std::min<std::size_t>(join_first_[0], e.size())));
     std::sort(src_ids_.begin(), src_ids_.end());
     src_ids_.erase(std::unique(src_ids_.begin(), src_ids_.end()), src_ids_.end());
-    src_value_.assign(src_ids_.size(), kUnset);
+    src_value_.assign(src_ids_.size(), kUnsetFinish);
     dst_gap_.assign(dst_ids_.size(), 0);
-    dst_binding_.assign(dst_ids_.size(), Binding{});
+    dst_binding_.assign(dst_ids_.size(), Binding<T>{});
     join_done_.assign(joins_, 0);
     join_finish_.assign(joins_, 0);
     join_end_.assign(joins_, 0);
@@ -200,7 +214,7 @@ class Streamer {
   }
 
   // A predecessor's earliest finish, measured end and the work node it stands for; false when not yet scheduled.
-  bool pred_state(NodeId u, std::size_t position, TimeNs& finish, TimeNs& end, NodeId& work) {
+  bool pred_state(NodeId u, std::size_t position, T& finish, TimeNs& end, NodeId& work) {
     if (u >= work_) {
       const std::size_t j = u - work_;
       if (!emit_join(j, position)) return false;
@@ -209,7 +223,7 @@ class Streamer {
     }
     finish = src_value_[source_slot(u)];
     end = nodes_.end(u), work = u;
-    return finish != kUnset;
+    return finish != kUnsetFinish;
   }
 
   // Schedules join j (and the joins it follows) before the node at `position`: its predecessors must all be
@@ -232,11 +246,13 @@ class Streamer {
           waits = true;
         }
       if (waits) continue;
-      TimeNs ready = 0, at = kUnset;
+      T ready = 0;
+      TimeNs at = kUnset;
       bool any = false;
       for (uint32_t i = join_first_[j]; i < join_first_[j + 1]; ++i) {
         if (!keep_[i]) continue;
-        TimeNs f, end;
+        T f;
+        TimeNs end;
         NodeId w;
         if (!pred_state(e[i].src, position, f, end, w)) return false;
         ready = std::max(ready, f), at = std::max(at, end), any = true;
@@ -244,7 +260,8 @@ class Streamer {
       NodeId rep = kNoNode;
       for (uint32_t i = join_first_[j]; i < join_first_[j + 1]; ++i) {
         if (!keep_[i]) continue;
-        TimeNs f, end;
+        T f;
+        TimeNs end;
         NodeId w;
         pred_state(e[i].src, position, f, end, w);
         if (f == ready && w != kNoNode && (rep == kNoNode || w < rep)) rep = w;
@@ -259,35 +276,40 @@ class Streamer {
     return true;
   }
 
-  bool forward(SubmissionOrder& order, SpilledColumn<TimeNs>& finishes) {
+  // `finishes` (null: not kept) receives each work node's earliest finish in visiting order.
+  template <typename Duration>
+  bool forward(SubmissionOrder& order, SpilledColumn<TimeNs>* finishes, Duration duration_of) {
     struct LaneLast {
       NodeId node = kNoNode;
-      TimeNs finish = 0, end = 0;
+      T finish = 0;
+      TimeNs end = 0;
     };
     std::vector<LaneLast> lanes(lane_.count);
     SortedCursor sources(src_ids_, nodes_.dispatch_count), targets(dst_ids_, nodes_.dispatch_count);
     const auto& e = extra_.edges;
     last_ = kNoNode;
-    TimeNs last_finish = 0;
+    T last_finish = 0;
     for (std::size_t p = 0; p < work_; ++p) {
       const NodeId v = order.next();
       const uint32_t l = lane_[v];
       LaneLast& lane = lanes[l];
       if (lane.node != kNoNode && !nodes_.earlier(lane.node, v)) return false;  // not the lane's order
-      TimeNs ready = 0, measured_ready = kUnset;
+      T ready = 0;
+      TimeNs measured_ready = kUnset;
       bool has_preds = false;
-      Binding best;
+      Binding<T> best;
       if (lane.node != kNoNode) {
         has_preds = true;
         ready = lane.finish, measured_ready = lane.end;
-        best = Binding{lane.node, lane.finish, EdgeKind::StreamOrder, true};
+        best = Binding<T>{lane.node, lane.finish, EdgeKind::StreamOrder, true};
         ++counts_.stream_order;
       }
       const std::size_t k = targets.find(v);
       if (k != SortedCursor::npos) {
         for (uint32_t i = dst_first_[k]; i < dst_first_[k + 1]; ++i) {
           if (!keep_[i] || e[i].src == lane.node) continue;
-          TimeNs f, end;
+          T f;
+          TimeNs end;
           NodeId w;
           if (!pred_state(e[i].src, p, f, end, w)) return false;  // an edge backward in this order
           count(e[i].kind);
@@ -300,17 +322,17 @@ class Streamer {
             const bool same = lane_[w] == l, best_same = best.lane || lane_[best.work] == l;
             take = same != best_same ? same : w < best.work;
           }
-          if (take) best = Binding{w, f, e[i].kind, false};
+          if (take) best = Binding<T>{w, f, e[i].kind, false};
         }
       }
       const TimeNs start = nodes_.start(v);
       TimeNs gap = start - trace_start_;
       if (has_preds) gap = std::max<TimeNs>(0, start - measured_ready);
-      const TimeNs finish = ready + gap + nodes_.times.duration(v);
+      const T finish = ready + static_cast<T>(gap) + duration_of(v);
       if (k != SortedCursor::npos) dst_gap_[k] = gap, dst_binding_[k] = best;
       if (const std::size_t s = sources.find(v); s != SortedCursor::npos) src_value_[s] = finish;
       lane = LaneLast{v, finish, nodes_.end(v)};
-      finishes.push_back(finish);
+      if (finishes != nullptr) finishes->push_back(static_cast<TimeNs>(finish));
       makespan_ = std::max(makespan_, finish);
       if (last_ == kNoNode || finish > last_finish || (finish == last_finish && v < last_)) last_ = v, last_finish = finish;
     }
@@ -417,7 +439,7 @@ class Streamer {
   }
 
   // v is the path's next node (walking back): record it, and what comes before it.
-  void follow(NodeId v, const Binding* binding, StreamedSchedule& out, NodeId& want, uint32_t& want_lane, EdgeKind& link) {
+  void follow(NodeId v, const Binding<T>* binding, StreamedSchedule& out, NodeId& want, uint32_t& want_lane, EdgeKind& link) {
     if (!out.path.empty()) out.links.push_back(link);
     out.path.push_back(v);
     if (binding != nullptr && binding->work == kNoNode) {  // no predecessor: the path starts here
@@ -447,16 +469,17 @@ class Streamer {
   LargeVector<NodeId> dst_ids_;           // work nodes with recorded edges in, ascending
   LargeVector<uint32_t> dst_first_;       // per dst_ids_ entry + 1: its edges' first index
   LargeVector<TimeNs> dst_gap_;           // per dst_ids_ entry: its gap
-  std::vector<Binding> dst_binding_;      // per dst_ids_ entry: its binding predecessor
+  std::vector<Binding<T>> dst_binding_;      // per dst_ids_ entry: its binding predecessor
   LargeVector<NodeId> src_ids_;           // work nodes with recorded edges out, ascending
-  LargeVector<TimeNs> src_value_;         // per src_ids_ entry: EF (forward), then the least bound pushed
+  LargeVector<T> src_value_;              // per src_ids_ entry: EF (forward), then the least bound pushed
   LargeVector<uint8_t> join_done_;
-  LargeVector<TimeNs> join_finish_, join_end_;
+  LargeVector<T> join_finish_;
+  LargeVector<TimeNs> join_end_;
   LargeVector<NodeId> join_rep_;
   std::vector<Emitted> emitted_;          // joins in the order scheduled, with the position they precede
   std::vector<std::size_t> stack_;
   EdgeCounts counts_;
-  TimeNs makespan_ = 0;
+  T makespan_ = 0;
   NodeId last_ = kNoNode;                 // the work node that finishes last (lowest id on ties)
 };
 
@@ -464,7 +487,12 @@ class Streamer {
 
 std::optional<StreamedSchedule> streamed_schedule(EdgeSet& edges, bool node_rows) {
   if (edges.nodes->size() == 0) return std::nullopt;
-  return Streamer(edges, node_rows).run();
+  return Streamer<TimeNs>(edges, node_rows).run();
+}
+
+std::optional<double> streamed_makespan(EdgeSet& edges, const std::function<double(NodeId)>& duration) {
+  if (edges.nodes->size() == 0) return std::nullopt;
+  return Streamer<double>(edges, false).makespan(duration);
 }
 
 }  // namespace rpl::analysis::dag

@@ -2,10 +2,13 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <functional>
+#include <optional>
 #include <set>
 
 #include "analysis/critical_path.hpp"
 #include "analysis/dag.hpp"
+#include "analysis/dag_edges.hpp"
 #include "support/errors.hpp"
 #include "support/user_regex.hpp"
 
@@ -37,20 +40,53 @@ std::vector<uint8_t> match_symbols(const Trace& trace, const WhatIf& w) {
   return matched;
 }
 
+// The makespan of the DAG with given durations of the work nodes: one streamed forward pass in submission order
+// (issue 32: no per-node arrays) while that order is a topological order, else the per-node arrays (the DAG built
+// once, on the first scenario that needs it). Joins are zero long either way.
+class Retimer {
+ public:
+  Retimer(const Trace& trace, const DagOptions& options)
+      : edges_(dag::build_edges(trace, options)), work_count_(edges_.nodes->size()), streamed_(options.streamed) {}
+  const dag::WorkTimes& times() const { return times_; }
+  std::size_t work_count() const { return work_count_; }
+
+  double makespan(const std::function<double(dag::NodeId)>& duration_of) {
+    if (!arrays_ && streamed_)
+      if (std::optional<double> m = dag::streamed_makespan(edges_, duration_of)) return *m;
+    if (!arrays_) {
+      arrays_.emplace(dag::build_dag(std::move(edges_)));
+      durations_.resize(arrays_->size());
+      finish_.resize(arrays_->size());
+    }
+    for (dag::NodeId v = 0; v < arrays_->size(); ++v) durations_[v] = v < work_count_ ? duration_of(v) : 0.0;
+    return dag::forward_pass<double>(*arrays_, durations_, finish_);
+  }
+
+ private:
+  dag::EdgeSet edges_;
+  std::size_t work_count_;
+  dag::WorkTimes times_{edges_.nodes->times};
+  bool streamed_;
+  std::optional<dag::Dag> arrays_;
+  LargeVector<double> durations_, finish_;
+};
+
 // Re-times the DAG with per-symbol factors (1 = unchanged) and fills the counts of one result.
-void retime(const Trace& trace, const dag::Dag& g, const std::vector<uint8_t>& symbol_matched,
-            const std::vector<double>& symbol_factor, double baseline, LargeVector<double>& durations,
-            LargeVector<double>& finish, WhatIfResult& out) {
+void retime(const Trace& trace, Retimer& dag, const std::vector<uint8_t>& symbol_matched,
+            const std::vector<double>& symbol_factor, double baseline, WhatIfResult& out) {
   std::vector<uint8_t> symbol_hit(trace.symbols.size(), 0);
   double saved = 0;
-  for (dag::NodeId v = 0; v < g.size(); ++v) {
-    const double d = static_cast<double>(g.duration(v));
-    durations[v] = d;
-    if (v >= g.dispatch_count) continue;
+  const dag::WorkTimes& times = dag.times();
+  auto scaled = [&](dag::NodeId v, double d) {
+    if (v >= times.dispatch_count) return d;
+    const Index s = trace.dispatches.symbol_of(v);
+    return s < symbol_matched.size() && symbol_matched[s] ? d * symbol_factor[s] : d;
+  };
+  for (dag::NodeId v = 0; v < times.dispatch_count; ++v) {
     const Index s = trace.dispatches.symbol_of(v);
     if (s >= symbol_matched.size() || !symbol_matched[s]) continue;
-    durations[v] = d * symbol_factor[s];
-    saved += d - durations[v];
+    const double d = static_cast<double>(times.duration(v));
+    saved += d - scaled(v, d);
     ++out.matched_dispatches;
     symbol_hit[s] = 1;
   }
@@ -59,7 +95,7 @@ void retime(const Trace& trace, const dag::Dag& g, const std::vector<uint8_t>& s
     if (symbol_hit[s]) names.insert(trace.strings.at(trace.symbols[s].display_name));
   out.matched_kernels.assign(names.begin(), names.end());
   out.baseline_ns = baseline;
-  out.predicted_ns = dag::forward_pass<double>(g, durations, finish);
+  out.predicted_ns = dag.makespan([&](dag::NodeId v) { return scaled(v, static_cast<double>(times.duration(v))); });
   out.delta_ns = out.predicted_ns - out.baseline_ns;
   out.speedup = out.predicted_ns > 0 ? out.baseline_ns / out.predicted_ns : 1.0;
   out.naive_delta_ns = -saved;
@@ -92,12 +128,10 @@ std::vector<WhatIfResult> run_what_if(const Trace& trace, const std::vector<What
       throw bad_spec(spec_text(w), "factor is not a finite number greater than 0");
     matches.push_back(match_symbols(trace, w));  // validates the pattern before any work
   }
-  const dag::Dag g = dag::build_dag(trace, options);
+  Retimer g(trace, options);
   // The baseline runs through the same double-precision pass as the scenarios (exact: integer ns far
-  // below 2^53), so that one pair of buffers serves every pass.
-  LargeVector<double> durations(g.size()), finish(g.size());
-  for (dag::NodeId v = 0; v < g.size(); ++v) durations[v] = static_cast<double>(g.duration(v));
-  const double baseline = dag::forward_pass<double>(g, durations, finish);
+  // below 2^53).
+  const double baseline = g.makespan([&](dag::NodeId v) { return static_cast<double>(g.times().duration(v)); });
 
   std::vector<WhatIfResult> results;
   std::vector<double> combined(trace.symbols.size(), 1.0);
@@ -112,7 +146,7 @@ std::vector<WhatIfResult> run_what_if(const Trace& trace, const std::vector<What
     }
     WhatIfResult r;
     r.spec = scenarios[i];
-    retime(trace, g, matches[i], factor, baseline, durations, finish, r);
+    retime(trace, g, matches[i], factor, baseline, r);
     results.push_back(std::move(r));
   }
   if (scenarios.size() > 1) {
@@ -121,7 +155,7 @@ std::vector<WhatIfResult> run_what_if(const Trace& trace, const std::vector<What
     r.spec.factor = 0;
     for (std::size_t i = 0; i < scenarios.size(); ++i)
       r.spec.pattern += (i ? "; " : "") + spec_text(scenarios[i]);
-    retime(trace, g, any_match, combined, baseline, durations, finish, r);
+    retime(trace, g, any_match, combined, baseline, r);
     results.push_back(std::move(r));
   }
   return results;
