@@ -50,7 +50,7 @@ for n in $SIZES; do
   if [ ! -f "$db.db" ]; then
     gen_start=$(date +%s)
     "$BUILD/bench/gen_rocpd" -n "$n" -s 8 --event-every 50 --sync-every 5000 --copy-every 1000 -o "$db" 2>/dev/null
-    echo "# n=$n generated in $(( $(date +%s) - gen_start )) s: $(( $(stat -c %s "$db.db") / 1048576 )) MB"
+    echo "# n=$n generated in $(( $(date +%s) - gen_start )) s: $(( $(stat -L -c %s "$db.db") / 1048576 )) MB"
   fi
   declare -A walls=() cpus=() max_rss=()
   for r in $(seq "$REPEATS"); do
@@ -75,7 +75,7 @@ for n in $SIZES; do
       cpus[$label]+="$cpu "
       rss_mb=$((rss_kb / 1024))
       [ "$rss_mb" -gt "${max_rss[$label]:-0}" ] && max_rss[$label]=$rss_mb
-      echo "${tag}n=$n run=$r wall_s=$wall cpu_s=$cpu (user $user + sys $sys) peak_rss_mb=$rss_mb db_mb=$(( $(stat -c %s "$db.db") / 1048576 )) dag_json_mb=$(( $(stat -c %s "$WORK/out/dag.json") / 1048576 )) load_before=$load"
+      echo "${tag}n=$n run=$r wall_s=$wall cpu_s=$cpu (user $user + sys $sys) peak_rss_mb=$rss_mb db_mb=$(( $(stat -L -c %s "$db.db") / 1048576 )) dag_json_mb=$(( $(stat -c %s "$WORK/out/dag.json") / 1048576 )) load_before=$load"
     done
   done
   for pair in $BINS; do

@@ -45,6 +45,42 @@ TEST(AffineInt64Column, KeepsIdsThatAreNotAffineAndBecomesDenseWhenTheyAreMany) 
   expect_values(c, expected);
 }
 
+TEST(AffineInt64Column, IdsRisingBySmallStepsTakeTwoBytes) {
+  // Correlation ids with API calls between the launches: steps of 1 to 40, a jump of a million now and then.
+  AffineInt64Column c;
+  std::vector<int64_t> expected;
+  std::mt19937_64 rng(11);
+  int64_t id = 5'000'000'000;
+  for (int i = 0; i < 200'000; ++i) {
+    id += 1 + static_cast<int64_t>(rng() % 40) + (i % 50'000 == 49'999 ? 1'000'000 : 0);
+    expected.push_back(i % 1000 == 500 ? -id : id);  // a few far out of line
+  }
+  c.reserve(expected.size());
+  for (int64_t v : expected) c.push_back(v);
+  expect_values(c, expected);
+  EXPECT_TRUE(c.in_steps());
+  EXPECT_LT(c.bytes(), 3 * expected.size());  // 4-byte offsets would take 4 per value
+  c.set(7, 1), expected[7] = 1;
+  c.set(8, expected[9] - 1), expected[8] = expected[9] - 1;
+  c.resize(150'000), expected.resize(150'000);
+  expect_values(c, expected);
+  // Steps too large for 16 bits everywhere: the values move on to 4-byte offsets, still all there.
+  for (int i = 0; i < 100'000; ++i) expected.push_back(expected.back() + 70'000 + static_cast<int64_t>(rng() % 3));
+  for (std::size_t i = 150'000; i < expected.size(); ++i) c.push_back(expected[i]);
+  EXPECT_FALSE(c.in_steps());
+  EXPECT_TRUE(c.dense());
+  expect_values(c, expected);
+}
+
+TEST(BlockStepColumn, ValuesAtTheEdgesOfTheOffsetsRange) {
+  BlockStepColumn c;
+  const std::vector<int64_t> expected = {100'000, 100'000 + 32'766, 100'000 + 32'767, 100'000 - 32'768,
+                                         100'000 - 32'769, std::numeric_limits<int64_t>::min(), 0, 100'001};
+  for (int64_t v : expected) c.push_back(v);
+  expect_values(c, expected);
+  EXPECT_EQ(c.listed(), 4u);  // 32767 would be the listed mark; -32769, INT64_MIN and 0 are out of range
+}
+
 TEST(AffineInt64Column, SetAndResizeKeepTheOtherValues) {
   AffineInt64Column c;
   std::vector<int64_t> expected = {10, 20, 30, 40, 50};

@@ -69,7 +69,9 @@ Read expect_both_ways_equal(const std::string& path, bool from_file, const std::
   Read scan = read(path, true);
   EXPECT_EQ(sql.counts.from_file, 0u);
   EXPECT_EQ(scan.counts.from_file, from_file ? 1u : 0u) << scan.counts.why_sql;
-  if (!from_file) EXPECT_NE(scan.counts.why_sql.find(why), std::string::npos) << scan.counts.why_sql;
+  if (!from_file) {
+    EXPECT_NE(scan.counts.why_sql.find(why), std::string::npos) << scan.counts.why_sql;
+  }
   expect_same_dispatches(sql.trace, scan.trace);
   return scan;
 }
@@ -276,7 +278,9 @@ TEST(SqliteFileScan, DecodesEveryIntegerWidthAsSqliteDoes) {
     EXPECT_EQ(scan[0].kind, sqlite::StoredValue::Null);  // the rowid alias
     ASSERT_EQ(scan[1].kind, sqlite::StoredValue::Integer);
     EXPECT_EQ(scan[1].value, s.i64(1));
-    if (s.type(2) == SQLITE_INTEGER) EXPECT_EQ(scan[2].value, s.i64(2));
+    if (s.type(2) == SQLITE_INTEGER) {
+      EXPECT_EQ(scan[2].value, s.i64(2));
+    }
     EXPECT_EQ(scan[2].kind, s.type(2) == SQLITE_INTEGER ? sqlite::StoredValue::Integer
                             : s.type(2) == SQLITE_NULL  ? sqlite::StoredValue::Null
                                                         : sqlite::StoredValue::Other);

@@ -44,19 +44,31 @@ void NarrowInt64Column::clear() {
   base_ = 0;
 }
 
-void AffineInt64Column::make_dense() {
-  dense_.reserve(std::max(reserved_, size_));
-  for (std::size_t i = 0; i < size_; ++i) dense_.push_back((*this)[i]);
+void AffineInt64Column::make_steps() {
+  steps_.reserve(std::max(reserved_, size_));
+  for (std::size_t i = 0; i < size_; ++i) steps_.push_back((*this)[i]);
   exceptions_.clear();
-  dense_mode_ = true;
+  mode_ = Mode::Steps;
+}
+
+void AffineInt64Column::make_narrow() {
+  dense_.reserve(std::max(reserved_, steps_.size()));
+  for (std::size_t i = 0; i < steps_.size(); ++i) dense_.push_back(steps_[i]);
+  steps_.clear();
+  mode_ = Mode::Narrow;
 }
 
 void AffineInt64Column::after_exception() {
-  if (exceptions_.size() > 1024 + size_ / 32) make_dense();
+  if (mode_ == Mode::Affine && too_many(exceptions_.size())) make_steps();
+  if (mode_ == Mode::Steps && too_many(steps_.listed())) make_narrow();
 }
 
 void AffineInt64Column::push_back(int64_t v) {
-  if (dense_mode_) return dense_.push_back(v);
+  if (mode_ == Mode::Narrow) return dense_.push_back(v);
+  if (mode_ == Mode::Steps) {
+    steps_.push_back(v);
+    return after_exception();
+  }
   const std::size_t i = size_++;
   if (i == 0) base_ = v;
   // The stride comes from the first two values (wrapping: any difference is a stride).
@@ -67,14 +79,19 @@ void AffineInt64Column::push_back(int64_t v) {
 }
 
 void AffineInt64Column::set(std::size_t i, int64_t v) {
-  if (dense_mode_) return dense_.set(i, v);
+  if (mode_ == Mode::Narrow) return dense_.set(i, v);
+  if (mode_ == Mode::Steps) {
+    steps_.set(i, v);
+    return after_exception();
+  }
   if (v == predicted(i)) return exceptions_.erase(i);
   exceptions_.set(i, v);
   after_exception();
 }
 
 void AffineInt64Column::resize(std::size_t n) {
-  if (dense_mode_) return dense_.resize(n);
+  if (mode_ == Mode::Narrow) return dense_.resize(n);
+  if (mode_ == Mode::Steps) return steps_.resize(n);
   if (n <= size_) {
     exceptions_.truncate(n);
     size_ = n;
@@ -89,38 +106,5 @@ void AffineInt64Column::clear() {
   *this = AffineInt64Column();
 }
 
-void BlockTimeColumn::push_back(int64_t v) {
-  if ((offset_.size() & ((std::size_t{1} << kBlockBits) - 1)) == 0) base_.push_back(v);
-  offset_.push_back(0);
-  set(offset_.size() - 1, v);
-}
-
-void BlockTimeColumn::set(std::size_t i, int64_t v) {
-  int64_t offset = 0;
-  const bool fits = !__builtin_sub_overflow(v, base_[i >> kBlockBits], &offset) && offset >= -kBias &&
-                    offset < kBias - 1;  // kBias - 1 would be kListed
-  if (offset_[i] == kListed) listed_.erase(i);
-  if (fits) {
-    offset_[i] = static_cast<uint32_t>(offset + kBias);
-    return;
-  }
-  offset_[i] = kListed;
-  listed_.set(i, v);
-}
-
-void BlockTimeColumn::resize(std::size_t n) {
-  if (n > size()) {
-    while (size() < n) push_back(0);
-    return;
-  }
-  offset_.resize(n);
-  base_.resize((n + (std::size_t{1} << kBlockBits) - 1) >> kBlockBits);
-  listed_.truncate(n);
-}
-
-void BlockTimeColumn::clear() {
-  offset_.clear(), base_.clear(), listed_.clear();
-  offset_.shrink_to_fit(), base_.shrink_to_fit();
-}
 
 }  // namespace rpl::detail

@@ -2,10 +2,14 @@
 // Compact columns of 64-bit values for DispatchTable (issue 32: 100M dispatches in 2 GB). Each gives back
 // exactly the values written, whatever they are; the bytes per value depend only on how regular they are:
 //   NarrowInt64Column  4 bytes while every value is within int32 of the first, else 8
-//   AffineInt64Column  0 bytes for values base + stride * index (consecutive ids), 16 per value that is not,
-//                      and a NarrowInt64Column once those are more than 1/32 of the values
+//   AffineInt64Column  0 bytes for values base + stride * index (consecutive ids), 16 per value that is not;
+//                      once those are more than 1/32 of the values, a BlockStepColumn (2 bytes: ids that rise
+//                      by small steps, as correlation ids with API calls between the launches), and once its
+//                      listed values are more than 1/32, a NarrowInt64Column (4 or 8)
 //   BlockTimeColumn    4 bytes (a 32-bit offset from its block's first value, blocks of 4096 values: start
 //                      times in trace order), 20 per value more than 2^31 away from its block's first
+//   BlockStepColumn    2 bytes (a 16-bit offset from its block's first value, blocks of 1024 values), 18 per
+//                      value more than 2^15 away from it
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -74,71 +78,109 @@ class NarrowInt64Column {
   LargeVector<int64_t> wide_;
 };
 
-// A column of int64 values expected to be affine in the index (ids numbered consecutively, by any stride):
-// value i is base + stride * i (wrapping, as unsigned arithmetic), except at the indices listed apart. The
-// stride is the difference of the first two values. When the exceptions grow past 1/32 of the values (plus a
-// thousand), every value moves into a NarrowInt64Column, for good.
-class AffineInt64Column {
+// Values held as offsets of type `Offset` from the first value of their block of 2^kBlockBits (each block's base
+// is 8 bytes); a value further from its block's base is listed apart. Random access costs two loads.
+template <typename Offset, unsigned kBlockBits>
+class BlockOffsetColumn {
  public:
   int64_t operator[](std::size_t i) const {
-    if (dense_mode_) return dense_[i];
-    if (!exceptions_.empty())
-      if (const int64_t* v = exceptions_.find(i)) return *v;
-    return predicted(i);
-  }
-  std::size_t size() const { return dense_mode_ ? dense_.size() : size_; }
-  void push_back(int64_t v);
-  void set(std::size_t i, int64_t v);
-  void reserve(std::size_t n) { reserved_ = n; }  // for the dense column, if it comes to that
-  void resize(std::size_t n);  // new values are 0
-  void clear();
-  std::size_t bytes() const { return exceptions_.bytes() + dense_.bytes(); }
-  bool dense() const { return dense_mode_; }
-
- private:
-  int64_t predicted(std::size_t i) const {
-    return static_cast<int64_t>(static_cast<uint64_t>(base_) + static_cast<uint64_t>(stride_) * i);
-  }
-  void make_dense();
-  void after_exception();
-  bool dense_mode_ = false;
-  std::size_t size_ = 0, reserved_ = 0;
-  int64_t base_ = 0, stride_ = 0;
-  SparseOverrides<int64_t> exceptions_;
-  NarrowInt64Column dense_;
-};
-
-// Time stamps (ns) held as 32-bit offsets from the first value of their block of 4096 (each block's base is
-// 8 bytes): a block of a trace's records spans well under 2 seconds; a value further from its block's base
-// is listed apart. Random access costs two loads.
-class BlockTimeColumn {
- public:
-  int64_t operator[](std::size_t i) const {
-    const uint32_t o = offset_[i];
+    const Offset o = offset_[i];
     if (o == kListed) [[unlikely]]
       return *listed_.find(i);
     return base_[i >> kBlockBits] + (static_cast<int64_t>(o) - kBias);
   }
   std::size_t size() const { return offset_.size(); }
   bool empty() const { return offset_.empty(); }
-  void push_back(int64_t v);
-  void set(std::size_t i, int64_t v);
+  void push_back(int64_t v) {
+    if ((offset_.size() & ((std::size_t{1} << kBlockBits) - 1)) == 0) base_.push_back(v);
+    offset_.push_back(0);
+    set(offset_.size() - 1, v);
+  }
+  void set(std::size_t i, int64_t v) {
+    int64_t offset = 0;
+    const bool fits = !__builtin_sub_overflow(v, base_[i >> kBlockBits], &offset) && offset >= -kBias &&
+                      offset < kBias - 1;  // kBias - 1 would be kListed
+    if (offset_[i] == kListed) listed_.erase(i);
+    if (fits) {
+      offset_[i] = static_cast<Offset>(offset + kBias);
+      return;
+    }
+    offset_[i] = kListed;
+    listed_.set(i, v);
+  }
   void reserve(std::size_t n) { offset_.reserve(n), base_.reserve((n >> kBlockBits) + 1); }
   std::size_t capacity() const { return offset_.capacity(); }
-  void resize(std::size_t n);  // new values are 0
-  void clear();
+  void resize(std::size_t n) {  // new values are 0
+    if (n > size()) {
+      while (size() < n) push_back(0);
+      return;
+    }
+    offset_.resize(n);
+    base_.resize((n + (std::size_t{1} << kBlockBits) - 1) >> kBlockBits);
+    listed_.truncate(n);
+  }
+  void clear() {
+    offset_.clear(), base_.clear(), listed_.clear();
+    offset_.shrink_to_fit(), base_.shrink_to_fit();
+  }
   std::size_t bytes() const {
-    return offset_.capacity() * sizeof(uint32_t) + base_.capacity() * sizeof(int64_t) + listed_.bytes();
+    return offset_.capacity() * sizeof(Offset) + base_.capacity() * sizeof(int64_t) + listed_.bytes();
   }
   std::size_t listed() const { return listed_.size(); }
 
  private:
-  static constexpr unsigned kBlockBits = 12;
-  static constexpr int64_t kBias = int64_t{1} << 31;  // offset = value - base + kBias
-  static constexpr uint32_t kListed = 0xffffffffu;    // the value is in listed_
-  LargeVector<uint32_t> offset_;
+  static constexpr int64_t kBias = int64_t{1} << (8 * sizeof(Offset) - 1);  // offset = value - base + kBias
+  static constexpr Offset kListed = static_cast<Offset>(~Offset{0});        // the value is in listed_
+  LargeVector<Offset> offset_;
   LargeVector<int64_t> base_;  // per block: its first value written
   SparseOverrides<int64_t> listed_;
+};
+
+// Time stamps (ns): a block of 4096 of a trace's records spans well under the 2 seconds an offset covers.
+using BlockTimeColumn = BlockOffsetColumn<uint32_t, 12>;
+// Ids that rise by small steps: 1024 of them within +-32767 of the block's first.
+using BlockStepColumn = BlockOffsetColumn<uint16_t, 10>;
+
+// A column of int64 values expected to be affine in the index (ids numbered consecutively, by any stride):
+// value i is base + stride * i (wrapping, as unsigned arithmetic), except at the indices listed apart. The
+// stride is the difference of the first two values. When the exceptions grow past 1/32 of the values (plus a
+// thousand), every value moves into a BlockStepColumn, and when that one's listed values pass the same share,
+// into a NarrowInt64Column, for good.
+class AffineInt64Column {
+ public:
+  int64_t operator[](std::size_t i) const {
+    if (mode_ == Mode::Steps) return steps_[i];
+    if (mode_ == Mode::Narrow) return dense_[i];
+    if (!exceptions_.empty())
+      if (const int64_t* v = exceptions_.find(i)) return *v;
+    return predicted(i);
+  }
+  std::size_t size() const { return mode_ == Mode::Steps ? steps_.size() : mode_ == Mode::Narrow ? dense_.size() : size_; }
+  void push_back(int64_t v);
+  void set(std::size_t i, int64_t v);
+  void reserve(std::size_t n) { reserved_ = n; }  // for the dense columns, if it comes to that
+  void resize(std::size_t n);  // new values are 0
+  void clear();
+  std::size_t bytes() const { return exceptions_.bytes() + steps_.bytes() + dense_.bytes(); }
+  bool dense() const { return mode_ != Mode::Affine; }
+  // Whether the values are held as 16-bit steps (2 bytes each) rather than affine or 4- or 8-byte offsets.
+  bool in_steps() const { return mode_ == Mode::Steps; }
+
+ private:
+  enum class Mode : uint8_t { Affine, Steps, Narrow };
+  int64_t predicted(std::size_t i) const {
+    return static_cast<int64_t>(static_cast<uint64_t>(base_) + static_cast<uint64_t>(stride_) * i);
+  }
+  bool too_many(std::size_t listed) const { return listed > 1024 + size() / 32; }
+  void make_steps();
+  void make_narrow();
+  void after_exception();
+  Mode mode_ = Mode::Affine;
+  std::size_t size_ = 0, reserved_ = 0;
+  int64_t base_ = 0, stride_ = 0;
+  SparseOverrides<int64_t> exceptions_;
+  BlockStepColumn steps_;
+  NarrowInt64Column dense_;
 };
 
 }  // namespace rpl::detail

@@ -8,7 +8,9 @@
 //                                              more than 2 s from it)
 //   duration                               4  (uint32; longer or negative ones in a side list, by index)
 //   dispatch id, correlation id            0 + 0 while each column is affine in the index (consecutive ids),
-//                                              16 per id that is not, and 4 (or 8) each once those are many
+//                                              16 per id that is not; once those are many, 2 each while the
+//                                              ids rise by small steps (16-bit offsets per block of 1024), else
+//                                              4 (or 8)
 //   launch: kernel symbol, placement (process, agent, queue, stream, thread) and launch shape (grid, block,
 //   LDS, scratch), interned as one triple of interned ids                                   4
 // The interned tables hold one entry per distinct combination: a few in real traces (a kernel runs with few

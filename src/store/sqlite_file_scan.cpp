@@ -30,11 +30,16 @@ const uint8_t* read_varint(const uint8_t* p, const uint8_t* end, uint64_t& v) {
   return p;
 }
 
-// A big-endian two's-complement integer of `n` bytes (1, 2, 3, 4, 6 or 8).
-int64_t read_int(const uint8_t* p, unsigned n) {
-  uint64_t v = (p[0] & 0x80) ? ~uint64_t{0} : 0;  // sign extension
-  for (unsigned i = 0; i < n; ++i) v = (v << 8) | p[i];
-  return static_cast<int64_t>(v);
+// A big-endian two's-complement integer of serial type 1..6 (1, 2, 3, 4, 6 or 8 bytes).
+inline int64_t read_int(const uint8_t* p, uint64_t type) {
+  switch (type) {
+    case 1: return static_cast<int8_t>(p[0]);
+    case 2: return static_cast<int16_t>(be16(p));
+    case 3: return static_cast<int32_t>(uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8) >> 8;
+    case 4: return static_cast<int32_t>(be32(p));
+    case 5: return int64_t{static_cast<int16_t>(be16(p))} * 4294967296LL + be32(p + 2);
+    default: return static_cast<int64_t>(uint64_t{be32(p)} << 32 | be32(p + 4));
+  }
 }
 
 constexpr uint8_t kInteriorTablePage = 0x05, kLeafTablePage = 0x0d;
@@ -216,9 +221,13 @@ void RowidTableScan::decode(const uint8_t* payload, std::size_t local_bytes, uin
       v = {StoredValue::Absent, 0};
       continue;
     }
-    uint64_t type = 0;
-    types = read_varint(types, types_end, type);
-    if (!types) unsupported("a record header");
+    uint64_t type = *types;
+    if (type < 0x80) {
+      ++types;  // the usual one-byte serial type
+    } else {
+      types = read_varint(types, types_end, type);
+      if (!types) unsupported("a record header");
+    }
     static constexpr uint8_t kIntegerBytes[7] = {0, 1, 2, 3, 4, 6, 8};
     uint64_t size = 0;
     if (type == 0) {
@@ -226,7 +235,7 @@ void RowidTableScan::decode(const uint8_t* payload, std::size_t local_bytes, uin
     } else if (type <= 6) {
       size = kIntegerBytes[type];
       if (static_cast<uint64_t>(end - data) < size) unsupported("a value on an overflow page");
-      v = {StoredValue::Integer, read_int(data, static_cast<unsigned>(size))};
+      v = {StoredValue::Integer, read_int(data, type)};
     } else if (type == 7) {
       size = 8;
       v = {StoredValue::Other, 0};
