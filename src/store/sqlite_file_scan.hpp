@@ -1,8 +1,8 @@
 #pragma once
 // Reads the rows of one SQLite rowid table straight from the database file, in rowid order (the order of
 // SQLite's own full scan), decoding integers and NULLs only (issue 32: at 100M dispatches SQLite's virtual
-// machine and column calls were most of `analyze`'s reading, about 5000 instructions per row; this walk of the
-// table's B-tree pages takes a few hundred).
+// machine and column calls were most of `analyze`'s reading; this walk of the table's B-tree pages costs a
+// fraction of that, docs/analyze-scaling.md).
 //
 // It reads only what it can prove to be what SQLite would return, from the documented file format
 // (https://www.sqlite.org/fileformat2.html): a database in rollback-journal mode read under SQLite's shared
