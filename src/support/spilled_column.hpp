@@ -30,7 +30,8 @@ class SpilledColumn {
     std::FILE* f = std::tmpfile();
     if (f == nullptr) return;
     file_.reset(f);
-    if (std::fwrite(kept_.data(), sizeof(T), size_, f) != size_ || std::fflush(f) != 0) {
+    // (an empty column writes nothing: fwrite's buffer may not be null, and an empty vector's data() can be)
+    if ((size_ != 0 && std::fwrite(kept_.data(), sizeof(T), size_, f) != size_) || std::fflush(f) != 0) {
       file_.reset();
       return;
     }
@@ -122,7 +123,7 @@ class SpilledColumn {
     const std::size_t written = size_ - pending_.size();
     std::vector<T, Allocator> values(written);
     if (std::fflush(file_.get()) != 0 || std::fseek(file_.get(), 0, SEEK_SET) != 0 ||
-        std::fread(values.data(), sizeof(T), written, file_.get()) != written)
+        (written != 0 && std::fread(values.data(), sizeof(T), written, file_.get()) != written))
       throw std::runtime_error("a temporary file could not be written nor read back");
     values.insert(values.end(), pending_.begin(), pending_.end());
     kept_ = std::move(values);
