@@ -40,6 +40,13 @@ class SubmissionOrder {
         copies_of_(nodes.process_count), next_copy_(nodes.process_count, 0) {
     for (std::size_t i = 0; i < nodes.size() - dispatches_; ++i)
       copies_of_[nodes.process_by_copy[i]].push_back(static_cast<NodeId>(dispatches_ + i));
+    // A copy's record arrives when the copy ends, not when it was submitted (CUPTI's memcpy records of a PyTorch
+    // step: 81 of 298 out of correlation order), so each process's copies are put in submission order here; the
+    // merge below takes them by correlation id. (Copies are looked up by value, not by a cursor: any order works.)
+    auto submitted_first = [&](NodeId a, NodeId b) { return nodes.correlation(a) < nodes.correlation(b); };
+    for (auto& copies : copies_of_)
+      if (!std::is_sorted(copies.begin(), copies.end(), submitted_first))
+        std::stable_sort(copies.begin(), copies.end(), submitted_first);
     copy_sequence_.reserve(nodes.size() - dispatches_);
   }
   NodeId next() {
