@@ -31,7 +31,10 @@ compare() {
   if [ "$rc_old" != "$rc_new" ]; then echo "DIFFERENT exit status: old $rc_old, new $rc_new"; status=1; return; fi
   if [ "$rc_old" != 0 ]; then echo "both exit $rc_old (same)"; return; fi
   # which schedule NEW took: the streamed passes, or the per-node arrays (submission order not topological)
-  if "$NEW" analyze "$@" -o "$WORK/dbg" --quiet --debug 2>&1 >/dev/null | grep -q "not a topological order"; then
+  # (the log is read whole: a grep -q on the pipe would end it early, and pipefail would read the broken pipe as no match)
+  local log
+  log=$("$NEW" analyze "$@" -o "$WORK/dbg" --quiet --debug 2>&1 >/dev/null || true)
+  if grep -q "not a topological order" <<<"$log"; then
     echo "new: critical path on per-node arrays (fallback)"
   else
     echo "new: critical path streamed (or a folder of ranks)"
