@@ -5,7 +5,10 @@
 # ranks' folder together) with --slack-db, and every output is compared field by field
 # (bench/compare_analyze_outputs.py), report.html and the --slack-db tables byte for byte. No GPU needed.
 #   bench/analyze_equivalence_recorded.sh OLD_BIN NEW_BIN     (exits 1 on any difference)
+#   bench/analyze_equivalence_recorded.sh --compare-one OLD_BIN NEW_BIN INPUT   (one database or folder)
 set -euo pipefail
+ONE=""
+if [ "${1:-}" = --compare-one ]; then ONE=$4; shift; fi
 OLD=$1 NEW=$2
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rpl-equiv-rec-XXXXXX")
@@ -13,11 +16,6 @@ trap 'rm -rf "$WORK"' EXIT
 source "$(dirname "$0")/machine_header.sh"
 bench_header "bench/analyze_equivalence_recorded.sh $OLD $NEW"
 echo "# old: $OLD; new: $NEW"
-R=$ROOT/bench/results
-mkdir -p "$WORK/h100" "$WORK/liblog" "$WORK/nccl"
-tar -xzf "$R/2026-11-25/cuda/analysis_truth_gpu/analysis_truth.tar.gz" -C "$WORK/h100"
-tar -xzf "$R/2026-11-29/cuda/library_logging_gpu_c1a6cf7/library_logging_outputs.tar.gz" -C "$WORK/liblog"
-tar -xzf "$R/2026-11-29/multigpu/comm_preset_2gpu/attempt4-afc4627/comm2.tar.gz" -C "$WORK/nccl"
 status=0
 # compare NAME INPUT...: analyze the inputs with both binaries and compare
 compare() {
@@ -49,6 +47,15 @@ compare() {
     cmp -s "$WORK/old.slack.sql" "$WORK/new.slack.sql" && echo "--slack-db: identical dumps ($(grep -c INSERT "$WORK/new.slack.sql") rows)" || { echo "--slack-db: DIFFERENT"; status=1; }
   fi
 }
+if [ -n "$ONE" ]; then
+  compare "$(basename "$ONE")" "$ONE"
+  exit $status
+fi
+R=$ROOT/bench/results
+mkdir -p "$WORK/h100" "$WORK/liblog" "$WORK/nccl"
+tar -xzf "$R/2026-11-25/cuda/analysis_truth_gpu/analysis_truth.tar.gz" -C "$WORK/h100"
+tar -xzf "$R/2026-11-29/cuda/library_logging_gpu_c1a6cf7/library_logging_outputs.tar.gz" -C "$WORK/liblog"
+tar -xzf "$R/2026-11-29/multigpu/comm_preset_2gpu/attempt4-afc4627/comm2.tar.gz" -C "$WORK/nccl"
 while IFS= read -r db; do
   compare "$(echo "${db#$WORK/}" | tr / _)" "$db"
 done < <(find "$WORK/h100" "$WORK/liblog" "$WORK/nccl/comm2/launcher" "$WORK/nccl/comm2/ranks" -name '*.db' | sort)
