@@ -43,7 +43,9 @@ compare() {
     diff -r "$WORK/old" "$WORK/new" >/dev/null && echo "$(cd "$WORK/old" && ls | tr '\n' ' ')byte-identical" || { echo "outputs DIFFERENT"; status=1; }
   fi
   if [ -f "$WORK/old.slack.db" ]; then
-    for f in old new; do sqlite3 "$WORK/$f.slack.db" .dump > "$WORK/$f.slack.sql"; done
+    for f in old new; do  # (Python's sqlite3: the GPU machines have no sqlite3 command)
+      python3 -c 'import sqlite3, sys; print("\n".join(sqlite3.connect(sys.argv[1]).iterdump()))' "$WORK/$f.slack.db" > "$WORK/$f.slack.sql"
+    done
     cmp -s "$WORK/old.slack.sql" "$WORK/new.slack.sql" && echo "--slack-db: identical dumps ($(grep -c INSERT "$WORK/new.slack.sql") rows)" || { echo "--slack-db: DIFFERENT"; status=1; }
   fi
 }
