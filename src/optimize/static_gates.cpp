@@ -164,18 +164,19 @@ std::map<std::string, int> kernel_identifiers(const std::string& text, const Ker
   return ids;
 }
 
+bool plain_identifier(const std::string& name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
 // The candidate's new helper functions: __device__ definitions whose name is an identifier that appears nowhere in
-// the original (so no overload, specialisation or shadowing can change what the original's other code calls).
-std::vector<DeviceFunction> new_device_functions(const SourceModel& original, const SourceModel& candidate) {
-  std::map<std::string, int> known;
-  count_identifiers(original.text, 0, original.text.size(), known);
+// the original (`known`: the original's identifiers), so no overload, specialisation or shadowing can change what the
+// original's other code calls.
+std::vector<DeviceFunction> new_device_functions(const std::map<std::string, int>& known, const SourceModel& candidate) {
   std::vector<DeviceFunction> out;
-  for (const DeviceFunction& f : candidate.device_functions) {
-    const bool identifier = !f.name.empty() && std::all_of(f.name.begin(), f.name.end(), [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-    });
-    if (identifier && !known.count(f.name)) out.push_back(f);
-  }
+  for (const DeviceFunction& f : candidate.device_functions)
+    if (plain_identifier(f.name) && !known.count(f.name)) out.push_back(f);
   return out;
 }
 
@@ -196,10 +197,8 @@ bool reserved_identifier(const std::string& name) {
 // ones refused, with why, go to `refused` (for the message when the text outside the kernel then differs).
 // Without a clean parse only macros count: their ranges come from the preprocessor's record and the directive's
 // text, which a parse error elsewhere does not move; a declaration's extent might.
-std::vector<FileScopeDecl> new_file_scope_decls(const SourceModel& original, const SourceModel& candidate,
-                                                bool parsed, std::vector<std::string>& refused) {
-  std::map<std::string, int> known;
-  count_identifiers(original.text, 0, original.text.size(), known);
+std::vector<FileScopeDecl> new_file_scope_decls(const std::map<std::string, int>& known, const SourceModel& original,
+                                                const SourceModel& candidate, bool parsed, std::vector<std::string>& refused) {
   std::vector<FileScopeDecl> out;
   for (const FileScopeDecl& d : candidate.file_scope_decls) {
     if (!parsed && d.kind != "macro") continue;
@@ -212,8 +211,7 @@ std::vector<FileScopeDecl> new_file_scope_decls(const SourceModel& original, con
     else if (d.specialization) why = "specializes a template (never a new name)";
     for (const std::string& n : names) {
       if (!why.empty()) break;
-      if (!std::all_of(n.begin(), n.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
-        why = "is not a plain identifier";
+      if (!plain_identifier(n)) why = "is not a plain identifier";
       else if (known.count(n)) why = fmt::format("reuses the name {}, which the original has", n);
       else if (reserved_identifier(n)) why = fmt::format("uses the reserved name {}", n);
     }
@@ -262,9 +260,11 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
 
   // New helper functions the kernel may call are the candidate's own (the same checks as the kernel's body below).
   // So are new macros, constants, types and namespace aliases (new names only), judged as the kernel's text is.
-  const std::vector<DeviceFunction> helpers = parsed ? new_device_functions(original, candidate) : std::vector<DeviceFunction>{};
+  std::map<std::string, int> known;  // the original's identifiers: what an addition's name must not be
+  count_identifiers(original.text, 0, original.text.size(), known);
+  const std::vector<DeviceFunction> helpers = parsed ? new_device_functions(known, candidate) : std::vector<DeviceFunction>{};
   std::vector<std::string> refused_decls;
-  const std::vector<FileScopeDecl> decls = new_file_scope_decls(original, candidate, parsed, refused_decls);
+  const std::vector<FileScopeDecl> decls = new_file_scope_decls(known, original, candidate, parsed, refused_decls);
   std::string candidate_without_helpers = candidate.text;
   for (const DeviceFunction& f : helpers)
     std::fill(candidate_without_helpers.begin() + f.begin, candidate_without_helpers.begin() + f.end, ' ');
