@@ -10,6 +10,7 @@
 
 #include "analysis/critical_path.hpp"
 #include "support/log.hpp"
+#include "testing/in_memory_trace.hpp"
 
 namespace rpl::analysis {
 namespace {
@@ -248,8 +249,7 @@ TEST(StreamedSchedule, LargeTimelineThroughTemporaryFiles) {
 }
 
 // A small builder for the cases the streamed schedule must leave to the arrays.
-struct Builder {
-  Trace trace;
+struct Builder : test::InMemoryTrace {
   Builder() {
     trace.processes.push_back(Process{});
     Agent gpu;
@@ -287,14 +287,9 @@ TEST(StreamedSchedule, TakenWhenCopiesAreRecordedOutOfSubmissionOrder) {
   b.kernel(0, 0, 10, 1);
   b.kernel(0, 40, 50, 6);
   auto copy = [&](Index stream, TimeNs start, TimeNs end, int64_t corr) {
-    MemoryCopy c;
+    MemoryCopy& c = b.add_copy(start, end);
     c.stream = c.queue = stream;
-    c.kind = b.trace.strings.intern("MEMORY_COPY_HOST_TO_DEVICE");
-    c.start = start;
-    c.end = end;
     c.correlation_id = corr;
-    c.copy_id = static_cast<int64_t>(b.trace.copies.size() + 1);
-    b.trace.copies.push_back(c);
   };
   copy(0, 30, 35, 5);
   copy(1, 0, 25, 3);
