@@ -13,6 +13,7 @@
 #include "app/diagnose.hpp"
 #include "app/load_trace.hpp"
 #include "support/log.hpp"
+#include "support/ordered_parallel.hpp"
 #include "support/progress.hpp"
 
 namespace rpl::app {
@@ -55,7 +56,7 @@ AnalyzeResults run_analyze(const AnalyzeOptions& options) {
   if (options.ceilings_file) r.empirical_ceilings = read_empirical_ceilings(*options.ceilings_file);
   if (options.slack_db) store::check_slack_table_path(*options.slack_db);
 
-  r.trace = load_trace({options.databases, options.lenient, options.show_progress});
+  r.trace = load_trace({options.databases, options.lenient, options.show_progress, options.jobs});
   Progress progress(options.show_progress);
   // One line per step, so that a long run (issue 32: minutes at 100M dispatches) says where it is.
   progress.phase("analysing: the window");
@@ -66,24 +67,41 @@ AnalyzeResults run_analyze(const AnalyzeOptions& options) {
   r.window = analysis::restrict_to_window(r.trace, options.range);
   if (options.range && r.window.source != analysis::WindowSource::Range) log::warn("--range: {}", r.window.description);
   const std::size_t work = r.trace.dispatches.size() + r.trace.copies.size();  // in the window
-  progress.phase(fmt::format("analysing {} dispatches and copies: kernel statistics", work));
-  r.stats = analysis::compute_kernel_stats(r.trace);
-  if (options.kernel_filter) keep_matching_kernels(r.stats, *options.kernel_filter);
-  analysis::compute_kernel_shapes(r.trace, r.stats);
-  r.occupancy = analysis::kernel_occupancies(r.trace, r.stats);
-  diagnose_kernels(r, options);
-
-  progress.phase(fmt::format("analysing {} dispatches and copies: critical path", work));
   analysis::DagOptions dag;
   dag.infer_cross_stream = options.infer_dependencies;
   dag.node_rows = options.node_rows || options.slack_db;
   r.inferred_edges = options.infer_dependencies;
-  r.dag = analysis::analyze_critical_path(r.trace, dag);
-  progress.phase("analysing: idle attribution");
-  r.idle = analysis::attribute_idle(r.trace, r.dag);
-  if (!options.what_if.empty()) {
-    progress.phase(fmt::format("analysing: {} what-if scenario(s)", options.what_if.size()));
-    r.what_if = analysis::run_what_if(r.trace, options.what_if, dag);
+  // Three chains of pure functions over the same trace, each writing its own part of r: the kernel statistics
+  // (with occupancy and the counters' diagnosis), the critical path with the idle attribution, the what-if
+  // scenarios.
+  auto kernel_statistics = [&] {
+    r.stats = analysis::compute_kernel_stats(r.trace);
+    if (options.kernel_filter) keep_matching_kernels(r.stats, *options.kernel_filter);
+    analysis::compute_kernel_shapes(r.trace, r.stats);
+    r.occupancy = analysis::kernel_occupancies(r.trace, r.stats);
+    diagnose_kernels(r, options);
+  };
+  auto critical_path = [&] { r.dag = analysis::analyze_critical_path(r.trace, dag); };
+  auto idle_attribution = [&] { r.idle = analysis::attribute_idle(r.trace, r.dag); };
+  auto what_if = [&] {
+    if (!options.what_if.empty()) r.what_if = analysis::run_what_if(r.trace, options.what_if, dag);
+  };
+  if (options.jobs > 1) {
+    progress.phase(fmt::format("analysing {} dispatches and copies: kernel statistics, critical path, idle "
+                               "attribution{}, {} at a time",
+                               work, options.what_if.empty() ? "" : ", what-if", std::min(options.jobs, 3u)));
+    run_concurrently({kernel_statistics, [&] { critical_path(), idle_attribution(); }, what_if}, options.jobs);
+  } else {
+    progress.phase(fmt::format("analysing {} dispatches and copies: kernel statistics", work));
+    kernel_statistics();
+    progress.phase(fmt::format("analysing {} dispatches and copies: critical path", work));
+    critical_path();
+    progress.phase("analysing: idle attribution");
+    idle_attribution();
+    if (!options.what_if.empty()) {
+      progress.phase(fmt::format("analysing: {} what-if scenario(s)", options.what_if.size()));
+      what_if();
+    }
   }
   progress.done();
   return r;

@@ -58,6 +58,10 @@ struct AnalyzeOptions : AnalysisOptions {
   bool node_rows = false;
   // --slack-db FILE: the per-node rows go to a SQLite table there (app/slack_table.hpp); implies node_rows.
   std::optional<std::string> slack_db;
+  // --jobs N (resolved: >= 1): databases read at once, and the independent analyses (kernel statistics, the
+  // critical path with idle attribution, what-if) run side by side. Results identical to 1; memory: see
+  // docs/analyze-scaling.md ("--jobs").
+  unsigned jobs = 1;
 };
 
 // What the counters say about one kernel (parallel to KernelStatsResult::kernels).

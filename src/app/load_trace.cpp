@@ -62,6 +62,7 @@ std::vector<std::string> unrelated_runs_warnings(const Trace& trace) {
 Trace load_trace(const LoadOptions& options) {
   rocpd::ReadOptions read;
   read.lenient = options.lenient;
+  read.jobs = options.jobs;
   Progress progress(options.show_progress);
   if (options.show_progress)
     read.progress = [&](std::string_view file, std::size_t rows) {

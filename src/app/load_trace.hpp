@@ -15,6 +15,7 @@ struct LoadOptions {
   std::vector<std::string> databases;
   bool lenient = false;        // drop invalid records with a warning instead of failing
   bool show_progress = false;  // progress on stderr (a terminal, not --quiet)
+  unsigned jobs = 1;           // databases read at once (rocpd::ReadOptions::jobs)
 };
 
 // Throws rpl::Error (missing, corrupt, not rocpd, empty, invalid: support/errors.hpp). Warns on stderr when the

@@ -15,6 +15,7 @@
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
+#include "support/ordered_parallel.hpp"
 #include "support/progress.hpp"
 
 namespace rpl::app {
@@ -60,11 +61,21 @@ std::vector<analysis::RankSummary> summarize_databases(const std::vector<std::st
   rocpd::ReadOptions read;
   read.lenient = options.lenient;
   Progress progress(options.show_progress);
-  for (std::size_t i = 0; i < databases.size(); ++i) {
-    progress.update(fmt::format("rank database {}/{}: {}", i + 1, databases.size(), databases[i]));
-    Trace trace;  // one database at a time: freed before the next is read
-    rocpd::read_database(trace, databases[i], read);
-    for (auto& s : analysis::summarize_ranks(trace, so)) {
+  const unsigned jobs = options.jobs;
+  std::size_t summarized = 0;
+  auto summarize = [&](std::size_t i) {
+    if (jobs <= 1) progress.update(fmt::format("rank database {}/{}: {}", i + 1, databases.size(), databases[i]));
+    rocpd::ReadOptions one = read;
+    if (jobs > 1)  // a failed database ahead of this one stops the run: this summary would be discarded
+      one.progress = [](std::string_view, std::size_t) {
+        if (parallel_stop_requested()) throw Error(ExitCode::Internal, "stopped: another database failed");
+      };
+    Trace trace;  // freed as soon as it is summarized: `jobs` traces at a time
+    rocpd::read_database(trace, databases[i], one);
+    return analysis::summarize_ranks(trace, so);
+  };
+  auto keep = [&](std::size_t i, std::vector<analysis::RankSummary>&& summaries) {
+    for (auto& s : summaries) {
       // A launcher (torchrun's agent, mpirun) that touched the GPU API but ran nothing is not a rank.
       if (s.dispatches == 0 && s.last_end == 0) {
         log::info("{}: process {} ran no GPU work; not counted as a rank", databases[i], s.pid);
@@ -72,7 +83,11 @@ std::vector<analysis::RankSummary> summarize_databases(const std::vector<std::st
       }
       out.push_back(std::move(s));
     }
-  }
+    summarized = i + 1;
+  };
+  ordered_parallel<std::vector<analysis::RankSummary>>(databases.size(), jobs, summarize, keep, [&] {
+    progress.update(fmt::format("rank databases: {} of {} summarized, {} at a time", summarized, databases.size(), jobs));
+  });
   progress.done();
   if (out.empty() && !options.allow_no_rank)
     throw Error(ExitCode::InputEmpty, "no rank in the given databases (no process ran GPU work)");
@@ -182,6 +197,7 @@ AcrossRanksRun run_across_ranks(const AcrossRanksOptions& o) {
     read.what_if = o.what_if;
     read.lenient = o.lenient;
     read.show_progress = o.show_progress;
+    read.jobs = o.jobs;
     read.allow_no_rank = o.rank_summary.has_value();
     summaries = summarize_databases(run.databases, read);
   }

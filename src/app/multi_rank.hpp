@@ -1,6 +1,6 @@
 #pragma once
-// `rocm-perf analyze DIR` for a distributed job: every rank's database read one at a time and reduced to
-// a small summary (analysis/rank_summary.hpp) before the next is read, so memory is bounded by the largest
+// `rocm-perf analyze DIR` for a distributed job: every rank's database read one at a time (--jobs N: N at a time)
+// and reduced to a small summary (analysis/rank_summary.hpp) before the next is read, so memory is bounded by the largest
 // rank, then one analysis across the ranks (analysis/multi_rank.hpp). The summaries can also be written
 // per task (--rank-summary) and merged later (--merge-summaries).
 #include <cstddef>
@@ -22,6 +22,9 @@ struct RankSummaryRead {
   // --rank-summary: a database with no rank in it (the launcher's own: torchrun's agent, mpirun) gives an empty
   // summary rather than an error, so a job array over every database of a run needs no filtering.
   bool allow_no_rank = false;
+  // Databases read and summarized at once (`analyze --jobs N`); the summaries, their order and the log lines are
+  // those of one at a time. Memory: up to `jobs` ranks' traces at once instead of one.
+  unsigned jobs = 1;
 };
 
 std::vector<analysis::RankSummary> summarize_databases(const std::vector<std::string>& databases,
@@ -37,6 +40,7 @@ struct AcrossRanksOptions {
   bool lenient = false;
   bool show_progress = false;
   bool align_clocks = true;
+  unsigned jobs = 1;  // RankSummaryRead::jobs
 };
 
 struct AcrossRanksRun {

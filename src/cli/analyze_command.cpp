@@ -16,6 +16,7 @@
 #include "report/analyze_report.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
+#include "support/ordered_parallel.hpp"
 #include "support/terminal_text.hpp"
 #include "support/progress.hpp"
 
@@ -31,6 +32,7 @@ struct AnalyzeArgs {
   bool perfetto = false;               // --perfetto: multi_rank.perfetto.json (reads every database again)
   bool no_clock_alignment = false;
   std::optional<std::string> slack_db;  // --slack-db FILE: per-node slack rows as a SQLite table
+  std::string jobs = "1";               // --jobs N, checked by parse_jobs
 };
 
 std::optional<std::string> first_directory(const std::vector<std::string>& inputs) {
@@ -54,7 +56,7 @@ void warn_ignored_across_ranks(const CLI::App& cmd) {
 }
 
 // Distributed jobs: a directory of rank databases, --ranks, --rank-summary or --merge-summaries.
-int run_multi_rank(const AnalyzeArgs& a, const CLI::App& cmd) {
+int run_multi_rank(const AnalyzeArgs& a, const CLI::App& cmd, unsigned jobs) {
   warn_ignored_across_ranks(cmd);
   const app::AnalysisOptions ao = analysis_options(a.flags);
   app::AcrossRanksOptions o;
@@ -66,6 +68,7 @@ int run_multi_rank(const AnalyzeArgs& a, const CLI::App& cmd) {
   o.lenient = ao.lenient;
   o.show_progress = show_progress(a.flags.common);
   o.align_clocks = !a.no_clock_alignment;
+  o.jobs = jobs;
   const app::AcrossRanksRun run = app::run_across_ranks(o);
   if (!run.result) {
     log::info("wrote the summary of {} rank(s) to {}", run.ranks, *a.rank_summary);
@@ -98,16 +101,18 @@ int run_multi_rank(const AnalyzeArgs& a, const CLI::App& cmd) {
 
 int run_analyze_command(const AnalyzeArgs& a, const CLI::App& cmd) {
   set_log_level(a.flags.common);
+  const unsigned jobs = resolve_jobs(parse_jobs(a.jobs));  // a wrong value is refused before any work
   const std::optional<std::string> directory = first_directory(a.databases);
   if (directory && !a.ranks && !a.rank_summary && !a.merge_summaries)
     log::info("{} is a directory: analysing its databases as the ranks of one distributed job (as --ranks does)",
               *directory);
-  if (a.ranks || a.rank_summary || a.merge_summaries || directory) return run_multi_rank(a, cmd);
+  if (a.ranks || a.rank_summary || a.merge_summaries || directory) return run_multi_rank(a, cmd, jobs);
   app::AnalyzeOptions options;
   static_cast<app::AnalysisOptions&>(options) = analysis_options(a.flags);
   options.databases = a.databases;
   options.show_progress = show_progress(a.flags.common);
   options.slack_db = a.slack_db;
+  options.jobs = jobs;
 
   app::AnalyzeResults results = app::run_analyze(options);
   const report::ReportOptions ro = report_options(a.flags);
@@ -153,6 +158,12 @@ Action register_analyze(CLI::App& app) {
   cmd->add_option("--slack-db", args->slack_db,
                   "FILE: also write every dispatch's and copy's earliest start, slack and critical-path flag to the "
                   "SQLite table rpl_node_slack in FILE (created, or replaced if it is an earlier --slack-db output)");
+  cmd->add_option("--jobs,-j", args->jobs,
+                  "N: read up to N databases at once and run the independent analyses side by side (kernel "
+                  "statistics, critical path, what-if); 0: as many as there are cores. Outputs are the same for "
+                  "every N; memory grows with N (docs/analyze-scaling.md)")
+      ->type_name("UINT")
+      ->default_str("1");
   cmd->add_flag("--ranks", args->ranks,
                 "the databases are the ranks of one distributed job: analyse across ranks (implied when an input is "
                 "a directory)");

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,8 @@
 #include "store/sqlite_db.hpp"
 #include "store/sync_calls.hpp"
 #include "store/uuid.hpp"
+#include "model/trace_append.hpp"
+#include "support/ordered_parallel.hpp"
 #include "support/checked_math.hpp"
 #include "support/errors.hpp"
 #include "support/json_integer.hpp"
@@ -466,9 +469,69 @@ void read_database(Trace& trace, const std::string& path, const ReadOptions& opt
   }
 }
 
+namespace {
+
+// Several databases at once, each into its own trace, appended in the order given. A database whose process was
+// already read, or whose read failed, is read again into the merged trace on this thread: the error and the
+// warnings before it are then those of reading one database after the other.
+void read_in_parallel(Trace& trace, const std::vector<std::string>& paths, const ReadOptions& options) {
+  struct Read {
+    Trace trace;
+    ReadOptions::ScanCounts counts;
+  };
+  std::vector<std::atomic<std::size_t>> rows(paths.size());
+  std::size_t merged = 0;
+  auto report = [&] {
+    if (!options.progress) return;
+    std::size_t total = 0;
+    for (const auto& r : rows) total += r.load(std::memory_order_relaxed);
+    options.progress(fmt::format("{} of {} databases, {} at a time", merged, paths.size(), options.jobs), total);
+  };
+  ordered_parallel<Read>(
+      paths.size(), options.jobs,
+      [&](std::size_t i) {
+        Read r;
+        ReadOptions one = options;
+        one.scan_counts = options.scan_counts ? &r.counts : nullptr;
+        one.progress = [&rows, i](std::string_view, std::size_t n) {
+          // A failed database ahead of this one stops the run: this read's result would be discarded.
+          if (parallel_stop_requested()) throw Error(ExitCode::Internal, "stopped: another database failed");
+          rows[i].store(n, std::memory_order_relaxed);
+        };
+        read_database(r.trace, paths[i], one);
+        return r;
+      },
+      [&](std::size_t i, Read&& r) {
+        const bool read_before = std::any_of(r.trace.processes.begin(), r.trace.processes.end(), [&](const Process& p) {
+          return std::any_of(trace.processes.begin(), trace.processes.end(),
+                             [&](const Process& q) { return q.guid == p.guid; });
+        });
+        if (read_before) {
+          read_database(trace, paths[i], options);  // throws "already read", as one after the other does
+        } else if (i == 0) {
+          trace = std::move(r.trace);
+        } else {
+          append_trace(trace, std::move(r.trace));
+        }
+        if (options.scan_counts) {
+          options.scan_counts->from_file += r.counts.from_file;
+          options.scan_counts->through_sql += r.counts.through_sql;
+          if (r.counts.through_sql > 0) options.scan_counts->why_sql = r.counts.why_sql;
+        }
+        merged = i + 1;
+        report();
+      },
+      report);
+}
+
+}  // namespace
+
 Trace read_databases(const std::vector<std::string>& paths, const ReadOptions& options) {
   Trace trace;
-  for (const std::string& path : paths) read_database(trace, path, options);
+  if (options.jobs > 1 && paths.size() > 1)
+    read_in_parallel(trace, paths, options);
+  else
+    for (const std::string& path : paths) read_database(trace, path, options);
   if (trace.empty()) {
     std::string names;
     for (const std::string& p : paths) names += (names.empty() ? "" : ", ") + p;

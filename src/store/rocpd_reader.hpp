@@ -34,12 +34,17 @@ struct ReadOptions {
     std::string why_sql;
   };
   ScanCounts* scan_counts = nullptr;
+  // read_databases: databases read at once (`analyze --jobs N`), each into its own trace, merged in the order
+  // given (model/trace_append.hpp): the trace, the warnings and the errors are those of reading them one after
+  // the other. Costs up to `jobs` databases' traces beside the merged one. 1: one after the other, into one trace.
+  unsigned jobs = 1;
 };
 
 // Reads one database into `trace` (appending; call several times to merge processes).
 void read_database(Trace& trace, const std::string& path, const ReadOptions& options = {});
 
-// Reads and merges several databases. Throws rpl::Error(InputEmpty) if none holds a dispatch or copy.
+// Reads and merges several databases (options.jobs at once). Throws rpl::Error(InputEmpty) if none holds a
+// dispatch or copy. options.progress is called from the calling thread only.
 Trace read_databases(const std::vector<std::string>& paths, const ReadOptions& options = {});
 
 }  // namespace rpl::rocpd
