@@ -90,7 +90,18 @@ AnalyzeResults run_analyze(const AnalyzeOptions& options) {
     progress.phase(fmt::format("analysing {} dispatches and copies: kernel statistics, critical path, idle "
                                "attribution{}, {} at a time",
                                work, options.what_if.empty() ? "" : ", what-if", std::min(options.jobs, 3u)));
-    run_concurrently({kernel_statistics, [&] { critical_path(), idle_attribution(); }, what_if}, options.jobs);
+    // With --debug, each chain's CPU time on its thread: the longest is what the step takes on free cores.
+    auto timed = [](const char* name, auto chain) {
+      return [name, chain] {
+        const double cpu = thread_cpu_seconds();
+        chain();
+        log::debug("{}: {:.3f} s CPU on its thread", name, thread_cpu_seconds() - cpu);
+      };
+    };
+    run_concurrently({timed("kernel statistics", kernel_statistics),
+                      timed("critical path and idle attribution", [&] { critical_path(), idle_attribution(); }),
+                      timed("what-if", what_if)},
+                     options.jobs);
   } else {
     progress.phase(fmt::format("analysing {} dispatches and copies: kernel statistics", work));
     kernel_statistics();

@@ -85,6 +85,19 @@ void DispatchTable::push_back(const Dispatch& d) {
   launch_.push_back(launch_id(d));
 }
 
+// `from`'s launches were interned here in their id order, which is the order of their first dispatches: the ids
+// are those push_back of each dispatch would have given.
+void DispatchTable::append_columns(const DispatchTable& from, const std::vector<Index>& launch) {
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    start_.push_back(from.start_[i]);
+    duration_.push_back(0);
+    set_duration(duration_.size() - 1, from.duration_of(i));
+    dispatch_id_.push_back(from.dispatch_id_[i]);
+    correlation_id_.push_back(from.correlation_id_[i]);
+    launch_.push_back(launch[from.launch_[i]]);
+  }
+}
+
 void DispatchTable::set(std::size_t i, const Dispatch& d) {
   start_.set(i, d.start);
   set_duration(i, d.end - d.start);

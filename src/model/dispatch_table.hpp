@@ -74,18 +74,11 @@ class DispatchTable {
   std::size_t size() const { return start_.size(); }
   bool empty() const { return start_.empty(); }
   Dispatch operator[](std::size_t i) const {
-    Dispatch d;
+    Dispatch d = launch_dispatch(launch_[i]);
     d.start = start_[i];
     d.end = end_of(i);
     d.dispatch_id = dispatch_id_[i];
     d.correlation_id = correlation_id_[i];
-    const DispatchLaunch& l = launches_.at(launch_[i]);
-    d.symbol = l.symbol;
-    const DispatchPlacement& p = placements_.at(l.placement);
-    d.process = p.process, d.agent = p.agent, d.queue = p.queue, d.stream = p.stream, d.thread = p.thread;
-    const DispatchShape& s = shapes_.at(l.shape);
-    for (int k = 0; k < 3; ++k) d.grid[k] = s.grid[k], d.block[k] = s.block[k];
-    d.lds_bytes = s.lds_bytes, d.scratch_bytes = s.scratch_bytes;
     return d;
   }
   Dispatch front() const { return (*this)[0]; }
@@ -115,6 +108,16 @@ class DispatchTable {
   const DispatchPlacement& launch_placement(Index launch) const { return placements_.at(launches_.at(launch).placement); }
 
   void push_back(const Dispatch& d);
+  // Appends every dispatch of `from`, each launch (symbol, placement, shape) passed once through `move_launch`
+  // (a Dispatch holding only the launch's fields; it returns them as they are to be here): the table becomes what
+  // push_back of each moved dispatch gives, ids and interned launches included, without rebuilding each one
+  // (model/trace_append.cpp).
+  template <typename MoveLaunch>
+  void append(const DispatchTable& from, MoveLaunch move_launch) {
+    std::vector<Index> launch(from.launches_.size());
+    for (Index l = 0; l < launch.size(); ++l) launch[l] = launch_id(move_launch(from.launch_dispatch(l)));
+    append_columns(from, launch);
+  }
   void set(std::size_t i, const Dispatch& d);  // replaces dispatch i
   // Dispatch i to change in place: `t.dispatches.edit(i)->end = 5;` changes a copy that is written back
   // when the Edit goes out of scope (the end of the statement for a temporary).
@@ -148,6 +151,19 @@ class DispatchTable {
   TimeNs long_duration(std::size_t i) const;
   void set_duration(std::size_t i, TimeNs duration);
   Index launch_id(const Dispatch& d);  // interns the dispatch's symbol, placement and shape
+  // A Dispatch with the launch's fields only (symbol, placement, shape).
+  Dispatch launch_dispatch(Index launch) const {
+    Dispatch d;
+    const DispatchLaunch& l = launches_.at(launch);
+    d.symbol = l.symbol;
+    const DispatchPlacement& p = placements_.at(l.placement);
+    d.process = p.process, d.agent = p.agent, d.queue = p.queue, d.stream = p.stream, d.thread = p.thread;
+    const DispatchShape& s = shapes_.at(l.shape);
+    for (int k = 0; k < 3; ++k) d.grid[k] = s.grid[k], d.block[k] = s.block[k];
+    d.lds_bytes = s.lds_bytes, d.scratch_bytes = s.scratch_bytes;
+    return d;
+  }
+  void append_columns(const DispatchTable& from, const std::vector<Index>& launch);
 
   detail::BlockTimeColumn start_;
   LargeVector<uint32_t> duration_;

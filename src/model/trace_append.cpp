@@ -46,15 +46,14 @@ void append_trace(Trace& into, Trace&& from) {
   const std::size_t wanted = dispatches + from.dispatches.size();
   if (wanted > into.dispatches.capacity())
     into.dispatches.reserve(std::max(wanted, into.dispatches.capacity() + into.dispatches.capacity() / 2));
-  for (std::size_t i = 0; i < from.dispatches.size(); ++i) {
-    Dispatch d = from.dispatches[i];
+  into.dispatches.append(from.dispatches, [&](Dispatch d) {
     d.process = shifted(d.process, processes);
     d.agent = shifted(d.agent, agents);
     d.queue = shifted(d.queue, queues);
     d.stream = shifted(d.stream, streams);
     d.symbol = shifted(d.symbol, symbols);
-    into.dispatches.push_back(d);
-  }
+    return d;
+  });
   from.dispatches = DispatchTable();  // its memory freed before the other tables move
 
   for (MemoryCopy& c : from.copies) {

@@ -498,7 +498,9 @@ void read_in_parallel(Trace& trace, const std::vector<std::string>& paths, const
           if (parallel_stop_requested()) throw Error(ExitCode::Internal, "stopped: another database failed");
           rows[i].store(n, std::memory_order_relaxed);
         };
+        const double cpu = thread_cpu_seconds();
         read_database(r.trace, paths[i], one);
+        log::debug("{}: read in {:.3f} s CPU on its thread", paths[i], thread_cpu_seconds() - cpu);
         return r;
       },
       [&](std::size_t i, Read&& r) {
@@ -511,7 +513,9 @@ void read_in_parallel(Trace& trace, const std::vector<std::string>& paths, const
         } else if (i == 0) {
           trace = std::move(r.trace);
         } else {
+          const double cpu = thread_cpu_seconds();
           append_trace(trace, std::move(r.trace));
+          log::debug("{}: merged in {:.3f} s CPU", paths[i], thread_cpu_seconds() - cpu);
         }
         if (options.scan_counts) {
           options.scan_counts->from_file += r.counts.from_file;

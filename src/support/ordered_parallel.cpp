@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <charconv>
+#include <ctime>
 
 #include <fmt/core.h>
 
@@ -17,6 +18,12 @@ constexpr unsigned kMaxJobs = 1024;
 namespace detail {
 void set_thread_stop_flag(const std::atomic<bool>* flag) { t_stop = flag; }
 }  // namespace detail
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
 
 bool parallel_stop_requested() { return t_stop && t_stop->load(std::memory_order_relaxed); }
 

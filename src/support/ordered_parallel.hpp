@@ -25,6 +25,9 @@ unsigned resolve_jobs(unsigned requested);
 // "--jobs" values: a whole number >= 0 (0 = every core); rpl::Error(Usage) naming the value otherwise.
 unsigned parse_jobs(const std::string& text);
 
+// CPU time of the calling thread, in seconds (what one item or task cost, for --debug lines).
+double thread_cpu_seconds();
+
 // True on a worker thread of ordered_parallel once the run is being stopped (an item failed): a long item may
 // poll it and return early (its result is then discarded).
 bool parallel_stop_requested();
