@@ -9,7 +9,10 @@
 # every output file and stdout are byte-identical to --jobs 1's, then per case and job count the medians, and
 # the median over rounds of wall(--jobs 1) / wall(--jobs N) and cpu(N) / cpu(1), taken within each round.
 #   [N=10000000] [P=4] [R=8] [RANK_DISPATCHES=1000000] [REPEATS=3] [JOBS="1 2"] [CASES="single procs ranks"]
-#   [WORK=DIR] [KEEP=0] bench/analyze_jobs.sh [BUILD_DIR=build]
+#   [WORK=DIR] [KEEP=0] [DEBUG=0] bench/analyze_jobs.sh [BUILD_DIR=build]
+# DEBUG=1 runs analyze with --debug and prints its step lines (CPU, wall and peak RSS of each step, each
+# database's read and merge, each analysis chain's CPU time on its thread); --debug resets the peak per step, so a
+# run's peak_rss_mb is then the largest step peak.
 set -euo pipefail
 BUILD=${1:-build}
 N=${N:-10000000}
@@ -20,11 +23,12 @@ REPEATS=${REPEATS:-3}
 JOBS=${JOBS:-"1 2"}
 CASES=${CASES:-"single procs ranks"}
 KEEP=${KEEP:-0}
+DEBUG=${DEBUG:-0}
 BIN=${BIN:-$BUILD/src/cli/rocm-perf}
 WORK=${WORK:-$(mktemp -d "${TMPDIR:-/tmp}/rpl-jobs-XXXXXX")}
 mkdir -p "$WORK"
 source "$(dirname "$0")/machine_header.sh"
-bench_header "N=$N P=$P R=$R RANK_DISPATCHES=$RANK_DISPATCHES REPEATS=$REPEATS JOBS=\"$JOBS\" CASES=\"$CASES\" bench/analyze_jobs.sh $BUILD"
+bench_header "N=$N P=$P R=$R RANK_DISPATCHES=$RANK_DISPATCHES REPEATS=$REPEATS JOBS=\"$JOBS\" CASES=\"$CASES\" DEBUG=$DEBUG bench/analyze_jobs.sh $BUILD"
 echo "# binary: $BIN ($("$BIN" --version 2>/dev/null | head -1 || echo '?'))"
 echo "# work dir $WORK; free disk $(df -h --output=avail "$WORK" | tail -1 | tr -d ' ')"
 cleanup() { [ "$KEEP" = 1 ] || rm -rf "$WORK"; }
@@ -66,10 +70,17 @@ for case in $CASES; do
       out="$WORK/out_j$j"
       rm -rf "$out"
       load=$(cut -d' ' -f1 /proc/loadavg)
-      /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$BIN" analyze --jobs "$j" "${in[@]}" -o "$out" --quiet \
+      debug=()
+      [ "$DEBUG" = 1 ] && debug=(--debug)
+      /usr/bin/time -f "%e %U %S %M" -o "$WORK/time" "$BIN" analyze "${debug[@]}" --jobs "$j" "${in[@]}" -o "$out" --quiet \
         >"$out.stdout" 2>"$WORK/err" || { echo "case=$case jobs=$j run=$r FAILED: $(tail -c 300 "$WORK/err")"; exit 1; }
       read -r wall user sys rss_kb < <(tail -1 "$WORK/time")
       cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.2f", u + s}')
+      if [ "$DEBUG" = 1 ]; then
+        grep '^debug: .*\(s CPU\|peak RSS\)' "$WORK/err" | sed "s/^/  case=$case jobs=$j run=$r /"
+        rss_kb=$(sed -n 's/.*peak RSS \([0-9]*\) MB.*/\1/p' "$WORK/err" | sort -n | tail -1)
+        rss_kb=$((rss_kb * 1024))
+      fi
       same="reference"
       if [ "$j" != "${JOBS%% *}" ] && [ -d "$WORK/out_j${JOBS%% *}" ]; then
         same=identical
