@@ -41,6 +41,26 @@ TEST(AnalyzeProgress, EveryStepIsNamedOnATerminal) {
     EXPECT_NE(shown.find(step), std::string::npos) << step << " missing from the terminal:\n" << shown;
 }
 
+// --jobs 2: the progress line still comes from one thread, one line: the reading (the rows of the databases read so
+// far, where a read takes long enough to be redrawn), then the analyses side by side; nothing of it on a pipe.
+TEST(AnalyzeProgress, ParallelStepsAreNamedOnOneLine) {
+  if (!std::filesystem::exists("/usr/bin/script")) GTEST_SKIP() << "no /usr/bin/script (util-linux) to give a terminal";
+  TempDir dir;
+  FixtureSpec a, b;
+  a.file_name = "a.db", b.file_name = "b.db";
+  b.guid = "0198a0b1-2c3d-7e4f-8a9b-0c1d2e3f4a5c", b.pid = 4343;
+  const std::string dbs = make_fixture_db(dir.path(), a) + " " + make_fixture_db(dir.path(), b);
+  const std::string shown = on_a_terminal(dir, "--jobs 2 " + dbs + " -o " + dir.file("out"));
+  for (const char* step : {"reading 2 database(s)", "kernel statistics, critical path, idle attribution, 2 at a time",
+                           "writing the outputs to"})
+    EXPECT_NE(shown.find(step), std::string::npos) << step << " missing from the terminal:\n" << shown;
+  auto piped = run_cli({"analyze", "--jobs", "2", dir.file("a.db"), dir.file("b.db"), "-o", dir.file("out2")});
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(piped.err.find("\033[K"), std::string::npos) << piped.err;
+  const std::string quiet = on_a_terminal(dir, "--jobs 2 " + dbs + " -o " + dir.file("out3") + " --quiet");
+  EXPECT_EQ(quiet.find("\033[K"), std::string::npos) << quiet;
+}
+
 TEST(AnalyzeProgress, NothingOnAPipeOrWithQuiet) {
   TempDir dir;
   const std::string db = make_fixture_db(dir.path());
