@@ -372,6 +372,35 @@ TEST(TraceTiming, RandomIntervalsMatchBruteForce) {
   EXPECT_EQ(r.timing.gpu_busy_ns, std::count(gpu_cover.begin(), gpu_cover.end(), true));
 }
 
+// Several processes' dispatches one process after the other (as several databases are read), each near start
+// order, the whole not: the unions are the brute force's, whether the processes follow one another or interleave.
+TEST(TraceTiming, SeveralProcessesInTurnMatchBruteForce) {
+  for (const bool interleaved : {false, true}) {
+    std::mt19937 rng(7);
+    InMemoryTrace t;
+    std::vector<Index> kernel;
+    for (int p = 0; p < 4; ++p) kernel.push_back(t.add_symbol("k" + std::to_string(p), "", t.add_process(100 + p)));
+    std::vector<bool> kernel_cover(3000, false), gpu_cover(3000, false);
+    std::vector<std::pair<int, TimeNs>> order;  // (process, start)
+    for (int p = 0; p < 4; ++p)
+      for (TimeNs s = rng() % 50; s < 2900; s += 1 + rng() % 40) order.emplace_back(p, s);
+    if (interleaved)
+      std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.second / 100 < b.second / 100; });
+    for (const auto& [p, s] : order) {
+      const TimeNs len = rng() % 30;
+      t.add_dispatch(kernel[static_cast<std::size_t>(p)], s, s + len);
+      for (TimeNs x = s; x < s + len && x < 3000; ++x) kernel_cover[x] = gpu_cover[x] = true;
+    }
+    for (TimeNs s = 0; s < 2900; s += 500) {
+      t.add_copy(s, s + 20);
+      for (TimeNs x = s; x < s + 20; ++x) gpu_cover[x] = true;
+    }
+    const KernelStatsResult r = compute_kernel_stats(t.trace);
+    EXPECT_EQ(r.timing.kernel_busy_ns, std::count(kernel_cover.begin(), kernel_cover.end(), true)) << interleaved;
+    EXPECT_EQ(r.timing.gpu_busy_ns, std::count(gpu_cover.begin(), gpu_cover.end(), true)) << interleaved;
+  }
+}
+
 // ---- bad input ----
 
 TEST(KernelStats, NegativeDurationsRejected) {

@@ -156,10 +156,12 @@ TimeNs union_of(const A& a, const B& b) {
 // The dispatches' [start, end) intervals in start order without a sorted copy of them (16 bytes per dispatch,
 // the run's peak when the trace is not in start order; issue 32): traces interleave their streams but stay near
 // start order, so a min-heap of kWindow intervals read in record order emits them sorted. A record that starts
-// before one already emitted shows the window too small (`overflowed`): the caller then sorts a copy.
+// before one already emitted shows the window too small (`overflowed`): the caller then sorts a copy. With a
+// process given, only that process's records in [first, last) are read.
 class WindowSortedDispatches {
  public:
-  explicit WindowSortedDispatches(const DispatchTable& t) : table_(t) {
+  WindowSortedDispatches(const DispatchTable& t, Index process, std::size_t first, std::size_t last)
+      : table_(t), process_(process), next_(first), last_(last) {
     heap_.reserve(kWindow + 1);
     fill();
   }
@@ -177,7 +179,8 @@ class WindowSortedDispatches {
   static constexpr std::size_t kWindow = 512;
   static bool later(const TimeInterval& a, const TimeInterval& b) { return a.start > b.start; }
   void fill() {
-    for (; heap_.size() < kWindow && next_ < table_.size(); ++next_) {
+    for (; heap_.size() < kWindow && next_ < last_; ++next_) {
+      if (process_ != kNoIndex && table_.process_of(next_) != process_) continue;
       const TimeInterval iv{table_.start_of(next_), table_.end_of(next_)};
       overflowed_ = overflowed_ || iv.start < last_start_;
       heap_.push_back(iv);
@@ -185,29 +188,63 @@ class WindowSortedDispatches {
     }
   }
   const DispatchTable& table_;
+  Index process_;
   std::vector<TimeInterval> heap_;
-  std::size_t next_ = 0;
+  std::size_t next_, last_;
   TimeNs last_start_ = std::numeric_limits<TimeNs>::min();
   bool overflowed_ = false;
 };
 
+// One window over all the dispatches, or with a few processes one per process, merged: several processes' records
+// (one database after another) are each near start order, not all together.
+std::vector<WindowSortedDispatches> dispatch_windows(const DispatchTable& dispatches, std::size_t processes) {
+  constexpr std::size_t kMaxProcessWindows = 16;
+  std::vector<WindowSortedDispatches> windows;
+  if (processes < 2 || processes > kMaxProcessWindows) {
+    windows.emplace_back(dispatches, kNoIndex, 0, dispatches.size());
+    return windows;
+  }
+  // Each process's records lie in [first, last): one range each when the processes' records follow one another.
+  std::vector<std::size_t> first(processes, dispatches.size()), last(processes, 0);
+  for (std::size_t i = 0; i < dispatches.size(); ++i) {
+    const Index p = dispatches.process_of(i);
+    if (p >= processes) {  // not a process of the table: one window over all, as without processes
+      windows.emplace_back(dispatches, kNoIndex, 0, dispatches.size());
+      return windows;
+    }
+    first[p] = std::min(first[p], i), last[p] = i + 1;
+  }
+  for (Index p = 0; p < processes; ++p)
+    if (first[p] < last[p]) windows.emplace_back(dispatches, p, first[p], last[p]);
+  return windows;
+}
+
 // Kernel busy time (the dispatches' union) and GPU busy time (with the copies', `copies` in start order) in
-// one windowed pass over the dispatches; nothing when the window overflowed.
+// one windowed pass over the dispatches; nothing when a window overflowed.
 template <typename Copies>
-std::optional<std::pair<TimeNs, TimeNs>> windowed_unions(const DispatchTable& dispatches, const Copies& copies) {
-  WindowSortedDispatches d(dispatches);
+std::optional<std::pair<TimeNs, TimeNs>> windowed_unions(const DispatchTable& dispatches, std::size_t processes,
+                                                         const Copies& copies) {
+  std::vector<WindowSortedDispatches> windows = dispatch_windows(dispatches, processes);
+  // The window whose next interval starts first; none when every window is done.
+  auto earliest = [&]() -> WindowSortedDispatches* {
+    WindowSortedDispatches* best = nullptr;
+    for (WindowSortedDispatches& w : windows)
+      if (!w.done() && (!best || w.front().start < best->front().start)) best = &w;
+    return best;
+  };
   UnionLength kernels, gpu;
   std::size_t j = 0;
-  while (!d.done() || j < copies.size()) {
-    if (j == copies.size() || (!d.done() && d.front().start <= copies[j].start)) {
-      kernels.add(d.front());
-      gpu.add(d.front());
-      d.pop();
+  for (WindowSortedDispatches* d = earliest(); d || j < copies.size(); d = earliest()) {
+    if (j == copies.size() || (d && d->front().start <= copies[j].start)) {
+      kernels.add(d->front());
+      gpu.add(d->front());
+      d->pop();
     } else {
       gpu.add(copies[j++]);
     }
   }
-  if (d.overflowed()) return std::nullopt;
+  for (const WindowSortedDispatches& w : windows)
+    if (w.overflowed()) return std::nullopt;
   return std::pair{kernels.total(), gpu.total()};
 }
 
@@ -370,7 +407,7 @@ KernelStatsResult compute_kernel_stats(const Trace& trace) {
   const SortedIntervals<std::vector<MemoryCopy>> copy_intervals(trace.copies, copies_sorted);
   if (!dispatches_sorted) {
     // The union does not depend on the order of intervals of equal start: the same figures as a sorted copy's.
-    if (auto busy = windowed_unions(trace.dispatches, copy_intervals)) {
+    if (auto busy = windowed_unions(trace.dispatches, trace.processes.size(), copy_intervals)) {
       timing.kernel_busy_ns = static_cast<double>(busy->first);
       timing.gpu_busy_ns = static_cast<double>(busy->second);
       return result;

@@ -91,8 +91,6 @@ void ordered_parallel(std::size_t n, unsigned jobs, Produce produce, Consume con
     detail::set_thread_stop_flag(nullptr);
   };
   std::vector<std::thread> workers;
-  const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(jobs, n));
-  for (unsigned t = 0; t < threads; ++t) workers.emplace_back(work);
   auto stop_workers = [&] {
     {
       std::lock_guard lock(m);
@@ -103,6 +101,8 @@ void ordered_parallel(std::size_t n, unsigned jobs, Produce produce, Consume con
     workers.clear();
   };
   try {
+    const unsigned threads = static_cast<unsigned>(std::min<std::size_t>(jobs, n));
+    for (unsigned t = 0; t < threads; ++t) workers.emplace_back(work);  // may throw: the started ones are joined
     for (std::size_t i = 0; i < n; ++i) {
       Slot s;
       {
