@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "autotune/late_descent.hpp"
 #include "autotune/tuner.hpp"
 
 namespace rpl::autotune {
@@ -30,6 +31,13 @@ SearchSpace four_parameters_six_levels() {
       nlohmann::ordered_json::parse(R"({"parameters": {"A": [0,1,2,3,4,5], "B": [0,1,2,3,4,5],
                                         "C": [0,1,2,3,4,5], "D": [0,1,2,3,4,5]}, "restrictions": []})"),
       "test");
+}
+
+// The number of parameters in which configurations `a` and `b` differ.
+std::size_t changes(const SearchSpace& space, std::size_t a, std::size_t b) {
+  std::size_t d = 0;
+  for (std::size_t p = 0; p < space.parameters().size(); ++p) d += space.config(a)[p] != space.config(b)[p];
+  return d;
 }
 
 // The model search with `budget` valid measurements.
@@ -101,9 +109,7 @@ TEST(AutotuneSearch, RestartsLeaveAStagnantBasinForConfigurationsFarFromTheBest)
       std::sort(before.begin(), before.end());
       bool far = true;
       for (std::size_t t = 0; t < 3 && t < before.size(); ++t) {
-        std::size_t d = 0;
-        for (std::size_t p = 0; p < 4; ++p) d += space.config(before[t].second)[p] != space.config(result.measurements[i].config)[p];
-        far = far && d >= 2;
+        far = far && changes(space, before[t].second, result.measurements[i].config) >= 2;
       }
       far_after_window += far && result.measurements[i].phase == "predict-confirm";
     }
@@ -115,12 +121,16 @@ TEST(AutotuneSearch, RestartsLeaveAStagnantBasinForConfigurationsFarFromTheBest)
 // local step's candidates predicted only those (rocm-perf of 250012d, --simulate over this space's values, seed
 // 0, budget 60: 38 model rounds, 6 restarts, batches of 2 at the end). Skipping predictions that cannot change the
 // choice must not change it. A deliberate change of the search changes this list: record it again then.
+// Recorded again with the late descent: the first 46 decisions are 250012d's; the broad basin is flat (0000 at
+// 2.0, most of its neighbours within 2%), so from the first round at 45 valid measurements (75% of 60) the descent
+// measures 0000 (the broad basin's best) and its neighbours, where 250012d's search went on restarting (3040 5040
+// ...: 6 restarts, now 4).
 TEST(AutotuneSearch, SameDecisionsAsRecordedForOneSeed) {
   const auto space = four_parameters_six_levels();
   const std::string recorded =
       "0543 5012 1104 4255 3431 2330 2425 0053 4214 3141 5502 0350 0004 0200 0011 0110 1000 2002 0212 0020 "
       "2001 1200 0301 1310 0031 1403 0121 3100 0133 1501 1013 1022 1211 3003 5210 4030 0532 1120 2010 1051 "
-      "2400 2500 1035 1305 3202 4202 3040 5040 2220 3220 5300 4300 2205 2023 1430 1530 2111 1321 4005 1044";
+      "2400 2500 1035 1305 3202 4202 0000 1100 0010 0001 0100 2000 0002 3000 0003 0030 0300 0400 0500 0040";
   TwoBasinEvaluator evaluator;
   const TuneResult result = search(space, evaluator, 0, "60");
   std::string measured;
@@ -130,8 +140,8 @@ TEST(AutotuneSearch, SameDecisionsAsRecordedForOneSeed) {
   }
   EXPECT_EQ(measured, recorded);
   ASSERT_EQ(result.phases.size(), 2u);
-  EXPECT_EQ(result.phases[1].rounds, 38u);
-  EXPECT_EQ(result.phases[1].restarts, 6u);
+  EXPECT_EQ(result.phases[1].restarts, 4u);
+  EXPECT_GE(result.phases[1].descent_rounds, 6u);
 }
 
 // A spiky space: only a quarter of the configurations run fast (a bowl around 2,2,2,2 from 1.0), scattered by a
@@ -177,9 +187,7 @@ TEST(AutotuneSearch, OnASpikySpaceGlobalRoundsStayNearTheIncumbent) {
       std::sort(before.begin(), before.end());
       if (before[before.size() / 2] <= 5.0 * best_t) continue;  // not spiky (any more): global rounds as elsewhere
       ++spiky_picks;
-      std::size_t d = 0;
-      for (std::size_t p = 0; p < 4; ++p) d += space.config(best)[p] != space.config(result.measurements[i].config)[p];
-      far += d > 2;
+      far += changes(space, best, result.measurements[i].config) > 2;
     }
     EXPECT_GE(spiky_picks, 10u) << "seed " << seed;  // the case under test happens
     EXPECT_LE(far, result.phases[1].restarts) << "seed " << seed;
@@ -208,6 +216,89 @@ TEST(AutotuneSearch, TheSeedFractionSetsTheSeedPhasesShareOfTheBudget) {
   EXPECT_EQ(seed_points(1.0, "40"), 40u);  // all seed: a space-filling sample, no model round
   EXPECT_EQ(seed_points(0.05, "60"), 10u);  // at least 10 where the budget allows
   EXPECT_EQ(seed_points(0.05, "6"), 6u);
+}
+
+
+// The late descent's gate: open only when the measurements are flat near the best (at least 5 others and at least
+// 15% of all within 2% of it); an isolated best keeps it closed.
+TEST(AutotuneLateDescent, TheGateOpensOnlyWhenManyMeasurementsSitWithinTwoPercentOfTheBest) {
+  // 20 measurements, 6 others within 2% of the best (30%): flat.
+  std::vector<double> flat = {1.000, 1.004, 1.010, 1.015, 1.019, 1.020, 1.020};
+  for (int i = 0; i < 13; ++i) flat.push_back(1.3 + 0.1 * i);
+  EXPECT_TRUE(flat_near_best(flat));
+  // The same with the best alone (the next one 3% off): isolated, as on the convolution spaces.
+  std::vector<double> isolated = flat;
+  for (std::size_t i = 1; i < 7; ++i) isolated[i] = 1.03 + 0.01 * static_cast<double>(i);
+  EXPECT_FALSE(flat_near_best(isolated));
+  // 4 others within 2%: too few, whatever their share.
+  EXPECT_FALSE(flat_near_best({1.0, 1.01, 1.01, 1.01, 1.01, 1.5}));
+  EXPECT_TRUE(flat_near_best({1.0, 1.01, 1.01, 1.01, 1.01, 1.01, 1.5}));
+  // 5 others within 2% of 40 measurements (12.5%): a runner-up cluster, not a flat space.
+  std::vector<double> few = {1.0, 1.01, 1.01, 1.01, 1.01, 1.01};
+  while (few.size() < 40) few.push_back(2.0);
+  EXPECT_FALSE(flat_near_best(few));
+  few.resize(33);  // 5 of 33: 15.2%
+  EXPECT_TRUE(flat_near_best(few));
+  // 2% of the best is the edge; the order does not matter.
+  EXPECT_TRUE(flat_near_best({2.0, 2.04, 2.04, 2.04, 2.04, 2.04, 1.0 * 2.0 + 0.0}));
+  EXPECT_FALSE(flat_near_best({2.05, 2.05, 2.05, 2.05, 2.05, 2.0}));
+  EXPECT_FALSE(flat_near_best({}));
+}
+
+TEST(AutotuneLateDescent, NeighbourhoodsAreOneChangeThenTwoSingleStepsThenAnyTwo) {
+  const std::vector<std::uint16_t> inc = {2, 2, 2, 2};
+  auto in = [&](std::vector<std::uint16_t> c, int level) { return in_descent_neighbourhood(c, inc, level); };
+  EXPECT_TRUE(in({2, 5, 2, 2}, 0));
+  EXPECT_FALSE(in({2, 2, 2, 2}, 0));  // the incumbent itself
+  EXPECT_FALSE(in({3, 3, 2, 2}, 0));
+  EXPECT_TRUE(in({3, 1, 2, 2}, 1));
+  EXPECT_FALSE(in({4, 1, 2, 2}, 1));  // two index steps in one parameter
+  EXPECT_FALSE(in({3, 2, 2, 2}, 1));  // one change
+  EXPECT_FALSE(in({3, 1, 1, 2}, 1));  // three changes
+  EXPECT_TRUE(in({4, 1, 2, 2}, 2));
+  EXPECT_TRUE(in({3, 1, 2, 2}, 2));
+  EXPECT_FALSE(in({3, 1, 1, 2}, 2));
+}
+
+// Flat near the optimum (4,1,5,2): each index step away costs 0.2%, so many configurations sit within 2% of any
+// good one, as on the NVIDIA dedispersion spaces.
+class FlatEvaluator : public Evaluator {
+ public:
+  Outcome evaluate(const SearchSpace& space, ConfigView config, std::size_t) override {
+    const double target[4] = {4, 1, 5, 2};
+    double d = 0;
+    for (std::size_t p = 0; p < config.size(); ++p) d += std::abs(space.value(config, p) - target[p]);
+    return {true, 1.0 + 0.002 * d, ""};
+  }
+  nlohmann::ordered_json describe() const override { return {{"kind", "flat"}}; }
+};
+
+// On a flat space the gate opens: the last quarter of the budget is descent rounds, each measuring neighbours
+// (one or two parameters changed) of the best configuration measured before it. On the bowl (every step away
+// from the optimum at least doubles the time, so nothing sits within 2% of the best) it stays closed.
+TEST(AutotuneLateDescent, OpensOnAFlatSpaceAndStaysClosedOnAnIsolatedBest) {
+  const auto space = four_parameters_six_levels();
+  for (std::uint64_t seed = 0; seed < 3; ++seed) {
+    FlatEvaluator flat;
+    const TuneResult r = search(space, flat, seed, "80");
+    ASSERT_EQ(r.phases.size(), 2u);
+    EXPECT_GE(r.phases[1].descent_rounds, 3u) << "seed " << seed;
+    // Every round that starts at 60 valid measurements (75% of 80) or later is the descent's: each of its
+    // measurements is a neighbour of the best measured before the round. Rounds measure 2 here (1 + valid/40), so
+    // a round starts at measurement i or i - 1; a round that started at 59 ends at 60.
+    auto best_before = [&](std::size_t k) {
+      std::size_t best = 0;
+      for (std::size_t j = 1; j < k; ++j)
+        if (r.measurements[j].outcome.objective < r.measurements[best].outcome.objective) best = j;
+      return r.measurements[best].config;
+    };
+    for (std::size_t i = 61; i < r.measurements.size(); ++i)
+      EXPECT_TRUE(changes(space, best_before(i), r.measurements[i].config) <= 2 ||
+                  changes(space, best_before(i - 1), r.measurements[i].config) <= 2)
+          << "seed " << seed << ", measurement " << i;
+    BowlEvaluator bowl;
+    EXPECT_EQ(search(space, bowl, seed, "80").phases[1].descent_rounds, 0u) << "seed " << seed;
+  }
 }
 
 }  // namespace

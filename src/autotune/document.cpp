@@ -51,7 +51,8 @@ nlohmann::ordered_json result_document(const SearchSpace& space, const std::stri
   J phases = J::array();
   for (const auto& p : r.phases)
     phases.push_back({{"name", p.name}, {"valid", p.valid}, {"invalid", p.invalid}, {"from_cache", p.from_cache},
-                      {"rounds", p.rounds}, {"restarts", p.restarts}, {"seconds", p.seconds}});
+                      {"rounds", p.rounds}, {"restarts", p.restarts},
+                      {"descent_rounds", p.descent_rounds}, {"seconds", p.seconds}});
   doc["phases"] = phases;
   J measurements = J::array(), invalid = J::array();
   for (const auto& m : r.measurements) {

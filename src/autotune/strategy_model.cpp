@@ -1,7 +1,8 @@
 // --strategy model (the default): a level-balanced, space-filling seed sample, then rounds of predict (a
 // gradient-boosted tree ensemble on the log objective; expected improvement times the probability of running,
 // local steps around the incumbent every other round, restarts away from a stagnant basin) and confirm
-// (measure the best-ranked), until the budget of valid measurements is spent. docs/autotune.md, "The search".
+// (measure the best-ranked), until the budget of valid measurements is spent; on a space flat near its best, the
+// last quarter of the budget is a descent around the incumbent (late_descent.hpp). docs/autotune.md, "The search".
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -9,6 +10,7 @@
 #include <unordered_map>
 
 #include "autotune/features.hpp"
+#include "autotune/late_descent.hpp"
 #include "autotune/strategy.hpp"
 #include "autotune/surrogate.hpp"
 
@@ -116,7 +118,14 @@ class ModelSearch : public SearchStrategy {
         candidates.resize(kMaxCandidates);
       }
       ++ctx_->result().phases.back().rounds;
-      const std::vector<std::size_t> batch = rank(features, candidates, mo);
+      // The late descent's gate is decided once, when the last kDescentShareOfBudget of the budget begins; a
+      // closed gate changes nothing.
+      if (gate_ == Gate::Undecided &&
+          static_cast<double>(ctx_->result().valid) >= (1.0 - kDescentShareOfBudget) * static_cast<double>(budget))
+        gate_ = flat_near_best(valid_objectives()) ? Gate::Open : Gate::Closed;
+      std::vector<std::size_t> batch;
+      if (gate_ == Gate::Open) batch = descent_round(features, candidates, mo);
+      if (batch.empty()) batch = rank(features, candidates, mo);
       for (std::size_t index : batch) {
         if (ctx_->done()) break;
         ctx_->measure(index);
@@ -164,43 +173,14 @@ class ModelSearch : public SearchStrategy {
     } else {
       candidates = unmeasured;
     }
-    Matrix valid_x, all_x;
-    valid_x.cols = all_x.cols = features.size();
-    std::vector<float> y, ok;
-    for (const auto& m : ctx_->result().measurements) {
-      features.append(m.config, all_x.data);
-      ok.push_back(m.outcome.valid ? 1.0f : 0.0f);
-      if (m.outcome.valid && m.outcome.objective > 0) {
-        features.append(m.config, valid_x.data);
-        y.push_back(static_cast<float>(std::log(m.outcome.objective)));
-      }
-    }
-    Matrix cx;
-    cx.cols = features.size();
-    cx.data.reserve(candidates.size() * cx.cols);
-    for (std::size_t c : candidates) features.append(c, cx.data);
-    std::vector<float> mean, spread, p_valid;
-    if (y.size() >= 2) {
-      TreeEnsemble regression;
-      regression.fit(valid_x, y, mo);
-      regression.predict(cx, mean, &spread);
-    } else {
-      mean.assign(candidates.size(), 0.0f);
-      spread.assign(candidates.size(), 1.0f);
-    }
-    const bool both = std::find(ok.begin(), ok.end(), 0.0f) != ok.end() && std::find(ok.begin(), ok.end(), 1.0f) != ok.end();
-    if (both) {
-      TreeEnsemble classifier;
-      ModelOptions co = mo;
-      co.members = 1;
-      classifier.fit(all_x, ok, co, true);
-      classifier.predict(cx, p_valid);
-    }
+    const Predictions pr = predict(features, candidates, mo);
+    const std::vector<float>&mean = pr.mean, &spread = pr.spread, &p_valid = pr.p_valid;
+    const bool both = pr.both;
     // Expected improvement over the best measured (log objective; the ensemble's spread as the
     // uncertainty), times the probability the configuration runs at all (constrained EI). Unlike a plain
     // lowest-prediction pick, it does not spend measurements on configurations the model already knows
     // to be as good as a measured one (a parameter with no effect).
-    const double best_y = y.empty() ? 0.0 : *std::min_element(y.begin(), y.end());
+    const double best_y = pr.best_y;
     std::vector<double> score(candidates.size());
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const double sigma = std::max(1e-9, static_cast<double>(spread[i]));
@@ -256,6 +236,57 @@ class ModelSearch : public SearchStrategy {
       restart_valid_ = ctx_->result().valid;
       ++ctx_->result().phases.back().restarts;
     }
+    return lowest(candidates, score, batch);
+  }
+
+  // What the model says of `candidates`, trained on every measurement so far: the regression's mean and spread
+  // of the log objective (0 and 1 before there are two valid measurements), and, when both valid and invalid
+  // configurations were measured, the classifier's probability that each runs.
+  struct Predictions {
+    std::vector<float> mean, spread, p_valid;
+    bool both = false;   // p_valid is set
+    double best_y = 0;   // the best log objective measured
+  };
+  Predictions predict(const FeatureMap& features, const std::vector<std::size_t>& candidates, const ModelOptions& mo) const {
+    Matrix valid_x, all_x;
+    valid_x.cols = all_x.cols = features.size();
+    std::vector<float> y, ok;
+    for (const auto& m : ctx_->result().measurements) {
+      features.append(m.config, all_x.data);
+      ok.push_back(m.outcome.valid ? 1.0f : 0.0f);
+      if (m.outcome.valid && m.outcome.objective > 0) {
+        features.append(m.config, valid_x.data);
+        y.push_back(static_cast<float>(std::log(m.outcome.objective)));
+      }
+    }
+    Matrix cx;
+    cx.cols = features.size();
+    cx.data.reserve(candidates.size() * cx.cols);
+    for (std::size_t c : candidates) features.append(c, cx.data);
+    Predictions out;
+    if (y.size() >= 2) {
+      TreeEnsemble regression;
+      regression.fit(valid_x, y, mo);
+      regression.predict(cx, out.mean, &out.spread);
+    } else {
+      out.mean.assign(candidates.size(), 0.0f);
+      out.spread.assign(candidates.size(), 1.0f);
+    }
+    out.both = std::find(ok.begin(), ok.end(), 0.0f) != ok.end() && std::find(ok.begin(), ok.end(), 1.0f) != ok.end();
+    if (out.both) {
+      TreeEnsemble classifier;
+      ModelOptions co = mo;
+      co.members = 1;
+      classifier.fit(all_x, ok, co, true);
+      classifier.predict(cx, out.p_valid);
+    }
+    out.best_y = y.empty() ? 0.0 : *std::min_element(y.begin(), y.end());
+    return out;
+  }
+
+  // The `batch` candidates of lowest score, lowest first (ties: the earlier candidate).
+  static std::vector<std::size_t> lowest(const std::vector<std::size_t>& candidates, const std::vector<double>& score,
+                                         std::size_t batch) {
     std::vector<std::size_t> order(candidates.size());
     std::iota(order.begin(), order.end(), 0);
     std::partial_sort(order.begin(), order.begin() + batch, order.end(),
@@ -263,6 +294,43 @@ class ModelSearch : public SearchStrategy {
     std::vector<std::size_t> out;
     for (std::size_t i = 0; i < batch; ++i) out.push_back(candidates[order[i]]);
     return out;
+  }
+
+  std::vector<double> valid_objectives() const {
+    std::vector<double> v;
+    for (const auto& m : ctx_->result().measurements)
+      if (m.outcome.valid) v.push_back(m.outcome.objective);
+    return v;
+  }
+
+  // One round of the late descent (the gate open): a batch of the incumbent's unmeasured neighbours from the
+  // first of its neighbourhoods that has any (in_descent_neighbourhood; back to the first whenever the incumbent
+  // changed), lowest predicted mean first, those the failure classifier gives under 50% last. Batches are the
+  // model rounds' size. Empty when every neighbourhood is measured (the model's own round then).
+  // Kernel Tuner's hybrid_vndx intensifies through such neighbourhoods for its whole budget; here it only
+  // polishes the end of a search that is flat near its best, where the configurations within a few tenths of
+  // a percent of each other differ in one or two parameters and the model's global picks no longer separate them.
+  std::vector<std::size_t> descent_round(const FeatureMap& features, const std::vector<std::size_t>& unmeasured,
+                                         const ModelOptions& mo) {
+    const std::size_t incumbent = best_measured(1).front();
+    if (incumbent != descent_incumbent_) {
+      descent_incumbent_ = incumbent;
+      descent_level_ = 0;
+    }
+    std::vector<std::size_t> candidates;
+    for (; descent_level_ < kDescentNeighbourhoods; ++descent_level_) {
+      for (std::size_t c : unmeasured)
+        if (in_descent_neighbourhood(space().config(c), space().config(incumbent), descent_level_)) candidates.push_back(c);
+      if (!candidates.empty()) break;
+    }
+    if (candidates.empty()) return {};
+    ++ctx_->result().phases.back().descent_rounds;
+    const Predictions pr = predict(features, candidates, mo);
+    std::vector<double> score(pr.mean.begin(), pr.mean.end());
+    if (pr.both)
+      for (std::size_t i = 0; i < candidates.size(); ++i)
+        if (pr.p_valid[i] < 0.5f) score[i] += 1e6;
+    return lowest(candidates, score, std::min(candidates.size(), 1 + ctx_->result().valid / 40));
   }
 
   // Every other round is a local step around the best configuration measured so far: the candidates are
@@ -371,6 +439,10 @@ class ModelSearch : public SearchStrategy {
 
   SearchContext* ctx_ = nullptr;
   std::size_t restart_valid_ = 0;  // valid measurements when the last restart was made
+  enum class Gate { Undecided, Open, Closed };
+  Gate gate_ = Gate::Undecided;    // the late descent's
+  std::size_t descent_incumbent_ = SearchSpace::npos;
+  int descent_level_ = 0;          // the neighbourhood the descent is in
 };
 
 }  // namespace

@@ -60,6 +60,7 @@ struct PhaseRecord {
   std::string name;
   std::size_t valid = 0, invalid = 0, from_cache = 0, rounds = 0;
   std::size_t restarts = 0;  // predict-confirm: rounds that left a stagnant basin
+  std::size_t descent_rounds = 0;  // predict-confirm: rounds of the late descent (a space flat near its best)
   double seconds = 0;
 };
 

@@ -1,0 +1,30 @@
+#include "autotune/late_descent.hpp"
+
+#include <algorithm>
+
+namespace rpl::autotune {
+
+bool flat_near_best(const std::vector<double>& valid_objectives) {
+  if (valid_objectives.empty()) return false;
+  const double best = *std::min_element(valid_objectives.begin(), valid_objectives.end());
+  const auto near = static_cast<std::size_t>(std::count_if(valid_objectives.begin(), valid_objectives.end(),
+                                                           [&](double v) { return v <= (1.0 + kFlatTolerance) * best; }));
+  const std::size_t others = near - 1;  // the best itself is not counted
+  return others >= kFlatMinCount &&
+         static_cast<double>(others) >= kFlatMinShare * static_cast<double>(valid_objectives.size());
+}
+
+bool in_descent_neighbourhood(ConfigView candidate, ConfigView incumbent, int level) {
+  std::size_t changed = 0;
+  bool one_step_each = true;
+  for (std::size_t q = 0; q < candidate.size(); ++q)
+    if (candidate[q] != incumbent[q]) {
+      ++changed;
+      one_step_each = one_step_each && (candidate[q] + 1 == incumbent[q] || incumbent[q] + 1 == candidate[q]);
+    }
+  if (level == 0) return changed == 1;
+  if (level == 1) return changed == 2 && one_step_each;
+  return changed == 2;
+}
+
+}  // namespace rpl::autotune

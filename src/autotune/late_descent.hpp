@@ -1,0 +1,32 @@
+#pragma once
+// The model search's late descent (strategy_model.cpp; docs/autotune.md, "The search"): over the last quarter of
+// the budget, on a space that is flat near the best measured (many configurations within 2% of it, as on the
+// NVIDIA dedispersion spaces), a variable-neighbourhood descent around the incumbent instead of the model's own
+// rounds. Where the incumbent is isolated (the convolution spaces) the gate stays closed and the search goes on
+// as before. The pure parts, tested alone (tests/test_autotune_search.cpp).
+#include <cstddef>
+#include <vector>
+
+#include "autotune/space.hpp"
+
+namespace rpl::autotune {
+
+// The share of the budget of valid measurements, at its end, that the descent may take.
+inline constexpr double kDescentShareOfBudget = 0.25;
+// Flat near the best: at least kFlatMinCount other valid measurements, and at least kFlatMinShare of all valid
+// measurements, within kFlatTolerance of the best one.
+inline constexpr double kFlatTolerance = 0.02;
+inline constexpr double kFlatMinShare = 0.15;
+inline constexpr std::size_t kFlatMinCount = 5;
+// The descent's neighbourhoods, in the order it tries them (see in_descent_neighbourhood).
+inline constexpr int kDescentNeighbourhoods = 3;
+
+// The gate, decided once when the late part of the budget begins: whether the valid objectives measured so far
+// are flat near their best.
+bool flat_near_best(const std::vector<double>& valid_objectives);
+
+// Whether `candidate` is in neighbourhood `level` of `incumbent`: 0, one parameter changed; 1, two parameters
+// changed, each by one index step; 2, any two parameters changed.
+bool in_descent_neighbourhood(ConfigView candidate, ConfigView incumbent, int level);
+
+}  // namespace rpl::autotune
