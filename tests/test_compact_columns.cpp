@@ -72,6 +72,70 @@ TEST(AffineInt64Column, IdsRisingBySmallStepsTakeTwoBytes) {
   expect_values(c, expected);
 }
 
+TEST(AffineInt64Column, ConsecutiveIdsWithJumpsTakeUnderOneByte) {
+  // Correlation ids of launches with two API calls between every 50 (event record and wait), a large jump and a
+  // negative one now and then: held as a stride with jumps, every value given back.
+  AffineInt64Column c;
+  std::vector<int64_t> expected;
+  int64_t id = 1'000'000'007;
+  for (int i = 0; i < 300'000; ++i) {
+    id += 1 + (i % 50 == 49 ? 2 : 0) + (i % 70'000 == 1 ? 5'000'000'000 : 0) - (i % 90'001 == 3 ? 77 : 0);
+    expected.push_back(id);
+  }
+  c.reserve(expected.size());
+  for (int64_t v : expected) c.push_back(v);
+  EXPECT_TRUE(c.in_jumps());
+  expect_values(c, expected);
+  EXPECT_LT(c.bytes(), expected.size() * 7 / 10);  // 2 bytes each as steps
+  // Truncated inside a block and at a block's end, then appended to: the jumps kept are those before the cut.
+  for (std::size_t n : {std::size_t{250'017}, std::size_t{200'000}, std::size_t{64}, std::size_t{1}}) {
+    c.resize(n), expected.resize(n);
+    expect_values(c, expected);
+    EXPECT_TRUE(c.in_jumps());
+    for (int i = 0; i < 130; ++i) expected.push_back(expected.back() + (i % 7 == 0 ? 3 : 1));
+    for (std::size_t i = n; i < expected.size(); ++i) c.push_back(expected[i]);
+    expect_values(c, expected);
+  }
+  // Growing by resize appends zeros (jumps).
+  c.resize(expected.size() + 3), expected.resize(expected.size() + 3, 0);
+  expect_values(c, expected);
+  // Setting a value to what it is changes nothing; a new value moves the column on to steps, all values kept.
+  c.set(5, expected[5]);
+  EXPECT_TRUE(c.in_jumps());
+  c.set(5, expected[5] + 9), expected[5] += 9;
+  EXPECT_FALSE(c.in_jumps());
+  expect_values(c, expected);
+}
+
+TEST(BlockJumpColumn, JumpsAtEveryPositionOfABlockAndAWrappingStride) {
+  BlockJumpColumn c;
+  c.set_stride(std::numeric_limits<int64_t>::max());  // wraps on every step
+  std::vector<int64_t> expected;
+  std::mt19937_64 rng(9);
+  int64_t v = 17;
+  for (int i = 0; i < 64 * 5; ++i) {
+    const bool jump = i % 67 == 0 || (i >= 64 && i < 128) || rng() % 9 == 0;  // block 1: all jumps
+    v = jump ? static_cast<int64_t>(rng()) : static_cast<int64_t>(static_cast<uint64_t>(v) + uint64_t{0x7fffffffffffffff});
+    expected.push_back(v);
+  }
+  for (int64_t x : expected) c.push_back(x);
+  expect_values(c, expected);
+  c.truncate(100), expected.resize(100);
+  expect_values(c, expected);
+  c.push_back(5), expected.push_back(5);
+  expect_values(c, expected);
+}
+
+TEST(AffineInt64Column, IdsJumpingAtMostValuesMoveOnToSteps) {
+  AffineInt64Column c;
+  std::vector<int64_t> expected;
+  for (int i = 0; i < 50'000; ++i) expected.push_back(int64_t{i} * 3 + (i % 3 == 0 ? 1 : 0));  // a jump every third
+  for (int64_t x : expected) c.push_back(x);
+  EXPECT_FALSE(c.in_jumps());
+  EXPECT_TRUE(c.in_steps());
+  expect_values(c, expected);
+}
+
 TEST(BlockStepColumn, ValuesAtTheEdgesOfTheOffsetsRange) {
   BlockStepColumn c;
   const std::vector<int64_t> expected = {100'000, 100'000 + 32'766, 100'000 + 32'767, 100'000 - 32'768,

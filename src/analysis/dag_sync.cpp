@@ -7,6 +7,7 @@
 
 #include "analysis/dag_edges.hpp"
 #include "analysis/fast_sort.hpp"
+#include "analysis/packed_node_seq.hpp"
 #include "support/errors.hpp"
 
 namespace rpl::analysis::dag {
@@ -28,12 +29,15 @@ bool same_thread(uint32_t sync_thread, uint32_t op_thread) {
 }
 
 // The work of each (process, stream), in submission order and in GPU time order. Ops with a correlation
-// id are ordered by it; ops without one (and every op, for a sync without one) by GPU start.
+// id are ordered by it; ops without one (and every op, for a sync without one) by GPU start. Each order is a
+// PackedNodeSeq per list (about a byte per node: issue 32), not an array of 4-byte ids.
 class SubmitLists {
  public:
   // `with_time_order`: also keep every list in GPU start order (for sync ops without a correlation id
   // and GPU barriers); otherwise only the submission order is built.
-  SubmitLists(const NodeTable& nodes, bool with_time_order) : nodes_(nodes) { build(with_time_order); }
+  SubmitLists(const NodeTable& nodes, bool with_time_order) : nodes_(nodes), with_time_order_(with_time_order) {
+    build();
+  }
 
   uint32_t list_of(NodeId v) const {
     return v < nodes_.dispatch_count ? list_by_launch_[nodes_.trace.dispatches.launch_of(v)]
@@ -45,7 +49,7 @@ class SubmitLists {
     auto it = ids_.find(key(process, stream));
     return it == ids_.end() ? kNoList : it->second;
   }
-  uint32_t list_count() const { return static_cast<uint32_t>(begin_.size() - 1); }
+  uint32_t list_count() const { return static_cast<uint32_t>(by_corr_.size()); }
   // Lists of one process: ids [first, second).
   std::pair<uint32_t, uint32_t> lists_of(uint32_t process) const {
     return {process_begin_[process], process_begin_[process + 1]};
@@ -55,15 +59,15 @@ class SubmitLists {
   NodeId last_before(uint32_t list, const SubmitPoint& at) const {
     if (list == kNoList) return kNoNode;
     if (at.correlation == 0) {
-      auto q = first_starting_at(by_start_, begin_[list], begin_[list + 1], at.time);
-      return q > begin_[list] ? by_start_[q - 1] : kNoNode;
+      const PackedNodeSeq& all = by_start_[list];
+      std::size_t q = first_starting_at(all, at.time);
+      return q > 0 ? all[q - 1] : kNoNode;
     }
-    const uint32_t b = begin_[list], ce = corr_end_[list], e = begin_[list + 1];
-    auto p = std::lower_bound(by_submit_.begin() + b, by_submit_.begin() + ce, at.correlation,
-                              [&](NodeId v, int64_t c) { return correlation(v) < c; });
-    NodeId by_corr = p > by_submit_.begin() + b ? *(p - 1) : kNoNode;
-    auto q = first_starting_at(by_submit_, ce, e, at.time);
-    NodeId by_time = q > ce ? by_submit_[q - 1] : kNoNode;
+    const PackedNodeSeq &corr = by_corr_[list], &time = by_time_[list];
+    std::size_t p = corr.partition_point(0, corr.size(), [&](NodeId v) { return correlation(v) < at.correlation; });
+    NodeId by_corr = p > 0 ? corr[p - 1] : kNoNode;
+    std::size_t q = first_starting_at(time, at.time);
+    NodeId by_time = q > 0 ? time[q - 1] : kNoNode;
     if (by_corr == kNoNode) return by_time;
     if (by_time == kNoNode) return by_corr;
     return nodes_.earlier(by_corr, by_time) ? by_time : by_corr;
@@ -73,14 +77,13 @@ class SubmitLists {
   NodeId first_after(uint32_t list, const SubmitPoint& at, uint32_t thread) const {
     if (list == kNoList) return kNoNode;
     if (at.correlation == 0) {
-      uint32_t q = first_starting_at(by_start_, begin_[list], begin_[list + 1], at.time);
-      return scan_for_thread(by_start_, q, begin_[list + 1], thread);
+      const PackedNodeSeq& all = by_start_[list];
+      return scan_for_thread(all, first_starting_at(all, at.time), thread);
     }
-    const uint32_t b = begin_[list], ce = corr_end_[list], e = begin_[list + 1];
-    auto p = std::upper_bound(by_submit_.begin() + b, by_submit_.begin() + ce, at.correlation,
-                              [&](int64_t c, NodeId v) { return c < correlation(v); });
-    NodeId by_corr = scan_for_thread(by_submit_, static_cast<uint32_t>(p - by_submit_.begin()), ce, thread);
-    NodeId by_time = scan_for_thread(by_submit_, first_starting_at(by_submit_, ce, e, at.time), e, thread);
+    const PackedNodeSeq &corr = by_corr_[list], &time = by_time_[list];
+    std::size_t p = corr.partition_point(0, corr.size(), [&](NodeId v) { return correlation(v) <= at.correlation; });
+    NodeId by_corr = scan_for_thread(corr, p, thread);
+    NodeId by_time = scan_for_thread(time, first_starting_at(time, at.time), thread);
     if (by_corr == kNoNode) return by_time;
     if (by_time == kNoNode) return by_corr;
     return nodes_.earlier(by_corr, by_time) ? by_corr : by_time;
@@ -89,13 +92,15 @@ class SubmitLists {
   // GPU time: the last op of `list` that ended at or before `t`.
   NodeId last_ending_by(uint32_t list, TimeNs t) const {
     if (list == kNoList) return kNoNode;
-    const uint32_t b = begin_[list];
-    auto q = std::upper_bound(by_start_.begin() + b, by_start_.begin() + begin_[list + 1], t,
-                              [&](TimeNs time, NodeId v) { return time < nodes_.start(v); });
-    for (std::size_t scanned = 0; q > by_start_.begin() + b && scanned < kScanLimit; ++scanned) {
-      --q;
-      if (nodes_.end(*q) <= t) return *q;
-    }
+    const PackedNodeSeq& all = by_start_[list];
+    const std::size_t q = all.partition_point(0, all.size(), [&](NodeId v) { return nodes_.start(v) <= t; });
+    // The kScanLimit ops before q, read forward, looked at backward.
+    const std::size_t from = q - std::min(q, kScanLimit);
+    NodeId window[kScanLimit];
+    PackedNodeSeq::Reader r(all, from);
+    for (std::size_t k = from; k < q; ++k) window[k - from] = r.next();
+    for (std::size_t i = q - from; i-- > 0;)
+      if (nodes_.end(window[i]) <= t) return window[i];
     return kNoNode;
   }
 
@@ -103,123 +108,117 @@ class SubmitLists {
   // (`targets`: in (c_from, c_to]), or one without, started in [t_from, t_to). SubmitWindows' question, asked of
   // one list (the same answer as its per-process arrays give).
   bool received(uint32_t list, bool targets, int64_t c_from, int64_t c_to, TimeNs t_from, TimeNs t_to) const {
-    const auto b = by_submit_.begin() + begin_[list], ce = by_submit_.begin() + corr_end_[list];
-    auto corr_less = [&](NodeId v, int64_t c) { return correlation(v) < c; };
-    auto corr_greater = [&](int64_t c, NodeId v) { return c < correlation(v); };
-    const bool by_corr = targets ? std::upper_bound(b, ce, c_from, corr_greater) < std::upper_bound(b, ce, c_to, corr_greater)
-                                 : std::lower_bound(b, ce, c_from, corr_less) < std::lower_bound(b, ce, c_to, corr_less);
-    return by_corr || started(by_submit_, corr_end_[list], begin_[list + 1], t_from, t_to);
+    const PackedNodeSeq& corr = by_corr_[list];
+    auto bound = [&](int64_t c) {  // targets: upper bound of c, else lower bound
+      return targets ? corr.partition_point(0, corr.size(), [&](NodeId v) { return correlation(v) <= c; })
+                     : corr.partition_point(0, corr.size(), [&](NodeId v) { return correlation(v) < c; });
+    };
+    return bound(c_from) < bound(c_to) || started(by_time_[list], t_from, t_to);
   }
   // Whether `list` has an op started in [t_from, t_to), its ops without correlation ids or not (time order only).
   bool started_between(uint32_t list, TimeNs t_from, TimeNs t_to) const {
-    return !by_start_.empty() && started(by_start_, begin_[list], begin_[list + 1], t_from, t_to);
+    return with_time_order_ && started(by_start_[list], t_from, t_to);
   }
 
   // GPU time: the first op of `list` that started at or after `t`.
   NodeId first_starting_from(uint32_t list, TimeNs t) const {
     if (list == kNoList) return kNoNode;
-    uint32_t q = first_starting_at(by_start_, begin_[list], begin_[list + 1], t);
-    return q < begin_[list + 1] ? by_start_[q] : kNoNode;
+    const PackedNodeSeq& all = by_start_[list];
+    std::size_t q = first_starting_at(all, t);
+    return q < all.size() ? all[q] : kNoNode;
   }
 
  private:
   static uint64_t key(uint32_t process, Index stream) { return (uint64_t{process} << 32) | stream; }
 
-  // First position in [b, e) of `order` (sorted by start) whose op starts at or after t.
-  uint32_t first_starting_at(const LargeVector<NodeId>& order, uint32_t b, uint32_t e, TimeNs t) const {
-    auto it = std::lower_bound(order.begin() + b, order.begin() + e, t,
-                               [&](NodeId v, TimeNs time) { return nodes_.start(v) < time; });
-    return static_cast<uint32_t>(it - order.begin());
+  // First position of `order` (sorted by start) whose op starts at or after t.
+  std::size_t first_starting_at(const PackedNodeSeq& order, TimeNs t) const {
+    return order.partition_point(0, order.size(), [&](NodeId v) { return nodes_.start(v) < t; });
   }
 
-  bool started(const LargeVector<NodeId>& order, uint32_t b, uint32_t e, TimeNs t_from, TimeNs t_to) const {
-    return first_starting_at(order, b, e, t_from) < first_starting_at(order, b, e, t_to);
+  bool started(const PackedNodeSeq& order, TimeNs t_from, TimeNs t_to) const {
+    return first_starting_at(order, t_from) < first_starting_at(order, t_to);
   }
 
-  NodeId scan_for_thread(const LargeVector<NodeId>& order, uint32_t from, uint32_t e, uint32_t thread) const {
-    const uint32_t last = static_cast<uint32_t>(std::min<std::size_t>(e, std::size_t{from} + kScanLimit));
-    for (uint32_t i = from; i < last; ++i)
-      if (same_thread(thread, nodes_.thread(order[i]))) return order[i];
+  NodeId scan_for_thread(const PackedNodeSeq& order, std::size_t from, uint32_t thread) const {
+    const std::size_t last = std::min(order.size(), from + kScanLimit);
+    PackedNodeSeq::Reader r(order, from);
+    for (std::size_t i = from; i < last; ++i)
+      if (NodeId v = r.next(); same_thread(thread, nodes_.thread(v))) return v;
     return kNoNode;
   }
 
-  void build(bool with_time_order) {
-    const std::size_t n = nodes_.size();
-    // Lists in (process, stream) order, so that each process's lists are contiguous. A node's list is that of its
-    // interned launch (which fixes its process and stream) or of its copy: no per-node array (issue 32).
-    std::vector<uint64_t> keys;
-    auto number = [&](uint32_t process, Index stream) {
-      const uint64_t k = key(process, stream);
-      auto [it, inserted] = ids_.try_emplace(k, static_cast<uint32_t>(keys.size()));
-      if (inserted) keys.push_back(k);
-      return it->second;
-    };
-    const DispatchTable& dispatches = nodes_.trace.dispatches;
-    list_by_launch_.assign(nodes_.process_by_launch.size(), kNoList);
-    for (Index l = 0; l < list_by_launch_.size(); ++l)  // launches no dispatch uses any more have no process
-      if (nodes_.process_by_launch[l] != kNoNode)
-        list_by_launch_[l] = number(nodes_.process_by_launch[l], dispatches.launch_placement(l).stream);
-    list_by_copy_.resize(nodes_.process_by_copy.size());
-    for (std::size_t i = 0; i < list_by_copy_.size(); ++i)
-      list_by_copy_[i] = number(nodes_.process_by_copy[i], nodes_.trace.copies[i].stream);
-    const uint32_t list_count = static_cast<uint32_t>(keys.size());
-    std::vector<uint32_t> by_key(list_count), rank(list_count);
-    std::iota(by_key.begin(), by_key.end(), 0u);
-    std::sort(by_key.begin(), by_key.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
-    for (uint32_t r = 0; r < list_count; ++r) rank[by_key[r]] = r;
-    for (auto& [k, id] : ids_) id = rank[id];
-    for (uint32_t& l : list_by_launch_)
-      if (l != kNoList) l = rank[l];
-    for (uint32_t& l : list_by_copy_) l = rank[l];
-
-    process_begin_.assign(nodes_.process_count + 1, list_count);
-    for (uint32_t r = list_count; r-- > 0;) process_begin_[keys[by_key[r]] >> 32] = r;
-    for (uint32_t p = nodes_.process_count; p-- > 0;)
-      process_begin_[p] = std::min(process_begin_[p], process_begin_[p + 1]);
-
-    begin_.assign(list_count + 1, 0);
-    corr_end_.assign(list_count, 0);
-    for (NodeId v = 0; v < n; ++v) {
-      const uint32_t l = list_of(v);
-      ++begin_[l + 1];
-      if (correlation(v) != 0) ++corr_end_[l];
-    }
-    std::partial_sum(begin_.begin(), begin_.end(), begin_.begin());
-    for (uint32_t l = 0; l < list_count; ++l) corr_end_[l] += begin_[l];
-
-    if (with_time_order) by_start_.resize(n);
-    by_submit_.resize(n);
-    std::vector<uint32_t> next_start(begin_.begin(), begin_.end() - 1);
-    std::vector<uint32_t> next_corr(begin_.begin(), begin_.end() - 1);
-    std::vector<uint32_t> next_time(corr_end_);
-    for (NodeId v = 0; v < n; ++v) {
-      const uint32_t l = list_of(v);
-      if (with_time_order) by_start_[next_start[l]++] = v;
-      by_submit_[correlation(v) != 0 ? next_corr[l]++ : next_time[l]++] = v;
-    }
-    auto earlier = [&](NodeId a, NodeId b) { return nodes_.earlier(a, b); };
-    auto submitted_earlier = [&](NodeId a, NodeId b) {
-      int64_t ca = correlation(a), cb = correlation(b);
-      return ca != cb ? ca < cb : nodes_.earlier(a, b);
-    };
-    auto sort_range = [](auto first, auto last, auto less) {
-      sort_runs(first, last, less);
-    };
-    for (uint32_t l = 0; l < list_count; ++l) {
-      if (with_time_order) sort_range(by_start_.begin() + begin_[l], by_start_.begin() + begin_[l + 1], earlier);
-      sort_range(by_submit_.begin() + begin_[l], by_submit_.begin() + corr_end_[l], submitted_earlier);
-      sort_range(by_submit_.begin() + corr_end_[l], by_submit_.begin() + begin_[l + 1], earlier);
-    }
-  }
+  void build();
 
   const NodeTable& nodes_;
+  bool with_time_order_;
   LargeVector<uint32_t> list_by_launch_, list_by_copy_;  // a node's list: by its launch, or by copy
   std::unordered_map<uint64_t, uint32_t> ids_;
-  std::vector<uint32_t> process_begin_;    // per dense process, its first list id; process_count + 1
-  std::vector<uint32_t> begin_, corr_end_;  // per list: [begin, corr_end) ops with a correlation id
-  LargeVector<NodeId> by_submit_;
-  LargeVector<NodeId> by_start_;  // empty unless built with_time_order
+  std::vector<uint32_t> process_begin_;  // per dense process, its first list id; process_count + 1
+  // Per list: its ops with a correlation id by (correlation id, GPU order); those without, by GPU order; every
+  // op by GPU order (only with_time_order).
+  std::vector<PackedNodeSeq> by_corr_, by_time_, by_start_;
 };
+
+void SubmitLists::build() {
+  // Lists in (process, stream) order, so that each process's lists are contiguous. A node's list is that of its
+  // interned launch (which fixes its process and stream) or of its copy: no per-node array (issue 32).
+  std::vector<uint64_t> keys;
+  auto number = [&](uint32_t process, Index stream) {
+    const uint64_t k = key(process, stream);
+    auto [it, inserted] = ids_.try_emplace(k, static_cast<uint32_t>(keys.size()));
+    if (inserted) keys.push_back(k);
+    return it->second;
+  };
+  const DispatchTable& dispatches = nodes_.trace.dispatches;
+  list_by_launch_.assign(nodes_.process_by_launch.size(), kNoList);
+  for (Index l = 0; l < list_by_launch_.size(); ++l)  // launches no dispatch uses any more have no process
+    if (nodes_.process_by_launch[l] != kNoNode)
+      list_by_launch_[l] = number(nodes_.process_by_launch[l], dispatches.launch_placement(l).stream);
+  list_by_copy_.resize(nodes_.process_by_copy.size());
+  for (std::size_t i = 0; i < list_by_copy_.size(); ++i)
+    list_by_copy_[i] = number(nodes_.process_by_copy[i], nodes_.trace.copies[i].stream);
+  const uint32_t list_count = static_cast<uint32_t>(keys.size());
+  std::vector<uint32_t> by_key(list_count), rank(list_count);
+  std::iota(by_key.begin(), by_key.end(), 0u);
+  std::sort(by_key.begin(), by_key.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  for (uint32_t r = 0; r < list_count; ++r) rank[by_key[r]] = r;
+  for (auto& [k, id] : ids_) id = rank[id];
+  for (uint32_t& l : list_by_launch_)
+    if (l != kNoList) l = rank[l];
+  for (uint32_t& l : list_by_copy_) l = rank[l];
+
+  process_begin_.assign(nodes_.process_count + 1, list_count);
+  for (uint32_t r = list_count; r-- > 0;) process_begin_[keys[by_key[r]] >> 32] = r;
+  for (uint32_t p = nodes_.process_count; p-- > 0;)
+    process_begin_[p] = std::min(process_begin_[p], process_begin_[p + 1]);
+
+  auto earlier = [this](NodeId a, NodeId b) { return nodes_.earlier(a, b); };
+  auto submitted_earlier = [this](NodeId a, NodeId b) {
+    const int64_t ca = correlation(a), cb = correlation(b);
+    return ca != cb ? ca < cb : nodes_.earlier(a, b);
+  };
+  std::vector<OrderBuilder<decltype(submitted_earlier)>> corr;
+  std::vector<OrderBuilder<decltype(earlier)>> time, all;
+  corr.reserve(list_count), time.reserve(list_count), all.reserve(with_time_order_ ? list_count : 0);
+  for (uint32_t l = 0; l < list_count; ++l) {
+    corr.emplace_back(submitted_earlier), time.emplace_back(earlier);
+    if (with_time_order_) all.emplace_back(earlier);
+  }
+  const std::size_t n = nodes_.size();
+  for (NodeId v = 0; v < n; ++v) {
+    const uint32_t l = list_of(v);
+    if (with_time_order_) all[l].add(v);
+    if (correlation(v) != 0) corr[l].add(v);
+    else time[l].add(v);
+  }
+  by_corr_.reserve(list_count), by_time_.reserve(list_count), by_start_.reserve(all.size());
+  for (uint32_t l = 0; l < list_count; ++l) {
+    by_corr_.push_back(corr[l].finish());
+    by_time_.push_back(time[l].finish());
+    if (with_time_order_) by_start_.push_back(all[l].finish());
+  }
+}
 
 // One end of a window of submission: a host op's submission point, or open (before / after everything).
 struct Bound {

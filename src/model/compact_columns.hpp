@@ -3,9 +3,14 @@
 // exactly the values written, whatever they are; the bytes per value depend only on how regular they are:
 //   NarrowInt64Column  4 bytes while every value is within int32 of the first, else 8
 //   AffineInt64Column  0 bytes for values base + stride * index (consecutive ids), 16 per value that is not;
-//                      once those are more than 1/32 of the values, a BlockStepColumn (2 bytes: ids that rise
-//                      by small steps, as correlation ids with API calls between the launches), and once its
-//                      listed values are more than 1/32, a NarrowInt64Column (4 or 8)
+//                      once those are more than 1/32 of the values, a BlockJumpColumn (0.31 bytes, plus 8 per
+//                      value off the stride: consecutive ids with a jump now and then, as correlation ids with
+//                      a few API calls between the launches); once its jumps are more than 1/5 of the values,
+//                      a BlockStepColumn (2 bytes: ids that rise by small steps), and once its listed values
+//                      are more than 1/32, a NarrowInt64Column (4 or 8)
+//   BlockJumpColumn    per block of 64 values its first (8 bytes), a bit per value (8 bytes) and where its jumps
+//                      begin (4 bytes): 0.31 bytes per value, plus 8 per value that is not the one before it plus
+//                      the stride
 //   BlockTimeColumn    4 bytes (a 32-bit offset from its block's first value, blocks of 4096 values: start
 //                      times in trace order), 20 per value more than 2^31 away from its block's first
 //   BlockStepColumn    2 bytes (a 16-bit offset from its block's first value, blocks of 1024 values), 18 per
@@ -141,37 +146,98 @@ using BlockTimeColumn = BlockOffsetColumn<uint32_t, 12>;
 // Ids that rise by small steps: 1024 of them within +-32767 of the block's first.
 using BlockStepColumn = BlockOffsetColumn<uint16_t, 10>;
 
+// Values that follow a stride from one to the next except at some (jumps): per block of 64, its first value,
+// a bit per value that does not follow the one before it, and those values whole. Random access: four loads.
+class BlockJumpColumn {
+ public:
+  static constexpr unsigned kBlockBits = 6;
+  void set_stride(int64_t stride) { stride_ = stride; }
+  int64_t operator[](std::size_t i) const {
+    const std::size_t block = i >> kBlockBits;
+    const unsigned j = static_cast<unsigned>(i & 63);
+    const uint64_t jumps = mask_[block] & (~uint64_t{0} >> (63 - j));  // the block's jumps at or before i
+    if (jumps == 0) return along(first_[block], j);
+    const unsigned last_jump = 63 - static_cast<unsigned>(__builtin_clzll(jumps));
+    return along(jump_value_[jump_at_[block] + static_cast<unsigned>(__builtin_popcountll(jumps)) - 1], j - last_jump);
+  }
+  std::size_t size() const { return size_; }
+  std::size_t jumps() const { return jump_value_.size(); }
+  void push_back(int64_t v) {
+    const unsigned j = static_cast<unsigned>(size_++ & 63);
+    if (j == 0) {
+      first_.push_back(v), mask_.push_back(0), jump_at_.push_back(jump_value_.size());
+    } else if (v != along(last_, 1)) {
+      mask_.back() |= uint64_t{1} << j;
+      jump_value_.push_back(v);
+    }
+    last_ = v;
+  }
+  void reserve(std::size_t n) {
+    const std::size_t blocks = (n >> kBlockBits) + 1;
+    first_.reserve(blocks), mask_.reserve(blocks), jump_at_.reserve(blocks);
+  }
+  void truncate(std::size_t n);  // drops the values from n on
+  void clear() { *this = BlockJumpColumn(); }
+  std::size_t bytes() const {
+    return first_.capacity() * sizeof(int64_t) + mask_.capacity() * sizeof(uint64_t) +
+           jump_at_.capacity() * sizeof(uint32_t) + jump_value_.capacity() * sizeof(int64_t);
+  }
+
+ private:
+  int64_t along(int64_t from, uint64_t steps) const {  // wrapping, as the affine column's stride
+    return static_cast<int64_t>(static_cast<uint64_t>(from) + static_cast<uint64_t>(stride_) * steps);
+  }
+  int64_t stride_ = 0, last_ = 0;
+  std::size_t size_ = 0;
+  LargeVector<int64_t> first_;     // per block: its first value
+  LargeVector<uint64_t> mask_;     // per block: bit j set when value j is a jump (bit 0 never)
+  LargeVector<uint32_t> jump_at_;  // per block: the index of its first jump in jump_value_
+  LargeVector<int64_t> jump_value_;
+};
+
 // A column of int64 values expected to be affine in the index (ids numbered consecutively, by any stride):
 // value i is base + stride * i (wrapping, as unsigned arithmetic), except at the indices listed apart. The
 // stride is the difference of the first two values. When the exceptions grow past 1/32 of the values (plus a
-// thousand), every value moves into a BlockStepColumn, and when that one's listed values pass the same share,
-// into a NarrowInt64Column, for good.
+// thousand), every value moves into a BlockJumpColumn (the same stride), when its jumps pass 1/5 of the values
+// into a BlockStepColumn, and when that one's listed values pass 1/32, into a NarrowInt64Column, for good.
 class AffineInt64Column {
  public:
   int64_t operator[](std::size_t i) const {
+    if (mode_ == Mode::Jumps) return jumps_[i];
     if (mode_ == Mode::Steps) return steps_[i];
     if (mode_ == Mode::Narrow) return dense_[i];
     if (!exceptions_.empty())
       if (const int64_t* v = exceptions_.find(i)) return *v;
     return predicted(i);
   }
-  std::size_t size() const { return mode_ == Mode::Steps ? steps_.size() : mode_ == Mode::Narrow ? dense_.size() : size_; }
+  std::size_t size() const {
+    switch (mode_) {
+      case Mode::Jumps: return jumps_.size();
+      case Mode::Steps: return steps_.size();
+      case Mode::Narrow: return dense_.size();
+      default: return size_;
+    }
+  }
   void push_back(int64_t v);
   void set(std::size_t i, int64_t v);
   void reserve(std::size_t n) { reserved_ = n; }  // for the dense columns, if it comes to that
   void resize(std::size_t n);  // new values are 0
   void clear();
-  std::size_t bytes() const { return exceptions_.bytes() + steps_.bytes() + dense_.bytes(); }
+  std::size_t bytes() const { return exceptions_.bytes() + jumps_.bytes() + steps_.bytes() + dense_.bytes(); }
   bool dense() const { return mode_ != Mode::Affine; }
   // Whether the values are held as 16-bit steps (2 bytes each) rather than affine or 4- or 8-byte offsets.
   bool in_steps() const { return mode_ == Mode::Steps; }
+  // Whether they are held as a stride with jumps (BlockJumpColumn).
+  bool in_jumps() const { return mode_ == Mode::Jumps; }
 
  private:
-  enum class Mode : uint8_t { Affine, Steps, Narrow };
+  enum class Mode : uint8_t { Affine, Jumps, Steps, Narrow };
   int64_t predicted(std::size_t i) const {
     return static_cast<int64_t>(static_cast<uint64_t>(base_) + static_cast<uint64_t>(stride_) * i);
   }
   bool too_many(std::size_t listed) const { return listed > 1024 + size() / 32; }
+  bool too_many_jumps() const { return jumps_.jumps() > 1024 + size() / 5; }
+  void make_jumps();
   void make_steps();
   void make_narrow();
   void after_exception();
@@ -179,6 +245,7 @@ class AffineInt64Column {
   std::size_t size_ = 0, reserved_ = 0;
   int64_t base_ = 0, stride_ = 0;
   SparseOverrides<int64_t> exceptions_;
+  BlockJumpColumn jumps_;
   BlockStepColumn steps_;
   NarrowInt64Column dense_;
 };

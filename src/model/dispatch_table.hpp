@@ -8,9 +8,11 @@
 //                                              more than 2 s from it)
 //   duration                               4  (uint32; longer or negative ones in a side list, by index)
 //   dispatch id, correlation id            0 + 0 while each column is affine in the index (consecutive ids),
-//                                              16 per id that is not; once those are many, 2 each while the
-//                                              ids rise by small steps (16-bit offsets per block of 1024), else
-//                                              4 (or 8)
+//                                              16 per id that is not; once those are many, 0.31 each plus 8 per
+//                                              id off the stride (consecutive ids with jumps, as correlation ids
+//                                              with a few API calls between the launches); once the jumps are
+//                                              many, 2 each while the ids rise by small steps (16-bit offsets per
+//                                              block of 1024), else 4 (or 8)
 //   launch: kernel symbol, placement (process, agent, queue, stream, thread) and launch shape (grid, block,
 //   LDS, scratch), interned as one triple of interned ids                                   4
 // The interned tables hold one entry per distinct combination: a few in real traces (a kernel runs with few
