@@ -166,6 +166,31 @@ TEST(IdleAttribution, TheOutermostLaunchCallCountsAndTheMediansAreExact) {
   EXPECT_DOUBLE_EQ(idle.median_node_ns, 85);  // durations 100 and 70
 }
 
+// The launch calls are found by whichever side is smaller, the gaps' keys or the calls (issue 32): the same
+// attribution either way. Without extra kernels the path has 1 gap key against 3 calls (the gaps are indexed);
+// with 5 kernels launched by no recorded call, 6 gap keys against 3 calls (the calls are indexed).
+TEST(IdleAttribution, TheSameLaunchCallsWhicheverSideIsIndexed) {
+  for (int extra : {0, 5}) {
+    InMemoryTrace t = base();
+    Index k = t.add_symbol("k");
+    launch(t, k, 1, 900, 950, 1'000, 1'100);
+    add_call(t, "hipLaunchKernel", "HIP_RUNTIME_API", 1'125, 1'129, 2);  // an inner call, later in the trace
+    launch(t, k, 2, 1'105, 1'128, 1'130, 1'200);                          // the outer call: host 5, launch 25
+    for (int i = 0; i < extra; ++i) {
+      auto d = t.add_dispatch(k, 1'300 + 200 * i, 1'400 + 200 * i);  // a 100 ns gap before each, no call
+      d->correlation_id = 10 + i;
+      d->stream = 0;
+    }
+    const auto cp = analysis::analyze_critical_path(t.trace);
+    ASSERT_EQ(cp.path.size(), 2u + extra);
+    const auto idle = analysis::attribute_idle(t.trace, cp);
+    EXPECT_EQ(idle.gaps, 1u + extra) << extra;
+    EXPECT_DOUBLE_EQ(idle.host_ns, 5) << extra;
+    EXPECT_DOUBLE_EQ(idle.launch_ns, 25) << extra;
+    EXPECT_DOUBLE_EQ(idle.unattributed_ns, 100.0 * extra) << extra;
+  }
+}
+
 app::AnalyzeResults launch_bound_run(TimeNs gap) {
   InMemoryTrace t = base();
   Index k = t.add_symbol("k");

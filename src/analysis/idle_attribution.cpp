@@ -49,26 +49,58 @@ IdleBreakdown attribute_idle(const Trace& trace, const CriticalPathResult& cp) {
   };
 
   // The launching call of each (process, correlation id) that follows a gap: the outermost (earliest start; the
-  // first of equal ones) call. Only those keys are looked up, not a map of every call (issue 32: the calls of a
-  // large trace, tens of bytes each in a hash map, were this step's peak).
-  std::vector<uint64_t> keys;
+  // first of equal ones) call. Indexed by whichever side is smaller, the gaps' keys or the calls that could launch
+  // (issue 32: not a map of every call, tens of bytes each; and not 12 bytes per gap of a path of millions when the
+  // trace holds few calls with correlation ids), each counted first so that its array is allocated once.
+  auto candidate = [&](const ApiCall& a) { return a.correlation_id != 0 && !is_marker_range(trace, a); };
+  std::size_t gap_keys = 0, call_keys = 0;
   for_each_step([&](std::size_t i, const NodeInfo&, const NodeInfo& next, TimeNs gap) {
-    if (i > 0 && gap > 0 && next.correlation != 0) keys.push_back(launch_key(next.process, next.correlation));
+    gap_keys += i > 0 && gap > 0 && next.correlation != 0;
   });
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  std::vector<uint32_t> launch_call(keys.size(), kNoCall);
-  auto slot_of = [&](uint64_t key) {
-    auto it = std::lower_bound(keys.begin(), keys.end(), key);
-    return it != keys.end() && *it == key ? static_cast<std::size_t>(it - keys.begin()) : keys.size();
+  for (const ApiCall& a : trace.api_calls) call_keys += candidate(a);
+  struct KeyedCall {
+    uint64_t key;
+    uint32_t call;
   };
-  for (std::size_t c = 0; c < trace.api_calls.size(); ++c) {
-    const ApiCall& a = trace.api_calls[c];
-    if (a.correlation_id == 0 || keys.empty() || is_marker_range(trace, a)) continue;
-    const std::size_t k = slot_of(launch_key(a.process, a.correlation_id));
-    if (k == keys.size()) continue;
-    if (launch_call[k] == kNoCall || a.start < trace.api_calls[launch_call[k]].start) launch_call[k] = static_cast<uint32_t>(c);
+  std::vector<KeyedCall> launches;  // sorted by key, each key once with its launching call (or kNoCall)
+  if (gap_keys > 0 && call_keys > 0) {
+    if (call_keys <= gap_keys) {
+      launches.reserve(call_keys);
+      for (std::size_t c = 0; c < trace.api_calls.size(); ++c)
+        if (const ApiCall& a = trace.api_calls[c]; candidate(a))
+          launches.push_back({launch_key(a.process, a.correlation_id), static_cast<uint32_t>(c)});
+      std::sort(launches.begin(), launches.end(), [&](const KeyedCall& a, const KeyedCall& b) {
+        if (a.key != b.key) return a.key < b.key;
+        const TimeNs sa = trace.api_calls[a.call].start, sb = trace.api_calls[b.call].start;
+        return sa != sb ? sa < sb : a.call < b.call;
+      });
+      launches.erase(std::unique(launches.begin(), launches.end(),
+                                 [](const KeyedCall& a, const KeyedCall& b) { return a.key == b.key; }),
+                     launches.end());
+    } else {
+      launches.reserve(gap_keys);
+      for_each_step([&](std::size_t i, const NodeInfo&, const NodeInfo& next, TimeNs gap) {
+        if (i > 0 && gap > 0 && next.correlation != 0) launches.push_back({launch_key(next.process, next.correlation), kNoCall});
+      });
+      std::sort(launches.begin(), launches.end(), [](const KeyedCall& a, const KeyedCall& b) { return a.key < b.key; });
+      launches.erase(std::unique(launches.begin(), launches.end(),
+                                 [](const KeyedCall& a, const KeyedCall& b) { return a.key == b.key; }),
+                     launches.end());
+      for (std::size_t c = 0; c < trace.api_calls.size(); ++c) {
+        const ApiCall& a = trace.api_calls[c];
+        if (!candidate(a)) continue;
+        const uint64_t key = launch_key(a.process, a.correlation_id);
+        auto it = std::lower_bound(launches.begin(), launches.end(), key, [](const KeyedCall& k, uint64_t v) { return k.key < v; });
+        if (it == launches.end() || it->key != key) continue;
+        if (it->call == kNoCall || a.start < trace.api_calls[it->call].start) it->call = static_cast<uint32_t>(c);
+      }
+    }
   }
+  auto launch_call_of = [&](Index process, int64_t correlation) {
+    const uint64_t key = launch_key(process, correlation);
+    auto it = std::lower_bound(launches.begin(), launches.end(), key, [](const KeyedCall& k, uint64_t v) { return k.key < v; });
+    return it != launches.end() && it->key == key ? it->call : kNoCall;
+  };
   // Host synchronisation calls per process, by end.
   std::unordered_map<Index, std::vector<Span>> syncs;
   for (const SyncOp& y : trace.sync_ops)
@@ -94,12 +126,12 @@ IdleBreakdown attribute_idle(const Trace& trace, const CriticalPathResult& cp) {
     if (gap == 0) return;
     ++out.gaps;
     out.idle_ns += static_cast<double>(gap);
-    const std::size_t k = next.correlation != 0 ? slot_of(launch_key(next.process, next.correlation)) : keys.size();
-    if (k == keys.size() || launch_call[k] == kNoCall) {
+    const uint32_t call = next.correlation != 0 ? launch_call_of(next.process, next.correlation) : kNoCall;
+    if (call == kNoCall) {
       out.unattributed_ns += static_cast<double>(gap);
       return;
     }
-    const TimeNs launch_start = trace.api_calls[launch_call[k]].start;
+    const TimeNs launch_start = trace.api_calls[call].start;
     const TimeNs host_part = std::clamp<TimeNs>(launch_start - prev.end, 0, gap);
     out.launch_ns += static_cast<double>(gap - host_part);
     if (host_part == 0) return;

@@ -1,11 +1,15 @@
 #include "analysis/packed_node_seq.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <new>
 
 namespace rpl::analysis::dag {
 namespace {
 
 constexpr std::size_t kFirstChunk = 512, kLargestChunk = std::size_t{1} << 20;
+constexpr std::size_t kMappedChunk = std::size_t{64} << 10;  // chunks from this size on are mapped apart
 
 uint64_t zigzag(int64_t d) { return (static_cast<uint64_t>(d) << 1) ^ static_cast<uint64_t>(d >> 63); }
 int64_t unzigzag(uint64_t z) { return static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1); }
@@ -31,11 +35,27 @@ void PackedNodeSeq::reserve(std::size_t n) {
   heads_.reserve(blocks), starts_.reserve(blocks);
 }
 
+PackedNodeSeq::Chunk::Chunk(std::size_t bytes) : size(bytes) {
+  if (bytes < kMappedChunk) {
+    data = new uint8_t[bytes];
+    return;
+  }
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  data = static_cast<uint8_t*>(p);
+}
+
+PackedNodeSeq::Chunk::~Chunk() {
+  if (data == nullptr) return;
+  if (size < kMappedChunk) delete[] data;
+  else ::munmap(data, size);
+}
+
 void PackedNodeSeq::new_chunk() {
   // Chunks double from a small first one (many short streams stay small) up to 1 MiB; each holds a whole block.
   static_assert(kFirstChunk >= kMaxBlockBytes);
   chunk_size_ = chunks_.empty() ? kFirstChunk : std::min(kLargestChunk, chunk_size_ * 2);
-  chunks_.push_back(std::make_unique<uint8_t[]>(chunk_size_));
+  chunks_.emplace_back(chunk_size_);
   chunk_used_ = 0;
 }
 
@@ -46,13 +66,13 @@ void PackedNodeSeq::push_back(NodeId v) {
     starts_.push_back((uint64_t{chunks_.size() - 1} << 32) | chunk_used_);
   } else {
     uint64_t z = zigzag(int64_t{v} - int64_t{last_});
-    uint8_t* p = chunks_.back().get() + chunk_used_;
+    uint8_t* p = chunks_.back().data + chunk_used_;
     while (z >= 0x80) {
       *p++ = static_cast<uint8_t>(z | 0x80);
       z >>= 7;
     }
     *p++ = static_cast<uint8_t>(z);
-    chunk_used_ = static_cast<std::size_t>(p - chunks_.back().get());
+    chunk_used_ = static_cast<std::size_t>(p - chunks_.back().data);
   }
   last_ = v;
   ++size_;
@@ -68,8 +88,7 @@ NodeId PackedNodeSeq::operator[](std::size_t k) const {
 
 std::size_t PackedNodeSeq::bytes() const {
   std::size_t chunk_bytes = 0;
-  for (std::size_t i = 0, size = kFirstChunk; i < chunks_.size(); ++i, size = std::min(kLargestChunk, size * 2))
-    chunk_bytes += size;
+  for (const Chunk& c : chunks_) chunk_bytes += c.size;
   return heads_.capacity() * sizeof(NodeId) + starts_.capacity() * sizeof(uint64_t) + chunk_bytes;
 }
 

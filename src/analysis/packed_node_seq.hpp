@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
+#include <utility>
 #include <vector>
 
 #include "analysis/dag.hpp"
@@ -72,13 +72,25 @@ class PackedNodeSeq {
   static constexpr std::size_t kMaxBlockBytes = (kBlock - 1) * 5;
   const uint8_t* block_bytes(std::size_t block) const {
     const uint64_t at = starts_[block];
-    return chunks_[at >> 32].get() + (at & 0xffffffffu);
+    return chunks_[at >> 32].data + (at & 0xffffffffu);
   }
   void new_chunk();
 
+  // Bytes from the heap while small, else mapped apart: freed, a mapped chunk goes back to the system at once,
+  // where a heap chunk could stay in the process's resident set as free heap until the end of the run (glibc
+  // raises its mapping threshold as large buffers are freed; at 100M nodes that kept 120 MB resident).
+  struct Chunk {
+    uint8_t* data = nullptr;
+    std::size_t size = 0;
+    explicit Chunk(std::size_t bytes);
+    Chunk(Chunk&& o) noexcept : data(std::exchange(o.data, nullptr)), size(o.size) {}
+    Chunk& operator=(Chunk&&) = delete;
+    ~Chunk();
+  };
+
   LargeVector<NodeId> heads_;     // per block: its first id
   LargeVector<uint64_t> starts_;  // per block: chunk << 32 | offset of its first difference
-  std::vector<std::unique_ptr<uint8_t[]>> chunks_;
+  std::vector<Chunk> chunks_;
   std::size_t chunk_used_ = 0, chunk_size_ = 0;
   std::size_t size_ = 0;
   NodeId last_ = 0;

@@ -8,10 +8,12 @@
 
 #include "cli/commands.hpp"
 #include "support/errors.hpp"
+#include "support/resident_memory.hpp"
 #include "support/terminal_text.hpp"
 #include "rpl/version.hpp"
 
 int main(int argc, char** argv) {
+  rpl::map_large_allocations();  // freed large buffers leave the resident set (issue 32's peak)
   rpl::make_stderr_terminal_safe();  // nothing from an input reaches the terminal as a control character
   CLI::App app{"rocm-perf: GPU performance analysis on rocpd traces (AMD ROCm and NVIDIA CUDA)", "rocm-perf"};
   app.set_version_flag("--version", std::string(rpl::kVersion));

@@ -1,5 +1,9 @@
 #include "support/resident_memory.hpp"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +28,12 @@ void reset_peak_resident() {
     std::fputs("5", f);
     std::fclose(f);
   }
+}
+
+void map_large_allocations() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 4 << 20);  // a fixed threshold also ends the dynamic one
+#endif
 }
 
 }  // namespace rpl
