@@ -78,7 +78,7 @@ class PackedNodeSeq {
 
   // Bytes from the heap while small, else mapped apart: freed, a mapped chunk goes back to the system at once,
   // where a heap chunk could stay in the process's resident set as free heap until the end of the run (glibc
-  // raises its mapping threshold as large buffers are freed; at 100M nodes that kept 120 MB resident).
+  // raises its mapping threshold as large buffers are freed; at 100M nodes that kept about 100 MB resident).
   struct Chunk {
     uint8_t* data = nullptr;
     std::size_t size = 0;

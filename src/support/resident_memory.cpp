@@ -1,12 +1,12 @@
 #include "support/resident_memory.hpp"
 
+#include <cstdio>  // first: it defines __GLIBC__ on glibc
+#include <cstdlib>
+#include <cstring>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
-
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 
 namespace rpl {
 

@@ -15,7 +15,7 @@ void reset_peak_resident();
 // Buffers of 4 MiB and more are mapped apart for the rest of the process, so that freeing one gives its pages
 // back at once. glibc raises its mapping threshold (up to 32 MiB) each time a mapped buffer is freed; buffers below
 // it then come from the heap and, freed, stay resident as free heap that a later, larger buffer does not reuse
-// (issue 32: at 100M dispatches about 130 MB of analyze's peak). Call once, first thing in main. No-op off glibc.
+// (issue 32: at 100M dispatches about 100 MB of resident memory after the sync-edge build). Call once, first thing in main. No-op off glibc.
 void map_large_allocations();
 
 }  // namespace rpl
