@@ -53,16 +53,24 @@ IdleBreakdown attribute_idle(const Trace& trace, const CriticalPathResult& cp) {
   // (issue 32: not a map of every call, tens of bytes each; and not 12 bytes per gap of a path of millions when the
   // trace holds few calls with correlation ids), each counted first so that its array is allocated once.
   auto candidate = [&](const ApiCall& a) { return a.correlation_id != 0 && !is_marker_range(trace, a); };
+  auto keyed_gap = [](std::size_t i, const NodeInfo& next, TimeNs gap) { return i > 0 && gap > 0 && next.correlation != 0; };
   std::size_t gap_keys = 0, call_keys = 0;
-  for_each_step([&](std::size_t i, const NodeInfo&, const NodeInfo& next, TimeNs gap) {
-    gap_keys += i > 0 && gap > 0 && next.correlation != 0;
-  });
+  for_each_step([&](std::size_t i, const NodeInfo&, const NodeInfo& next, TimeNs gap) { gap_keys += keyed_gap(i, next, gap); });
   for (const ApiCall& a : trace.api_calls) call_keys += candidate(a);
   struct KeyedCall {
     uint64_t key;
     uint32_t call;
   };
   std::vector<KeyedCall> launches;  // sorted by key, each key once with its launching call (or kNoCall)
+  auto keep_first_of_each_key = [&] {
+    launches.erase(std::unique(launches.begin(), launches.end(),
+                               [](const KeyedCall& a, const KeyedCall& b) { return a.key == b.key; }),
+                   launches.end());
+  };
+  auto find_key = [&](uint64_t key) {
+    auto it = std::lower_bound(launches.begin(), launches.end(), key, [](const KeyedCall& k, uint64_t v) { return k.key < v; });
+    return it != launches.end() && it->key == key ? it : launches.end();
+  };
   if (gap_keys > 0 && call_keys > 0) {
     if (call_keys <= gap_keys) {
       launches.reserve(call_keys);
@@ -74,32 +82,26 @@ IdleBreakdown attribute_idle(const Trace& trace, const CriticalPathResult& cp) {
         const TimeNs sa = trace.api_calls[a.call].start, sb = trace.api_calls[b.call].start;
         return sa != sb ? sa < sb : a.call < b.call;
       });
-      launches.erase(std::unique(launches.begin(), launches.end(),
-                                 [](const KeyedCall& a, const KeyedCall& b) { return a.key == b.key; }),
-                     launches.end());
+      keep_first_of_each_key();
     } else {
       launches.reserve(gap_keys);
       for_each_step([&](std::size_t i, const NodeInfo&, const NodeInfo& next, TimeNs gap) {
-        if (i > 0 && gap > 0 && next.correlation != 0) launches.push_back({launch_key(next.process, next.correlation), kNoCall});
+        if (keyed_gap(i, next, gap)) launches.push_back({launch_key(next.process, next.correlation), kNoCall});
       });
       std::sort(launches.begin(), launches.end(), [](const KeyedCall& a, const KeyedCall& b) { return a.key < b.key; });
-      launches.erase(std::unique(launches.begin(), launches.end(),
-                                 [](const KeyedCall& a, const KeyedCall& b) { return a.key == b.key; }),
-                     launches.end());
+      keep_first_of_each_key();
       for (std::size_t c = 0; c < trace.api_calls.size(); ++c) {
         const ApiCall& a = trace.api_calls[c];
         if (!candidate(a)) continue;
-        const uint64_t key = launch_key(a.process, a.correlation_id);
-        auto it = std::lower_bound(launches.begin(), launches.end(), key, [](const KeyedCall& k, uint64_t v) { return k.key < v; });
-        if (it == launches.end() || it->key != key) continue;
+        auto it = find_key(launch_key(a.process, a.correlation_id));
+        if (it == launches.end()) continue;
         if (it->call == kNoCall || a.start < trace.api_calls[it->call].start) it->call = static_cast<uint32_t>(c);
       }
     }
   }
   auto launch_call_of = [&](Index process, int64_t correlation) {
-    const uint64_t key = launch_key(process, correlation);
-    auto it = std::lower_bound(launches.begin(), launches.end(), key, [](const KeyedCall& k, uint64_t v) { return k.key < v; });
-    return it != launches.end() && it->key == key ? it->call : kNoCall;
+    auto it = find_key(launch_key(process, correlation));
+    return it != launches.end() ? it->call : kNoCall;
   };
   // Host synchronisation calls per process, by end.
   std::unordered_map<Index, std::vector<Span>> syncs;
