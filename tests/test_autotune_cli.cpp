@@ -97,7 +97,10 @@ TEST(AutotuneCli, SeedFractionSizesTheSeedPhaseAndIsRecorded) {
   EXPECT_EQ(d["model"]["seed_fraction"], 0.5);
   EXPECT_EQ(d["phases"][0]["name"], "seed");
   EXPECT_EQ(d["phases"][0]["valid"], 15);  // half of the 30
-  EXPECT_EQ(parse(run_cli(f.args("30", "default")))["model"]["seed_fraction"], 0.2);
+  EXPECT_TRUE(d["model"]["seed_max"].is_null());  // a given fraction is not capped
+  nlohmann::json def = parse(run_cli(f.args("30", "default")));
+  EXPECT_EQ(def["model"]["seed_fraction"], 0.2);
+  EXPECT_EQ(def["model"]["seed_max"], 20);
   for (const char* bad : {"0", "1.5", "-0.1", "half"}) {
     CliResult r = run_cli(f.args("30", "bad", {"--seed-fraction", bad}));
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;

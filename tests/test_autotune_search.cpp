@@ -218,6 +218,32 @@ TEST(AutotuneSearch, TheSeedFractionSetsTheSeedPhasesShareOfTheBudget) {
   EXPECT_EQ(seed_points(0.05, "6"), 6u);
 }
 
+// The default seed phase stops at kDefaultMaxSeed configurations on a large budget; a fraction the user set
+// (max_seed cleared, as --seed-fraction does) is taken as given.
+TEST(AutotuneSearch, TheDefaultSeedPhaseMeasuresAtMostTwentyConfigurations) {
+  const auto space = SearchSpace::from_json(
+      nlohmann::ordered_json::parse(R"({"parameters": {"A": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16],
+                                                       "B": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]},
+                                        "restrictions": []})"),
+      "test");
+  auto seed_points = [&](std::optional<std::size_t> max_seed, const char* budget) {
+    BowlEvaluator evaluator;
+    TuneOptions options;
+    options.seed = 5;
+    options.max_seed = max_seed;
+    options.budget = parse_budget(budget, space.size());
+    const TuneResult r = tune(space, evaluator, nullptr, nullptr, options);
+    EXPECT_EQ(r.valid, options.budget.configurations);
+    return r.phases.at(0).valid;
+  };
+  EXPECT_EQ(kDefaultMaxSeed, 20u);
+  EXPECT_EQ(seed_points(kDefaultMaxSeed, "150"), 20u);  // 20% of 150 would be 30
+  EXPECT_EQ(seed_points(kDefaultMaxSeed, "100"), 20u);  // exactly 20% of 100
+  EXPECT_EQ(seed_points(kDefaultMaxSeed, "60"), 12u);   // under the cap: 20%
+  EXPECT_EQ(seed_points(std::nullopt, "150"), 30u);     // a given fraction: uncapped
+  EXPECT_EQ(seed_points(std::size_t{5}, "150"), 10u);    // never under 10 where the budget allows
+}
+
 
 // The late descent's gate: open only when the measurements are flat near the best (at least 5 others and at least
 // 15% of all within 2% of it); an isolated best keeps it closed.

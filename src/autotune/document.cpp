@@ -38,7 +38,8 @@ nlohmann::ordered_json result_document(const SearchSpace& space, const std::stri
              {"cv_folds", 5},
              {"cv_r2", r.cv_r2 ? J(*r.cv_r2) : J(nullptr)},
              {"r2_threshold", kLowConfidenceR2},
-             {"seed_fraction", options.seed_fraction}};
+             {"seed_fraction", options.seed_fraction},
+             {"seed_max", options.max_seed ? J(*options.max_seed) : J(nullptr)}};
   }
   doc["model"] = model;
   if (options.strategy == Strategy::Model && (!r.cv_r2 || *r.cv_r2 < kLowConfidenceR2)) {

@@ -87,12 +87,14 @@ class ModelSearch : public SearchStrategy {
   }
 
   void model_search() {
-    // Seed: --seed-fraction of the budget (default 20%; at least 10 where the budget allows), the rest model-guided.
+    // Seed: --seed-fraction of the budget (default 20%, at most 20 configurations; at least 10 where the budget
+    // allows), the rest model-guided.
     const double fraction = ctx_->options().seed_fraction;
     const std::size_t budget = ctx_->budget();
-    const std::size_t seed_valid = std::min(
-        budget, std::max<std::size_t>(std::min<std::size_t>(10, budget),
-                                      static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(budget)))));
+    const std::size_t at_least = std::min<std::size_t>(10, budget);
+    std::size_t seed_valid = static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(budget)));
+    if (ctx_->options().max_seed) seed_valid = std::min(seed_valid, *ctx_->options().max_seed);
+    seed_valid = std::min(budget, std::max(at_least, seed_valid));
     ctx_->begin_phase("seed");
     // Invalid seed points are replaced by further random ones until the seed has its valid measurements.
     std::vector<std::size_t> seed = space_filling_order(seed_valid);

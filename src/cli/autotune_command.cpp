@@ -82,6 +82,7 @@ autotune::TuneOptions tune_options(const AutotuneArgs& a, const autotune::Search
       throw Error(ExitCode::Usage, fmt::format("--seed-fraction is the model strategy's seed phase: it does not apply "
                                                "to --strategy {}", a.strategy));
     options.seed_fraction = *a.seed_fraction;
+    options.max_seed.reset();  // the share the user asked for, without the default's cap
   }
   options.show_progress = show_progress(a.common);
   return options;
@@ -189,8 +190,9 @@ Action register_autotune(CLI::App& app) {
   cmd->add_option("--seed", args->seed, "random seed; the same seed gives the same search")->capture_default_str();
   cmd->add_option("--seed-fraction", args->seed_fraction,
                   "F in (0, 1]: --strategy model measures this share of the budget in its space-filling seed phase "
-                  "before the model guides the search (default: 20% of the budget, at least 10 configurations where "
-                  "the budget allows); raise it when autotune.json warns low_model_confidence")
+                  "before the model guides the search (default: 20% of the budget, at most 20 and at least 10 "
+                  "configurations; given, it is taken without the cap of 20); raise it when autotune.json warns "
+                  "low_model_confidence")
       ->check(unit_fraction());
   cmd->add_option("--cache", args->cache_file, "append every measurement to this file at once; a rerun with it "
                                                "measures nothing twice");

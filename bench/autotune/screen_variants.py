@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Search variants side by side on the measured spaces, in parallel: each variant is our search
+(bench/autotune_quality) under a set of environment switches of a patched build (none for "base"), run on every
+(space, budget, seed) asked for. One JSON line per run in OUT: variant, env, space, budget_pct, seed, evaluations,
+improvements [[t, ratio], ...] (t counts failed configurations), after a header line (date, host, cpus, command,
+commit, binary or pack). Runs already in OUT (same variant, space, budget, seed) are skipped, so a stopped run
+resumes. screen_compare.py reads OUT.
+
+Usage: screen_variants.py OUT --variant NAME[:K=V,K=V...] ... [--binary B | --pack DIR] [--seeds FIRST COUNT]
+         [--spaces NAME ...] [--budgets 2 5] [--jobs N] [--nice 0]
+--pack: a folder holding ours/autotune_quality with ours/lib/ (its libraries and loader), as kt_anchor_pack.sh makes.
+"""
+import argparse
+import concurrent.futures
+import datetime
+import gzip
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from inprocess_bench import all_spaces  # noqa: E402
+
+
+def parse_variant(text):
+    name, _, settings = text.partition(":")
+    env = dict(kv.split("=", 1) for kv in settings.split(",") if kv)
+    return name, env
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--variant", nargs="+", required=True)
+    ap.add_argument("--binary", default="build/bench/autotune_quality")
+    ap.add_argument("--pack")
+    ap.add_argument("--seeds", nargs=2, type=int, default=[200, 10], metavar=("FIRST", "COUNT"))
+    ap.add_argument("--spaces", nargs="+")
+    ap.add_argument("--budgets", nargs="+", type=int, default=[2, 5])
+    ap.add_argument("--jobs", type=int, default=os.cpu_count())
+    ap.add_argument("--nice", type=int, default=0)
+    args = ap.parse_args()
+    if args.pack:
+        pack = os.path.abspath(args.pack)
+        command = [os.path.join(pack, "ours", "lib", "ld-linux-x86-64.so.2"), "--library-path",
+                   os.path.join(pack, "ours", "lib"), os.path.join(pack, "ours", "autotune_quality")]
+    else:
+        command = [os.path.abspath(args.binary)]
+    if not os.access(command[0], os.X_OK):
+        sys.exit(f"screen_variants: {command[0]} not found or not executable")
+    if args.nice:
+        command = ["nice", "-n", str(args.nice)] + command
+    variants = [parse_variant(v) for v in args.variant]
+    spaces = all_spaces()
+    names = args.spaces or list(spaces)
+    unknown = [n for n in names if n not in spaces]
+    if unknown:
+        sys.exit(f"screen_variants: unknown space(s) {', '.join(unknown)}")
+    work = tempfile.mkdtemp(prefix="screen_variants_")
+    plain, valid = {}, {}
+    for n in names:
+        data = gzip.open(spaces[n], "rb").read() if spaces[n].endswith(".gz") else open(spaces[n], "rb").read()
+        plain[n] = os.path.join(work, n + ".json")
+        with open(plain[n], "wb") as f:
+            f.write(data)
+        valid[n] = sum(1 for r in json.loads(data)["results"] if r["valid"])
+    done = set()
+    if os.path.exists(args.out):
+        with open(args.out) as f:
+            for r in map(json.loads, f):
+                if "variant" in r:
+                    done.add((r["variant"], r["space"], r["budget_pct"], r["seed"]))
+    commit = subprocess.run(["git", "-C", HERE, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    header = {"header": True, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+              "host": os.uname().nodename, "cpus": os.cpu_count(), "command": " ".join(sys.argv),
+              "rocm_perf_lab_commit": commit}
+    if args.pack and os.path.exists(os.path.join(args.pack, "PACKED.txt")):
+        header["pack"] = open(os.path.join(args.pack, "PACKED.txt")).read().strip().splitlines()
+    with open(args.out, "a") as f:
+        f.write(json.dumps(header) + "\n")
+    first, count = args.seeds
+    # Largest budgets first, so the long runs do not trail at the end.
+    tasks = [(v, sp, b, s) for s in range(first, first + count) for b in args.budgets for sp in names
+             for v in variants if (v[0], sp, b, s) not in done]
+    tasks.sort(key=lambda t: -math.ceil(t[2] / 100 * valid[t[1]]))
+    lock = threading.Lock()
+
+    def run(task):
+        (name, env), space, budget, seed = task
+        full_env = dict(os.environ)
+        full_env.update(env)
+        p = subprocess.run(command + [plain[space], "--seeds", "1", "--first-seed", str(seed), "--budget",
+                                      f"{budget}%", "--strategy", "model"], capture_output=True, text=True, env=full_env)
+        if p.returncode != 0:
+            raise RuntimeError(f"{name} {space} {budget}% seed {seed}: exit {p.returncode}: {p.stderr.strip()}")
+        r = json.loads(p.stdout.splitlines()[0])
+        record = {"variant": name, "env": env, "space": space, "budget_pct": budget, "seed": seed,
+                  "evaluations": r["evaluations"], "improvements": r["improvements"]}
+        with lock, open(args.out, "a") as f:
+            f.write(json.dumps(record) + "\n")
+        return record
+
+    print(f"screen_variants: {len(tasks)} runs over {args.jobs} processes", file=sys.stderr, flush=True)
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for i, r in enumerate(pool.map(run, tasks), 1):
+            if i % 50 == 0 or i == len(tasks):
+                print(f"screen_variants: {i}/{len(tasks)} done", file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    main()
