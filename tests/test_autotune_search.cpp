@@ -206,6 +206,7 @@ TEST(AutotuneSearch, TheSeedFractionSetsTheSeedPhasesShareOfTheBudget) {
     TuneOptions options;
     options.seed = 3;
     options.seed_fraction = fraction;
+    if (fraction != kDefaultSeedFraction) options.max_seed.reset();  // as --seed-fraction does
     options.budget = parse_budget(budget, space.size());
     const TuneResult r = tune(space, evaluator, nullptr, nullptr, options);
     EXPECT_EQ(r.valid, options.budget.configurations);
