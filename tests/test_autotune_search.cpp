@@ -10,6 +10,7 @@
 
 #include "autotune/late_descent.hpp"
 #include "autotune/tuner.hpp"
+#include "support/errors.hpp"
 
 namespace rpl::autotune {
 namespace {
@@ -217,6 +218,17 @@ TEST(AutotuneSearch, TheSeedFractionSetsTheSeedPhasesShareOfTheBudget) {
   EXPECT_EQ(seed_points(1.0, "40"), 40u);  // all seed: a space-filling sample, no model round
   EXPECT_EQ(seed_points(0.05, "60"), 10u);  // at least 10 where the budget allows
   EXPECT_EQ(seed_points(0.05, "6"), 6u);
+}
+
+// --budget: a whole number or a percentage of the space; a number past the range of size_t is the whole space,
+// not a wrapped conversion (18446744073709551613 once gave a budget of 1), and what is not a budget is refused.
+TEST(AutotuneBudget, ParsesCountsAndPercentagesAndClampsHugeNumbersToTheSpace) {
+  EXPECT_EQ(parse_budget("50", 140).configurations, 50u);
+  EXPECT_EQ(parse_budget("2%", 140).configurations, 3u);  // rounded up
+  EXPECT_EQ(parse_budget("500", 140).configurations, 140u);
+  EXPECT_EQ(parse_budget("18446744073709551613", 140).configurations, 140u);
+  EXPECT_EQ(parse_budget("1e30", 140).configurations, 140u);
+  for (const char* bad : {"0", "-1", "2.5", "abc", "101%", "", "%"}) EXPECT_THROW(parse_budget(bad, 140), Error) << bad;
 }
 
 // The default seed phase stops at kDefaultMaxSeed configurations on a large budget; a fraction the user set

@@ -120,6 +120,44 @@ TEST(AutotuneSimulate, GzipCompressedAndUnterminatedCachesAndAGivenSpace) {
   EXPECT_EQ(given["space"]["restrictions"][0], "A*B <= 512");
 }
 
+// --max-evaluations N: Kernel Tuner's max_fevals. The run stops after N configurations evaluated, the failed ones
+// counted (20 of the fixture's 140 fail), and makes the same decisions as a run without it, cut there: the report
+// of issue 30 cut our runs at the same count to compare them with Kernel Tuner's.
+TEST(AutotuneSimulate, MaxEvaluationsCountsFailedConfigurationsAsKernelTunerDoes) {
+  Fixture f;
+  for (const std::string strategy : {"model", "random"}) {
+    SCOPED_TRACE(strategy);
+    const nlohmann::json cut = parse(run_cli(f.simulate(f.cache, "cut_" + strategy,
+                                                        {"--max-evaluations", "40", "--seed", "5", "--strategy", strategy})));
+    EXPECT_EQ(validate_against_schema("autotune", f.dir.file("cut_" + strategy + "/autotune.json")), "");
+    EXPECT_EQ(cut["measurements"].size(), 40u);
+    EXPECT_EQ(cut["budget"]["measured_valid"].get<int>() + cut["budget"]["invalid"].get<int>(), 40);
+    EXPECT_GT(cut["budget"]["invalid"].get<int>(), 0);  // failed ones were evaluated and counted
+    EXPECT_EQ(cut["budget"]["stop_reason"], "evaluations");
+    EXPECT_EQ(cut["budget"]["max_evaluations"], 40);
+    EXPECT_EQ(cut["budget"]["configurations"], 40);  // alone, it is the budget too
+    // The same search without the cut, given the same budget: the first 40 decisions are the same.
+    const nlohmann::json whole = parse(run_cli(f.simulate(f.cache, "whole_" + strategy,
+                                                          {"--budget", "40", "--seed", "5", "--strategy", strategy})));
+    EXPECT_TRUE(whole["budget"]["max_evaluations"].is_null());
+    std::vector<std::string> prefix = sequence_of(whole);
+    ASSERT_GT(prefix.size(), 40u);
+    prefix.resize(40);
+    EXPECT_EQ(sequence_of(cut), prefix);
+  }
+  // With --budget too, whichever comes first: 10 valid measurements come before 40 evaluations.
+  const nlohmann::json both = parse(run_cli(f.simulate(f.cache, "both", {"--max-evaluations", "40", "--budget", "10"})));
+  EXPECT_EQ(both["budget"]["measured_valid"], 10);
+  EXPECT_EQ(both["budget"]["stop_reason"], "budget");
+  EXPECT_LT(both["measurements"].size(), 40u);
+  for (const char* bad : {"0", "-3", "2%", "many"}) {
+    const CliResult r = run_cli(f.simulate(f.cache, "bad", {"--max-evaluations", bad}));
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("--max-evaluations"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
 TEST(AutotuneSimulate, BadInputEndsWithOneMessageNamingTheFile) {
   Fixture f;
   const auto expect_fails = [&](const std::vector<std::string>& args, int code, const std::string& says) {

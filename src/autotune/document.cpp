@@ -24,7 +24,8 @@ nlohmann::ordered_json result_document(const SearchSpace& space, const std::stri
                    {"measured_valid", r.valid},
                    {"invalid", r.invalid},
                    {"from_cache", r.from_cache},
-                   {"stop_reason", r.stop_reason}};
+                   {"stop_reason", r.stop_reason},
+                   {"max_evaluations", options.max_evaluations ? J(*options.max_evaluations) : J(nullptr)}};
   if (r.best) {
     const auto& b = r.measurements[*r.best];
     doc["best"] = {{"config", space.to_json(space.config(b.config))}, {"objective", b.outcome.objective}, {"sequence", b.sequence}};

@@ -25,6 +25,7 @@ SearchContext::SearchContext(const SearchSpace& space, Evaluator& evaluator, Cac
       rng_(options.seed), measured_(space.size(), false), progress_(options.show_progress), start_(Clock::now()) {
   budget_ = std::min(options.budget.configurations, space.size());
   max_invalid_ = options.max_invalid.value_or(std::max<std::size_t>(20, budget_));
+  if (options.max_evaluations) max_invalid_ = std::max(max_invalid_, *options.max_evaluations);
 }
 
 void SearchContext::begin_phase(const std::string& name) {
@@ -78,6 +79,10 @@ bool SearchContext::measure(std::size_t index) {
     }
   }
   result_.measurements.push_back(std::move(rec));
+  if (options_.max_evaluations && result_.measurements.size() >= *options_.max_evaluations && !stopped_) {
+    stopped_ = true;
+    result_.stop_reason = "evaluations";
+  }
   show_progress();
   return result_.measurements.back().outcome.valid;
 }

@@ -45,7 +45,9 @@ Budget parse_budget(const std::string& text, std::size_t valid_configurations) {
     throw Error(ExitCode::Usage, fmt::format("--budget \"{}\": expected a positive whole number of configurations "
                                              "or a percentage such as 2%", text));
   const double n = percent ? std::ceil(v / 100.0 * static_cast<double>(valid_configurations)) : v;
-  b.configurations = std::min<std::size_t>(valid_configurations, std::max<std::size_t>(1, static_cast<std::size_t>(n)));
+  // Clamped before the conversion: a number past the range of size_t (--budget 18446744073709551616) must not wrap.
+  const double clamped = std::min(n, static_cast<double>(valid_configurations));
+  b.configurations = std::max<std::size_t>(1, static_cast<std::size_t>(clamped));
   return b;
 }
 

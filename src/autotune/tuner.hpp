@@ -52,6 +52,10 @@ struct TuneOptions {
   bool show_progress = false;
   // Invalid configurations allowed beyond the budget before the search stops (default: max(20, budget)).
   std::optional<std::size_t> max_invalid;
+  // Stop after this many configurations evaluated, failed ones included (Kernel Tuner's max_fevals): a budget
+  // counted as Kernel Tuner counts it, for side-by-side comparisons (--max-evaluations). Failed configurations
+  // never stop such a run earlier.
+  std::optional<std::size_t> max_evaluations;
 };
 
 struct MeasurementRecord {
@@ -79,7 +83,7 @@ struct TuneResult {
   std::vector<PhaseRecord> phases;
   std::vector<std::string> features;
   double wall_seconds = 0, evaluation_seconds = 0;
-  std::string stop_reason;          // "budget", "space exhausted", "too many invalid configurations"
+  std::string stop_reason;          // "budget", "evaluations", "space exhausted", "too many invalid configurations"
 };
 
 TuneResult tune(const SearchSpace& space, Evaluator& evaluator, Cache* cache,

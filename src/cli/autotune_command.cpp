@@ -2,9 +2,12 @@
 // kernel's tuning parameters while measuring only a budget of them (src/autotune).
 #include <fmt/core.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "autotune/cache.hpp"
 #include "autotune/evaluator.hpp"
@@ -29,6 +32,8 @@ struct AutotuneArgs {
   std::optional<std::string> kernel_regex;
   unsigned runs = 1;
   std::string budget = "10%";
+  bool budget_given = false;
+  std::optional<std::int64_t> max_evaluations;  // signed, so that "-3" is refused rather than wrapped
   std::string strategy = "model";
   std::uint64_t seed = 0;
   std::optional<double> seed_fraction;
@@ -72,10 +77,17 @@ std::unique_ptr<autotune::Evaluator> make_evaluator(const AutotuneArgs& a, const
   throw Error(ExitCode::Usage, fmt::format("--objective \"{}\": expected kernel-time or stdout", a.objective));
 }
 
+std::string max_evaluations_note(const autotune::TuneOptions& options) {
+  return options.max_evaluations ? fmt::format(", at most {} evaluations", *options.max_evaluations) : std::string();
+}
+
 autotune::TuneOptions tune_options(const AutotuneArgs& a, const autotune::SearchSpace& space) {
   autotune::TuneOptions options;
   options.strategy = autotune::parse_strategy(a.strategy);
-  options.budget = autotune::parse_budget(a.budget, space.size());
+  // --max-evaluations alone: that many evaluations, whatever share of them runs (the valid budget never binds first).
+  options.budget = autotune::parse_budget(a.max_evaluations && !a.budget_given ? std::to_string(*a.max_evaluations) : a.budget,
+                                          space.size());
+  if (a.max_evaluations) options.max_evaluations = static_cast<std::size_t>(*a.max_evaluations);
   options.seed = a.seed;
   if (a.seed_fraction) {
     if (options.strategy != autotune::Strategy::Model)
@@ -114,8 +126,9 @@ int run_simulation(const AutotuneArgs& a) {
   autotune::Simulation sim = autotune::load_simulation(*a.simulate, space_file);
   if (sim.skipped) log::info("--simulate {}: {} entries outside the space skipped", *a.simulate, sim.skipped);
   const autotune::TuneOptions options = tune_options(a, sim.space);
-  log::info("autotune --simulate: {} configurations ({} valid in the cache), strategy {}, budget {} ({} configurations)",
-            sim.space.size(), sim.evaluator.valid(), a.strategy, a.budget, options.budget.configurations);
+  log::info("autotune --simulate: {} configurations ({} valid in the cache), strategy {}, budget {} ({} configurations){}",
+            sim.space.size(), sim.evaluator.valid(), a.strategy, options.budget.requested, options.budget.configurations,
+            max_evaluations_note(options));
   std::filesystem::create_directories(a.output_dir);
   const autotune::TuneResult result = autotune::tune(sim.space, sim.evaluator, nullptr, nullptr, options);
   nlohmann::ordered_json doc =
@@ -150,8 +163,9 @@ int run_autotune_command(const AutotuneArgs& a) {
   if (a.cache_file) cache.emplace(*a.cache_file, space, evaluator->describe());
   if (cache && cache->size()) log::info("cache {}: {} measurements already there", cache->path(), cache->size());
 
-  log::info("autotune: {} valid configurations (of {:.0f}), strategy {}, budget {} ({} configurations)", space.size(),
-            space.cartesian_size(), a.strategy, a.budget, options.budget.configurations);
+  log::info("autotune: {} valid configurations (of {:.0f}), strategy {}, budget {} ({} configurations){}", space.size(),
+            space.cartesian_size(), a.strategy, options.budget.requested, options.budget.configurations,
+            max_evaluations_note(options));
   const autotune::TuneResult result =
       autotune::tune(space, *evaluator, cache ? &*cache : nullptr, a.import_cache ? &imported : nullptr, options);
   const nlohmann::ordered_json doc = autotune::result_document(space, a.space_file, *evaluator, options, result);
@@ -185,7 +199,12 @@ Action register_autotune(CLI::App& app) {
   cmd->add_option("--runs", args->runs, "--objective kernel-time: runs per configuration (median)")
       ->capture_default_str()->check(CLI::Range(1u, 1000u));
   cmd->add_option("--budget", args->budget, "configurations to measure successfully: N, or P% of the valid ones")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([args](const std::string&) { args->budget_given = true; });
+  cmd->add_option("--max-evaluations", args->max_evaluations,
+                  "N: stop after N configurations evaluated, failed ones included (Kernel Tuner's max_fevals; "
+                  "alone, it is the budget: N evaluations; with --budget, whichever comes first)")
+      ->check(CLI::Range(std::int64_t{1}, std::numeric_limits<std::int64_t>::max()));
   cmd->add_option("--strategy", args->strategy, "model, random or exhaustive")->capture_default_str();
   cmd->add_option("--seed", args->seed, "random seed; the same seed gives the same search")->capture_default_str();
   cmd->add_option("--seed-fraction", args->seed_fraction,
