@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -39,6 +40,16 @@ std::size_t changes(const SearchSpace& space, std::size_t a, std::size_t b) {
   std::size_t d = 0;
   for (std::size_t p = 0; p < space.parameters().size(); ++p) d += space.config(a)[p] != space.config(b)[p];
   return d;
+}
+
+// The valid measurements of the seed phase of a model search on the bowl with `options` and `budget`; the run
+// itself must spend the whole budget.
+std::size_t seed_phase_valid(const SearchSpace& space, TuneOptions options, const char* budget) {
+  BowlEvaluator evaluator;
+  options.budget = parse_budget(budget, space.size());
+  const TuneResult r = tune(space, evaluator, nullptr, nullptr, options);
+  EXPECT_EQ(r.valid, options.budget.configurations);
+  return r.phases.at(0).valid;
 }
 
 // The model search with `budget` valid measurements.
@@ -203,15 +214,11 @@ TEST(AutotuneSearch, TheSeedFractionSetsTheSeedPhasesShareOfTheBudget) {
                                         "restrictions": []})"),
       "test");
   auto seed_points = [&](double fraction, const char* budget) {
-    BowlEvaluator evaluator;
     TuneOptions options;
     options.seed = 3;
     options.seed_fraction = fraction;
     if (fraction != kDefaultSeedFraction) options.max_seed.reset();  // as --seed-fraction does
-    options.budget = parse_budget(budget, space.size());
-    const TuneResult r = tune(space, evaluator, nullptr, nullptr, options);
-    EXPECT_EQ(r.valid, options.budget.configurations);
-    return r.phases.at(0).valid;
+    return seed_phase_valid(space, options, budget);
   };
   EXPECT_EQ(seed_points(kDefaultSeedFraction, "60"), 12u);  // 20% of 60
   EXPECT_EQ(seed_points(0.5, "60"), 30u);
@@ -240,14 +247,10 @@ TEST(AutotuneSearch, TheDefaultSeedPhaseMeasuresAtMostTwentyConfigurations) {
                                         "restrictions": []})"),
       "test");
   auto seed_points = [&](std::optional<std::size_t> max_seed, const char* budget) {
-    BowlEvaluator evaluator;
     TuneOptions options;
     options.seed = 5;
     options.max_seed = max_seed;
-    options.budget = parse_budget(budget, space.size());
-    const TuneResult r = tune(space, evaluator, nullptr, nullptr, options);
-    EXPECT_EQ(r.valid, options.budget.configurations);
-    return r.phases.at(0).valid;
+    return seed_phase_valid(space, options, budget);
   };
   EXPECT_EQ(kDefaultMaxSeed, 20u);
   EXPECT_EQ(seed_points(kDefaultMaxSeed, "150"), 20u);  // 20% of 150 would be 30

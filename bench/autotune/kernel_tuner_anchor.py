@@ -32,7 +32,6 @@ Cython build is not needed). Run with Debian's /usr/bin/python3.
 import argparse
 import copy
 import datetime
-import glob
 import gzip
 import json
 import math
@@ -46,6 +45,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from quality_runs import pick_spaces  # noqa: E402  (the same space names everywhere)
 
 # "Tuning the Tuner" (arXiv 2509.26300) settings for the genetic algorithm; the other strategies run with
 # Kernel Tuner's defaults (hybrid_vndx and adaptive_tabu_greywolf: arXiv 2510.17899).
@@ -59,13 +60,6 @@ STRATEGIES = {
     "hybrid_vndx": {},
     "adaptive_tabu_greywolf": {},
 }
-
-
-def all_spaces():
-    spaces = {n: os.path.join(HERE, "spaces", f"{n}.json") for n in ("gemm", "conv")}
-    for p in sorted(glob.glob(os.path.join(HERE, "spaces", "kernel_tuner", "*.json.gz"))):
-        spaces["kt_" + os.path.basename(p)[: -len(".json.gz")]] = p
-    return spaces
 
 
 def load_space(path):
@@ -189,11 +183,7 @@ def main():
                        (os.path.join(pc, "constraint", "problem.py"), "python-constraint")):
         if not os.path.isfile(path):
             sys.exit(f"kernel_tuner_anchor: {path} not found: is that a {what} checkout?")
-    spaces = all_spaces()
-    names = args.spaces or list(spaces)
-    unknown = [n for n in names if n not in spaces]
-    if unknown:
-        sys.exit(f"kernel_tuner_anchor: unknown space(s) {', '.join(unknown)} (known: {', '.join(spaces)})")
+    spaces, names = pick_spaces(args.spaces, "kernel_tuner_anchor", list_known=True)
     work = tempfile.mkdtemp(prefix="kt_anchor_")
     # Kernel Tuner reads its own version from package metadata; a checkout has none.
     meta = os.path.join(work, "meta")

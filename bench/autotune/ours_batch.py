@@ -14,9 +14,7 @@ Usage: ours_batch.py --out DIR [--binary build/bench/autotune_quality | --pack .
 """
 import argparse
 import concurrent.futures
-import datetime
 import glob
-import gzip
 import json
 import math
 import os
@@ -27,7 +25,7 @@ import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from inprocess_bench import all_spaces  # noqa: E402  (the same space names everywhere)
+from quality_runs import pick_spaces, quality_command, run_header, unpack_spaces  # noqa: E402
 
 
 def main():
@@ -43,36 +41,11 @@ def main():
     ap.add_argument("--budgets", nargs="+", type=int, default=[2, 5])
     ap.add_argument("--nice", type=int, default=0)
     args = ap.parse_args()
-    if args.pack:
-        pack = os.path.abspath(args.pack)
-        command = [os.path.join(pack, "ours", "lib", "ld-linux-x86-64.so.2"), "--library-path",
-                   os.path.join(pack, "ours", "lib"), os.path.join(pack, "ours", "autotune_quality")]
-    else:
-        command = [os.path.abspath(args.binary)]
-    if not os.access(command[0], os.X_OK):
-        sys.exit(f"ours_batch: {command[0]} not found or not executable")
-    if args.nice:
-        command = ["nice", "-n", str(args.nice)] + command
-    spaces = all_spaces()
-    names = args.spaces or list(spaces)
-    unknown = [n for n in names if n not in spaces]
-    if unknown:
-        sys.exit(f"ours_batch: unknown space(s) {', '.join(unknown)}")
+    command = quality_command(args.binary, args.pack, args.nice, "ours_batch")
+    spaces, names = pick_spaces(args.spaces, "ours_batch")
     os.makedirs(args.out, exist_ok=True)
-    work = tempfile.mkdtemp(prefix="ours_batch_")
-    plain, valid = {}, {}
-    for n in names:
-        data = gzip.open(spaces[n], "rb").read() if spaces[n].endswith(".gz") else open(spaces[n], "rb").read()
-        plain[n] = os.path.join(work, n + ".json")
-        with open(plain[n], "wb") as f:
-            f.write(data)
-        valid[n] = sum(1 for r in json.loads(data)["results"] if r["valid"])
-    commit = subprocess.run(["git", "-C", HERE, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    header = {"header": True, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-              "host": os.uname().nodename, "cpus": os.cpu_count(), "command": " ".join(sys.argv),
-              "rocm_perf_lab_commit": commit}
-    if args.pack and os.path.exists(os.path.join(args.pack, "PACKED.txt")):
-        header["pack"] = open(os.path.join(args.pack, "PACKED.txt")).read().strip().splitlines()
+    plain, valid = unpack_spaces(names, spaces, tempfile.mkdtemp(prefix="ours_batch_"))
+    header = run_header(args.pack)
     paths, done = {}, {}
     for n in names:
         for b in args.budgets:

@@ -12,8 +12,6 @@ Usage: screen_variants.py OUT --variant NAME[:K=V,K=V...] ... [--binary B | --pa
 """
 import argparse
 import concurrent.futures
-import datetime
-import gzip
 import json
 import math
 import os
@@ -24,7 +22,7 @@ import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from inprocess_bench import all_spaces  # noqa: E402
+from quality_runs import pick_spaces, quality_command, run_header, unpack_spaces  # noqa: E402
 
 
 def parse_variant(text):
@@ -45,44 +43,18 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
     ap.add_argument("--nice", type=int, default=0)
     args = ap.parse_args()
-    if args.pack:
-        pack = os.path.abspath(args.pack)
-        command = [os.path.join(pack, "ours", "lib", "ld-linux-x86-64.so.2"), "--library-path",
-                   os.path.join(pack, "ours", "lib"), os.path.join(pack, "ours", "autotune_quality")]
-    else:
-        command = [os.path.abspath(args.binary)]
-    if not os.access(command[0], os.X_OK):
-        sys.exit(f"screen_variants: {command[0]} not found or not executable")
-    if args.nice:
-        command = ["nice", "-n", str(args.nice)] + command
+    command = quality_command(args.binary, args.pack, args.nice, "screen_variants")
     variants = [parse_variant(v) for v in args.variant]
-    spaces = all_spaces()
-    names = args.spaces or list(spaces)
-    unknown = [n for n in names if n not in spaces]
-    if unknown:
-        sys.exit(f"screen_variants: unknown space(s) {', '.join(unknown)}")
-    work = tempfile.mkdtemp(prefix="screen_variants_")
-    plain, valid = {}, {}
-    for n in names:
-        data = gzip.open(spaces[n], "rb").read() if spaces[n].endswith(".gz") else open(spaces[n], "rb").read()
-        plain[n] = os.path.join(work, n + ".json")
-        with open(plain[n], "wb") as f:
-            f.write(data)
-        valid[n] = sum(1 for r in json.loads(data)["results"] if r["valid"])
+    spaces, names = pick_spaces(args.spaces, "screen_variants")
+    plain, valid = unpack_spaces(names, spaces, tempfile.mkdtemp(prefix="screen_variants_"))
     done = set()
     if os.path.exists(args.out):
         with open(args.out) as f:
             for r in map(json.loads, f):
                 if "variant" in r:
                     done.add((r["variant"], r["space"], r["budget_pct"], r["seed"]))
-    commit = subprocess.run(["git", "-C", HERE, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    header = {"header": True, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-              "host": os.uname().nodename, "cpus": os.cpu_count(), "command": " ".join(sys.argv),
-              "rocm_perf_lab_commit": commit}
-    if args.pack and os.path.exists(os.path.join(args.pack, "PACKED.txt")):
-        header["pack"] = open(os.path.join(args.pack, "PACKED.txt")).read().strip().splitlines()
     with open(args.out, "a") as f:
-        f.write(json.dumps(header) + "\n")
+        f.write(json.dumps(run_header(args.pack)) + "\n")
     first, count = args.seeds
     # Largest budgets first, so the long runs do not trail at the end.
     tasks = [(v, sp, b, s) for s in range(first, first + count) for b in args.budgets for sp in names
