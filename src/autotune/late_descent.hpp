@@ -1,9 +1,9 @@
 #pragma once
-// The model search's late descent (strategy_model.cpp; docs/autotune.md, "The search"): over the last quarter of
-// the budget, on a space that is flat near the best measured (many configurations within 2% of it, as on the
-// NVIDIA dedispersion spaces), a variable-neighbourhood descent around the incumbent instead of the model's own
-// rounds. Where the incumbent is isolated (the convolution spaces) the gate stays closed and the search goes on
-// as before. The pure parts, tested alone (tests/test_autotune_search.cpp).
+// The model search's late descent (strategy_model.cpp; docs/autotune.md, "The search"): once a quarter of the
+// budget is spent, on a space that is flat near the best measured (many configurations within 2% of it, as on the
+// NVIDIA dedispersion spaces), a variable-neighbourhood descent around the incumbent takes every other round, the
+// model's own rounds the others. Where the incumbent is isolated (the convolution spaces) the gate stays closed
+// and the search goes on as before. The pure parts, tested alone (tests/test_autotune_search.cpp).
 #include <cstddef>
 #include <vector>
 
@@ -11,8 +11,8 @@
 
 namespace rpl::autotune {
 
-// The share of the budget of valid measurements, at its end, that the descent may take.
-inline constexpr double kDescentShareOfBudget = 0.25;
+// The share of the budget of valid measurements, at its end, over which the descent takes turns with the model.
+inline constexpr double kDescentShareOfBudget = 0.75;
 // Flat near the best: at least kFlatMinCount other valid measurements, and at least kFlatMinShare of all valid
 // measurements, within kFlatTolerance of the best one.
 inline constexpr double kFlatTolerance = 0.02;

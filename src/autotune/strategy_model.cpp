@@ -1,8 +1,9 @@
 // --strategy model (the default): a level-balanced, space-filling seed sample, then rounds of predict (a
 // gradient-boosted tree ensemble on the log objective; expected improvement times the probability of running,
 // local steps around the incumbent every other round, restarts away from a stagnant basin) and confirm
-// (measure the best-ranked), until the budget of valid measurements is spent; on a space flat near its best, the
-// last quarter of the budget is a descent around the incumbent (late_descent.hpp). docs/autotune.md, "The search".
+// (measure the best-ranked), until the budget of valid measurements is spent; on a space flat near its best, once
+// a quarter of the budget is spent every other round is a descent around the incumbent (late_descent.hpp).
+// docs/autotune.md, "The search".
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -121,12 +122,14 @@ class ModelSearch : public SearchStrategy {
       }
       ++ctx_->result().phases.back().rounds;
       // The late descent's gate is decided once, when the last kDescentShareOfBudget of the budget begins; a
-      // closed gate changes nothing.
+      // closed gate changes nothing. Open, the descent takes every other round, starting with the first: the
+      // model's rounds in between keep finding other basins (a descent alone polished runner-up basins).
       if (gate_ == Gate::Undecided &&
           static_cast<double>(ctx_->result().valid) >= (1.0 - kDescentShareOfBudget) * static_cast<double>(budget))
         gate_ = flat_near_best(valid_objectives()) ? Gate::Open : Gate::Closed;
       std::vector<std::size_t> batch;
-      if (gate_ == Gate::Open) batch = descent_round(features, candidates, mo);
+      if (gate_ == Gate::Open && descent_turn_) batch = descent_round(features, candidates, mo);
+      if (gate_ == Gate::Open) descent_turn_ = !descent_turn_;
       if (batch.empty()) batch = rank(features, candidates, mo);
       for (std::size_t index : batch) {
         if (ctx_->done()) break;
@@ -445,6 +448,7 @@ class ModelSearch : public SearchStrategy {
   Gate gate_ = Gate::Undecided;    // the late descent's
   std::size_t descent_incumbent_ = SearchSpace::npos;
   int descent_level_ = 0;          // the neighbourhood the descent is in
+  bool descent_turn_ = true;       // whether the next round, the gate open, is the descent's
 };
 
 }  // namespace
