@@ -11,6 +11,8 @@ Cells are ordered slowest first (largest budget), seeds in blocks of 10 over eve
 Usage: ours_batch.py --out DIR [--binary build/bench/autotune_quality | --pack .kt-anchor] [--seeds 50]
          [--first-seed 0] [--jobs 2] [--spaces NAME ...] [--budgets 2 5] [--nice 19]
 --pack: a folder made by kt_anchor_pack.sh; its binary runs through its own loader and libraries.
+On a device machine, write --out outside $OUT and pack it into one archive there (tar czf $OUT/ours.tgz -C DIR .):
+the device brings back at most 8 files from $OUT, and the 28 files of a full run would be cut (2026-11-30).
 """
 import argparse
 import concurrent.futures

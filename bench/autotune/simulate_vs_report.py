@@ -10,7 +10,6 @@ Usage: simulate_vs_report.py --cli build/src/cli/rocm-perf --runs DIR/*.jsonl --
 Prints one line per run and a final count; exit 1 when any differs.
 """
 import argparse
-import datetime
 import gzip
 import json
 import math
@@ -21,8 +20,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from inprocess_bench import all_spaces  # noqa: E402
 from kernel_tuner_anchor import write_cache  # noqa: E402  (the measured space as a Kernel Tuner cache)
+from quality_runs import pick_spaces, run_header  # noqa: E402
 
 
 def main():
@@ -34,7 +33,7 @@ def main():
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     ap.add_argument("--out")
     args = ap.parse_args()
-    spaces = all_spaces()
+    spaces, _ = pick_spaces(args.spaces, "simulate_vs_report", list_known=True)
     report = {}
     for path in args.runs:
         with open(path) as f:
@@ -42,9 +41,7 @@ def main():
                 if r.get("strategy") == "rocm-perf model":
                     report.setdefault((r["space"], int(r["budget_pct"]), r["seed"]), r)
     work = tempfile.mkdtemp(prefix="simulate_vs_report_")
-    commit = subprocess.run(["git", "-C", HERE, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    lines = [json.dumps({"header": True, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                         "host": os.uname().nodename, "command": " ".join(sys.argv), "rocm_perf_lab_commit": commit})]
+    lines = [json.dumps(run_header(None))]
     differ = 0
     for name in args.spaces:
         path = spaces[name]
