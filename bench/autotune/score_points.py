@@ -4,7 +4,9 @@
 of it) beside the mean best / optimum there, and the score (P averaged over t = 1..B), cut and computed as
 anchor_report.py does.
 
-Usage: score_points.py --runs RUNS.jsonl ... --cells SPACE:PCT ... [--strategies NAME ...] [--spaces-dir DIR]
+Usage: score_points.py --runs RUNS.jsonl ... --cells SPACE:PCT ... [--strategies NAME ...] [--at T ...]
+         [--spaces-dir DIR]
+--at: these evaluation counts instead of the shares of the budget (those beyond the budget are left out).
 """
 import argparse
 import json
@@ -25,6 +27,7 @@ def main():
     ap.add_argument("--runs", nargs="+", required=True)
     ap.add_argument("--cells", nargs="+", required=True, help="SPACE:PCT, e.g. kt_dedispersion_A100:5")
     ap.add_argument("--strategies", nargs="+")
+    ap.add_argument("--at", nargs="+", type=int, help="evaluation counts to report P(t) at")
     ap.add_argument("--spaces-dir", default=os.path.join(HERE, "spaces"))
     args = ap.parse_args()
     cells = []
@@ -50,7 +53,8 @@ def main():
         budget = math.ceil(pct / 100 * len(s["ratios"]))
         rnd = anchor_report.random_curve(s, budget)
         worst = s["ratios"][-1]
-        points = sorted({max(1, int(budget * q)) for q in POINTS})
+        points = sorted({t for t in args.at if 1 <= t <= budget} if args.at else
+                        {max(1, int(budget * q)) for q in POINTS})
         print(f"{space} {pct:g}% (B = {budget}); points t = {', '.join(map(str, points))}")
         names = args.strategies or sorted({k[2] for k in runs if k[:2] == (space, pct)})
         for name in names:
