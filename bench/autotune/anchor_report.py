@@ -76,6 +76,36 @@ def best_curve(run, budget, worst):
     return curve
 
 
+def performance(mean_best, rand):
+    """P(t) = (random(t) - best(t)) / (random(t) - optimum), t = 1..budget (the optimum's ratio is 1): the
+    methodology score is its mean."""
+    return [(rand[t] - mean_best[t]) / (rand[t] - 1.0) for t in range(len(mean_best))]
+
+
+def load_runs(paths, max_seed):
+    """The runs of `paths` with seeds below `max_seed`, each once, every ratio at RATIO_DECIMALS: (runs, how many
+    repeated lines were dropped)."""
+    runs, seen, repeated = [], set(), 0
+    for path in paths:
+        with open(path) as f:
+            for r in map(json.loads, f):
+                if "strategy" not in r or r["seed"] >= max_seed:
+                    continue
+                # A run repeated by a resumed or parallel invocation (same space, strategy, budget and seed: the
+                # same deterministic run) counts once.
+                key = (r["space"], r["strategy"], float(r["budget_pct"]), r["seed"])
+                if key in seen:
+                    repeated += 1
+                    continue
+                seen.add(key)
+                # Every ratio at the precision kernel_tuner_anchor.py writes Kernel Tuner's (9 decimals; ours are
+                # written in full): the same configuration reached by two strategies must compare equal (before
+                # this, our 1.1958504112882637 was worse than Kernel Tuner's 1.195850411 for one W6600 median).
+                r["improvements"] = [[t, round(ratio, RATIO_DECIMALS)] for t, ratio in r["improvements"]]
+                runs.append(r)
+    return runs, repeated
+
+
 def percentile(values, q):
     s = sorted(values)
     pos = (len(s) - 1) * q
@@ -109,7 +139,7 @@ def summarize(runs, spaces):
         curves = [best_curve(r, budget, sp["ratios"][-1]) for r in rs]
         finals = [c[-1] for c in curves]
         mean_best = [sum(c[t] for c in curves) / len(curves) for t in range(budget)]
-        score = sum((rand[t] - mean_best[t]) / (rand[t] - 1.0) for t in range(budget)) / budget
+        score = sum(performance(mean_best, rand)) / budget
         out.append({"id": f"{space} {pct:g}% {strategy}", "space": space, "budget_pct": pct, "budget": budget, "strategy": strategy, "seeds": len(rs),
                     "median": percentile(finals, 0.5), "median_ci": bootstrap(finals, 0.5, rng),
                     "p90": percentile(finals, 0.9), "p90_ci": bootstrap(finals, 0.9, rng),
@@ -305,24 +335,7 @@ def main():
     ap.add_argument("--spaces-dir", default=os.path.join(HERE, "spaces"))
     args = ap.parse_args()
     spaces = load_spaces(args.spaces_dir)
-    runs, seen, repeated = [], set(), 0
-    for path in args.runs:
-        with open(path) as f:
-            for r in map(json.loads, f):
-                if "strategy" not in r or r["seed"] >= args.max_seed:
-                    continue
-                # A run repeated by a resumed or parallel invocation (same space, strategy, budget and seed: the
-                # same deterministic run) counts once.
-                key = (r["space"], r["strategy"], float(r["budget_pct"]), r["seed"])
-                if key in seen:
-                    repeated += 1
-                    continue
-                seen.add(key)
-                # Every ratio at the precision kernel_tuner_anchor.py writes Kernel Tuner's (9 decimals; ours are
-                # written in full): the same configuration reached by two strategies must compare equal (before
-                # this, our 1.1958504112882637 was worse than Kernel Tuner's 1.195850411 for one W6600 median).
-                r["improvements"] = [[t, round(ratio, RATIO_DECIMALS)] for t, ratio in r["improvements"]]
-                runs.append(r)
+    runs, repeated = load_runs(args.runs, args.max_seed)
     if repeated:
         print(f"anchor_report: {repeated} repeated runs counted once")
     summary = summarize(runs, spaces)

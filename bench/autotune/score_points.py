@@ -1,15 +1,14 @@
 #!/usr/bin/env python3
 """Where in the budget a strategy gains or loses the methodology score: for each cell asked, per strategy, P(t) =
 (random(t) - best(t)) / (random(t) - optimum) at a few points of the budget (2%, 5%, 10%, 20%, 40%, 60%, 80%, 100%
-of it) beside the mean best / optimum there, and the score (P averaged over t = 1..B), cut and computed as
-anchor_report.py does.
+of it) beside the mean best / optimum there, and the score (P averaged over t = 1..B), runs read, cut and scored
+as anchor_report.py does (seeds 0-49).
 
 Usage: score_points.py --runs RUNS.jsonl ... --cells SPACE:PCT ... [--strategies NAME ...] [--at T ...]
          [--spaces-dir DIR]
 --at: these evaluation counts instead of the shares of the budget (those beyond the budget are left out).
 """
 import argparse
-import json
 import math
 import os
 import statistics
@@ -42,12 +41,8 @@ def main():
     if unknown:
         sys.exit(f"score_points: unknown space(s) {', '.join(unknown)}")
     runs = {}
-    for path in args.runs:
-        with open(path) as f:
-            for line in f:
-                r = json.loads(line)
-                if "space" in r and r.get("seed", 0) < 50:
-                    runs.setdefault((r["space"], float(r["budget_pct"]), r["strategy"]), {})[r["seed"]] = r
+    for r in anchor_report.load_runs(args.runs, 50)[0]:
+        runs.setdefault((r["space"], float(r["budget_pct"]), r["strategy"]), {})[r["seed"]] = r
     for space, pct in cells:
         s = spaces[space]
         budget = math.ceil(pct / 100 * len(s["ratios"]))
@@ -63,7 +58,7 @@ def main():
                 continue
             curves = [anchor_report.best_curve(r, budget, worst) for r in rs.values()]
             mean = [statistics.mean(c[t] for c in curves) for t in range(budget)]
-            p = [(rnd[t] - mean[t]) / (rnd[t] - 1) if rnd[t] > 1 else 0.0 for t in range(budget)]
+            p = anchor_report.performance(mean, rnd)
             print(f"  {name:24s} seeds {len(rs)} score {statistics.mean(p):.3f}  P(t) "
                   + " ".join(f"{p[t - 1]:.2f}" for t in points) + "  mean best/optimum "
                   + " ".join(f"{mean[t - 1]:.4f}" for t in points))

@@ -50,7 +50,7 @@ def main():
             random_cache[(space, pct)] = anchor_report.random_curve(sp, budget)
         rand = random_cache[(space, pct)]
         mean = [sum(c[t] for c in curves) / len(curves) for t in range(budget)]
-        return sum((rand[t] - mean[t]) / (rand[t] - 1.0) for t in range(budget)) / budget
+        return sum(anchor_report.performance(mean, rand)) / budget
 
     for v in variants:
         tot = collections.Counter()

@@ -10,7 +10,6 @@ Usage: simulate_vs_report.py --cli build/src/cli/rocm-perf --runs DIR/*.jsonl --
 Prints one line per run and a final count; exit 1 when any differs.
 """
 import argparse
-import gzip
 import json
 import math
 import os
@@ -20,7 +19,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from kernel_tuner_anchor import write_cache  # noqa: E402  (the measured space as a Kernel Tuner cache)
+from kernel_tuner_anchor import load_space, write_cache  # noqa: E402  (the measured space as a Kernel Tuner cache)
 from quality_runs import pick_spaces, run_header  # noqa: E402
 
 
@@ -44,8 +43,7 @@ def main():
     lines = [json.dumps(run_header(None))]
     differ = 0
     for name in args.spaces:
-        path = spaces[name]
-        doc = json.load(gzip.open(path) if path.endswith(".gz") else open(path))
+        doc = load_space(spaces[name])
         cache_path, _, _, optimum = write_cache(doc, name, work)
         space_path = os.path.join(work, name + "_space.json")
         with open(space_path, "w") as f:

@@ -128,8 +128,10 @@ class ModelSearch : public SearchStrategy {
           static_cast<double>(ctx_->result().valid) >= (1.0 - kDescentShareOfBudget) * static_cast<double>(budget))
         gate_ = flat_near_best(valid_objectives()) ? Gate::Open : Gate::Closed;
       std::vector<std::size_t> batch;
-      if (gate_ == Gate::Open && descent_turn_) batch = descent_round(features, candidates, mo);
-      if (gate_ == Gate::Open) descent_turn_ = !descent_turn_;
+      if (gate_ == Gate::Open) {
+        if (descent_turn_) batch = descent_round(features, candidates, mo);
+        descent_turn_ = !descent_turn_;
+      }
       if (batch.empty()) batch = rank(features, candidates, mo);
       for (std::size_t index : batch) {
         if (ctx_->done()) break;
