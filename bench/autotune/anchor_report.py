@@ -29,6 +29,7 @@ import math
 import os
 import random
 import re
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OURS = "rocm-perf model"
@@ -82,27 +83,46 @@ def performance(mean_best, rand):
     return [(rand[t] - mean_best[t]) / (rand[t] - 1.0) for t in range(len(mean_best))]
 
 
+def read_json_lines(path):
+    """The JSON objects of a JSON Lines file; exits naming the file and line when it cannot be read."""
+    try:
+        with open(path) as f:
+            lines = f.readlines()
+    except OSError as e:
+        sys.exit(f"{os.path.basename(sys.argv[0])}: {path}: {e.strerror}")
+    out = []
+    for n, line in enumerate(lines, start=1):
+        try:
+            r = json.loads(line)
+        except json.JSONDecodeError as e:
+            sys.exit(f"{os.path.basename(sys.argv[0])}: {path}, line {n}: not JSON ({e.msg})")
+        if not isinstance(r, dict) or ("strategy" in r and not {"space", "budget_pct", "seed", "improvements"} <= r.keys()):
+            sys.exit(f"{os.path.basename(sys.argv[0])}: {path}, line {n}: not a run (space, strategy, budget_pct, seed, "
+                     "improvements)")
+        out.append(r)
+    return out
+
+
 def load_runs(paths, max_seed):
     """The runs of `paths` with seeds below `max_seed`, each once, every ratio at RATIO_DECIMALS: (runs, how many
     repeated lines were dropped)."""
     runs, seen, repeated = [], set(), 0
     for path in paths:
-        with open(path) as f:
-            for r in map(json.loads, f):
-                if "strategy" not in r or r["seed"] >= max_seed:
-                    continue
-                # A run repeated by a resumed or parallel invocation (same space, strategy, budget and seed: the
-                # same deterministic run) counts once.
-                key = (r["space"], r["strategy"], float(r["budget_pct"]), r["seed"])
-                if key in seen:
-                    repeated += 1
-                    continue
-                seen.add(key)
-                # Every ratio at the precision kernel_tuner_anchor.py writes Kernel Tuner's (9 decimals; ours are
-                # written in full): the same configuration reached by two strategies must compare equal (before
-                # this, our 1.1958504112882637 was worse than Kernel Tuner's 1.195850411 for one W6600 median).
-                r["improvements"] = [[t, round(ratio, RATIO_DECIMALS)] for t, ratio in r["improvements"]]
-                runs.append(r)
+        for r in read_json_lines(path):
+            if "strategy" not in r or r["seed"] >= max_seed:
+                continue
+            # A run repeated by a resumed or parallel invocation (same space, strategy, budget and seed: the
+            # same deterministic run) counts once.
+            key = (r["space"], r["strategy"], float(r["budget_pct"]), r["seed"])
+            if key in seen:
+                repeated += 1
+                continue
+            seen.add(key)
+            # Every ratio at the precision kernel_tuner_anchor.py writes Kernel Tuner's (9 decimals; ours are
+            # written in full): the same configuration reached by two strategies must compare equal (before
+            # this, our 1.1958504112882637 was worse than Kernel Tuner's 1.195850411 for one W6600 median).
+            r["improvements"] = [[t, round(ratio, RATIO_DECIMALS)] for t, ratio in r["improvements"]]
+            runs.append(r)
     return runs, repeated
 
 
