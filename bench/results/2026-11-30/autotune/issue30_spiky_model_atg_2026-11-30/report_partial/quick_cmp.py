@@ -2,7 +2,8 @@
 # against main's run of the same space, budget and seed. Usage: quick_cmp.py NEW_RUNS_DIR BASE_RUNS_DIR
 import json,glob,os,math,sys
 new_dir, base_dir = sys.argv[1], sys.argv[2]
-valid={'conv':2574,'gemm':2385,'kt_convolution_A100':4201,'kt_convolution_A4000':4201,'kt_convolution_A6000':3889,'kt_convolution_MI250X':4362,'kt_convolution_W6600':4362,'kt_convolution_W7800':4246}
+valid={'conv':2574,'gemm':2385,'kt_convolution_A100':4201,'kt_convolution_A4000':4201,'kt_convolution_A6000':3889,'kt_convolution_MI250X':4362,'kt_convolution_W6600':4362,'kt_convolution_W7800':4246,
+       **{f'kt_dedispersion_{g}': 11130 for g in ('A100', 'A4000', 'A6000', 'MI250X', 'W6600', 'W7800')}}
 def load(p):
     out={}
     for l in open(p):
