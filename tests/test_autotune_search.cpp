@@ -316,11 +316,23 @@ class FlatEvaluator : public Evaluator {
   nlohmann::ordered_json describe() const override { return {{"kind", "flat"}}; }
 };
 
+TEST(AutotuneLateDescent, TheFinalDescentIsTheLastTenthOfTheBudget) {
+  EXPECT_FALSE(in_final_descent(71, 80));
+  EXPECT_TRUE(in_final_descent(72, 80));
+  EXPECT_TRUE(in_final_descent(79, 80));
+  EXPECT_FALSE(in_final_descent(8, 10));
+  EXPECT_TRUE(in_final_descent(9, 10));
+  EXPECT_FALSE(in_final_descent(0, 1));  // a budget of one: the seed is all there is
+  EXPECT_FALSE(in_final_descent(1799, 2000));
+  EXPECT_TRUE(in_final_descent(1800, 2000));
+}
+
 // On a flat space the gate opens once a quarter of the budget is spent (20 of 80 valid measurements): from then
 // on every other round is the descent's, measuring neighbours (one or two parameters changed) of the best
 // configuration measured before it, and the model's rounds take the others. On the bowl (every step away from
-// the optimum at least doubles the time, so nothing sits within 2% of the best) it stays closed.
-TEST(AutotuneLateDescent, TakesEveryOtherRoundOnAFlatSpaceAndStaysClosedOnAnIsolatedBest) {
+// the optimum at least doubles the time, so nothing sits within 2% of the best) it stays closed. On both, the
+// last tenth of the budget (from 72 of 80 valid measurements) is the final descent: every round is a descent's.
+TEST(AutotuneLateDescent, TakesEveryOtherRoundOnAFlatSpaceAndOnlyTheFinalTenthOnAnIsolatedBest) {
   const auto space = four_parameters_six_levels();
   for (std::uint64_t seed = 0; seed < 3; ++seed) {
     FlatEvaluator flat;
@@ -328,11 +340,29 @@ TEST(AutotuneLateDescent, TakesEveryOtherRoundOnAFlatSpaceAndStaysClosedOnAnIsol
     ASSERT_EQ(r.phases.size(), 2u);
     const PhaseRecord& rounds = r.phases[1];
     // The model phase starts at 16 valid measurements (the seed) and the gate opens at 20, after about three
-    // rounds of one measurement; the other rounds (1 + valid/40 measurements each) alternate from there.
+    // rounds of one measurement; the other rounds (1 + valid/40 measurements each) alternate from there, until
+    // the final descent takes the last 8 measurements' rounds (at most 8) whole.
     EXPECT_GE(rounds.descent_rounds, 12u) << "seed " << seed;
-    EXPECT_LE(2 * rounds.descent_rounds, rounds.rounds + 1) << "seed " << seed << ": the descent took more than every other round";
+    EXPECT_LE(2 * rounds.descent_rounds, rounds.rounds + 1 + 8) << "seed " << seed << ": the descent took more than every other round";
     BowlEvaluator bowl;
-    EXPECT_EQ(search(space, bowl, seed, "80").phases[1].descent_rounds, 0u) << "seed " << seed;
+    const TuneResult b = search(space, bowl, seed, "80");
+    // Rounds of 1 + 72/40 = 2 measurements from 72 to 80 valid: 4 final-descent rounds, none before.
+    EXPECT_GE(b.phases[1].descent_rounds, 1u) << "seed " << seed;
+    EXPECT_LE(b.phases[1].descent_rounds, 8u) << "seed " << seed;
+    // Every final-descent measurement changes one or two parameters of the best configuration measured before it.
+    std::size_t valid = 0, best = SearchSpace::npos;
+    for (const auto& m : b.measurements) {
+      if (valid >= 72) {
+        ASSERT_NE(best, SearchSpace::npos);
+        std::size_t changed = 0;
+        for (std::size_t p = 0; p < space.parameters().size(); ++p)
+          changed += space.config(m.config)[p] != space.config(b.measurements[best].config)[p];
+        EXPECT_TRUE(changed == 1 || changed == 2) << "seed " << seed << ", measurement " << m.sequence;
+      }
+      if (m.outcome.valid && (best == SearchSpace::npos || m.outcome.objective < b.measurements[best].outcome.objective))
+        best = m.sequence;
+      valid += m.outcome.valid ? 1 : 0;
+    }
   }
 }
 

@@ -14,6 +14,10 @@ bool flat_near_best(const std::vector<double>& valid_objectives) {
          static_cast<double>(others) >= kFlatMinShare * static_cast<double>(valid_objectives.size());
 }
 
+bool in_final_descent(std::size_t valid, std::size_t budget) {
+  return static_cast<double>(valid) >= (1.0 - kFinalDescentShareOfBudget) * static_cast<double>(budget);
+}
+
 bool in_descent_neighbourhood(ConfigView candidate, ConfigView incumbent, int level) {
   std::size_t changed = 0;
   bool one_step_each = true;

@@ -2,7 +2,8 @@
 // gradient-boosted tree ensemble on the log objective; expected improvement times the probability of running,
 // local steps around the incumbent every other round, restarts away from a stagnant basin) and confirm
 // (measure the best-ranked), until the budget of valid measurements is spent; on a space flat near its best, once
-// a quarter of the budget is spent every other round is a descent around the incumbent (late_descent.hpp).
+// a quarter of the budget is spent every other round is a descent around the incumbent, and over the last tenth of
+// the budget every round is, on any space (late_descent.hpp).
 // docs/autotune.md, "The search".
 #include <algorithm>
 #include <cmath>
@@ -127,8 +128,13 @@ class ModelSearch : public SearchStrategy {
       if (gate_ == Gate::Undecided &&
           static_cast<double>(ctx_->result().valid) >= (1.0 - kDescentShareOfBudget) * static_cast<double>(budget))
         gate_ = flat_near_best(valid_objectives()) ? Gate::Open : Gate::Closed;
+      // The final descent: over the last kFinalDescentShareOfBudget of the budget every round is a descent around
+      // the incumbent, on any space (late_descent.hpp). The model's rounds have found the basin by then; what is
+      // left is often one parameter change from it that the model ranks low.
       std::vector<std::size_t> batch;
-      if (gate_ == Gate::Open) {
+      if (in_final_descent(ctx_->result().valid, budget)) {
+        batch = descent_round(features, candidates, mo);
+      } else if (gate_ == Gate::Open) {
         if (descent_turn_) batch = descent_round(features, candidates, mo);
         descent_turn_ = !descent_turn_;
       }
