@@ -24,8 +24,8 @@ inline constexpr int kDescentNeighbourhoods = 3;
 // The final descent: over this share of the budget, at its end, every round is a descent around the incumbent on
 // any space, gate or not. On the convolution spaces the model's rounds end one parameter change from a better
 // configuration that they rank low (kt_convolution_A4000 at 5%: runs held block_size_x=32 at 1.0036 times the
-// optimum, the optimum being block_size_x=256). Screened on held-out seeds: 178 seeds ended better, 22 worse, of
-// 583 runs (bench/results/2026-11-30/autotune/issue30_spiky_model_atg_2026-11-30/README.md).
+// optimum, the optimum being block_size_x=256). Screened on held-out seeds: 220 runs ended better, 29 worse, of
+// 800 runs (bench/results/2026-11-30/autotune/issue30_spiky_model_atg_2026-11-30/README.md).
 inline constexpr double kFinalDescentShareOfBudget = 0.10;
 
 // Whether a round that starts with `valid` valid measurements of a budget of `budget` is in the final descent.
