@@ -8,8 +8,12 @@
 // measured so far (invalid ones included, as Kernel Tuner counts max_fevals) whenever the best ratio improved,
 // and "evaluations", the count at the end.
 //
+// --evaluations-as-budget: the run also stops after as many configurations evaluated, failed ones included, as
+// the budget has valid ones (the product's --max-evaluations B with --budget B), so the search plans against the
+// limit issue 30's report cuts every strategy at (Kernel Tuner's max_fevals = B).
+//
 // Usage: autotune_quality SPACE.json|- [--seeds N] [--first-seed S] [--budget 2%|N] [--strategy model|random]
-//        [--trace SEED]
+//        [--evaluations-as-budget] [--trace SEED]
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -31,6 +35,7 @@ struct Settings {
   std::string path;
   int seeds = 25, first_seed = 0, trace = -1;
   std::string budget_text = "2%", strategy = "model";
+  bool evaluations_as_budget = false;
 };
 
 int run(const Settings& s) {
@@ -78,6 +83,7 @@ int run(const Settings& s) {
     options.seed = static_cast<std::uint64_t>(seed);
     options.strategy = strategy == "random" ? Strategy::Random : Strategy::Model;
     options.budget = parse_budget(budget_text, valid);
+    if (s.evaluations_as_budget) options.max_evaluations = options.budget.configurations;
     const auto result = tune(space, table, nullptr, nullptr, options);
     const double ratio = result.measurements[*result.best].outcome.objective / optimum;
     ratios.push_back(ratio);
@@ -124,6 +130,8 @@ int main(int argc, char** argv) {
   app.add_option("--budget", s.budget_text);
   app.add_option("--trace", s.trace, "print this seed's measurements (sequence, phase, configuration, ratio) to stderr");
   app.add_option("--strategy", s.strategy)->check(CLI::IsMember({"model", "random"}));
+  app.add_flag("--evaluations-as-budget", s.evaluations_as_budget,
+               "stop after as many configurations evaluated (failed ones included) as the budget has valid ones");
   CLI11_PARSE(app, argc, argv);
   // A space file that does not parse, or rows that do not fit its space, end the run with one message.
   try {

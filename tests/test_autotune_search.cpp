@@ -319,14 +319,75 @@ class FlatEvaluator : public Evaluator {
 };
 
 TEST(AutotuneLateDescent, TheFinalDescentIsTheLastTenthOfTheBudget) {
-  EXPECT_FALSE(in_final_descent(71, 80));
-  EXPECT_TRUE(in_final_descent(72, 80));
-  EXPECT_TRUE(in_final_descent(79, 80));
-  EXPECT_FALSE(in_final_descent(8, 10));
-  EXPECT_TRUE(in_final_descent(9, 10));
-  EXPECT_FALSE(in_final_descent(0, 1));  // a budget of one: the seed is all there is
-  EXPECT_FALSE(in_final_descent(1799, 2000));
-  EXPECT_TRUE(in_final_descent(1800, 2000));
+  auto valid_only = [](std::size_t valid, std::size_t budget) { return BudgetUse{valid, budget, valid, std::nullopt}; };
+  EXPECT_FALSE(in_final_descent(valid_only(71, 80)));
+  EXPECT_TRUE(in_final_descent(valid_only(72, 80)));
+  EXPECT_TRUE(in_final_descent(valid_only(79, 80)));
+  EXPECT_FALSE(in_final_descent(valid_only(8, 10)));
+  EXPECT_TRUE(in_final_descent(valid_only(9, 10)));
+  EXPECT_FALSE(in_final_descent(valid_only(0, 1)));  // a budget of one: the seed is all there is
+  EXPECT_FALSE(in_final_descent(valid_only(1799, 2000)));
+  EXPECT_TRUE(in_final_descent(valid_only(1800, 2000)));
+  // Evaluated configurations count against the budget only under a limit of evaluations.
+  EXPECT_FALSE(in_final_descent({60, 80, 75, std::nullopt}));
+  // Under one, the final tenth is of whichever limit the run reaches first.
+  EXPECT_TRUE(in_final_descent({60, 80, 72, 80}));
+  EXPECT_FALSE(in_final_descent({60, 80, 71, 80}));
+  EXPECT_TRUE(in_final_descent({72, 80, 72, 200}));
+  EXPECT_FALSE(in_final_descent({71, 80, 89, 100}));
+  EXPECT_TRUE(in_final_descent({71, 80, 90, 100}));
+}
+
+TEST(AutotuneLateDescent, TheGateIsDecidedAfterAQuarterOfEitherLimit) {
+  EXPECT_FALSE(in_last_share({19, 80, 19, std::nullopt}, kDescentShareOfBudget));
+  EXPECT_TRUE(in_last_share({20, 80, 20, std::nullopt}, kDescentShareOfBudget));
+  EXPECT_FALSE(in_last_share({15, 80, 19, 80}, kDescentShareOfBudget));
+  EXPECT_TRUE(in_last_share({15, 80, 20, 80}, kDescentShareOfBudget));
+}
+
+// The bowl, where every configuration with D = 0 or D = 5 fails (a third of the space).
+class BowlWithFailuresEvaluator : public Evaluator {
+ public:
+  Outcome evaluate(const SearchSpace& space, ConfigView config, std::size_t i) override {
+    const double d = space.value(config, 3);
+    if (d == 0 || d == 5) return {false, 0, "fails"};
+    return bowl_.evaluate(space, config, i);
+  }
+  nlohmann::ordered_json describe() const override { return {{"kind", "bowl with failures"}}; }
+
+ private:
+  BowlEvaluator bowl_;
+};
+
+// Under --max-evaluations (failed configurations counted, as Kernel Tuner counts max_fevals) the run ends at that
+// limit, before its valid measurements reach the budget; the final descent must begin at the last tenth of the
+// evaluations, not of the valid measurements, which the run never reaches. Without the limit it begins at the
+// last tenth of the valid measurements, as before. Checked to fail when the descent counts valid measurements only.
+TEST(AutotuneLateDescent, UnderAnEvaluationLimitTheFinalDescentIsItsLastTenth) {
+  const auto space = four_parameters_six_levels();
+  for (std::uint64_t seed = 0; seed < 3; ++seed) {
+    BowlWithFailuresEvaluator failing;
+    TuneOptions options;
+    options.seed = seed;
+    options.budget = parse_budget("80", space.size());
+    options.max_evaluations = 80;
+    const TuneResult r = tune(space, failing, nullptr, nullptr, options);
+    ASSERT_EQ(r.measurements.size(), 80u) << "seed " << seed;
+    ASSERT_LT(r.valid, 72u) << "seed " << seed << ": the test needs a run whose valid measurements never reach 72";
+    EXPECT_EQ(r.stop_reason, "evaluations");
+    EXPECT_GE(r.phases.at(1).descent_rounds, 1u) << "seed " << seed;
+    // From the 72nd evaluation on, every measurement changes one or two parameters of the best measured before it.
+    std::size_t best = SearchSpace::npos;
+    for (const auto& m : r.measurements) {
+      if (m.sequence >= 72) {
+        ASSERT_NE(best, SearchSpace::npos);
+        const std::size_t changed = changes(space, m.config, r.measurements[best].config);
+        EXPECT_TRUE(changed == 1 || changed == 2) << "seed " << seed << ", measurement " << m.sequence;
+      }
+      if (m.outcome.valid && (best == SearchSpace::npos || m.outcome.objective < r.measurements[best].outcome.objective))
+        best = m.sequence;
+    }
+  }
 }
 
 // On a flat space the gate opens once a quarter of the budget is spent (20 of 80 valid measurements): from then

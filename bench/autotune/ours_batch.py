@@ -9,7 +9,10 @@ so a run stopped early keeps what finished, and --resume (the default) skips the
 Cells are ordered slowest first (largest budget), seeds in blocks of 10 over every cell.
 
 Usage: ours_batch.py --out DIR [--binary build/bench/autotune_quality | --pack .kt-anchor] [--seeds 50]
-         [--first-seed 0] [--jobs 2] [--spaces NAME ...] [--budgets 2 5] [--nice 19]
+         [--first-seed 0] [--jobs 2] [--spaces NAME ...] [--budgets 2 5] [--nice 19] [--evaluations-as-budget]
+--evaluations-as-budget: each run also stops after B configurations evaluated, failed ones included (B: the budget
+of valid ones), as Kernel Tuner's max_fevals = B, and the search plans its phases against that limit (the product's
+--budget B --max-evaluations B). Issue 30's report runs with it since 2026-11-30 (session 14).
 --pack: a folder made by kt_anchor_pack.sh; its binary runs through its own loader and libraries.
 On a device machine, write --out outside $OUT and pack it into one archive there (tar czf $OUT/ours.tgz -C DIR .):
 the device brings back at most 8 files from $OUT, and the 28 files of a full run would be cut (2026-11-30).
@@ -42,6 +45,9 @@ def main():
     ap.add_argument("--spaces", nargs="+")
     ap.add_argument("--budgets", nargs="+", type=int, default=[2, 5])
     ap.add_argument("--nice", type=int, default=0)
+    ap.add_argument("--evaluations-as-budget", action="store_true",
+                    help="the search also stops after B configurations evaluated, failed ones included (B: the budget), "
+                         "and plans against that limit: the limit the report cuts every strategy at")
     args = ap.parse_args()
     command = quality_command(args.binary, args.pack, args.nice, "ours_batch")
     spaces, names = pick_spaces(args.spaces, "ours_batch")
@@ -75,11 +81,12 @@ def main():
                     tasks.append((cell, first, n))
                     part = part[n:]
     lock = threading.Lock()
+    limit = ["--evaluations-as-budget"] if args.evaluations_as_budget else []
 
     def run(task):
         (space, budget), first, n = task
         p = subprocess.run(command + [plain[space], "--seeds", str(n), "--first-seed", str(first),
-                                      "--budget", f"{budget}%", "--strategy", "model"], capture_output=True, text=True)
+                                      "--budget", f"{budget}%", "--strategy", "model"] + limit, capture_output=True, text=True)
         if p.returncode != 0:
             raise RuntimeError(f"{space} {budget}% seeds {first}+{n}: exit {p.returncode}: {p.stderr.strip()}")
         lines = [json.loads(l) for l in p.stdout.splitlines() if l.strip()]

@@ -7,7 +7,8 @@ commit, binary or pack). Runs already in OUT (same variant, space, budget, seed)
 resumes. screen_compare.py reads OUT.
 
 Usage: screen_variants.py OUT --variant NAME[:K=V,K=V...] ... [--binary B | --pack DIR] [--seeds FIRST COUNT]
-         [--spaces NAME ...] [--budgets 2 5] [--jobs N] [--nice 0]
+         [--spaces NAME ...] [--budgets 2 5] [--jobs N] [--nice 0] [--evaluations-as-budget]
+--evaluations-as-budget: as in ours_batch.py (every variant of this invocation).
 --pack: a folder holding ours/autotune_quality with ours/lib/ (its libraries and loader), as kt_anchor_pack.sh makes.
 """
 import argparse
@@ -42,6 +43,9 @@ def main():
     ap.add_argument("--budgets", nargs="+", type=int, default=[2, 5])
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
     ap.add_argument("--nice", type=int, default=0)
+    ap.add_argument("--evaluations-as-budget", action="store_true",
+                    help="the search also stops after B configurations evaluated, failed ones included (B: the budget), "
+                         "and plans against that limit: the limit the report cuts every strategy at")
     args = ap.parse_args()
     command = quality_command(args.binary, args.pack, args.nice, "screen_variants")
     variants = [parse_variant(v) for v in args.variant]
@@ -61,13 +65,14 @@ def main():
              for v in variants if (v[0], sp, b, s) not in done]
     tasks.sort(key=lambda t: -math.ceil(t[2] / 100 * valid[t[1]]))
     lock = threading.Lock()
+    limit = ["--evaluations-as-budget"] if args.evaluations_as_budget else []
 
     def run(task):
         (name, env), space, budget, seed = task
         full_env = dict(os.environ)
         full_env.update(env)
         p = subprocess.run(command + [plain[space], "--seeds", "1", "--first-seed", str(seed), "--budget",
-                                      f"{budget}%", "--strategy", "model"], capture_output=True, text=True, env=full_env)
+                                      f"{budget}%", "--strategy", "model"] + limit, capture_output=True, text=True, env=full_env)
         if p.returncode != 0:
             raise RuntimeError(f"{name} {space} {budget}% seed {seed}: exit {p.returncode}: {p.stderr.strip()}")
         r = json.loads(p.stdout.splitlines()[0])

@@ -14,8 +14,11 @@ bool flat_near_best(const std::vector<double>& valid_objectives) {
          static_cast<double>(others) >= kFlatMinShare * static_cast<double>(valid_objectives.size());
 }
 
-bool in_final_descent(std::size_t valid, std::size_t budget) {
-  return static_cast<double>(valid) >= (1.0 - kFinalDescentShareOfBudget) * static_cast<double>(budget);
+bool in_last_share(const BudgetUse& use, double share) {
+  const auto begun = [share](std::size_t spent, std::size_t limit) {
+    return static_cast<double>(spent) >= (1.0 - share) * static_cast<double>(limit);
+  };
+  return begun(use.valid, use.budget) || (use.max_evaluations && begun(use.evaluated, *use.max_evaluations));
 }
 
 bool in_descent_neighbourhood(ConfigView candidate, ConfigView incumbent, int level) {

@@ -6,6 +6,7 @@
 // and the search goes on as before; only the final descent (the last tenth of the budget) runs there too. The pure
 // parts, tested alone (tests/test_autotune_search.cpp).
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "autotune/space.hpp"
@@ -28,8 +29,21 @@ inline constexpr int kDescentNeighbourhoods = 3;
 // 800 runs (bench/results/2026-11-30/autotune/issue30_spiky_model_atg_2026-11-30/README.md).
 inline constexpr double kFinalDescentShareOfBudget = 0.10;
 
-// Whether a round that starts with `valid` valid measurements of a budget of `budget` is in the final descent.
-bool in_final_descent(std::size_t valid, std::size_t budget);
+// How much of its budget a run has spent: valid measurements of the budget of them and, under --max-evaluations,
+// configurations evaluated (failed ones included, as Kernel Tuner counts max_fevals) of that limit. The run ends at
+// whichever limit it reaches first, so the shares below are of that one: planned in valid measurements alone, a run
+// cut by the evaluations limit lost its final descent to the failed configurations it had measured (issue 30's
+// report on kt_convolution_A6000 at 5%: 24 of 50 runs improved only after the cut).
+struct BudgetUse {
+  std::size_t valid = 0, budget = 0;
+  std::size_t evaluated = 0;
+  std::optional<std::size_t> max_evaluations;
+};
+
+// Whether the last `share` of the budget has begun (of either limit).
+bool in_last_share(const BudgetUse& use, double share);
+// Whether a round that starts at `use` is in the final descent.
+inline bool in_final_descent(const BudgetUse& use) { return in_last_share(use, kFinalDescentShareOfBudget); }
 
 // The gate, decided once when the late part of the budget begins: whether the valid objectives measured so far
 // are flat near their best.

@@ -125,14 +125,15 @@ class ModelSearch : public SearchStrategy {
       // The late descent's gate is decided once, when the last kDescentShareOfBudget of the budget begins; a
       // closed gate changes nothing. Open, the descent takes every other round, starting with the first: the
       // model's rounds in between keep finding other basins (a descent alone polished runner-up basins).
-      if (gate_ == Gate::Undecided &&
-          static_cast<double>(ctx_->result().valid) >= (1.0 - kDescentShareOfBudget) * static_cast<double>(budget))
+      const BudgetUse use{ctx_->result().valid, budget, ctx_->result().measurements.size(),
+                          ctx_->options().max_evaluations};
+      if (gate_ == Gate::Undecided && in_last_share(use, kDescentShareOfBudget))
         gate_ = flat_near_best(valid_objectives()) ? Gate::Open : Gate::Closed;
       // The final descent: over the last kFinalDescentShareOfBudget of the budget every round is a descent around
       // the incumbent, on any space (late_descent.hpp). The model's rounds have found the basin by then; what is
       // left is often one parameter change from it that the model ranks low.
       std::vector<std::size_t> batch;
-      if (in_final_descent(ctx_->result().valid, budget)) {
+      if (in_final_descent(use)) {
         batch = descent_round(features, candidates, mo);
       } else if (gate_ == Gate::Open) {
         if (descent_turn_) batch = descent_round(features, candidates, mo);
