@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "autotune/features.hpp"
 #include "autotune/late_descent.hpp"
 #include "autotune/tuner.hpp"
 #include "support/errors.hpp"
@@ -58,6 +59,34 @@ TuneResult search(const SearchSpace& space, Evaluator& evaluator, std::uint64_t 
   options.seed = seed;
   options.budget = parse_budget(budget, space.size());
   return tune(space, evaluator, nullptr, nullptr, options);
+}
+
+// A parameter that holds one value over the whole space, listed alone (Kernel Tuner's GEMM space fixes KWG, KWI,
+// STRM, STRN and PRECISION) or pinned by a restriction, gives no feature: constant columns cost the model most of
+// its time there and no tree splits on them. The others keep their features, in parameter order.
+TEST(AutotuneFeatures, ParametersWithOneValueInTheSpaceGiveNoFeatures) {
+  const auto space = SearchSpace::from_json(
+      nlohmann::ordered_json::parse(R"({"parameters": {"A": [1,2,4], "B": [8], "C": [1,2], "D": [1,2]},
+                                        "restrictions": ["D == 1"]})"),
+      "test");
+  ASSERT_EQ(space.size(), 6u);
+  const FeatureMap features(space);
+  EXPECT_EQ(features.names(), (std::vector<std::string>{"A", "log2(A)", "C", "log2(C)", "log2(A*C)", "log2(A/C)"}));
+  std::vector<float> row;
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    row.clear();
+    features.append(i, row);
+    ASSERT_EQ(row.size(), features.size());
+    const double a = space.value(space.config(i), 0), c = space.value(space.config(i), 2);
+    EXPECT_FLOAT_EQ(row[0], a);
+    EXPECT_FLOAT_EQ(row[2], c);
+    EXPECT_FLOAT_EQ(row[4], std::log2(1 + a) + std::log2(1 + c));
+  }
+  // The model search runs on it and finds the bowl's best (A = 4, C = 2; B and D fixed).
+  BowlEvaluator bowl;
+  const TuneResult r = search(space, bowl, 0, "6");
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(r.features, features.names());
 }
 
 TEST(AutotuneSearch, SeedTriesEveryValueOfEveryParameterWhereRestrictionsFavourSomeLevels) {

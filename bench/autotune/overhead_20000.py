@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """The search's overhead at 20,000 configurations, wall clock and CPU time side by side.
 
-overhead_20000.py --cli build/src/cli/rocm-perf --seeds 0 1 2 --out overhead.txt [--nice 10]
+overhead_20000.py --cli build/src/cli/rocm-perf --seeds 0 1 2 --out overhead.txt [--nice 10] [--cache KT_CACHE]
 
 Writes the synthetic 20,000-configuration bowl of replay_bench.py (A, B in 1..25, C in 1..32,
 time = 1 + 0.01 (A-17)^2 + 0.02 (B-6)^2 + 0.005 (C-20)^2 + 0.05 u, u from random.Random(7) in A, B, C order)
 as a Kernel Tuner cache, runs `rocm-perf autotune --simulate` on it at 2% per seed and records, per seed,
 autotune.json's tuner_ms_per_configuration (wall clock of the tuner's own work) beside the process's CPU time
 (user + sys, from os.wait4) per measured configuration, and the load average before and after.
+--cache: a real Kernel Tuner cache instead of the synthetic bowl, e.g. bench/autotune/spaces/kernel_tuner_caches/
+gemm_RTX_3090.json.gz (17,956 configurations of 15 parameters, 10 of them varying: the model's features grow with the
+square of the parameters, so a 3-parameter bowl alone understates the overhead of a real space).
 """
 import argparse, json, os, random, subprocess, tempfile, time
 
@@ -32,10 +35,14 @@ def main():
     ap.add_argument("--budget", default="2%")
     ap.add_argument("--nice", type=int, default=0)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--cache", help="a Kernel Tuner cache (.json or .json.gz) instead of the synthetic bowl")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="overhead20000-")
-    cache = os.path.join(tmp, "synthetic_20000.json")
-    write_cache(cache)
+    if a.cache:
+        cache = os.path.abspath(a.cache)
+    else:
+        cache = os.path.join(tmp, "synthetic_20000.json")
+        write_cache(cache)
     lines = []
     for seed in a.seeds:
         out = os.path.join(tmp, f"out{seed}")
@@ -62,6 +69,7 @@ def main():
     with open(a.out, "w") as f:
         f.write(json.dumps({"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "host_cpus": os.cpu_count(),
                             "command": " ".join(cmd[:-4] + ["S", "-o", "OUT", "--quiet"]), "budget": a.budget,
+                            "cache": a.cache or "synthetic 20,000-configuration bowl",
                             "rocm_perf_lab_commit": git("rev-parse", "HEAD"),
                             "worktree_modified": bool(git("status", "--porcelain", "--untracked-files=no"))}) + "\n")
         for l in lines:

@@ -12,26 +12,31 @@ double signed_log2(double v) { return v >= 0 ? std::log2(1.0 + v) : -std::log2(1
 
 FeatureMap::FeatureMap(const SearchSpace& space) : space_(space) {
   const auto& ps = space.parameters();
-  for (const auto& p : ps) {
-    names_.push_back(p.name);
-    names_.push_back("log2(" + p.name + ")");
+  for (std::size_t p = 0; p < ps.size(); ++p) {
+    bool varies = false;
+    for (std::size_t i = 1; i < space.size() && !varies; ++i) varies = space.config(i)[p] != space.config(0)[p];
+    if (varies) varying_.push_back(p);
   }
-  for (std::size_t a = 0; a < ps.size(); ++a)
-    for (std::size_t b = a + 1; b < ps.size(); ++b) {
-      names_.push_back("log2(" + ps[a].name + "*" + ps[b].name + ")");
-      names_.push_back("log2(" + ps[a].name + "/" + ps[b].name + ")");
+  for (std::size_t p : varying_) {
+    names_.push_back(ps[p].name);
+    names_.push_back("log2(" + ps[p].name + ")");
+  }
+  for (std::size_t a = 0; a < varying_.size(); ++a)
+    for (std::size_t b = a + 1; b < varying_.size(); ++b) {
+      names_.push_back("log2(" + ps[varying_[a]].name + "*" + ps[varying_[b]].name + ")");
+      names_.push_back("log2(" + ps[varying_[a]].name + "/" + ps[varying_[b]].name + ")");
     }
 }
 
 void FeatureMap::append(std::size_t index, std::vector<float>& out) const {
   ConfigView c = space_.config(index);
-  const std::size_t n = c.size();
+  const std::size_t n = varying_.size();
   double logs[64];
-  for (std::size_t p = 0; p < n && p < 64; ++p) {
-    const double v = space_.value(c, p);
-    logs[p] = signed_log2(v);
+  for (std::size_t k = 0; k < n; ++k) {
+    const double v = space_.value(c, varying_[k]);
+    if (k < 64) logs[k] = signed_log2(v);
     out.push_back(static_cast<float>(v));
-    out.push_back(static_cast<float>(logs[p]));
+    out.push_back(static_cast<float>(signed_log2(v)));
   }
   for (std::size_t a = 0; a < n; ++a)
     for (std::size_t b = a + 1; b < n; ++b) {
