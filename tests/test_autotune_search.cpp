@@ -11,6 +11,7 @@
 
 #include "autotune/features.hpp"
 #include "autotune/late_descent.hpp"
+#include "autotune/surrogate.hpp"
 #include "autotune/tuner.hpp"
 #include "support/errors.hpp"
 
@@ -87,6 +88,46 @@ TEST(AutotuneFeatures, ParametersWithOneValueInTheSpaceGiveNoFeatures) {
   const TuneResult r = search(space, bowl, 0, "6");
   ASSERT_TRUE(r.best);
   EXPECT_EQ(r.features, features.names());
+}
+
+// The model search predicts a round's candidates from every configuration's rows prepared once when they are most
+// of the space: a row's prediction must not depend on the other rows, so the values are those of predicting the
+// candidates alone, bit for bit.
+TEST(AutotuneSurrogate, PreparedRowsPredictWhatTheRowsAlonePredict) {
+  const auto space = four_parameters_six_levels();
+  const FeatureMap features(space);
+  Matrix all;
+  all.cols = features.size();
+  for (std::size_t c = 0; c < space.size(); ++c) features.append(c, all.data);
+  Matrix train;
+  train.cols = features.size();
+  std::vector<float> y;
+  BowlEvaluator bowl;
+  for (std::size_t c = 0; c < space.size(); c += 37) {
+    features.append(c, train.data);
+    y.push_back(static_cast<float>(std::log(bowl.evaluate(space, space.config(c), c).objective)));
+  }
+  TreeEnsemble model;
+  model.fit(train, y, ModelOptions{});
+  const PreparedRows prepared(all);
+  ASSERT_EQ(prepared.rows(), space.size());
+  std::vector<float> mean_all, spread_all;
+  model.predict(prepared, mean_all, &spread_all);
+  Matrix some;
+  some.cols = features.size();
+  std::vector<std::size_t> picked;
+  for (std::size_t c = 5; c < space.size(); c += 11) {
+    picked.push_back(c);
+    features.append(c, some.data);
+  }
+  std::vector<float> mean, spread;
+  model.predict(some, mean, &spread);
+  ASSERT_EQ(mean.size(), picked.size());
+  for (std::size_t i = 0; i < picked.size(); ++i) {
+    EXPECT_EQ(mean[i], mean_all[picked[i]]) << picked[i];
+    EXPECT_EQ(spread[i], spread_all[picked[i]]) << picked[i];
+  }
+  EXPECT_GT(*std::max_element(spread_all.begin(), spread_all.end()), 0.0f);  // the members differ
 }
 
 TEST(AutotuneSearch, SeedTriesEveryValueOfEveryParameterWhereRestrictionsFavourSomeLevels) {

@@ -21,6 +21,9 @@ namespace {
 
 // Candidates the model ranks in one round; larger spaces are subsampled afresh each round.
 constexpr std::size_t kMaxCandidates = 40'000;
+// Rounds predict every configuration from rows prepared once while the space's features fit in this many values
+// (32 MiB of floats; xgboost keeps its own copy).
+constexpr std::size_t kMaxPreparedFeatureValues = 8'000'000;
 // Restart: when this many valid measurements in a row (since the last restart) improved the best by less than
 // kStagnationGain, the search has settled in a basin; the next round looks elsewhere.
 constexpr std::size_t kStagnationWindow = 8;
@@ -273,15 +276,39 @@ class ModelSearch : public SearchStrategy {
         y.push_back(static_cast<float>(std::log(m.outcome.objective)));
       }
     }
+    // A round that predicts most of the space predicts all of it from rows prepared once (the same values,
+    // without rebuilding the features and xgboost's matrix every round); a local step's few candidates alone.
+    const bool whole_space = 4 * candidates.size() >= 3 * space().size() &&
+                             space().size() * features.size() <= kMaxPreparedFeatureValues;
     Matrix cx;
-    cx.cols = features.size();
-    cx.data.reserve(candidates.size() * cx.cols);
-    for (std::size_t c : candidates) features.append(c, cx.data);
+    if (whole_space && !all_rows_) {
+      Matrix all;
+      all.cols = features.size();
+      all.data.reserve(space().size() * all.cols);
+      for (std::size_t c = 0; c < space().size(); ++c) features.append(c, all.data);
+      all_rows_ = std::make_unique<PreparedRows>(all);
+    } else if (!whole_space) {
+      cx.cols = features.size();
+      cx.data.reserve(candidates.size() * cx.cols);
+      for (std::size_t c : candidates) features.append(c, cx.data);
+    }
+    // The model's predictions of the candidates, in their order.
+    const auto predict_candidates = [&](const TreeEnsemble& model, std::vector<float>& mean, std::vector<float>* spread) {
+      if (!whole_space) return model.predict(cx, mean, spread);
+      std::vector<float> all_mean, all_spread;
+      model.predict(*all_rows_, all_mean, spread ? &all_spread : nullptr);
+      mean.resize(candidates.size());
+      if (spread) spread->resize(candidates.size());
+      for (std::size_t i = 0; i < candidates.size(); ++i) {
+        mean[i] = all_mean[candidates[i]];
+        if (spread) (*spread)[i] = all_spread[candidates[i]];
+      }
+    };
     Predictions out;
     if (y.size() >= 2) {
       TreeEnsemble regression;
       regression.fit(valid_x, y, mo);
-      regression.predict(cx, out.mean, &out.spread);
+      predict_candidates(regression, out.mean, &out.spread);
     } else {
       out.mean.assign(candidates.size(), 0.0f);
       out.spread.assign(candidates.size(), 1.0f);
@@ -292,7 +319,7 @@ class ModelSearch : public SearchStrategy {
       ModelOptions co = mo;
       co.members = 1;
       classifier.fit(all_x, ok, co, true);
-      classifier.predict(cx, out.p_valid);
+      predict_candidates(classifier, out.p_valid, nullptr);
     }
     out.best_y = y.empty() ? 0.0 : *std::min_element(y.begin(), y.end());
     return out;
@@ -452,6 +479,7 @@ class ModelSearch : public SearchStrategy {
   }
 
   SearchContext* ctx_ = nullptr;
+  mutable std::unique_ptr<PreparedRows> all_rows_;  // every configuration's features, once a round needs them
   std::size_t restart_valid_ = 0;  // valid measurements when the last restart was made
   enum class Gate { Undecided, Open, Closed };
   Gate gate_ = Gate::Undecided;    // the late descent's

@@ -44,6 +44,28 @@ void quiet_once() {
   (void)done;
 }
 
+// Mean and standard deviation of the boosters' predictions of every row of `d`.
+void predict_with(const std::vector<std::unique_ptr<Booster>>& boosters, DMatrixHandle d, std::size_t rows,
+                  std::vector<float>& mean, std::vector<float>* spread) {
+  mean.assign(rows, 0.0f);
+  std::vector<double> sum(rows, 0.0), sum_sq(rows, 0.0);
+  for (const auto& b : boosters) {
+    bst_ulong len = 0;
+    const float* out = nullptr;
+    check(XGBoosterPredict(b->handle, d, 0, 0, 0, &len, &out), "predict");
+    for (std::size_t i = 0; i < rows && i < len; ++i) {
+      sum[i] += out[i];
+      sum_sq[i] += static_cast<double>(out[i]) * out[i];
+    }
+  }
+  const double k = static_cast<double>(boosters.size());
+  if (spread) spread->assign(rows, 0.0f);
+  for (std::size_t i = 0; i < rows; ++i) {
+    mean[i] = static_cast<float>(sum[i] / k);
+    if (spread) (*spread)[i] = static_cast<float>(std::sqrt(std::max(0.0, sum_sq[i] / k - (sum[i] / k) * (sum[i] / k))));
+  }
+}
+
 }  // namespace
 
 struct TreeEnsemble::Members {
@@ -86,26 +108,21 @@ void TreeEnsemble::fit(const Matrix& x, const std::vector<float>& y, const Model
   }
 }
 
+struct PreparedRows::Handle {
+  DMatrix matrix;
+  explicit Handle(const Matrix& x) : matrix(x) {}
+};
+
+PreparedRows::PreparedRows(const Matrix& x) : handle_(std::make_unique<Handle>(x)), rows_(x.rows()) {}
+PreparedRows::~PreparedRows() = default;
+
 void TreeEnsemble::predict(const Matrix& x, std::vector<float>& mean, std::vector<float>* spread) const {
-  const std::size_t rows = x.rows();
-  mean.assign(rows, 0.0f);
-  std::vector<double> sum(rows, 0.0), sum_sq(rows, 0.0);
   DMatrix d(x);
-  for (const auto& b : members_->boosters) {
-    bst_ulong len = 0;
-    const float* out = nullptr;
-    check(XGBoosterPredict(b->handle, d.handle, 0, 0, 0, &len, &out), "predict");
-    for (std::size_t i = 0; i < rows && i < len; ++i) {
-      sum[i] += out[i];
-      sum_sq[i] += static_cast<double>(out[i]) * out[i];
-    }
-  }
-  const double k = static_cast<double>(members_->boosters.size());
-  if (spread) spread->assign(rows, 0.0f);
-  for (std::size_t i = 0; i < rows; ++i) {
-    mean[i] = static_cast<float>(sum[i] / k);
-    if (spread) (*spread)[i] = static_cast<float>(std::sqrt(std::max(0.0, sum_sq[i] / k - (sum[i] / k) * (sum[i] / k))));
-  }
+  predict_with(members_->boosters, d.handle, x.rows(), mean, spread);
+}
+
+void TreeEnsemble::predict(const PreparedRows& x, std::vector<float>& mean, std::vector<float>* spread) const {
+  predict_with(members_->boosters, x.handle_->matrix.handle, x.rows(), mean, spread);
 }
 
 double cross_validated_r2(const Matrix& x, const std::vector<float>& y, int folds, const ModelOptions& options) {

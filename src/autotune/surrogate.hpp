@@ -24,6 +24,24 @@ struct Matrix {
   std::size_t rows() const { return cols ? data.size() / cols : 0; }
 };
 
+// Rows that many models predict in turn (every configuration of a space, its features computed once): the
+// prediction of a row does not depend on the other rows, so predicting them all and keeping some gives what
+// predicting those alone would, without rebuilding their features and xgboost's matrix every round.
+class PreparedRows {
+ public:
+  explicit PreparedRows(const Matrix& x);
+  ~PreparedRows();
+  PreparedRows(const PreparedRows&) = delete;
+  PreparedRows& operator=(const PreparedRows&) = delete;
+  std::size_t rows() const { return rows_; }
+
+ private:
+  friend class TreeEnsemble;
+  struct Handle;
+  std::unique_ptr<Handle> handle_;
+  std::size_t rows_ = 0;
+};
+
 class TreeEnsemble {
  public:
   TreeEnsemble();
@@ -34,6 +52,8 @@ class TreeEnsemble {
   void fit(const Matrix& x, const std::vector<float>& y, const ModelOptions& options, bool classify = false);
   // Mean and standard deviation over the members, per row.
   void predict(const Matrix& x, std::vector<float>& mean, std::vector<float>* spread = nullptr) const;
+  // The same for every prepared row.
+  void predict(const PreparedRows& x, std::vector<float>& mean, std::vector<float>* spread = nullptr) const;
   bool trained() const;
 
  private:
