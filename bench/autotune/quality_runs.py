@@ -2,6 +2,7 @@
 command that runs build/bench/autotune_quality or a packed copy of it, the spaces asked for, their tables unpacked
 for the binary, and the header line of a raw file. The space names come from inprocess_bench.all_spaces, as
 everywhere."""
+import concurrent.futures
 import datetime
 import gzip
 import json
@@ -62,3 +63,12 @@ def run_header(pack):
     if pack and os.path.exists(os.path.join(pack, "PACKED.txt")):
         header["pack"] = open(os.path.join(pack, "PACKED.txt")).read().strip().splitlines()
     return header
+
+
+def run_all(tasks, run, jobs, tool):
+    """`run` over `tasks` on `jobs` threads (each run starts a process), progress on stderr every 50 runs."""
+    print(f"{tool}: {len(tasks)} runs over {jobs} processes", file=sys.stderr, flush=True)
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        for i, _ in enumerate(pool.map(run, tasks), 1):
+            if i % 50 == 0 or i == len(tasks):
+                print(f"{tool}: {i}/{len(tasks)} done", file=sys.stderr, flush=True)

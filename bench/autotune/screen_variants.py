@@ -12,7 +12,6 @@ Usage: screen_variants.py OUT --variant NAME[:K=V,K=V...] ... [--binary B | --pa
 --pack: a folder holding ours/autotune_quality with ours/lib/ (its libraries and loader), as kt_anchor_pack.sh makes.
 """
 import argparse
-import concurrent.futures
 import json
 import math
 import os
@@ -23,7 +22,7 @@ import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from quality_runs import pick_spaces, quality_command, run_header, unpack_spaces  # noqa: E402
+from quality_runs import pick_spaces, quality_command, run_all, run_header, unpack_spaces  # noqa: E402
 
 
 def parse_variant(text):
@@ -82,11 +81,7 @@ def main():
             f.write(json.dumps(record) + "\n")
         return record
 
-    print(f"screen_variants: {len(tasks)} runs over {args.jobs} processes", file=sys.stderr, flush=True)
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for i, r in enumerate(pool.map(run, tasks), 1):
-            if i % 50 == 0 or i == len(tasks):
-                print(f"screen_variants: {i}/{len(tasks)} done", file=sys.stderr, flush=True)
+    run_all(tasks, run, args.jobs, "screen_variants")
 
 
 if __name__ == "__main__":

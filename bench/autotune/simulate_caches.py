@@ -11,7 +11,6 @@ Usage: simulate_caches.py --cli build/src/cli/rocm-perf --caches A.json.gz ... -
          [--budgets 2 5] [--seeds 0 50] [--strategies model random] [--jobs N]
 """
 import argparse
-import concurrent.futures
 import gzip
 import json
 import math
@@ -23,7 +22,7 @@ import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from quality_runs import run_header  # noqa: E402
+from quality_runs import run_all, run_header  # noqa: E402
 
 
 def valid_count(path):
@@ -90,11 +89,7 @@ def main():
             f.write(json.dumps(record) + "\n")
         return record
 
-    print(f"simulate_caches: {len(tasks)} runs over {args.jobs} processes", file=sys.stderr, flush=True)
-    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for i, _ in enumerate(pool.map(run, tasks), 1):
-            if i % 50 == 0 or i == len(tasks):
-                print(f"simulate_caches: {i}/{len(tasks)} done", file=sys.stderr, flush=True)
+    run_all(tasks, run, args.jobs, "simulate_caches")
     cells = {}
     with open(args.out) as f:
         for r in map(json.loads, f):
