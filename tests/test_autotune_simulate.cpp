@@ -178,6 +178,63 @@ TEST(AutotuneSimulate, MaxEvaluationsCountsFailedConfigurationsAsKernelTunerDoes
   }
 }
 
+// Kernel Tuner's parameters may hold strings and booleans ("layout": ["NCHW", "NHWC"], "use_shmem": [true, false]).
+// A cache with them simulates like a numeric one, with or without tune_params; the document writes the values as
+// listed and validates; a --space with them substitutes their text into commands, and its exported Kernel Tuner
+// cache keys them as Kernel Tuner does ("NCHW,True,64") and imports back. Before, such a cache was refused.
+TEST(AutotuneSimulate, StringAndBooleanParametersAsKernelTunerWritesThem) {
+  TempDir dir;
+  nlohmann::ordered_json entries = nlohmann::ordered_json::object();
+  for (const bool shmem : {true, false})
+    for (const std::string layout : {"NCHW", "NHWC"})
+      for (const int bs : {32, 64, 128}) {
+        const std::string key = std::string(shmem ? "True" : "False") + "," + layout + "," + std::to_string(bs);
+        entries[key] = {{"use_shmem", shmem}, {"layout", layout}, {"bs", bs},
+                        {"time", 1.0 + bs / 64.0 + (shmem ? 0.0 : 0.7) + (layout == "NHWC" ? 0.2 : 0.0)}};
+      }
+  for (const bool listed : {true, false}) {
+    SCOPED_TRACE(listed ? "with tune_params" : "without tune_params");
+    nlohmann::ordered_json doc = {{"tune_params_keys", {"use_shmem", "layout", "bs"}}, {"cache", entries}};
+    if (listed) doc["tune_params"] = {{"use_shmem", {true, false}}, {"layout", {"NCHW", "NHWC"}}, {"bs", {32, 64, 128}}};
+    const std::string cache = dir.file(listed ? "listed.json" : "unlisted.json");
+    std::ofstream(cache) << doc.dump();
+    const std::string out = dir.file(listed ? "sim_listed" : "sim_unlisted");
+    const nlohmann::json d = parse(run_cli({"autotune", "--simulate", cache, "--budget", "12", "-o", out, "--json"}));
+    EXPECT_EQ(validate_against_schema("autotune", out + "/autotune.json"), "");
+    EXPECT_EQ(d["simulation"]["valid_in_cache"], 12);
+    EXPECT_EQ(d["best"]["config"]["use_shmem"], true);
+    EXPECT_EQ(d["best"]["config"]["layout"], "NCHW");
+    EXPECT_EQ(d["best"]["config"]["bs"].get<double>(), 32.0);
+    EXPECT_EQ(d["measurements"].size(), 12u);
+  }
+  // A --space with them: commands get their text; the exported cache is Kernel Tuner's and imports back.
+  const std::string space = dir.file("space.json");
+  std::ofstream(space) << R"({"parameters": {"layout": ["NCHW", "NHWC"], "vec": [true, false], "bs": [32, 64]}})";
+  const std::string kt = dir.file("kt.json");
+  const nlohmann::json ran = parse(run_cli({"autotune", "--space", space, "--cmd-template", "echo {layout} {vec} {bs}",
+                                            "--objective", "stdout", "--objective-regex", "(\\d+)", "--budget", "8",
+                                            "-o", dir.file("ran"), "--export-cache", kt, "--json"}));
+  EXPECT_EQ(validate_against_schema("autotune", dir.file("ran") + "/autotune.json"), "");
+  ASSERT_EQ(ran["measurements"].size(), 8u);
+  for (const auto& m : ran["measurements"]) EXPECT_EQ(m["objective"].get<double>(), m["config"]["bs"].get<double>());
+  const nlohmann::json exported = nlohmann::json::parse(std::ifstream(kt));
+  EXPECT_TRUE(exported["cache"].contains("NCHW,True,64")) << exported["cache"].dump();
+  EXPECT_EQ(exported["cache"]["NCHW,True,64"]["vec"], true);
+  EXPECT_EQ(exported["tune_params"]["layout"], nlohmann::json({"NCHW", "NHWC"}));
+  const nlohmann::json again = parse(run_cli({"autotune", "--space", space, "--cmd-template", "false", "--budget", "8",
+                                              "-o", dir.file("again"), "--import-cache", kt, "--json"}));
+  EXPECT_EQ(again["budget"]["from_cache"], 8);
+  // Values that cannot be keyed, or are neither number, string nor boolean, are refused naming the value.
+  for (const char* bad : {R"({"parameters": {"layout": ["a,b", "c"]}})", R"({"parameters": {"layout": ["a", "a"]}})",
+                          R"({"parameters": {"layout": ["a", null]}})"}) {
+    std::ofstream(space) << bad;
+    const CliResult r = run_cli({"autotune", "--space", space, "--cmd-template", "true", "--budget", "1", "-o",
+                                 dir.file("bad")});
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("parameter \"layout\""), std::string::npos) << r.err;
+  }
+}
+
 TEST(AutotuneSimulate, BadInputEndsWithOneMessageNamingTheFile) {
   Fixture f;
   const auto expect_fails = [&](const std::vector<std::string>& args, int code, const std::string& says) {

@@ -201,12 +201,13 @@ std::unordered_map<std::string, CachedMeasurement> kernel_tuner_measurements(con
   std::size_t outside = 0;
   for (const auto& [_, entry] : doc["cache"].items()) {
     std::vector<double> values;
-    bool numeric = true;
-    for (const auto& k : keys) {
-      if (!entry.contains(k) || !entry[k].is_number()) { numeric = false; break; }
-      values.push_back(entry[k].get<double>());
+    bool known = true;
+    for (std::size_t p = 0; p < keys.size() && known; ++p) {
+      const auto v = entry.contains(keys[p]) ? space.parameters()[p].value_of(entry[keys[p]]) : std::nullopt;
+      if (v) values.push_back(*v);
+      known = v.has_value();
     }
-    const std::size_t index = numeric ? space.find(values) : SearchSpace::npos;
+    const std::size_t index = known ? space.find(values) : SearchSpace::npos;
     if (index == SearchSpace::npos) {
       ++outside;
       continue;

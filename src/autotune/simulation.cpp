@@ -24,10 +24,20 @@ SearchSpace space_of_cache(const nlohmann::json& doc, const std::string& path) {
       parameters[k] = doc["tune_params"][k];
       continue;
     }
+    // No tune_params: the values the entries hold, numbers in order, or strings and booleans as they first come
+    // (a mix is refused by the space, naming the value).
     std::set<double> seen;
-    for (const auto& [_, entry] : doc["cache"].items())
-      if (entry.is_object() && entry.contains(k) && entry[k].is_number()) seen.insert(entry[k].get<double>());
-    parameters[k] = nlohmann::ordered_json(std::vector<double>(seen.begin(), seen.end()));
+    nlohmann::ordered_json labels = nlohmann::ordered_json::array();
+    std::set<std::string> labelled;
+    for (const auto& [_, entry] : doc["cache"].items()) {
+      if (!entry.is_object() || !entry.contains(k)) continue;
+      const auto& v = entry[k];
+      if (v.is_number()) seen.insert(v.get<double>());
+      if ((v.is_string() || v.is_boolean() || v.is_number()) && labelled.insert(v.dump()).second)
+        labels.push_back(nlohmann::ordered_json::parse(v.dump()));
+    }
+    const bool numeric = std::all_of(labels.begin(), labels.end(), [](const auto& v) { return v.is_number(); });
+    parameters[k] = numeric ? nlohmann::ordered_json(std::vector<double>(seen.begin(), seen.end())) : labels;
   }
   const std::string objective = doc.value("objective", "time");
   std::vector<std::vector<double>> configs;
@@ -38,9 +48,10 @@ SearchSpace space_of_cache(const nlohmann::json& doc, const std::string& path) {
     if (t.is_string() && t.get<std::string>() == "InvalidConfig") continue;
     std::vector<double> values;
     for (const auto& k : keys) {
-      if (!entry.contains(k) || !entry[k].is_number())
-        throw Error(ExitCode::InputCorrupt, fmt::format("{}: entry \"{}\" has no numeric value for {}", origin, key, k));
-      values.push_back(entry[k].get<double>());
+      const auto v = entry.contains(k) ? listed_value(parameters[k], entry[k]) : std::nullopt;
+      if (!v)
+        throw Error(ExitCode::InputCorrupt, fmt::format("{}: entry \"{}\" has no value of tune_params for {}", origin, key, k));
+      values.push_back(*v);
     }
     configs.push_back(std::move(values));
   }

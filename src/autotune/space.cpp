@@ -21,6 +21,12 @@ std::string value_text(const nlohmann::ordered_json& v) {
   return v.dump();
 }
 
+// Strings and booleans only (a list that mixes them with numbers is refused as before: its restrictions would
+// silently see positions where they expect numbers).
+bool holds_labels(const nlohmann::ordered_json& values) {
+  return std::all_of(values.begin(), values.end(), [](const auto& v) { return v.is_string() || v.is_boolean(); });
+}
+
 Parameter parse_parameter(const std::string& name, const nlohmann::ordered_json& values, const std::string& origin) {
   if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
     throw Error(ExitCode::Usage, fmt::format("space {}: parameter name \"{}\" must start with a letter or _", origin, name));
@@ -35,7 +41,24 @@ Parameter parse_parameter(const std::string& name, const nlohmann::ordered_json&
   if (values.size() > 65535)
     throw Error(ExitCode::Usage, fmt::format("space {}: parameter \"{}\" has {} values (at most 65,535)", origin,
                                              name, values.size()));
-  Parameter p{name, {}, {}};
+  Parameter p{name, {}, {}, {}};
+  if (holds_labels(values)) {
+    // Strings and booleans: the model and the restrictions see their positions; commands and keys their text
+    // (a boolean as Kernel Tuner writes it in a cache key: True, False).
+    std::set<std::string> seen;
+    for (const auto& v : values) {
+      const std::string text = v.is_string() ? v.get<std::string>() : (v.get<bool>() ? "True" : "False");
+      if (text.find(',') != std::string::npos)
+        throw Error(ExitCode::Usage, fmt::format("space {}: parameter \"{}\": value {} holds a comma (configurations "
+                                                 "are keyed by their values joined with commas)", origin, name, v.dump()));
+      if (!seen.insert(text).second)
+        throw Error(ExitCode::Usage, fmt::format("space {}: parameter \"{}\": value {} is listed twice", origin, name, v.dump()));
+      p.values.push_back(static_cast<double>(p.labels.size()));
+      p.text.push_back(text);
+      p.labels.push_back(v);
+    }
+    return p;
+  }
   std::set<double> seen;
   for (const auto& v : values) {
     if (!v.is_number())
@@ -52,7 +75,31 @@ Parameter parse_parameter(const std::string& name, const nlohmann::ordered_json&
   return p;
 }
 
+// The position of `v` among `labels` (a number compares as a number).
+std::optional<double> label_position(const auto& labels, const nlohmann::json& v) {
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const auto& l = labels[i];
+    if ((l.is_number() && v.is_number() && l.template get<double>() == v.template get<double>()) ||
+        (l.is_string() && v.is_string() && l.template get<std::string>() == v.template get<std::string>()) ||
+        (l.is_boolean() && v.is_boolean() && l.template get<bool>() == v.template get<bool>()))
+      return static_cast<double>(i);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<double> Parameter::value_of(const nlohmann::json& v) const {
+  if (!labels.empty()) return label_position(labels, v);
+  if (v.is_number()) return v.get<double>();
+  return std::nullopt;
+}
+
+std::optional<double> listed_value(const nlohmann::ordered_json& values, const nlohmann::json& v) {
+  if (values.is_array() && holds_labels(values)) return label_position(values, v);
+  if (v.is_number()) return v.get<double>();
+  return std::nullopt;
+}
 
 SearchSpace SearchSpace::from_json(const nlohmann::ordered_json& doc, const std::string& origin) {
   if (!doc.is_object() || !doc.contains("parameters") || !doc["parameters"].is_object())
@@ -190,7 +237,10 @@ std::string SearchSpace::key(ConfigView c) const {
 
 nlohmann::ordered_json SearchSpace::to_json(ConfigView c) const {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (std::size_t p = 0; p < parameters_.size(); ++p) j[parameters_[p].name] = nlohmann::ordered_json::parse(parameters_[p].text[c[p]]);
+  for (std::size_t p = 0; p < parameters_.size(); ++p) {
+    const Parameter& q = parameters_[p];
+    j[q.name] = q.labels.empty() ? nlohmann::ordered_json::parse(q.text[c[p]]) : q.labels[c[p]];
+  }
   return j;
 }
 
@@ -223,7 +273,9 @@ nlohmann::ordered_json SearchSpace::definition() const {
   nlohmann::ordered_json params = nlohmann::ordered_json::object();
   for (const auto& p : parameters_) {
     nlohmann::ordered_json vs = nlohmann::ordered_json::array();
-    for (const auto& t : p.text) vs.push_back(nlohmann::ordered_json::parse(t));
+    if (!p.labels.empty()) vs = p.labels;
+    else
+      for (const auto& t : p.text) vs.push_back(nlohmann::ordered_json::parse(t));
     params[p.name] = vs;
   }
   return {{"parameters", params}, {"restrictions", restrictions_}};

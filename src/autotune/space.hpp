@@ -1,10 +1,11 @@
 #pragma once
-// A search space: named numeric parameters, each with a list of values, and restrictions over them. The
+// A search space: named parameters, each with a list of values (numbers, or strings and booleans), and restrictions over them. The
 // valid configurations (those every restriction accepts) are enumerated once, depth first, each restriction
 // checked as soon as the parameters it reads are set, so large products with tight restrictions stay cheap.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -13,9 +14,18 @@ namespace rpl::autotune {
 
 struct Parameter {
   std::string name;
+  // The numbers the model and the restrictions see. A parameter whose list holds only strings and booleans
+  // (Kernel Tuner's "layout": ["NCHW", "NHWC"], "use_shmem": [true, false]) has their positions instead: 0, 1, 2...
   std::vector<double> values;
-  std::vector<std::string> text;  // each value as it is substituted into commands ("64", "0.5")
+  std::vector<std::string> text;  // each value as it is substituted into commands ("64", "0.5", "NHWC", "True")
+  std::vector<nlohmann::ordered_json> labels;  // such a parameter's values as listed; empty for a numeric one
+  // The number for `v`, a value as a Kernel Tuner cache or a configuration writes it: the number itself, or the
+  // position of a listed string or boolean. Nothing when it is neither (whether a number is listed is find()'s).
+  std::optional<double> value_of(const nlohmann::json& v) const;
 };
+
+// The same for a parameter still given as its JSON list of values (from_listed's `parameters`).
+std::optional<double> listed_value(const nlohmann::ordered_json& values, const nlohmann::json& v);
 
 // One configuration: the index of its value in each parameter, in parameter order.
 using ConfigView = std::span<const std::uint16_t>;
