@@ -205,6 +205,7 @@ TEST(AutotuneSimulate, StringAndBooleanParametersAsKernelTunerWritesThem) {
     EXPECT_EQ(d["best"]["config"]["use_shmem"], true);
     EXPECT_EQ(d["best"]["config"]["layout"], "NCHW");
     EXPECT_EQ(d["best"]["config"]["bs"].get<double>(), 32.0);
+    EXPECT_TRUE(d["best"]["config"]["bs"].is_number_integer()) << "written as in the cache: 32, not 32.0";
     EXPECT_EQ(d["measurements"].size(), 12u);
   }
   // A --space with them: commands get their text; the exported cache is Kernel Tuner's and imports back.
