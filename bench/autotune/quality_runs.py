@@ -72,3 +72,15 @@ def run_all(tasks, run, jobs, tool):
         for i, _ in enumerate(pool.map(run, tasks), 1):
             if i % 50 == 0 or i == len(tasks):
                 print(f"{tool}: {i}/{len(tasks)} done", file=sys.stderr, flush=True)
+
+
+def resume_out(out, key, header):
+    """The keys (`key(record)`, None for lines to skip) of the runs OUT already holds, so a stopped run resumes; then
+    appends `header` to OUT."""
+    done = set()
+    if os.path.exists(out):
+        with open(out) as f:
+            done = {k for k in map(key, map(json.loads, f)) if k is not None}
+    with open(out, "a") as f:
+        f.write(json.dumps(header) + "\n")
+    return done

@@ -22,7 +22,7 @@ import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from quality_runs import pick_spaces, quality_command, run_all, run_header, unpack_spaces  # noqa: E402
+from quality_runs import pick_spaces, quality_command, resume_out, run_all, run_header, unpack_spaces  # noqa: E402
 
 
 def parse_variant(text):
@@ -50,14 +50,8 @@ def main():
     variants = [parse_variant(v) for v in args.variant]
     spaces, names = pick_spaces(args.spaces, "screen_variants")
     plain, valid = unpack_spaces(names, spaces, tempfile.mkdtemp(prefix="screen_variants_"))
-    done = set()
-    if os.path.exists(args.out):
-        with open(args.out) as f:
-            for r in map(json.loads, f):
-                if "variant" in r:
-                    done.add((r["variant"], r["space"], r["budget_pct"], r["seed"]))
-    with open(args.out, "a") as f:
-        f.write(json.dumps(run_header(args.pack)) + "\n")
+    done = resume_out(args.out, lambda r: (r["variant"], r["space"], r["budget_pct"], r["seed"]) if "variant" in r
+                      else None, run_header(args.pack))
     first, count = args.seeds
     # Largest budgets first, so the long runs do not trail at the end.
     tasks = [(v, sp, b, s) for s in range(first, first + count) for b in args.budgets for sp in names

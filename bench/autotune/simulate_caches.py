@@ -22,7 +22,7 @@ import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from quality_runs import run_all, run_header  # noqa: E402
+from quality_runs import resume_out, run_all, run_header  # noqa: E402
 
 
 def valid_count(path):
@@ -50,14 +50,8 @@ def main():
     args = ap.parse_args()
     cli = os.path.abspath(args.cli)
     tmp = tempfile.mkdtemp(prefix="simulate_caches_")
-    done = set()
-    if os.path.exists(args.out):
-        with open(args.out) as f:
-            for r in map(json.loads, f):
-                if "seed" in r:
-                    done.add((r["cache"], r["strategy"], r["budget_pct"], r["seed"]))
-    with open(args.out, "a") as f:
-        f.write(json.dumps(run_header(None)) + "\n")
+    done = resume_out(args.out, lambda r: (r["cache"], r["strategy"], r["budget_pct"], r["seed"]) if "seed" in r
+                      else None, run_header(None))
     valid = {c: valid_count(c) for c in args.caches}
     first, count = args.seeds
     tasks = [(c, s, b, seed) for c in args.caches for b in args.budgets for s in args.strategies

@@ -33,10 +33,10 @@ void FeatureMap::append(std::size_t index, std::vector<float>& out) const {
   const std::size_t n = varying_.size();
   double logs[64];
   for (std::size_t k = 0; k < n; ++k) {
-    const double v = space_.value(c, varying_[k]);
-    if (k < 64) logs[k] = signed_log2(v);
+    const double v = space_.value(c, varying_[k]), log_v = signed_log2(v);
+    if (k < 64) logs[k] = log_v;
     out.push_back(static_cast<float>(v));
-    out.push_back(static_cast<float>(signed_log2(v)));
+    out.push_back(static_cast<float>(log_v));
   }
   for (std::size_t a = 0; a < n; ++a)
     for (std::size_t b = a + 1; b < n; ++b) {

@@ -27,20 +27,19 @@ SearchSpace space_of_cache(const nlohmann::json& doc, const std::string& path) {
     }
     // No tune_params: the values the entries hold, numbers in order, or strings and booleans as they first come
     // (a mix is refused by the space, naming the value).
-    std::map<double, nlohmann::ordered_json> seen;  // each number as first written (an integer stays one: 32, not 32.0)
     nlohmann::ordered_json labels = nlohmann::ordered_json::array();
     std::set<std::string> labelled;
     for (const auto& [_, entry] : doc["cache"].items()) {
       if (!entry.is_object() || !entry.contains(k)) continue;
       const auto& v = entry[k];
-      if (v.is_number()) seen.emplace(v.get<double>(), nlohmann::ordered_json::parse(v.dump()));
       if ((v.is_string() || v.is_boolean() || v.is_number()) && labelled.insert(v.dump()).second)
         labels.push_back(nlohmann::ordered_json::parse(v.dump()));
     }
-    const bool numeric = std::all_of(labels.begin(), labels.end(), [](const auto& v) { return v.is_number(); });
-    if (numeric) {
+    if (std::all_of(labels.begin(), labels.end(), [](const auto& v) { return v.is_number(); })) {
+      std::map<double, nlohmann::ordered_json> by_value;  // each number as first written (32 stays 32, not 32.0)
+      for (const auto& v : labels) by_value.emplace(v.get<double>(), v);
       labels = nlohmann::ordered_json::array();
-      for (const auto& [_, v] : seen) labels.push_back(v);
+      for (const auto& [_, v] : by_value) labels.push_back(v);
     }
     parameters[k] = labels;
   }

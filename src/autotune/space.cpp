@@ -75,12 +75,11 @@ Parameter parse_parameter(const std::string& name, const nlohmann::ordered_json&
   return p;
 }
 
-// The position of `v` among `labels` (a number compares as a number).
+// The position of `v` among `labels` (strings and booleans, holds_labels).
 std::optional<double> label_position(const auto& labels, const nlohmann::json& v) {
   for (std::size_t i = 0; i < labels.size(); ++i) {
     const auto& l = labels[i];
-    if ((l.is_number() && v.is_number() && l.template get<double>() == v.template get<double>()) ||
-        (l.is_string() && v.is_string() && l.template get<std::string>() == v.template get<std::string>()) ||
+    if ((l.is_string() && v.is_string() && l.template get<std::string>() == v.template get<std::string>()) ||
         (l.is_boolean() && v.is_boolean() && l.template get<bool>() == v.template get<bool>()))
       return static_cast<double>(i);
   }
