@@ -93,6 +93,16 @@ TEST(AutotuneFeatures, ParametersWithOneValueInTheSpaceGiveNoFeatures) {
 // The model search predicts a round's candidates from every configuration's rows prepared once when they are most
 // of the space: a row's prediction must not depend on the other rows, so the values are those of predicting the
 // candidates alone, bit for bit.
+// Every `step`-th configuration of `space`, its features and the log of the bowl's time: a model's training rows.
+void bowl_rows(const SearchSpace& space, const FeatureMap& features, std::size_t step, Matrix& x, std::vector<float>& y) {
+  x.cols = features.size();
+  BowlEvaluator bowl;
+  for (std::size_t c = 0; c < space.size(); c += step) {
+    features.append(c, x.data);
+    y.push_back(static_cast<float>(std::log(bowl.evaluate(space, space.config(c), c).objective)));
+  }
+}
+
 TEST(AutotuneSurrogate, PreparedRowsPredictWhatTheRowsAlonePredict) {
   const auto space = four_parameters_six_levels();
   const FeatureMap features(space);
@@ -100,13 +110,8 @@ TEST(AutotuneSurrogate, PreparedRowsPredictWhatTheRowsAlonePredict) {
   all.cols = features.size();
   for (std::size_t c = 0; c < space.size(); ++c) features.append(c, all.data);
   Matrix train;
-  train.cols = features.size();
   std::vector<float> y;
-  BowlEvaluator bowl;
-  for (std::size_t c = 0; c < space.size(); c += 37) {
-    features.append(c, train.data);
-    y.push_back(static_cast<float>(std::log(bowl.evaluate(space, space.config(c), c).objective)));
-  }
+  bowl_rows(space, features, 37, train, y);
   TreeEnsemble model;
   model.fit(train, y, ModelOptions{});
   const PreparedRows prepared(all);
@@ -128,6 +133,35 @@ TEST(AutotuneSurrogate, PreparedRowsPredictWhatTheRowsAlonePredict) {
     EXPECT_EQ(spread[i], spread_all[picked[i]]) << picked[i];
   }
   EXPECT_GT(*std::max_element(spread_all.begin(), spread_all.end()), 0.0f);  // the members differ
+}
+
+// The members train and predict on threads of their own: every fit gives the same model, bit for bit, and a
+// member's failure reaches the caller as an error (not a crash in a thread).
+TEST(AutotuneSurrogate, MembersTrainedSideBySideGiveTheSameModelEveryTimeAndReportFailures) {
+  const auto space = four_parameters_six_levels();
+  const FeatureMap features(space);
+  Matrix train;
+  std::vector<float> y;
+  bowl_rows(space, features, 23, train, y);
+  ModelOptions options;
+  options.members = 5;
+  std::vector<float> first_mean, first_spread;
+  for (int fit = 0; fit < 4; ++fit) {
+    TreeEnsemble model;
+    model.fit(train, y, options);
+    std::vector<float> mean, spread;
+    model.predict(train, mean, &spread);
+    if (fit == 0) {
+      first_mean = mean;
+      first_spread = spread;
+      continue;
+    }
+    ASSERT_EQ(mean, first_mean) << "fit " << fit;
+    ASSERT_EQ(spread, first_spread) << "fit " << fit;
+  }
+  std::vector<float> too_few(y.begin(), y.begin() + 3);  // labels for 3 of the rows
+  TreeEnsemble broken;
+  EXPECT_THROW(broken.fit(train, too_few, options), rpl::Error);
 }
 
 TEST(AutotuneSearch, SeedTriesEveryValueOfEveryParameterWhereRestrictionsFavourSomeLevels) {
