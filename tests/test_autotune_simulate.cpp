@@ -236,6 +236,71 @@ TEST(AutotuneSimulate, StringAndBooleanParametersAsKernelTunerWritesThem) {
   }
 }
 
+// Kernel Tuner 1.x writes "objective" as a list (its first name is the one it sorts on), and a cache may be tuned
+// on an objective where higher is better (GFLOP/s): before, the first ended in an internal error and the second
+// was minimized, so the "best" was the slowest configuration. Now the search minimizes the reciprocal there and
+// the document gives the values as the cache holds them.
+TEST(AutotuneSimulate, ObjectivesAsKernelTunerWritesThemListsAndHigherIsBetter) {
+  Fixture f;
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(read_file(f.cache));
+  double most = 0;
+  std::string fastest;
+  for (auto& [key, e] : doc["cache"].items())
+    if (e["time"].is_number()) {
+      e["GFLOP/s"] = 100.0 / e["time"].get<double>();
+      if (e["GFLOP/s"].get<double>() > most) {
+        most = e["GFLOP/s"].get<double>();
+        fastest = key;
+      }
+    }
+  doc["objective"] = {"time"};
+  const std::string listed = f.dir.file("listed.json");
+  std::ofstream(listed) << doc.dump();
+  const nlohmann::json plain = parse(run_cli(f.simulate(f.cache, "plain", {"--budget", "20"})));
+  const nlohmann::json from_list = parse(run_cli(f.simulate(listed, "list", {"--budget", "20"})));
+  EXPECT_EQ(sequence_of(from_list), sequence_of(plain));
+  EXPECT_EQ(from_list["simulation"]["objective"], "time");
+  EXPECT_EQ(from_list["simulation"]["higher_is_better"], false);
+
+  doc["objective"] = {"GFLOP/s"};
+  const std::string gflops = f.dir.file("gflops.json");
+  std::ofstream(gflops) << doc.dump();
+  // Exhaustive: the best must be the configuration of most GFLOP/s (the least time), not of fewest.
+  const nlohmann::json all = parse(run_cli(f.simulate(gflops, "gflops", {"--strategy", "exhaustive", "--budget", "100%"})));
+  EXPECT_EQ(validate_against_schema("autotune", f.dir.file("gflops/autotune.json")), "");
+  const auto& top = doc["cache"][fastest];
+  EXPECT_EQ(all["best"]["config"], nlohmann::json({{"A", top["A"]}, {"B", top["B"]}, {"C", top["C"]}}));
+  EXPECT_EQ(all["simulation"]["higher_is_better"], true);
+  EXPECT_DOUBLE_EQ(all["simulation"]["best_value"].get<double>(), most);
+  EXPECT_DOUBLE_EQ(all["simulation"]["optimum_value"].get<double>(), most);
+  EXPECT_DOUBLE_EQ(all["simulation"]["best_to_optimum"].get<double>(), 1.0);
+  EXPECT_EQ(all["objective"]["higher_is_better"], true);
+  EXPECT_EQ(all["budget"]["invalid"], 20);  // the failures Kernel Tuner wrote in "time" still fail
+  // The model's search on GFLOP/s ends where it ends on time (the reciprocal is time / 100: the same ranking).
+  const nlohmann::json model = parse(run_cli(f.simulate(gflops, "gflops_model", {"--budget", "20"})));
+  EXPECT_EQ(model["best"]["config"], plain["best"]["config"]);
+  EXPECT_NEAR(model["simulation"]["best_value"].get<double>(), 100.0 / plain["best"]["objective"].get<double>(), 1e-9);
+  // Another column of the entries, chosen on the command line; a direction given for it.
+  const nlohmann::json chosen = parse(run_cli(f.simulate(listed, "chosen", {"--strategy", "exhaustive", "--budget", "100%",
+                                                                            "--simulate-objective", "GFLOP/s"})));
+  EXPECT_DOUBLE_EQ(chosen["simulation"]["best_value"].get<double>(), most);
+  const nlohmann::json as_min = parse(run_cli(f.simulate(gflops, "as_min", {"--strategy", "exhaustive", "--budget", "100%",
+                                                                            "--simulate-direction", "min"})));
+  EXPECT_LT(as_min["simulation"]["best_value"].get<double>(), most);
+  // An objective of no known direction is refused until it is given; a tuning run imports only times.
+  doc["objective"] = "score";
+  const std::string unknown = f.dir.file("unknown.json");
+  std::ofstream(unknown) << doc.dump();
+  const CliResult refused = run_cli(f.simulate(unknown, "u"));
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find(unknown + ": objective \"score\""), std::string::npos) << refused.err;
+  EXPECT_EQ(run_cli(f.simulate(unknown, "u2", {"--simulate-objective", "GFLOP/s"})).exit_code, 0);
+  const CliResult imported = run_cli({"autotune", "--space", f.space, "--cmd-template", "/bin/true", "--import-cache",
+                                      gflops, "-o", f.dir.file("imp"), "--json"});
+  EXPECT_EQ(imported.exit_code, 2);
+  EXPECT_NE(imported.err.find("its objective is \"GFLOP/s\""), std::string::npos) << imported.err;
+}
+
 TEST(AutotuneSimulate, BadInputEndsWithOneMessageNamingTheFile) {
   Fixture f;
   const auto expect_fails = [&](const std::vector<std::string>& args, int code, const std::string& says) {

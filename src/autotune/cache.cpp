@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <vector>
@@ -175,18 +176,62 @@ nlohmann::json read_kernel_tuner_cache(const std::string& path, const std::strin
   return doc;
 }
 
+KernelTunerObjective kernel_tuner_objective(const nlohmann::json& doc, const std::string& path, const std::string& flag,
+                                            const std::optional<std::string>& name, std::optional<bool> higher_is_better) {
+  KernelTunerObjective out;
+  if (name) {
+    out.name = *name;
+  } else if (doc.contains("objective")) {
+    const auto& o = doc["objective"];
+    if (o.is_string()) out.name = o.get<std::string>();
+    else if (o.is_array() && !o.empty() && o[0].is_string()) out.name = o[0].get<std::string>();
+    else
+      throw Error(ExitCode::InputCorrupt, fmt::format("{} {}: \"objective\" is {}, not a name or a list of names", flag,
+                                                      path, o.dump()));
+  }
+  // Kernel Tuner's own defaults (kernel_tuner.util's objective_default_map).
+  static const std::map<std::string, bool> kKnown = {
+      {"time", false},     {"energy", false},   {"cost", false},     {"loss", false},     {"fitness", true},
+      {"GFLOP/s", true},   {"TFLOP/s", true},   {"GB/s", true},      {"TB/s", true},      {"GFLOPS/W", true},
+      {"TFLOPS/W", true},  {"GFLOP/J", true},   {"TFLOP/J", true}};
+  if (higher_is_better) {
+    out.higher_is_better = *higher_is_better;
+  } else if (const auto it = kKnown.find(out.name); it != kKnown.end()) {
+    out.higher_is_better = it->second;
+  } else {
+    throw Error(ExitCode::Usage, fmt::format("{} {}: objective \"{}\" is not one whose direction is known (Kernel "
+                                             "Tuner asks for objective_higher_is_better too): say which with "
+                                             "--simulate-direction min or max", flag, path, out.name));
+  }
+  return out;
+}
+
+nlohmann::json kernel_tuner_value(const nlohmann::json& entry, const KernelTunerObjective& objective) {
+  if (entry.contains(objective.name) && (entry[objective.name].is_number() || entry[objective.name].is_string()))
+    return entry[objective.name];
+  // Kernel Tuner writes a failed configuration's error in its "time" whatever the objective.
+  if (entry.contains("time") && entry["time"].is_string()) return entry["time"];
+  return nullptr;
+}
+
 std::unordered_map<std::string, CachedMeasurement> import_kernel_tuner_cache(const std::string& path,
                                                                              const SearchSpace& space,
                                                                              std::size_t* skipped,
                                                                              const std::string& flag) {
-  return kernel_tuner_measurements(read_kernel_tuner_cache(path, flag), path, space, skipped, flag);
+  const nlohmann::json doc = read_kernel_tuner_cache(path, flag);
+  const KernelTunerObjective objective = kernel_tuner_objective(doc, path, flag, std::nullopt, false);
+  if (objective.name != "time")
+    throw Error(ExitCode::Usage, fmt::format("{} {}: its objective is \"{}\"; a tuning run measures time (smaller "
+                                             "is better): import a cache of times", flag, path, objective.name));
+  return kernel_tuner_measurements(doc, path, space, skipped, flag, objective);
 }
 
 std::unordered_map<std::string, CachedMeasurement> kernel_tuner_measurements(const nlohmann::json& doc,
                                                                              const std::string& path,
                                                                              const SearchSpace& space,
                                                                              std::size_t* skipped,
-                                                                             const std::string& flag) {
+                                                                             const std::string& flag,
+                                                                             const KernelTunerObjective& objective) {
   std::vector<std::string> keys = doc["tune_params_keys"].get<std::vector<std::string>>();
   std::vector<std::string> ours;
   for (const auto& p : space.parameters()) ours.push_back(p.name);
@@ -214,13 +259,14 @@ std::unordered_map<std::string, CachedMeasurement> kernel_tuner_measurements(con
     }
     CachedMeasurement m;
     m.source = "kernel_tuner";
-    const std::string objective = doc.value("objective", "time");
-    const auto& t = entry.contains(objective) ? entry[objective] : entry.value("time", nlohmann::json());
-    if (t.is_number()) {
+    const nlohmann::json t = kernel_tuner_value(entry, objective);
+    if (t.is_number() && objective.higher_is_better && !(t.get<double>() > 0)) {
+      m.outcome.reason = fmt::format("Kernel Tuner: {} {} (not positive)", objective.name, t.dump());
+    } else if (t.is_number()) {
       m.outcome.valid = true;
-      m.outcome.objective = t.get<double>();
+      m.outcome.objective = objective.higher_is_better ? 1.0 / t.get<double>() : t.get<double>();
     } else {
-      m.outcome.reason = "Kernel Tuner: " + (t.is_string() ? t.get<std::string>() : std::string("no time"));
+      m.outcome.reason = "Kernel Tuner: " + (t.is_string() ? t.get<std::string>() : "no " + objective.name);
     }
     out[space.key(space.config(index))] = m;
   }

@@ -44,18 +44,38 @@ class Cache {
 // unterminated by a killed run), parsed. Throws InputMissing / InputCorrupt naming `flag` and the file.
 nlohmann::json read_kernel_tuner_cache(const std::string& path, const std::string& flag);
 
+// What a Kernel Tuner cache's entries are read on: the column `name` and whether higher is better there.
+struct KernelTunerObjective {
+  std::string name = "time";
+  bool higher_is_better = false;
+};
+// The cache's objective: its "objective" (a name, or as Kernel Tuner 1.x writes it a list, whose first name is the
+// one Kernel Tuner sorts on; "time" when absent), or `name` when given; higher is better as `higher_is_better`
+// says, else as Kernel Tuner's defaults for its known objectives (time, energy, cost, loss lower; fitness, GFLOP/s,
+// TFLOP/s, GB/s, TB/s, GFLOPS/W, TFLOPS/W, GFLOP/J, TFLOP/J higher). Throws Usage naming the file for an
+// objective of no known direction that `higher_is_better` does not settle, InputCorrupt for an unreadable one.
+KernelTunerObjective kernel_tuner_objective(const nlohmann::json& doc, const std::string& path, const std::string& flag,
+                                            const std::optional<std::string>& name = std::nullopt,
+                                            std::optional<bool> higher_is_better = std::nullopt);
+
 // Returns key -> measurement for the configurations of `space` the cache holds; configurations outside the
-// space are counted in `skipped`. Throws Usage when its tune_params_keys are not the space's parameters.
+// space are counted in `skipped`. Throws Usage when its tune_params_keys are not the space's parameters, or
+// when its objective is one where higher is better (a tuning run minimizes).
 std::unordered_map<std::string, CachedMeasurement> import_kernel_tuner_cache(const std::string& path,
                                                                              const SearchSpace& space,
                                                                              std::size_t* skipped,
                                                                              const std::string& flag = "--import-cache");
-// The same from a cache already read (read_kernel_tuner_cache).
+// The same from a cache already read (read_kernel_tuner_cache), on `objective`: an entry's value there is its
+// objective, or where higher is better its reciprocal (the search minimizes; a value that is not positive
+// fails); a failure string (Kernel Tuner's RuntimeFailedConfig...) there or in "time" is an invalid configuration.
 std::unordered_map<std::string, CachedMeasurement> kernel_tuner_measurements(const nlohmann::json& doc,
                                                                              const std::string& path,
                                                                              const SearchSpace& space,
                                                                              std::size_t* skipped,
-                                                                             const std::string& flag);
+                                                                             const std::string& flag,
+                                                                             const KernelTunerObjective& objective);
+// The value an entry holds on `objective` (a number, a failure string, or null when it holds neither).
+nlohmann::json kernel_tuner_value(const nlohmann::json& entry, const KernelTunerObjective& objective);
 
 struct ExportRow {
   std::size_t config;

@@ -16,7 +16,7 @@ constexpr const char* kFlag = "--simulate";
 
 // The cache's own space: its tune_params (values in their order; from the entries when absent) and the
 // configurations it lists, except those Kernel Tuner marked InvalidConfig (never legal, never run).
-SearchSpace space_of_cache(const nlohmann::json& doc, const std::string& path) {
+SearchSpace space_of_cache(const nlohmann::json& doc, const std::string& path, const KernelTunerObjective& objective) {
   const auto keys = doc["tune_params_keys"].get<std::vector<std::string>>();
   const std::string origin = fmt::format("{} {}", kFlag, path);
   nlohmann::ordered_json parameters = nlohmann::ordered_json::object();
@@ -43,12 +43,11 @@ SearchSpace space_of_cache(const nlohmann::json& doc, const std::string& path) {
     }
     parameters[k] = labels;
   }
-  const std::string objective = doc.value("objective", "time");
   std::vector<std::vector<double>> configs;
   for (const auto& [key, entry] : doc["cache"].items()) {
     if (!entry.is_object())
       throw Error(ExitCode::InputCorrupt, fmt::format("{}: entry \"{}\" is not an object", origin, key));
-    const auto& t = entry.contains(objective) ? entry[objective] : entry.value("time", nlohmann::json());
+    const nlohmann::json t = kernel_tuner_value(entry, objective);
     if (t.is_string() && t.get<std::string>() == "InvalidConfig") continue;
     std::vector<double> values;
     for (const auto& k : keys) {
@@ -79,11 +78,13 @@ Outcome TableEvaluator::evaluate(const SearchSpace& space, ConfigView config, st
   return it->second;
 }
 
-Simulation load_simulation(const std::string& cache_path, const std::optional<std::string>& space_file) {
+Simulation load_simulation(const std::string& cache_path, const std::optional<std::string>& space_file,
+                           const std::optional<std::string>& objective_name, std::optional<bool> higher_is_better) {
   const nlohmann::json doc = read_kernel_tuner_cache(cache_path, kFlag);
-  SearchSpace space = space_file ? SearchSpace::load(*space_file) : space_of_cache(doc, cache_path);
+  const KernelTunerObjective objective = kernel_tuner_objective(doc, cache_path, kFlag, objective_name, higher_is_better);
+  SearchSpace space = space_file ? SearchSpace::load(*space_file) : space_of_cache(doc, cache_path, objective);
   std::size_t skipped = 0;
-  const auto measured = kernel_tuner_measurements(doc, cache_path, space, &skipped, kFlag);
+  const auto measured = kernel_tuner_measurements(doc, cache_path, space, &skipped, kFlag, objective);
   if (measured.size() != space.size()) {
     std::string first;
     for (std::size_t i = 0; i < space.size() && first.empty(); ++i)
@@ -95,14 +96,20 @@ Simulation load_simulation(const std::string& cache_path, const std::optional<st
   }
   std::unordered_map<std::string, Outcome> table;
   for (const auto& [key, m] : measured) table[key] = m.outcome;
-  TableEvaluator evaluator(std::move(table), {{"kind", "simulation"},
-                                              {"unit", "as in the cache (Kernel Tuner: ms)"},
-                                              {"cache", cache_path},
-                                              {"objective", doc.value("objective", "time")}});
+  nlohmann::ordered_json description = {{"kind", "simulation"},
+                                         {"unit", "as in the cache (Kernel Tuner: ms)"},
+                                         {"cache", cache_path},
+                                         {"objective", objective.name}};
+  if (objective.higher_is_better) {
+    description["unit"] = fmt::format("1 / {} (the cache's {}, where higher is better: the search minimizes its "
+                                      "reciprocal)", objective.name, objective.name);
+    description["higher_is_better"] = true;
+  }
+  TableEvaluator evaluator(std::move(table), std::move(description));
   if (!evaluator.optimum())
     throw Error(ExitCode::Usage, fmt::format("{} {}: no configuration of the space has a valid measurement", kFlag,
                                              cache_path));
-  return {std::move(space), std::move(evaluator), skipped};
+  return {std::move(space), std::move(evaluator), skipped, objective};
 }
 
 }  // namespace rpl::autotune

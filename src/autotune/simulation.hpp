@@ -9,6 +9,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "autotune/cache.hpp"
 #include "autotune/evaluator.hpp"
 #include "autotune/space.hpp"
 
@@ -36,6 +37,7 @@ struct Simulation {
   SearchSpace space;
   TableEvaluator evaluator;
   std::size_t skipped = 0;  // cache entries outside the space
+  KernelTunerObjective objective;  // what the entries were read on
 };
 
 // Reads `cache_path` (Kernel Tuner cache, .json or .json.gz, unterminated accepted). The space is
@@ -43,7 +45,11 @@ struct Simulation {
 // the cache: a simulation must be able to answer whatever the search asks), else the configurations the cache
 // lists over its tune_params (entries marked InvalidConfig, outside Kernel Tuner's restrictions, left out).
 // Throws InputMissing / InputCorrupt for an unreadable or damaged cache, Usage for a mismatched space or a
-// cache without a valid measurement; each message names the file.
-Simulation load_simulation(const std::string& cache_path, const std::optional<std::string>& space_file);
+// cache without a valid measurement; each message names the file. The objective is the cache's, or
+// `objective_name` (another column of its entries); higher is better as `higher_is_better` says, else as Kernel
+// Tuner's defaults (kernel_tuner_objective): there the table holds reciprocals, since the search minimizes.
+Simulation load_simulation(const std::string& cache_path, const std::optional<std::string>& space_file,
+                           const std::optional<std::string>& objective_name = std::nullopt,
+                           std::optional<bool> higher_is_better = std::nullopt);
 
 }  // namespace rpl::autotune

@@ -41,6 +41,8 @@ struct AutotuneArgs {
   std::optional<std::string> import_cache;
   std::optional<std::string> export_cache;
   std::optional<std::string> simulate;  // a Kernel Tuner cache answers every configuration; nothing runs
+  std::optional<std::string> simulate_objective;  // a column of the cache's entries (default: its objective)
+  std::optional<std::string> simulate_direction;  // min or max (default: Kernel Tuner's for known objectives)
   std::string output_dir = "rocm-perf-autotune";
   double timeout_s = 600;
   // Capture-dir mode.
@@ -123,7 +125,9 @@ int run_simulation(const AutotuneArgs& a) {
                                  "--import-cache or --export-cache");
   const std::optional<std::string> space_file =
       a.space_file.empty() ? std::nullopt : std::optional<std::string>(a.space_file);
-  autotune::Simulation sim = autotune::load_simulation(*a.simulate, space_file);
+  const std::optional<bool> higher_is_better =
+      a.simulate_direction ? std::optional<bool>(*a.simulate_direction == "max") : std::nullopt;
+  autotune::Simulation sim = autotune::load_simulation(*a.simulate, space_file, a.simulate_objective, higher_is_better);
   if (sim.skipped) log::info("--simulate {}: {} entries outside the space skipped", *a.simulate, sim.skipped);
   const autotune::TuneOptions options = tune_options(a, sim.space);
   log::info("autotune --simulate: {} configurations ({} valid in the cache), strategy {}, budget {} ({} configurations){}",
@@ -135,10 +139,17 @@ int run_simulation(const AutotuneArgs& a) {
       autotune::result_document(sim.space, space_file.value_or(*a.simulate), sim.evaluator, options, result);
   const double optimum = *sim.evaluator.optimum();
   const double best = result.measurements[*result.best].outcome.objective;
+  // The search minimizes; where higher is better it saw reciprocals, and the values are given back as the
+  // cache holds them.
+  const auto as_cached = [&](double v) { return sim.objective.higher_is_better ? 1.0 / v : v; };
   doc["simulation"] = {{"cache", *a.simulate},
                        {"valid_in_cache", sim.evaluator.valid()},
                        {"optimum", optimum},
-                       {"best_to_optimum", best / optimum}};
+                       {"best_to_optimum", best / optimum},
+                       {"objective", sim.objective.name},
+                       {"higher_is_better", sim.objective.higher_is_better},
+                       {"best_value", as_cached(best)},
+                       {"optimum_value", as_cached(optimum)}};
   write_result(a, doc);
   return 0;
 }
@@ -146,6 +157,8 @@ int run_simulation(const AutotuneArgs& a) {
 int run_autotune_command(const AutotuneArgs& a) {
   set_log_level(a.common);
   if (a.simulate) return run_simulation(a);
+  if (a.simulate_objective || a.simulate_direction)
+    throw Error(ExitCode::Usage, "--simulate-objective and --simulate-direction go with --simulate CACHE");
   if (a.space_file.empty()) throw Error(ExitCode::Usage, "--space FILE is required (or --simulate CACHE)");
   const autotune::SearchSpace space = autotune::SearchSpace::load(a.space_file);
   const autotune::TuneOptions options = tune_options(a, space);
@@ -219,6 +232,13 @@ Action register_autotune(CLI::App& app) {
   cmd->add_option("--export-cache", args->export_cache, "write the measurements as a Kernel Tuner cache file");
   cmd->add_option("--simulate", args->simulate, "tune against this Kernel Tuner cache (.json or .json.gz) without "
                                                 "running anything: every configuration's measurement comes from it");
+  cmd->add_option("--simulate-objective", args->simulate_objective,
+                  "--simulate: tune on this column of the cache's entries (default: the cache's objective, or "
+                  "its first)");
+  cmd->add_option("--simulate-direction", args->simulate_direction,
+                  "--simulate: min or max, whether lower or higher is better (default: Kernel Tuner's for its "
+                  "known objectives: time lower, GFLOP/s higher...)")
+      ->check(CLI::IsMember({"min", "max"}));
   cmd->add_option("--capture-dir", args->capture_dir, "tune the kernel captured there (rocm-perf capture): each "
                                                       "configuration compiled and timed by replay on the real inputs");
   cmd->add_option("--kernel-source", args->kernel_source, "capture-dir mode: the kernel's source ({SOURCE})");
