@@ -301,6 +301,49 @@ TEST(AutotuneSimulate, ObjectivesAsKernelTunerWritesThemListsAndHigherIsBetter) 
   EXPECT_NE(imported.err.find("its objective is \"GFLOP/s\""), std::string::npos) << imported.err;
 }
 
+// Kernel Tuner's T4 results file (store_output_file; the benchmark hub ships one beside each cache): the same
+// space and the same search as the cache it stands for; failures by their invalidity; a damaged result named.
+TEST(AutotuneSimulate, KernelTunerT4ResultsFilesAreReadAsTheCacheTheyStandFor) {
+  Fixture f;
+  const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(read_file(f.cache));
+  nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  for (const auto& [_, e] : doc["cache"].items()) {
+    nlohmann::ordered_json r = {{"timestamp", "2026-11-30 12:00:00+00:00"},
+                                {"configuration", {{"A", e["A"]}, {"B", e["B"]}, {"C", e["C"]}}},
+                                {"times", {{"runtimes", nlohmann::ordered_json::array()}}},
+                                {"correctness", 1},
+                                {"objectives", {"time"}}};
+    if (e["time"].is_number()) {
+      r["invalidity"] = "correct";
+      r["measurements"] = {{{"name", "time"}, {"value", e["time"]}, {"unit", "ms"}}};
+    } else {
+      r["invalidity"] = e["time"] == "InvalidConfig" ? "constraints" : "runtime";
+      r["measurements"] = nlohmann::ordered_json::array();
+    }
+    results.push_back(r);
+  }
+  const std::string t4 = f.dir.file("results_T4.json");
+  std::ofstream(t4) << nlohmann::ordered_json({{"metadata", {{"timeunit", "miliseconds"}}}, {"schema_version", "1.0.0"},
+                                               {"results", results}}).dump(1);
+  const nlohmann::json from_cache = parse(run_cli(f.simulate(f.cache, "cache", {"--budget", "25", "--seed", "4"})));
+  const nlohmann::json from_t4 = parse(run_cli(f.simulate(t4, "t4", {"--budget", "25", "--seed", "4"})));
+  EXPECT_EQ(validate_against_schema("autotune", f.dir.file("t4/autotune.json")), "");
+  EXPECT_EQ(from_t4["space"]["valid_configurations"], 140);  // the constraints' failures are outside the space
+  EXPECT_EQ(sequence_of(from_t4), sequence_of(from_cache));
+  EXPECT_EQ(from_t4["simulation"]["valid_in_cache"], 120);
+  EXPECT_EQ(from_t4["budget"]["invalid"], from_cache["budget"]["invalid"]);
+  ASSERT_EQ(std::system(("gzip -k " + t4).c_str()), 0);
+  EXPECT_EQ(sequence_of(parse(run_cli(f.simulate(t4 + ".gz", "t4gz", {"--budget", "25", "--seed", "4"})))),
+            sequence_of(from_cache));
+  results[7].erase("configuration");
+  const std::string damaged = f.dir.file("damaged_T4.json");
+  std::ofstream(damaged) << nlohmann::ordered_json({{"results", results}}).dump();
+  const CliResult r = run_cli(f.simulate(damaged, "d"));
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_NE(r.err.find(damaged + ": Kernel Tuner T4 results file: result 7 has no configuration"), std::string::npos)
+      << r.err;
+}
+
 TEST(AutotuneSimulate, BadInputEndsWithOneMessageNamingTheFile) {
   Fixture f;
   const auto expect_fails = [&](const std::vector<std::string>& args, int code, const std::string& says) {

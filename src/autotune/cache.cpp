@@ -13,6 +13,7 @@
 #include <sstream>
 #include <vector>
 
+#include "autotune/kernel_tuner_t4.hpp"
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
 
@@ -166,10 +167,12 @@ nlohmann::json read_kernel_tuner_cache(const std::string& path, const std::strin
     } catch (const nlohmann::json::exception&) {
     }
   }
+  if (is_t4_results(doc)) doc = cache_of_t4_results(*text, path, flag);
   if (!doc.is_object() || !doc.contains("cache") || !doc["cache"].is_object() || !doc.contains("tune_params_keys") ||
       !doc["tune_params_keys"].is_array())
     throw Error(ExitCode::InputCorrupt, fmt::format("{} {}: not a Kernel Tuner cache file (needs "
-                                                    "\"tune_params_keys\" and \"cache\")", flag, path));
+                                                    "\"tune_params_keys\" and \"cache\", or a T4 results file's "
+                                                    "\"results\")", flag, path));
   for (const auto& k : doc["tune_params_keys"])
     if (!k.is_string())
       throw Error(ExitCode::InputCorrupt, fmt::format("{} {}: tune_params_keys holds {}, not a name", flag, path, k.dump()));
