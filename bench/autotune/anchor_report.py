@@ -41,6 +41,8 @@ def load_spaces(folder):
     paths = {n: os.path.join(folder, f"{n}.json") for n in ("gemm", "conv")}
     for p in sorted(glob.glob(os.path.join(folder, "kernel_tuner", "*.json.gz"))):
         paths["kt_" + os.path.basename(p)[: -len(".json.gz")]] = p
+    for p in sorted(glob.glob(os.path.join(folder, "unseen", "*.json.gz"))):
+        paths["unseen_" + os.path.basename(p)[: -len(".json.gz")]] = p
     spaces = {}
     for name, p in paths.items():
         doc = json.load(gzip.open(p) if p.endswith(".gz") else open(p))

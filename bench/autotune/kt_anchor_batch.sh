@@ -10,6 +10,10 @@
 #            ours/SPACE_Ppct_*.jsonl (copies of that folder's ours/ files; the new runs are appended to the
 #            _seeds0 files), ours.log, batch.txt (what ran, how long, what was skipped, runs per strategy)
 #   SECONDS  wall-clock limit for the whole batch (default 540); both parts stop at it, keeping what finished
+# Environment: SPACES="NAME ..." runs only those spaces (e.g. the unseen_* ones of bench/autotune/spaces/unseen/),
+# SEEDS=N seeds per cell (default 50), FRESH=1 starts from no runs (the committed anchor's are not copied), and
+# OURS_SHARE=K/D gives our search K/D of the cores (default 2/5). Our runs are cut at B evaluations, failed ones
+# included (ours_batch.py --evaluations-as-budget), as the report's are since session 14.
 # Needs python3 with numpy. Strategies that need what the machine lacks are skipped and named in env_check.txt
 # and batch.txt: dual_annealing needs scipy; bayes_opt needs scipy and scikit-learn.
 set -uo pipefail
@@ -64,24 +68,30 @@ done
 kt_jobs=$cores ours_jobs=0
 if [[ $ours == 1 && -x $pack/ours/autotune_quality ]]; then
   # About 2/5 of the work at 50 seeds is ours (xgboost refits), 3/5 Kernel Tuner's (bayes_opt above all).
-  ours_jobs=$(( cores * 2 / 5 > 0 ? cores * 2 / 5 : 1 ))
+  share=${OURS_SHARE:-2/5}
+  ours_jobs=$(( cores * ${share%/*} / ${share#*/} > 0 ? cores * ${share%/*} / ${share#*/} : 1 ))
   kt_jobs=$(( cores - ours_jobs > 0 ? cores - ours_jobs : 1 ))
 fi
 # The committed runs: the new ones are added to copies of them (both scripts skip the runs already there).
 anchor=$here/../results/2026-11-28/autotune/kernel_tuner_anchor_2026-11-28
-cp "$anchor/kt_runs.jsonl" "$out/kt_runs.jsonl"
-cp "$anchor"/ours/*.jsonl "$out/ours/"
+if [[ ${FRESH:-0} != 1 ]]; then
+  cp "$anchor/kt_runs.jsonl" "$out/kt_runs.jsonl"
+  cp "$anchor"/ours/*.jsonl "$out/ours/"
+fi
+seeds=${SEEDS:-50}
+space_args=()
+[[ -n ${SPACES:-} ]] && read -r -a space_args <<< "--spaces $SPACES"
 left=$(( limit - ($(date +%s) - start) - 5 ))
 timeout --signal=INT --kill-after=10 "$left" python3 "$here/kernel_tuner_anchor.py" \
   --kernel-tuner "$pack/kernel_tuner" --python-constraint "$pack/python-constraint" --deps "$pack/deps" \
   --kernel-tuner-commit "$(sed -n 's/^kernel_tuner_commit \([^ ]*\).*/\1/p' "$pack/PACKED.txt")" \
-  --out "$out/kt_runs.jsonl" --resume --seeds 50 --jobs "$kt_jobs" --slow-first \
+  --out "$out/kt_runs.jsonl" --resume --seeds "$seeds" --jobs "$kt_jobs" --slow-first "${space_args[@]}" \
   --strategies "${strategies[@]}" > "$out/kt.log" 2>&1 &
 kt_pid=$!
 ours_pid=
 if [[ $ours_jobs -gt 0 ]]; then
   timeout --signal=INT --kill-after=10 "$left" python3 "$here/ours_batch.py" --pack "$pack" --out "$out/ours" \
-    --seeds 50 --jobs "$ours_jobs" > "$out/ours.log" 2>&1 &
+    --seeds "$seeds" --jobs "$ours_jobs" --evaluations-as-budget "${space_args[@]}" > "$out/ours.log" 2>&1 &
   ours_pid=$!
 fi
 wait $kt_pid; kt_rc=$?
@@ -104,7 +114,7 @@ for path in [sys.argv[1]] + sorted(glob.glob(sys.argv[2] + "/*.jsonl")):
         if "strategy" in r:
             count[(r["strategy"], r["budget_pct"])] += 1
 for (s, b), n in sorted(count.items()):
-    print(f"runs {s} {b:g}%: {n} (of 14 spaces x 50 seeds = 700)")
+    print(f"runs {s} {b:g}%: {n}")
 EOF
 } > "$out/batch.txt" 2>&1
 cat "$out/batch.txt"

@@ -12,7 +12,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from inprocess_bench import all_spaces  # noqa: E402
+from inprocess_bench import UNSEEN, all_spaces  # noqa: E402
 
 
 def quality_command(binary, pack, nice, tool):
@@ -31,9 +31,10 @@ def quality_command(binary, pack, nice, tool):
 
 
 def pick_spaces(requested, tool, list_known=False):
-    """(every space by name, the names asked for: `requested` or all). Exits naming `tool` on an unknown name."""
+    """(every space by name, the names asked for: `requested`, or all but the unseen ones). Exits naming `tool` on
+    an unknown name."""
     spaces = all_spaces()
-    names = requested or list(spaces)
+    names = requested or [n for n in spaces if not n.startswith(UNSEEN)]
     unknown = [n for n in names if n not in spaces]
     if unknown:
         known = f" (known: {', '.join(spaces)})" if list_known else ""
