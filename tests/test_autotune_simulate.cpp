@@ -344,6 +344,38 @@ TEST(AutotuneSimulate, KernelTunerT4ResultsFilesAreReadAsTheCacheTheyStandFor) {
       << r.err;
 }
 
+// --seeds N: N runs summed up as issue 30's report sums up a strategy; each run is the single run of its seed.
+TEST(AutotuneSimulate, SeedsSumUpRunsThatAreEachTheSingleRunOfTheirSeed) {
+  Fixture f;
+  const std::vector<std::string> limit = {"--budget", "20", "--max-evaluations", "20"};
+  std::vector<std::string> many = limit;
+  many.insert(many.end(), {"--seeds", "4", "--seed", "7"});
+  const nlohmann::json doc = parse(run_cli(f.simulate(f.cache, "seeds", many)));
+  EXPECT_EQ(validate_against_schema("autotune-seeds", f.dir.file("seeds/simulation_seeds.json")), "");
+  EXPECT_EQ(nlohmann::json::parse(read_file(f.dir.file("seeds/simulation_seeds.json"))), doc);
+  ASSERT_EQ(doc["runs"].size(), 4u);
+  EXPECT_EQ(doc["score_evaluations"], 20);
+  EXPECT_EQ(doc["space"]["configurations"], 140);
+  EXPECT_EQ(doc["space"]["valid"], 120);
+  std::size_t within_10 = 0;
+  for (std::size_t i = 0; i < 4; ++i) {
+    const std::string seed = std::to_string(7 + i);
+    std::vector<std::string> one = limit;
+    one.insert(one.end(), {"--seed", seed});
+    const nlohmann::json single = parse(run_cli(f.simulate(f.cache, "single" + seed, one)));
+    EXPECT_EQ(doc["runs"][i]["seed"], 7 + i);
+    EXPECT_DOUBLE_EQ(doc["runs"][i]["best_to_optimum"].get<double>(), single["simulation"]["best_to_optimum"].get<double>());
+    EXPECT_EQ(doc["runs"][i]["evaluations"], single["measurements"].size());
+    within_10 += single["simulation"]["best_to_optimum"].get<double>() <= 1.1 ? 1 : 0;
+  }
+  EXPECT_EQ(doc["summary"]["within_10pct"], within_10);
+  EXPECT_GT(doc["summary"]["score"].get<double>(), 0.0);  // the model beats random search on this bowl
+  const CliResult alone = run_cli({"autotune", "--space", f.space, "--cmd-template", "/bin/true", "--seeds", "3",
+                                   "-o", f.dir.file("alone")});
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_NE(alone.err.find("--seeds go with --simulate"), std::string::npos) << alone.err;
+}
+
 TEST(AutotuneSimulate, BadInputEndsWithOneMessageNamingTheFile) {
   Fixture f;
   const auto expect_fails = [&](const std::vector<std::string>& args, int code, const std::string& says) {

@@ -9,7 +9,10 @@
 namespace rpl::autotune {
 
 bool is_t4_results(const nlohmann::json& doc) {
-  return doc.is_object() && doc.contains("results") && doc["results"].is_array() && !doc.contains("cache");
+  // Other files have "results" too (this repository's measured spaces: rows of parameters): a T4 file's first
+  // result has a "configuration".
+  return doc.is_object() && doc.contains("results") && doc["results"].is_array() && !doc.contains("cache") &&
+         !doc["results"].empty() && doc["results"][0].is_object() && doc["results"][0].contains("configuration");
 }
 
 nlohmann::json cache_of_t4_results(const std::string& text, const std::string& path, const std::string& flag) {

@@ -8,7 +8,8 @@
 
 namespace rpl::autotune {
 
-// Whether a parsed document is a T4 results file rather than a cache ("results" and no "cache").
+// Whether a parsed document is a T4 results file rather than a cache ("results", the first with a
+// "configuration", and no "cache").
 bool is_t4_results(const nlohmann::json& doc);
 
 // The cache a T4 results file stands for: tune_params_keys in the order of the first result's configuration,

@@ -72,6 +72,14 @@ TableEvaluator::TableEvaluator(std::unordered_map<std::string, Outcome> table, n
     }
 }
 
+std::vector<double> TableEvaluator::valid_objectives() const {
+  std::vector<double> out;
+  for (const auto& [_, o] : table_)
+    if (o.valid) out.push_back(o.objective);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 Outcome TableEvaluator::evaluate(const SearchSpace& space, ConfigView config, std::size_t) {
   const auto it = table_.find(space.key(config));
   if (it == table_.end()) return {false, 0, "not in the table"};

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "autotune/cache.hpp"
 #include "autotune/evaluator.hpp"
@@ -25,6 +26,8 @@ class TableEvaluator : public Evaluator {
   // The best valid objective in the table (nullopt when none is valid) and the number of valid entries.
   std::optional<double> optimum() const { return optimum_; }
   std::size_t valid() const { return valid_; }
+  // Every valid objective in the table, ascending.
+  std::vector<double> valid_objectives() const;
 
  private:
   std::unordered_map<std::string, Outcome> table_;

@@ -12,6 +12,7 @@
 #include "autotune/cache.hpp"
 #include "autotune/evaluator.hpp"
 #include "autotune/replay_evaluator.hpp"
+#include "autotune/seed_summary.hpp"
 #include "autotune/simulation.hpp"
 #include "autotune/space.hpp"
 #include "autotune/tuner.hpp"
@@ -43,6 +44,7 @@ struct AutotuneArgs {
   std::optional<std::string> simulate;  // a Kernel Tuner cache answers every configuration; nothing runs
   std::optional<std::string> simulate_objective;  // a column of the cache's entries (default: its objective)
   std::optional<std::string> simulate_direction;  // min or max (default: Kernel Tuner's for known objectives)
+  std::optional<unsigned> seeds;                  // --simulate: this many runs, seeds --seed onwards, summed up
   std::string output_dir = "rocm-perf-autotune";
   double timeout_s = 600;
   // Capture-dir mode.
@@ -115,6 +117,64 @@ void write_result(const AutotuneArgs& a, const nlohmann::ordered_json& doc) {
   if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
 }
 
+// --simulate CACHE --seeds N: N runs (seeds --seed onwards) summed up as issue 30's report sums up a strategy;
+// writes simulation_seeds.json (schemas/autotune-seeds.schema.json).
+int run_simulation_seeds(const AutotuneArgs& a, autotune::Simulation& sim, autotune::TuneOptions options) {
+  const double optimum = *sim.evaluator.optimum();
+  std::vector<double> ratios = sim.evaluator.valid_objectives();
+  for (double& r : ratios) r /= optimum;
+  Progress progress(show_progress(a.common));
+  options.show_progress = false;
+  std::vector<autotune::SeedRun> runs;
+  nlohmann::ordered_json run_docs = nlohmann::ordered_json::array();
+  for (unsigned i = 0; i < *a.seeds; ++i) {
+    options.seed = a.seed + i;
+    progress.update(fmt::format("seed {} ({} of {})", options.seed, i + 1, *a.seeds));
+    const autotune::TuneResult result = autotune::tune(sim.space, sim.evaluator, nullptr, nullptr, options);
+    runs.push_back(autotune::seed_run(result, optimum, options.seed));
+    nlohmann::ordered_json improvements = nlohmann::ordered_json::array();
+    for (const auto& [t, r] : runs.back().improvements) improvements.push_back({t, r});
+    run_docs.push_back({{"seed", options.seed}, {"evaluations", runs.back().evaluations},
+                        {"best_to_optimum", runs.back().best_ratio}, {"stop_reason", result.stop_reason},
+                        {"improvements", improvements}});
+  }
+  progress.done();
+  std::size_t limit = options.max_evaluations.value_or(0);
+  if (!options.max_evaluations)
+    for (const auto& r : runs) limit = std::max(limit, r.evaluations);
+  const autotune::SeedSummary s = autotune::summarize_seeds(runs, ratios, sim.space.size(), limit);
+  nlohmann::ordered_json doc;
+  doc["schema_version"] = 1;
+  doc["tool"] = "rocm-perf autotune --simulate --seeds";
+  doc["cache"] = *a.simulate;
+  doc["objective"] = {{"name", sim.objective.name}, {"higher_is_better", sim.objective.higher_is_better}};
+  doc["space"] = {{"configurations", sim.space.size()}, {"valid", ratios.size()}};
+  doc["strategy"] = a.strategy;
+  doc["budget"] = {{"requested", options.budget.requested}, {"configurations", options.budget.configurations}};
+  doc["max_evaluations"] = options.max_evaluations ? nlohmann::ordered_json(*options.max_evaluations) : nullptr;
+  doc["seeds"] = {{"first", a.seed}, {"count", *a.seeds}};
+  doc["score_evaluations"] = limit;
+  doc["summary"] = {{"median", s.median},         {"p90", s.p90},
+                    {"within_5pct", s.within_5pct}, {"within_10pct", s.within_10pct},
+                    {"score", s.score},           {"random_expected_best", s.random_expected_best}};
+  doc["runs"] = run_docs;
+  const std::string path = (std::filesystem::path(a.output_dir) / "simulation_seeds.json").string();
+  const std::string text = doc.dump(1) + "\n";
+  write_file_atomically(path, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
+  if (a.common.json) {
+    fmt::print("{}", text);
+  } else if (!a.common.quiet) {
+    fmt::print("{} seeds of --strategy {} on {}: best/optimum median {:.3f}, 90th percentile {:.3f}; within 5% {} "
+               "and within 10% {} of {}; methodology score {:.3f} over {} evaluations (random search 0; its expected "
+               "best after them {:.3f})\n",
+               *a.seeds, a.strategy, *a.simulate, s.median, s.p90, s.within_5pct, s.within_10pct, *a.seeds, s.score,
+               limit, s.random_expected_best);
+  }
+  log::info("wrote {}", path);
+  if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
+  return 0;
+}
+
 // --simulate CACHE: the search against a Kernel Tuner cache, nothing run; the result also says how far the
 // best found is from the cache's optimum.
 int run_simulation(const AutotuneArgs& a) {
@@ -134,6 +194,7 @@ int run_simulation(const AutotuneArgs& a) {
             sim.space.size(), sim.evaluator.valid(), a.strategy, options.budget.requested, options.budget.configurations,
             max_evaluations_note(options));
   std::filesystem::create_directories(a.output_dir);
+  if (a.seeds) return run_simulation_seeds(a, sim, options);
   const autotune::TuneResult result = autotune::tune(sim.space, sim.evaluator, nullptr, nullptr, options);
   nlohmann::ordered_json doc =
       autotune::result_document(sim.space, space_file.value_or(*a.simulate), sim.evaluator, options, result);
@@ -157,8 +218,8 @@ int run_simulation(const AutotuneArgs& a) {
 int run_autotune_command(const AutotuneArgs& a) {
   set_log_level(a.common);
   if (a.simulate) return run_simulation(a);
-  if (a.simulate_objective || a.simulate_direction)
-    throw Error(ExitCode::Usage, "--simulate-objective and --simulate-direction go with --simulate CACHE");
+  if (a.simulate_objective || a.simulate_direction || a.seeds)
+    throw Error(ExitCode::Usage, "--simulate-objective, --simulate-direction and --seeds go with --simulate CACHE");
   if (a.space_file.empty()) throw Error(ExitCode::Usage, "--space FILE is required (or --simulate CACHE)");
   const autotune::SearchSpace space = autotune::SearchSpace::load(a.space_file);
   const autotune::TuneOptions options = tune_options(a, space);
@@ -239,6 +300,10 @@ Action register_autotune(CLI::App& app) {
                   "--simulate: min or max, whether lower or higher is better (default: Kernel Tuner's for its "
                   "known objectives: time lower, GFLOP/s higher...)")
       ->check(CLI::IsMember({"min", "max"}));
+  cmd->add_option("--seeds", args->seeds,
+                  "--simulate: N runs, seeds --seed onwards, summed up (median, 90th percentile, runs within 5% and "
+                  "10%, methodology score) in simulation_seeds.json")
+      ->check(CLI::Range(1u, 100000u));
   cmd->add_option("--capture-dir", args->capture_dir, "tune the kernel captured there (rocm-perf capture): each "
                                                       "configuration compiled and timed by replay on the real inputs");
   cmd->add_option("--kernel-source", args->kernel_source, "capture-dir mode: the kernel's source ({SOURCE})");
