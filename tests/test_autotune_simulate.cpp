@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "testing/cli.hpp"
@@ -234,6 +235,47 @@ TEST(AutotuneSimulate, StringAndBooleanParametersAsKernelTunerWritesThem) {
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
     EXPECT_NE(r.err.find("parameter \"layout\""), std::string::npos) << r.err;
   }
+}
+
+// Kernel Tuner's own strategy-test cache lists "test_mixed": ["test", 1, true, 2.45]: a list that mixes numbers with
+// strings and booleans. A cache's listed space has no restrictions, so such a list is taken as labels there (before:
+// refused, "value \"test\" is not a number"); true and 1 stay apart. A --space with restrictions still refuses it.
+TEST(AutotuneSimulate, MixedListsOfACachesOwnSpaceAreLabels) {
+  TempDir dir;
+  const nlohmann::ordered_json mixed = {"test", 1, true, 2.45};
+  nlohmann::ordered_json entries = nlohmann::ordered_json::object();
+  double t = 1.0;
+  for (const int bs : {32, 64})
+    for (const auto& m : mixed) {
+      const std::string text = m.is_string() ? m.get<std::string>() : m.is_boolean() ? "True" : m.dump();
+      entries[std::to_string(bs) + "," + text] = {{"bs", bs}, {"test_mixed", m}, {"time", t}};
+      t += 1.0;  // the best: bs 32 with "test"; 1 and true differ by a whole unit
+    }
+  for (const bool listed : {true, false}) {
+    SCOPED_TRACE(listed ? "with tune_params" : "without tune_params");
+    nlohmann::ordered_json doc = {{"tune_params_keys", {"bs", "test_mixed"}}, {"cache", entries}};
+    if (listed) doc["tune_params"] = {{"bs", {32, 64}}, {"test_mixed", mixed}};
+    const std::string cache = dir.file(listed ? "mixed_listed.json" : "mixed_unlisted.json");
+    std::ofstream(cache) << doc.dump();
+    const std::string out = dir.file(listed ? "m_listed" : "m_unlisted");
+    const nlohmann::json d = parse(run_cli({"autotune", "--simulate", cache, "--strategy", "exhaustive", "--budget",
+                                            "100%", "-o", out, "--json"}));
+    EXPECT_EQ(validate_against_schema("autotune", out + "/autotune.json"), "");
+    EXPECT_EQ(d["space"]["valid_configurations"], 8);
+    EXPECT_EQ(d["best"]["config"]["test_mixed"], "test");
+    std::map<std::string, double> time_of;  // each configuration's measurement, by its values as written
+    for (const auto& m : d["measurements"]) time_of[m["config"].dump()] = m["objective"].get<double>();
+    EXPECT_EQ(time_of[nlohmann::json({{"bs", 32}, {"test_mixed", 1}}).dump()], 2.0);
+    EXPECT_EQ(time_of[nlohmann::json({{"bs", 32}, {"test_mixed", true}}).dump()], 3.0);
+    EXPECT_EQ(time_of[nlohmann::json({{"bs", 64}, {"test_mixed", 2.45}}).dump()], 8.0);
+  }
+  const std::string space = dir.file("space.json");
+  std::ofstream(space) << R"({"parameters": {"bs": [32, 64], "test_mixed": ["test", 1, true, 2.45]},
+                            "restrictions": ["test_mixed < 2"]})";
+  const CliResult r = run_cli({"autotune", "--space", space, "--cmd-template", "true", "--budget", "1", "-o",
+                               dir.file("refused")});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("parameter \"test_mixed\": value \"test\" is not a number"), std::string::npos) << r.err;
 }
 
 // Kernel Tuner 1.x writes "objective" as a list (its first name is the one it sorts on), and a cache may be tuned

@@ -26,7 +26,7 @@ SearchSpace space_of_cache(const nlohmann::json& doc, const std::string& path, c
       continue;
     }
     // No tune_params: the values the entries hold, numbers in order, or strings and booleans as they first come
-    // (a mix is refused by the space, naming the value).
+    // (a mix of numbers with strings or booleans: labels as they first come).
     nlohmann::ordered_json labels = nlohmann::ordered_json::array();
     std::set<std::string> labelled;
     for (const auto& [_, entry] : doc["cache"].items()) {

@@ -21,13 +21,16 @@ std::string value_text(const nlohmann::ordered_json& v) {
   return v.dump();
 }
 
-// Strings and booleans only (a list that mixes them with numbers is refused as before: its restrictions would
-// silently see positions where they expect numbers).
-bool holds_labels(const nlohmann::ordered_json& values) {
-  return std::all_of(values.begin(), values.end(), [](const auto& v) { return v.is_string() || v.is_boolean(); });
+// Strings and booleans only; with `mixed`, any list that is not all numbers (Kernel Tuner's own test cache lists
+// "test_mixed": ["test", 1, true, 2.45]). A space with restrictions refuses mixed lists: its restrictions would
+// silently see positions where they expect numbers. A listed space (from_listed) has no restrictions.
+bool holds_labels(const nlohmann::ordered_json& values, bool mixed = false) {
+  const auto label = [](const auto& v) { return v.is_string() || v.is_boolean(); };
+  return mixed ? std::any_of(values.begin(), values.end(), label) : std::all_of(values.begin(), values.end(), label);
 }
 
-Parameter parse_parameter(const std::string& name, const nlohmann::ordered_json& values, const std::string& origin) {
+Parameter parse_parameter(const std::string& name, const nlohmann::ordered_json& values, const std::string& origin,
+                          bool mixed = false) {
   if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
     throw Error(ExitCode::Usage, fmt::format("space {}: parameter name \"{}\" must start with a letter or _", origin, name));
   for (char c : name)
@@ -42,12 +45,17 @@ Parameter parse_parameter(const std::string& name, const nlohmann::ordered_json&
     throw Error(ExitCode::Usage, fmt::format("space {}: parameter \"{}\" has {} values (at most 65,535)", origin,
                                              name, values.size()));
   Parameter p{name, {}, {}, {}};
-  if (holds_labels(values)) {
+  if (holds_labels(values, mixed)) {
     // Strings and booleans: the model and the restrictions see their positions; commands and keys their text
-    // (a boolean as Kernel Tuner writes it in a cache key: True, False).
+    // (a boolean as Kernel Tuner writes it in a cache key: True, False; a number of a mixed list as written).
     std::set<std::string> seen;
     for (const auto& v : values) {
-      const std::string text = v.is_string() ? v.get<std::string>() : (v.get<bool>() ? "True" : "False");
+      if (!v.is_string() && !v.is_boolean() && !v.is_number())
+        throw Error(ExitCode::Usage, fmt::format("space {}: parameter \"{}\": value {} is not a number, string or "
+                                                 "boolean", origin, name, v.dump()));
+      const std::string text = v.is_string() ? v.get<std::string>()
+                               : v.is_boolean() ? (v.get<bool>() ? "True" : "False")
+                                                : value_text(v);
       if (text.find(',') != std::string::npos)
         throw Error(ExitCode::Usage, fmt::format("space {}: parameter \"{}\": value {} holds a comma (configurations "
                                                  "are keyed by their values joined with commas)", origin, name, v.dump()));
@@ -75,12 +83,14 @@ Parameter parse_parameter(const std::string& name, const nlohmann::ordered_json&
   return p;
 }
 
-// The position of `v` among `labels` (strings and booleans, holds_labels).
+// The position of `v` among `labels` (strings and booleans, holds_labels; numbers too in a mixed list), the
+// same kind only: true is not 1.
 std::optional<double> label_position(const auto& labels, const nlohmann::json& v) {
   for (std::size_t i = 0; i < labels.size(); ++i) {
     const auto& l = labels[i];
     if ((l.is_string() && v.is_string() && l.template get<std::string>() == v.template get<std::string>()) ||
-        (l.is_boolean() && v.is_boolean() && l.template get<bool>() == v.template get<bool>()))
+        (l.is_boolean() && v.is_boolean() && l.template get<bool>() == v.template get<bool>()) ||
+        (l.is_number() && v.is_number() && l.template get<double>() == v.template get<double>()))
       return static_cast<double>(i);
   }
   return std::nullopt;
@@ -95,7 +105,7 @@ std::optional<double> Parameter::value_of(const nlohmann::json& v) const {
 }
 
 std::optional<double> listed_value(const nlohmann::ordered_json& values, const nlohmann::json& v) {
-  if (values.is_array() && holds_labels(values)) return label_position(values, v);
+  if (values.is_array() && holds_labels(values, true)) return label_position(values, v);
   if (v.is_number()) return v.get<double>();
   return std::nullopt;
 }
@@ -140,7 +150,7 @@ SearchSpace SearchSpace::from_listed(const nlohmann::ordered_json& parameters,
   SearchSpace s;
   if (!parameters.is_object() || parameters.empty())
     throw Error(ExitCode::Usage, fmt::format("space {}: no parameters", origin));
-  for (const auto& [name, values] : parameters.items()) s.parameters_.push_back(parse_parameter(name, values, origin));
+  for (const auto& [name, values] : parameters.items()) s.parameters_.push_back(parse_parameter(name, values, origin, true));
   std::set<std::vector<std::uint16_t>> rows;  // sorted: find() searches the rows in lexicographic order
   for (const auto& values : configs) {
     if (values.size() != s.parameters_.size())

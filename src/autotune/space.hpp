@@ -16,6 +16,7 @@ struct Parameter {
   std::string name;
   // The numbers the model and the restrictions see. A parameter whose list holds only strings and booleans
   // (Kernel Tuner's "layout": ["NCHW", "NHWC"], "use_shmem": [true, false]) has their positions instead: 0, 1, 2...
+  // So does a list that mixes numbers with strings or booleans in a listed space (from_listed: no restrictions).
   std::vector<double> values;
   std::vector<std::string> text;  // each value as it is substituted into commands ("64", "0.5", "NHWC", "True")
   std::vector<nlohmann::ordered_json> labels;  // such a parameter's values as listed; empty for a numeric one
