@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -72,6 +73,13 @@ std::vector<std::string> sequence_of(const nlohmann::json& d) {
   std::vector<std::string> out;
   for (const auto& m : d["measurements"]) out.push_back(m["config"].dump() + (m["status"] == "ok" ? "" : " invalid"));
   return out;
+}
+
+// A number as the summary prints it (%.6g).
+std::string fmt_g(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
 }
 
 nlohmann::json parse(const CliResult& r) {
@@ -318,6 +326,11 @@ TEST(AutotuneSimulate, ObjectivesAsKernelTunerWritesThemListsAndHigherIsBetter) 
   EXPECT_DOUBLE_EQ(all["simulation"]["best_to_optimum"].get<double>(), 1.0);
   EXPECT_EQ(all["objective"]["higher_is_better"], true);
   EXPECT_EQ(all["budget"]["invalid"], 20);  // the failures Kernel Tuner wrote in "time" still fail
+  // The terminal summary gives the best in the cache's own terms, not only the reciprocal the search minimized.
+  const CliResult text = run_cli({"autotune", "--simulate", gflops, "--strategy", "exhaustive", "--budget", "100%",
+                                  "-o", f.dir.file("gflops_text")});
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("simulation: best GFLOP/s " + fmt_g(most) + " (higher is better"), std::string::npos) << text.out;
   // The model's search on GFLOP/s ends where it ends on time (the reciprocal is time / 100: the same ranking).
   const nlohmann::json model = parse(run_cli(f.simulate(gflops, "gflops_model", {"--budget", "20"})));
   EXPECT_EQ(model["best"]["config"], plain["best"]["config"]);

@@ -91,6 +91,15 @@ std::string result_summary(const nlohmann::ordered_json& d) {
     for (const auto& [k, v] : d["best"]["config"].items()) cfg += fmt::format("{}{}={}", cfg.empty() ? "" : " ", k, v.dump());
     out += fmt::format("best: {:.6g}  {}\n", d["best"]["objective"].get<double>(), cfg);
   }
+  if (d.contains("simulation")) {  // --simulate: the best in the cache's own terms, against the cache's optimum
+    const auto& s = d["simulation"];
+    const bool higher = s.value("higher_is_better", false);
+    const std::string name = s["objective"].get<std::string>();
+    out += fmt::format("simulation: best {} {:.6g}{}; the cache's optimum {:.6g} ({:.3f}x)\n", name,
+                       s["best_value"].get<double>(),
+                       higher ? fmt::format(" (higher is better: the search minimized 1/{}, the line above)", name) : "",
+                       s["optimum_value"].get<double>(), s["best_to_optimum"].get<double>());
+  }
   if (!d["model"].is_null()) {
     const auto& r2 = d["model"]["cv_r2"];
     out += fmt::format("model: cross-validated R^2 {}\n", r2.is_null() ? std::string("n/a (too few valid measurements)")
