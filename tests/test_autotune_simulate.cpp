@@ -424,6 +424,9 @@ TEST(AutotuneSimulate, SeedsSumUpRunsThatAreEachTheSingleRunOfTheirSeed) {
     within_10 += single["simulation"]["best_to_optimum"].get<double>() <= 1.1 ? 1 : 0;
   }
   EXPECT_EQ(doc["summary"]["within_10pct"], within_10);
+  // Side by side (--jobs): the same document.
+  many.insert(many.end(), {"--jobs", "3"});
+  EXPECT_EQ(parse(run_cli(f.simulate(f.cache, "seeds_jobs", many))), doc);
   EXPECT_GT(doc["summary"]["score"].get<double>(), 0.0);  // the model beats random search on this bowl
   const CliResult alone = run_cli({"autotune", "--space", f.space, "--cmd-template", "/bin/true", "--seeds", "3",
                                    "-o", f.dir.file("alone")});

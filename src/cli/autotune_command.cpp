@@ -20,6 +20,7 @@
 #include "support/atomic_file.hpp"
 #include "support/errors.hpp"
 #include "support/log.hpp"
+#include "support/ordered_parallel.hpp"
 #include "support/progress.hpp"
 
 namespace rpl::cli {
@@ -45,6 +46,7 @@ struct AutotuneArgs {
   std::optional<std::string> simulate_objective;  // a column of the cache's entries (default: its objective)
   std::optional<std::string> simulate_direction;  // min or max (default: Kernel Tuner's for known objectives)
   std::optional<unsigned> seeds;                  // --simulate: this many runs, seeds --seed onwards, summed up
+  std::string jobs = "1";                         // --simulate --seeds: runs side by side (parse_jobs)
   std::string output_dir = "rocm-perf-autotune";
   double timeout_s = 600;
   // Capture-dir mode.
@@ -127,17 +129,26 @@ int run_simulation_seeds(const AutotuneArgs& a, autotune::Simulation& sim, autot
   options.show_progress = false;
   std::vector<autotune::SeedRun> runs;
   nlohmann::ordered_json run_docs = nlohmann::ordered_json::array();
-  for (unsigned i = 0; i < *a.seeds; ++i) {
-    options.seed = a.seed + i;
-    progress.update(fmt::format("seed {} ({} of {})", options.seed, i + 1, *a.seeds));
-    const autotune::TuneResult result = autotune::tune(sim.space, sim.evaluator, nullptr, nullptr, options);
-    runs.push_back(autotune::seed_run(result, optimum, options.seed));
-    nlohmann::ordered_json improvements = nlohmann::ordered_json::array();
-    for (const auto& [t, r] : runs.back().improvements) improvements.push_back({t, r});
-    run_docs.push_back({{"seed", options.seed}, {"evaluations", runs.back().evaluations},
-                        {"best_to_optimum", runs.back().best_ratio}, {"stop_reason", result.stop_reason},
-                        {"improvements", improvements}});
-  }
+  // Each run is its seed's alone (the table is only read), so --jobs runs them side by side and the document is
+  // the same for every N.
+  using Run = std::pair<autotune::SeedRun, std::string>;
+  ordered_parallel<Run>(
+      *a.seeds, resolve_jobs(parse_jobs(a.jobs)),
+      [&](std::size_t i) {
+        autotune::TuneOptions o = options;
+        o.seed = a.seed + i;
+        const autotune::TuneResult result = autotune::tune(sim.space, sim.evaluator, nullptr, nullptr, o);
+        return Run{autotune::seed_run(result, optimum, o.seed), result.stop_reason};
+      },
+      [&](std::size_t i, Run run) {
+        progress.update(fmt::format("seed {} done ({} of {})", run.first.seed, i + 1, *a.seeds));
+        nlohmann::ordered_json improvements = nlohmann::ordered_json::array();
+        for (const auto& [t, r] : run.first.improvements) improvements.push_back({t, r});
+        run_docs.push_back({{"seed", run.first.seed}, {"evaluations", run.first.evaluations},
+                            {"best_to_optimum", run.first.best_ratio}, {"stop_reason", run.second},
+                            {"improvements", improvements}});
+        runs.push_back(std::move(run.first));
+      });
   progress.done();
   std::size_t limit = options.max_evaluations.value_or(0);
   if (!options.max_evaluations)
@@ -187,6 +198,8 @@ int run_simulation(const AutotuneArgs& a) {
       a.space_file.empty() ? std::nullopt : std::optional<std::string>(a.space_file);
   const std::optional<bool> higher_is_better =
       a.simulate_direction ? std::optional<bool>(*a.simulate_direction == "max") : std::nullopt;
+  if (!a.seeds && a.jobs != "1") throw Error(ExitCode::Usage, "--jobs goes with --simulate CACHE --seeds N");
+  parse_jobs(a.jobs);  // a wrong value is refused before any work
   autotune::Simulation sim = autotune::load_simulation(*a.simulate, space_file, a.simulate_objective, higher_is_better);
   if (sim.skipped) log::info("--simulate {}: {} entries outside the space skipped", *a.simulate, sim.skipped);
   const autotune::TuneOptions options = tune_options(a, sim.space);
@@ -220,6 +233,7 @@ int run_autotune_command(const AutotuneArgs& a) {
   if (a.simulate) return run_simulation(a);
   if (a.simulate_objective || a.simulate_direction || a.seeds)
     throw Error(ExitCode::Usage, "--simulate-objective, --simulate-direction and --seeds go with --simulate CACHE");
+  if (a.jobs != "1") throw Error(ExitCode::Usage, "--jobs goes with --simulate CACHE --seeds N");
   if (a.space_file.empty()) throw Error(ExitCode::Usage, "--space FILE is required (or --simulate CACHE)");
   const autotune::SearchSpace space = autotune::SearchSpace::load(a.space_file);
   const autotune::TuneOptions options = tune_options(a, space);
@@ -304,6 +318,11 @@ Action register_autotune(CLI::App& app) {
                   "--simulate: N runs, seeds --seed onwards, summed up (median, 90th percentile, runs within 5% and "
                   "10%, methodology score) in simulation_seeds.json")
       ->check(CLI::Range(1u, 100000u));
+  cmd->add_option("--jobs,-j", args->jobs,
+                  "--simulate --seeds: N runs side by side (0: as many as there are cores); the output is the same "
+                  "for every N")
+      ->type_name("UINT")
+      ->default_str("1");
   cmd->add_option("--capture-dir", args->capture_dir, "tune the kernel captured there (rocm-perf capture): each "
                                                       "configuration compiled and timed by replay on the real inputs");
   cmd->add_option("--kernel-source", args->kernel_source, "capture-dir mode: the kernel's source ({SOURCE})");
