@@ -6,11 +6,10 @@
 #include <cmath>
 #include <numeric>
 #include <random>
-#include <exception>
 #include <string>
-#include <thread>
 
 #include "support/errors.hpp"
+#include "support/ordered_parallel.hpp"
 
 namespace rpl::autotune {
 namespace {
@@ -47,46 +46,26 @@ void quiet_once() {
   (void)done;
 }
 
-// Runs task(0) .. task(count - 1), each on a thread of its own (three members on two cores still finish
-// sooner than two after one), and rethrows the first failure. The members are independent (each its own
-// matrix, booster and seed, one xgboost thread each), so they give the same trees, bit for bit, however many
-// run at once.
-template <class Task>
-void run_each(int count, const Task& task) {
-  std::vector<std::exception_ptr> failed(static_cast<std::size_t>(count));
-  auto guarded = [&](int m) {
-    try {
-      task(m);
-    } catch (...) {
-      failed[static_cast<std::size_t>(m)] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int m = 1; m < count; ++m) threads.emplace_back(guarded, m);
-  guarded(0);
-  for (auto& t : threads) t.join();
-  for (const auto& f : failed)
-    if (f) std::rethrow_exception(f);
-}
-
 // Mean and standard deviation of the boosters' predictions of every row of `d`.
 void predict_with(const std::vector<std::unique_ptr<Booster>>& boosters, DMatrixHandle d, std::size_t rows,
                   std::vector<float>& mean, std::vector<float>* spread) {
   // Each member predicts on a thread of its own; the sums are taken in member order, as one thread would.
-  std::vector<std::vector<float>> outputs(boosters.size());
-  run_each(static_cast<int>(boosters.size()), [&](int m) {
-    bst_ulong len = 0;
-    const float* out = nullptr;
-    check(XGBoosterPredict(boosters[static_cast<std::size_t>(m)]->handle, d, 0, 0, 0, &len, &out), "predict");
-    outputs[static_cast<std::size_t>(m)].assign(out, out + std::min<std::size_t>(rows, len));
-  });
   mean.assign(rows, 0.0f);
   std::vector<double> sum(rows, 0.0), sum_sq(rows, 0.0);
-  for (const auto& out : outputs)
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      sum[i] += out[i];
-      sum_sq[i] += static_cast<double>(out[i]) * out[i];
-    }
+  ordered_parallel<std::vector<float>>(
+      boosters.size(), static_cast<unsigned>(boosters.size()),
+      [&](std::size_t m) {
+        bst_ulong len = 0;
+        const float* out = nullptr;
+        check(XGBoosterPredict(boosters[m]->handle, d, 0, 0, 0, &len, &out), "predict");
+        return std::vector<float>(out, out + std::min<std::size_t>(rows, len));
+      },
+      [&](std::size_t, std::vector<float> out) {
+        for (std::size_t i = 0; i < out.size(); ++i) {
+          sum[i] += out[i];
+          sum_sq[i] += static_cast<double>(out[i]) * out[i];
+        }
+      });
   const double k = static_cast<double>(boosters.size());
   if (spread) spread->assign(rows, 0.0f);
   for (std::size_t i = 0; i < rows; ++i) {
@@ -113,11 +92,12 @@ void TreeEnsemble::fit(const Matrix& x, const std::vector<float>& y, const Model
   members_ = std::make_unique<Members>();
   const int count = std::max(1, options.members);
   const bool single = count == 1;
-  members_->boosters.resize(static_cast<std::size_t>(count));
-  members_->train.resize(static_cast<std::size_t>(count));
-  // Training is most of the search's own time on a real space; the members train side by side. The tuner
-  // measures nothing meanwhile (fit runs between measurements), so the cores are free.
-  run_each(count, [&](int m) {
+  // Training is most of the search's own time on a real space; the members train side by side, a thread each
+  // (three members on two cores still finish sooner than two after one). The tuner measures nothing meanwhile
+  // (fit runs between measurements), so the cores are free. Each member has its own matrix, booster, seed and
+  // one xgboost thread, so the trees are the same, bit for bit, however many train at once.
+  using Trained = std::pair<std::unique_ptr<DMatrix>, std::unique_ptr<Booster>>;
+  ordered_parallel<Trained>(static_cast<std::size_t>(count), static_cast<unsigned>(count), [&](std::size_t m) {
     quiet_once();
     auto train = std::make_unique<DMatrix>(x);
     check(XGDMatrixSetFloatInfo(train->handle, "label", y.data(), y.size()), "labels");
@@ -131,14 +111,16 @@ void TreeEnsemble::fit(const Matrix& x, const std::vector<float>& y, const Model
     b->set("lambda", "1");
     b->set("subsample", single ? "1" : "0.75");
     b->set("colsample_bytree", single ? "1" : "0.8");
-    b->set("seed", std::to_string(options.seed * 7919 + static_cast<std::uint64_t>(m) + 1));
+    b->set("seed", std::to_string(options.seed * 7919 + m + 1));
     if (!classify) {
       const double mean = std::accumulate(y.begin(), y.end(), 0.0) / std::max<std::size_t>(1, y.size());
       b->set("base_score", std::to_string(mean));
     }
     for (int i = 0; i < options.rounds; ++i) check(XGBoosterUpdateOneIter(b->handle, i, train->handle), "train");
-    members_->boosters[static_cast<std::size_t>(m)] = std::move(b);
-    members_->train[static_cast<std::size_t>(m)] = std::move(train);
+    return Trained{std::move(train), std::move(b)};
+  }, [&](std::size_t, Trained member) {
+    members_->train.push_back(std::move(member.first));
+    members_->boosters.push_back(std::move(member.second));
   });
 }
 

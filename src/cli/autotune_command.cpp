@@ -106,17 +106,24 @@ autotune::TuneOptions tune_options(const AutotuneArgs& a, const autotune::Search
   return options;
 }
 
-// Writes autotune.json (and prints it or the summary) as every mode does.
-void write_result(const AutotuneArgs& a, const nlohmann::ordered_json& doc) {
-  const std::string path = (std::filesystem::path(a.output_dir) / "autotune.json").string();
+// Writes `doc` as `file` in the output directory (atomically) and prints it with --json, else `summary` unless
+// --quiet.
+void write_document(const AutotuneArgs& a, const nlohmann::ordered_json& doc, const std::string& file,
+                    const std::string& summary) {
+  const std::string path = (std::filesystem::path(a.output_dir) / file).string();
   const std::string text = doc.dump(1) + "\n";
   write_file_atomically(path, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
   if (a.common.json) fmt::print("{}", text);
-  else if (!a.common.quiet) fmt::print("{}", autotune::result_summary(doc));
+  else if (!a.common.quiet) fmt::print("{}", summary);
   if (doc.contains("warning")) log::warn("{}: cross-validated R^2 below {}", doc["warning"].get<std::string>(),
                                          autotune::kLowConfidenceR2);
   log::info("wrote {}", path);
   if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
+}
+
+// Writes autotune.json (and prints it or the summary) as every mode does.
+void write_result(const AutotuneArgs& a, const nlohmann::ordered_json& doc) {
+  write_document(a, doc, "autotune.json", autotune::result_summary(doc));
 }
 
 // --simulate CACHE --seeds N: N runs (seeds --seed onwards) summed up as issue 30's report sums up a strategy;
@@ -169,20 +176,12 @@ int run_simulation_seeds(const AutotuneArgs& a, autotune::Simulation& sim, autot
                     {"within_5pct", s.within_5pct}, {"within_10pct", s.within_10pct},
                     {"score", s.score},           {"random_expected_best", s.random_expected_best}};
   doc["runs"] = run_docs;
-  const std::string path = (std::filesystem::path(a.output_dir) / "simulation_seeds.json").string();
-  const std::string text = doc.dump(1) + "\n";
-  write_file_atomically(path, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
-  if (a.common.json) {
-    fmt::print("{}", text);
-  } else if (!a.common.quiet) {
-    fmt::print("{} seeds of --strategy {} on {}: best/optimum median {:.3f}, 90th percentile {:.3f}; within 5% {} "
-               "and within 10% {} of {}; methodology score {:.3f} over {} evaluations (random search 0; its expected "
-               "best after them {:.3f})\n",
-               *a.seeds, a.strategy, *a.simulate, s.median, s.p90, s.within_5pct, s.within_10pct, *a.seeds, s.score,
-               limit, s.random_expected_best);
-  }
-  log::info("wrote {}", path);
-  if (std::fflush(stdout) != 0) throw Error(ExitCode::OutputFailed, "cannot write to standard output");
+  write_document(a, doc, "simulation_seeds.json",
+                 fmt::format("{} seeds of --strategy {} on {}: best/optimum median {:.3f}, 90th percentile {:.3f}; "
+                             "within 5% {} and within 10% {} of {}; methodology score {:.3f} over {} evaluations "
+                             "(random search 0; its expected best after them {:.3f})\n",
+                             *a.seeds, a.strategy, *a.simulate, s.median, s.p90, s.within_5pct, s.within_10pct,
+                             *a.seeds, s.score, limit, s.random_expected_best));
   return 0;
 }
 
@@ -198,7 +197,6 @@ int run_simulation(const AutotuneArgs& a) {
       a.space_file.empty() ? std::nullopt : std::optional<std::string>(a.space_file);
   const std::optional<bool> higher_is_better =
       a.simulate_direction ? std::optional<bool>(*a.simulate_direction == "max") : std::nullopt;
-  if (!a.seeds && a.jobs != "1") throw Error(ExitCode::Usage, "--jobs goes with --simulate CACHE --seeds N");
   parse_jobs(a.jobs);  // a wrong value is refused before any work
   autotune::Simulation sim = autotune::load_simulation(*a.simulate, space_file, a.simulate_objective, higher_is_better);
   if (sim.skipped) log::info("--simulate {}: {} entries outside the space skipped", *a.simulate, sim.skipped);
@@ -230,10 +228,10 @@ int run_simulation(const AutotuneArgs& a) {
 
 int run_autotune_command(const AutotuneArgs& a) {
   set_log_level(a.common);
+  if (!a.seeds && a.jobs != "1") throw Error(ExitCode::Usage, "--jobs goes with --simulate CACHE --seeds N");
   if (a.simulate) return run_simulation(a);
   if (a.simulate_objective || a.simulate_direction || a.seeds)
     throw Error(ExitCode::Usage, "--simulate-objective, --simulate-direction and --seeds go with --simulate CACHE");
-  if (a.jobs != "1") throw Error(ExitCode::Usage, "--jobs goes with --simulate CACHE --seeds N");
   if (a.space_file.empty()) throw Error(ExitCode::Usage, "--space FILE is required (or --simulate CACHE)");
   const autotune::SearchSpace space = autotune::SearchSpace::load(a.space_file);
   const autotune::TuneOptions options = tune_options(a, space);
