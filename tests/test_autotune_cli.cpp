@@ -123,6 +123,54 @@ TEST(AutotuneCli, SameSeedSameSearch) {
   EXPECT_EQ(ra, rb);
 }
 
+// A self-timed program that prints 0 (a time rounded away: "time_ms: 0.000") or a negative number: the
+// configuration fails with a reason that says so, instead of being taken as the best (before, 0 became the best
+// measured while the model, which fits the logarithm, left it out). All failing at first: the command is broken.
+TEST(AutotuneCli, AnObjectiveNotAboveZeroFailsItsConfigurationAndSaysWhy) {
+  Fixture f;
+  auto rewrite = [&](auto value_of) {
+    std::ifstream in(f.table);
+    std::string line, out;
+    std::getline(in, line);
+    out = line + "\n";
+    while (std::getline(in, line)) {
+      std::stringstream s(line);
+      std::string a, b, c, t;
+      std::getline(s, a, ',');
+      std::getline(s, b, ',');
+      std::getline(s, c, ',');
+      std::getline(s, t);
+      out += a + "," + b + "," + c + "," + value_of(std::stoi(a), std::stoi(c), t) + "\n";
+    }
+    std::ofstream(f.table) << out;
+  };
+  rewrite([](int a, int c, const std::string& t) {
+    if (t.rfind("invalid", 0) == 0) return t;
+    return c == 3 ? std::string(a == 1 ? "-2.5" : "0.000") : t;
+  });
+  // 100%: the cap on invalid configurations (max(20, budget)) must not stop the sweep.
+  const nlohmann::json e = parse(run_cli(f.args("100%", "e", {"--strategy", "exhaustive"})));
+  std::size_t not_above_zero = 0;
+  for (const auto& m : e["measurements"]) {
+    const bool zero_or_below = m["config"]["C"] == 3 && m["config"]["A"].get<int>() * m["config"]["B"].get<int>() < 256;
+    if (!zero_or_below) continue;
+    EXPECT_EQ(m["status"], "invalid") << m.dump();
+    const std::string printed = m["config"]["A"] == 1 ? "-2.5" : "0.000";
+    EXPECT_NE(m["reason"].get<std::string>().find("objective " + printed + " from --objective-regex"), std::string::npos)
+        << m.dump();
+    EXPECT_NE(m["reason"].get<std::string>().find("is not above zero"), std::string::npos) << m.dump();
+    ++not_above_zero;
+  }
+  EXPECT_EQ(not_above_zero, 30u);  // C=3 where A*B < 256: 30 of the 35 configurations that run
+  EXPECT_EQ(e["budget"]["invalid"], 20 + 30);
+  EXPECT_EQ(e["best"]["objective"], 1.0);
+  // Every configuration printing 0: the first 10 fail, the command is declared broken with that reason.
+  rewrite([](int, int, const std::string& t) { return t.rfind("invalid", 0) == 0 ? t : std::string("0"); });
+  const CliResult broken = run_cli(f.args("10", "b"));
+  EXPECT_EQ(broken.exit_code, 9) << broken.err;
+  EXPECT_NE(broken.err.find("is not above zero"), std::string::npos) << broken.err;
+}
+
 TEST(AutotuneCli, BudgetAsPercentAndTheBaselines) {
   Fixture f;
   nlohmann::json r = parse(run_cli(f.args("10%", "r", {"--strategy", "random"})));

@@ -356,6 +356,60 @@ TEST(AutotuneSimulate, ObjectivesAsKernelTunerWritesThemListsAndHigherIsBetter) 
   EXPECT_NE(imported.err.find("its objective is \"GFLOP/s\""), std::string::npos) << imported.err;
 }
 
+// An objective that is zero or below in some entries (the benchmark hub's hyperparameter tuning caches hold a
+// "score" from -1.8 to 0.5): the search models the logarithm and compares by ratios, so those configurations are
+// failed ones, in either direction, with a warning that counts them; before, where lower is better they were
+// valid measurements the model left out, and the "best" of a negative table was a ratio of negatives. A cache
+// whose every entry is so is refused with the reason, not only "no valid measurement".
+TEST(AutotuneSimulate, AnObjectiveZeroOrBelowFailsThoseConfigurationsAndIsCounted) {
+  Fixture f;
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(read_file(f.cache));
+  double most = 0;
+  std::size_t runs = 0, at_or_below_zero = 0;
+  for (auto& [key, e] : doc["cache"].items()) {
+    if (!e["time"].is_number()) continue;
+    ++runs;
+    // score = 12 - time: the bowl's optimum (time 1.0) scores 11; the slowest configurations score zero or below.
+    e["score"] = 12.0 - e["time"].get<double>();
+    most = std::max(most, e["score"].get<double>());
+    if (!(e["score"].get<double>() > 0)) ++at_or_below_zero;
+  }
+  ASSERT_GT(at_or_below_zero, 0u);
+  ASSERT_LT(at_or_below_zero, runs);
+  doc["objective"] = "score";
+  const std::string scored = f.dir.file("scored.json");
+  std::ofstream(scored) << doc.dump();
+  const CliResult all = run_cli(f.simulate(scored, "max", {"--strategy", "exhaustive", "--budget", "100%",
+                                                           "--simulate-direction", "max"}));
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.err.find(std::to_string(at_or_below_zero) + " configuration(s) have score zero or below: taken as "
+                         "failed configurations"), std::string::npos) << all.err;
+  const nlohmann::json d = nlohmann::json::parse(all.out);
+  EXPECT_EQ(d["budget"]["invalid"].get<std::size_t>(), 20 + at_or_below_zero);
+  EXPECT_DOUBLE_EQ(d["simulation"]["best_value"].get<double>(), most);
+  std::size_t said = 0;
+  for (const auto& m : d["measurements"])
+    if (m["status"] != "ok" && m["reason"].get<std::string>().find("(not positive: the search needs an objective "
+                                                                   "above zero)") != std::string::npos)
+      ++said;
+  EXPECT_EQ(said, at_or_below_zero);
+  // Lower is better, the same entries: failed too (they were valid before).
+  const nlohmann::json as_min = parse(run_cli(f.simulate(scored, "min", {"--strategy", "exhaustive", "--budget", "100%",
+                                                                         "--simulate-direction", "min"})));
+  EXPECT_EQ(as_min["budget"]["invalid"].get<std::size_t>(), 20 + at_or_below_zero);
+  EXPECT_GT(as_min["simulation"]["best_value"].get<double>(), 0.0);
+  // Every entry zero or below: refused, naming how many and why.
+  for (auto& [key, e] : doc["cache"].items())
+    if (e["time"].is_number()) e["score"] = -e["time"].get<double>();
+  const std::string negative = f.dir.file("negative.json");
+  std::ofstream(negative) << doc.dump();
+  const CliResult refused = run_cli(f.simulate(negative, "neg", {"--simulate-direction", "min"}));
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find(negative + ": no configuration of the space has a valid measurement; " +
+                             std::to_string(runs) + " of them have score zero or below"), std::string::npos)
+      << refused.err;
+}
+
 // Kernel Tuner's T4 results file (store_output_file; the benchmark hub ships one beside each cache): the same
 // space and the same search as the cache it stands for; failures by their invalidity; a damaged result named.
 TEST(AutotuneSimulate, KernelTunerT4ResultsFilesAreReadAsTheCacheTheyStandFor) {

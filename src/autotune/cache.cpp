@@ -263,8 +263,10 @@ std::unordered_map<std::string, CachedMeasurement> kernel_tuner_measurements(con
     CachedMeasurement m;
     m.source = "kernel_tuner";
     const nlohmann::json t = kernel_tuner_value(entry, objective);
-    if (t.is_number() && objective.higher_is_better && !(t.get<double>() > 0)) {
-      m.outcome.reason = fmt::format("Kernel Tuner: {} {} (not positive)", objective.name, t.dump());
+    if (t.is_number() && !(t.get<double>() > 0)) {
+      // The search models the objective's logarithm and compares configurations by ratios, whichever the
+      // direction: a value of zero or below cannot be placed (a hyperparameter tuning cache's "score" can be).
+      m.outcome.reason = fmt::format("Kernel Tuner: {} {} {}", objective.name, t.dump(), kNotPositive);
     } else if (t.is_number()) {
       m.outcome.valid = true;
       m.outcome.objective = objective.higher_is_better ? 1.0 / t.get<double>() : t.get<double>();

@@ -66,8 +66,10 @@ std::unordered_map<std::string, CachedMeasurement> import_kernel_tuner_cache(con
                                                                              std::size_t* skipped,
                                                                              const std::string& flag = "--import-cache");
 // The same from a cache already read (read_kernel_tuner_cache), on `objective`: an entry's value there is its
-// objective, or where higher is better its reciprocal (the search minimizes; a value that is not positive
-// fails); a failure string (Kernel Tuner's RuntimeFailedConfig...) there or in "time" is an invalid configuration.
+// objective, or where higher is better its reciprocal (the search minimizes); a value that is not positive, in
+// either direction, fails with kNotPositive in its reason (the search models the objective's logarithm); a failure
+// string (Kernel Tuner's RuntimeFailedConfig...) there or in "time" is an invalid configuration.
+inline constexpr const char* kNotPositive = "(not positive: the search needs an objective above zero)";
 std::unordered_map<std::string, CachedMeasurement> kernel_tuner_measurements(const nlohmann::json& doc,
                                                                              const std::string& path,
                                                                              const SearchSpace& space,

@@ -161,8 +161,13 @@ Outcome StdoutEvaluator::evaluate(const SearchSpace& space, ConfigView config, s
   else {
     const std::string text = read_text(*spec.stdout_file);
     std::optional<double> v;
-    if (const std::optional<std::string> group = regex_.first_group(text)) v = parse_number(*group);
+    const std::optional<std::string> group = regex_.first_group(text);
+    if (group) v = parse_number(*group);
     if (!v) o.reason = keep_failed_run(dir, fmt::format("no number for --objective-regex \"{}\" in its output", regex_text_));
+    else if (!(*v > 0))  // a time printed as 0.000, say: the search models the logarithm and compares by ratios
+      o.reason = keep_failed_run(dir, fmt::format("objective {} from --objective-regex \"{}\" is not above zero (the "
+                                                  "search needs a positive value: print more digits, or a time or cost)",
+                                                  *group, regex_text_));
     else {
       o.valid = true;
       o.objective = *v;

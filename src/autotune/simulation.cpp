@@ -103,7 +103,15 @@ Simulation load_simulation(const std::string& cache_path, const std::optional<st
                             space.size() - measured.size(), space.size(), space_file.value_or(cache_path), first));
   }
   std::unordered_map<std::string, Outcome> table;
-  for (const auto& [key, m] : measured) table[key] = m.outcome;
+  std::size_t not_positive = 0;
+  std::string first_not_positive;
+  for (const auto& [key, m] : measured) {
+    table[key] = m.outcome;
+    if (!m.outcome.valid && m.outcome.reason.find(kNotPositive) != std::string::npos) {
+      ++not_positive;
+      if (first_not_positive.empty() || key < first_not_positive) first_not_positive = key;
+    }
+  }
   nlohmann::ordered_json description = {{"kind", "simulation"},
                                          {"unit", "as in the cache (Kernel Tuner: ms)"},
                                          {"cache", cache_path},
@@ -115,9 +123,14 @@ Simulation load_simulation(const std::string& cache_path, const std::optional<st
   }
   TableEvaluator evaluator(std::move(table), std::move(description));
   if (!evaluator.optimum())
-    throw Error(ExitCode::Usage, fmt::format("{} {}: no configuration of the space has a valid measurement", kFlag,
-                                             cache_path));
-  return {std::move(space), std::move(evaluator), skipped, objective};
+    throw Error(ExitCode::Usage,
+                not_positive ? fmt::format("{} {}: no configuration of the space has a valid measurement; {} of them have "
+                                           "{} zero or below (for example {}), and the search needs an objective above "
+                                           "zero (it models its logarithm and compares configurations by ratios)",
+                                           kFlag, cache_path, not_positive, objective.name, first_not_positive)
+                             : fmt::format("{} {}: no configuration of the space has a valid measurement", kFlag,
+                                           cache_path));
+  return {std::move(space), std::move(evaluator), skipped, objective, not_positive};
 }
 
 }  // namespace rpl::autotune

@@ -41,6 +41,7 @@ struct Simulation {
   TableEvaluator evaluator;
   std::size_t skipped = 0;  // cache entries outside the space
   KernelTunerObjective objective;  // what the entries were read on
+  std::size_t not_positive = 0;  // configurations whose objective is zero or below: failed (kNotPositive)
 };
 
 // Reads `cache_path` (Kernel Tuner cache, .json or .json.gz, unterminated accepted). The space is

@@ -200,6 +200,10 @@ int run_simulation(const AutotuneArgs& a) {
   parse_jobs(a.jobs);  // a wrong value is refused before any work
   autotune::Simulation sim = autotune::load_simulation(*a.simulate, space_file, a.simulate_objective, higher_is_better);
   if (sim.skipped) log::info("--simulate {}: {} entries outside the space skipped", *a.simulate, sim.skipped);
+  if (sim.not_positive)
+    log::warn("--simulate {}: {} configuration(s) have {} zero or below: taken as failed configurations (the search "
+              "needs an objective above zero: it models its logarithm and compares configurations by ratios)",
+              *a.simulate, sim.not_positive, sim.objective.name);
   const autotune::TuneOptions options = tune_options(a, sim.space);
   log::info("autotune --simulate: {} configurations ({} valid in the cache), strategy {}, budget {} ({} configurations){}",
             sim.space.size(), sim.evaluator.valid(), a.strategy, options.budget.requested, options.budget.configurations,
