@@ -54,6 +54,41 @@ TEST(AutotuneSpace, LogicalOperatorsAndPrecedence) {
   EXPECT_EQ(make(R"({"parameters": {"A": [2, 3]}, "restrictions": ["2 ^ A == 8"]})").size(), 1u);
 }
 
+// Kernel Tuner's restrictions are Python, and a user pastes them as they are. Before, "and"/"or" did not parse, and
+// a chained comparison ("32 <= A*B <= 512", in Kernel Tuner's own tests) parsed as C's (32 <= A*B) <= 512: always
+// true, every configuration admitted without a word.
+TEST(AutotuneSpace, KernelTunerRestrictionsInPythonMeanWhatTheySayInPython) {
+  const auto size = [](const std::string& restriction) {
+    return make(R"({"parameters": {"A": [1, 2, 4, 8, 16, 32], "B": [1, 2, 4, 8, 16, 32], "C": [0, 1]},
+                   "restrictions": [")" + restriction + R"("]})").size();
+  };
+  // The chain: 32 <= A*B <= 256, as Python reads it, and never the C reading (every one of the 72).
+  EXPECT_EQ(size("32 <= A*B <= 256"), size("32 <= A*B && A*B <= 256"));
+  EXPECT_LT(size("32 <= A*B <= 256"), 72u);
+  EXPECT_EQ(size("1 < A < B <= 16"), size("1 < A && A < B && B <= 16"));
+  EXPECT_EQ(size("(2 <= A <= 8) or C == 1"), size("(2 <= A && A <= 8) || C == 1"));
+  // Kernel Tuner's convolution restriction, word for word, against ours.
+  EXPECT_EQ(size("C==0 or (A % 32 != 0)"), size("C == 0 || (A % 32 != 0)"));
+  EXPECT_EQ(size("A*B >= 32 and not C == 1"), size("A*B >= 32 && C != 1"));  // not below ==, as in Python
+  EXPECT_EQ(size("not (A == 1 or B == 1) and C"), size("A != 1 && B != 1 && C != 0"));
+  EXPECT_EQ(size("A ** 2 <= 64"), size("A <= 8"));
+  EXPECT_EQ(size("A // 4 == 2"), size("A == 8"));
+  EXPECT_EQ(size("C == True"), size("C == 1"));
+  EXPECT_EQ(size("min(A, B) >= 4 and max(A, B) <= 16"), size("A >= 4 && B >= 4 && A <= 16 && B <= 16"));
+  // // floors as Python's does (C's / truncates): -7 // 2 == -4.
+  EXPECT_EQ(make(R"({"parameters": {"X": [1]}, "restrictions": ["-7 // 2 == -4 and 7 // 2 == 3"]})").size(), 1u);
+  // Our own syntax, untouched.
+  EXPECT_EQ(size("!(A == 1) && B > 2"), size("A != 1 && B > 2"));
+  // What has no equivalent is refused by name; an unbalanced chain still reaches muparser's message.
+  const std::string in = error_of(R"({"parameters": {"A": [1, 2]}, "restrictions": ["A in [1, 2]"]})");
+  EXPECT_NE(in.find("restriction \"A in [1, 2]\""), std::string::npos) << in;
+  EXPECT_NE(in.find("X == 1 || X == 2"), std::string::npos) << in;
+  const std::string lambda = error_of(R"({"parameters": {"A": [1, 2]}, "restrictions": ["lambda p: p > 1"]})");
+  EXPECT_NE(lambda.find("Python's \"lambda\""), std::string::npos) << lambda;
+  EXPECT_NE(error_of(R"({"parameters": {"A": [1]}, "restrictions": ["1 < (A <= 4"]})").find("does not parse"),
+            std::string::npos);
+}
+
 TEST(AutotuneSpace, BadInputNamesTheValue) {
   EXPECT_NE(error_of(R"({"parameters": {}})").find("empty"), std::string::npos);
   EXPECT_NE(error_of(R"({"parameters": {"BM": []}})").find("\"BM\" has no values"), std::string::npos);

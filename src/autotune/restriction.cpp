@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autotune/restriction_syntax.hpp"
 #include "support/errors.hpp"
 
 namespace rpl::autotune {
@@ -24,6 +25,11 @@ double remainder_c(double a, double b) {
   if (b == 0) return std::numeric_limits<double>::quiet_NaN();
   if (integral(a) && integral(b)) return static_cast<double>(static_cast<long long>(a) % static_cast<long long>(b));
   return std::fmod(a, b);
+}
+// Python's // (Kernel Tuner's restrictions): the floor of the quotient, for integers and decimals alike.
+double floor_divide(double a, double b) {
+  if (b == 0) return std::numeric_limits<double>::quiet_NaN();
+  return std::floor(a / b);
 }
 double add(double a, double b) { return a + b; }
 double subtract(double a, double b) { return a - b; }
@@ -64,6 +70,7 @@ Restriction::Restriction(const std::string& expression, const std::vector<std::s
     p.DefineOprt("+", add, mu::prADD_SUB);
     p.DefineOprt("-", subtract, mu::prADD_SUB);
     p.DefineOprt("*", multiply, mu::prMUL_DIV);
+    p.DefineOprt("//", floor_divide, mu::prMUL_DIV);
     p.DefineOprt("/", divide, mu::prMUL_DIV);
     p.DefineOprt("%", remainder_c, mu::prMUL_DIV);
     p.DefineOprt("^", power, mu::prPOW, mu::oaRIGHT);
@@ -71,7 +78,8 @@ Restriction::Restriction(const std::string& expression, const std::vector<std::s
     p.DefineInfixOprt("+", unary_plus);
     p.DefineInfixOprt("!", logical_not);
     for (std::size_t i = 0; i < names.size(); ++i) p.DefineVar(names[i], &values[i]);
-    p.SetExpr(expression);
+    // Kernel Tuner's Python forms (and, or, not, chained comparisons, **, True) in ours (restriction_syntax.hpp).
+    p.SetExpr(muparser_syntax(expression, names));
     const mu::varmap_type& used = p.GetUsedVar();  // parses; throws on syntax errors
     p.Eval();  // throws on names that are not parameters
     for (std::size_t i = 0; i < names.size(); ++i)
