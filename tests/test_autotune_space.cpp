@@ -1,6 +1,8 @@
 // Search spaces: restrictions through muparser with C integer semantics, enumeration, and bad input.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "autotune/space.hpp"
 #include "support/errors.hpp"
 
@@ -87,6 +89,39 @@ TEST(AutotuneSpace, KernelTunerRestrictionsInPythonMeanWhatTheySayInPython) {
   EXPECT_NE(lambda.find("Python's \"lambda\""), std::string::npos) << lambda;
   EXPECT_NE(error_of(R"({"parameters": {"A": [1]}, "restrictions": ["1 < (A <= 4"]})").find("does not parse"),
             std::string::npos);
+}
+
+// Parameters of strings and booleans in Kernel Tuner's restrictions: a quoted value compared with a parameter of
+// strings is that value; booleans alone are 1 for true and 0 for false, whatever order they are listed in (before,
+// [true, false] made true 0, so "use_shmem == True" would have selected false).
+TEST(AutotuneSpace, StringsAndBooleansCompareAsKernelTunerWritesThem) {
+  const std::string params = R"("parameters": {"layout": ["NCHW", "NHWC"], "vec": [true, false], "bs": [32, 64]})";
+  const auto admitted = [&](const std::string& restriction) {
+    SearchSpace s = make("{" + params + R"(, "restrictions": [")" + restriction + R"("]})");
+    std::set<std::string> out;
+    for (std::size_t i = 0; i < s.size(); ++i) out.insert(s.key(s.config(i)));
+    return out;
+  };
+  EXPECT_EQ(admitted("vec == True"), admitted("vec"));
+  EXPECT_EQ(admitted("vec == True"), admitted("vec == 1"));
+  for (const auto& key : admitted("vec == True")) EXPECT_NE(key.find("vec=True"), std::string::npos) << key;
+  EXPECT_EQ(admitted("vec == True").size(), 4u);
+  EXPECT_EQ(admitted("not vec"), admitted("vec == False"));
+  const auto nhwc = admitted("layout == \\\"NHWC\\\"");
+  EXPECT_EQ(nhwc.size(), 4u);
+  for (const auto& key : nhwc) EXPECT_NE(key.find("layout=NHWC"), std::string::npos) << key;
+  EXPECT_EQ(admitted("'NHWC' == layout"), nhwc);
+  EXPECT_EQ(admitted("layout != 'NCHW' and bs >= 64 or vec == False").size(), 2u + 4u - 1u);
+  // What a quoted value cannot mean is refused, naming it.
+  const auto error = [&](const std::string& restriction) {
+    return error_of("{" + params + R"(, "restrictions": [")" + restriction + R"("]})");
+  };
+  EXPECT_NE(error("layout == 'NCWH'").find("\"NCWH\" is not one of layout's values (\"NCHW\", \"NHWC\")"),
+            std::string::npos) << error("layout == 'NCWH'");
+  EXPECT_NE(error("layout < 'NHWC'").find("can only be compared with == or !="), std::string::npos);
+  EXPECT_NE(error("bs == 'NHWC'").find("can only be compared with == or != to a parameter that lists strings"),
+            std::string::npos) << error("bs == 'NHWC'");
+  EXPECT_NE(error("layout == 'NHWC").find("not closed"), std::string::npos);
 }
 
 TEST(AutotuneSpace, BadInputNamesTheValue) {

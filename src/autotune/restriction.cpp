@@ -53,7 +53,8 @@ struct Restriction::Parser {
   mu::Parser parser;
 };
 
-Restriction::Restriction(const std::string& expression, const std::vector<std::string>& names, double* values)
+Restriction::Restriction(const std::string& expression, const std::vector<std::string>& names, double* values,
+                         const std::vector<std::vector<nlohmann::ordered_json>>& labels)
     : expression_(expression), parser_(std::make_unique<Parser>()) {
   mu::Parser& p = parser_->parser;
   try {
@@ -79,7 +80,7 @@ Restriction::Restriction(const std::string& expression, const std::vector<std::s
     p.DefineInfixOprt("!", logical_not);
     for (std::size_t i = 0; i < names.size(); ++i) p.DefineVar(names[i], &values[i]);
     // Kernel Tuner's Python forms (and, or, not, chained comparisons, **, True) in ours (restriction_syntax.hpp).
-    p.SetExpr(muparser_syntax(expression, names));
+    p.SetExpr(muparser_syntax(expression, names, labels));
     const mu::varmap_type& used = p.GetUsedVar();  // parses; throws on syntax errors
     p.Eval();  // throws on names that are not parameters
     for (std::size_t i = 0; i < names.size(); ++i)

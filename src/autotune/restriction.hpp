@@ -1,6 +1,8 @@
 #pragma once
 // A restriction of a search space: a boolean expression over the parameter names, evaluated by muparser
 // with C-like integer semantics (see restriction.cpp for the operator set).
+#include <nlohmann/json.hpp>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,7 +14,10 @@ class Restriction {
   // `names` are the parameters; `values` points at one double per name, which the caller sets before
   // calling holds(). Throws rpl::Error(Usage) naming the expression when it does not parse or uses an
   // unknown name.
-  Restriction(const std::string& expression, const std::vector<std::string>& names, double* values);
+  // `labels`: each parameter's listed strings or booleans, empty for a numeric one (Parameter::labels), so that a
+  // quoted value compared with a parameter of strings is its position (restriction_syntax.hpp).
+  Restriction(const std::string& expression, const std::vector<std::string>& names, double* values,
+              const std::vector<std::vector<nlohmann::ordered_json>>& labels = {});
   ~Restriction();
   Restriction(Restriction&&) noexcept;
   Restriction& operator=(Restriction&&) noexcept;

@@ -11,7 +11,7 @@ namespace rpl::autotune {
 namespace {
 
 struct Token {
-  enum Kind { Word, Number, Op, Open, Close, Comma } kind;
+  enum Kind { Word, Number, String, Op, Open, Close, Comma } kind;
   std::string text;
 };
 
@@ -46,6 +46,11 @@ std::vector<Token> tokenize(const std::string& e) {
       }
       out.push_back({Token::Number, e.substr(i, j - i)});
       i = j;
+    } else if (c == '"' || c == '\'') {
+      const std::size_t close = e.find(e[i], i + 1);
+      if (close == std::string::npos) refuse(e, "a quoted value is not closed");
+      out.push_back({Token::String, e.substr(i + 1, close - i - 1)});
+      i = close + 1;
     } else if (c == '(' || c == ')' || c == ',') {
       out.push_back({c == '(' ? Token::Open : c == ')' ? Token::Close : Token::Comma, std::string(1, e[i])});
       ++i;
@@ -75,7 +80,9 @@ bool separates(const Token& t) {
 
 class Rewriter {
  public:
-  explicit Rewriter(std::vector<Token> tokens) : t_(std::move(tokens)) {}
+  Rewriter(const std::string& expression, std::vector<Token> tokens, const std::vector<std::string>& names,
+           const std::vector<std::vector<nlohmann::ordered_json>>& labels)
+      : expression_(expression), t_(std::move(tokens)), names_(names), labels_(labels) {}
   std::string run() { return level(0, t_.size()); }
 
  private:
@@ -121,6 +128,7 @@ class Rewriter {
       }
       if (is_comparison(t_[k])) comparisons.push_back(k);
     }
+    for (std::size_t c : comparisons) resolve_quoted(c, b, e);
     std::string body;
     if (comparisons.size() < 2) {
       body = span(b, e);
@@ -142,6 +150,35 @@ class Rewriter {
     return out + body + std::string(nots, ')');
   }
 
+  // A comparison between a parameter of strings and a quoted value, each alone on its side: the value becomes
+  // its position among the parameter's labels (what the restriction sees of the parameter).
+  void resolve_quoted(std::size_t op, std::size_t b, std::size_t e) const {
+    const auto alone = [&](std::size_t k) {
+      const bool left_edge = k == b || is_comparison(t_[k - 1]), right_edge = k + 1 == e || is_comparison(t_[k + 1]);
+      return left_edge && right_edge;
+    };
+    if (op == b || op + 1 >= e || !alone(op - 1) || !alone(op + 1)) return;
+    Token& left = t_[op - 1];
+    Token& right = t_[op + 1];
+    Token* quoted = left.kind == Token::String ? &left : right.kind == Token::String ? &right : nullptr;
+    const Token& other = quoted == &left ? right : left;
+    if (!quoted || other.kind != Token::Word) return;
+    const auto it = std::find(names_.begin(), names_.end(), other.text);
+    const std::size_t p = static_cast<std::size_t>(it - names_.begin());
+    if (it == names_.end() || p >= labels_.size() || labels_[p].empty()) return;  // refused in span()
+    if (t_[op].text != "==" && t_[op].text != "!=")
+      refuse(expression_, "\"" + quoted->text + "\" can only be compared with == or != (" + other.text +
+                              " lists strings; it sees their positions)");
+    for (std::size_t i = 0; i < labels_[p].size(); ++i)
+      if (labels_[p][i].is_string() && labels_[p][i].get<std::string>() == quoted->text) {
+        *quoted = {Token::Number, std::to_string(i)};
+        return;
+      }
+    std::string listed;
+    for (const auto& l : labels_[p]) listed += (listed.empty() ? "" : ", ") + l.dump();
+    refuse(expression_, "\"" + quoted->text + "\" is not one of " + other.text + "'s values (" + listed + ")");
+  }
+
   // Operands: tokens as they are, the Python words and operators in ours, parentheses rewritten inside.
   std::string span(std::size_t b, std::size_t e) const {
     std::string out;
@@ -154,6 +191,9 @@ class Rewriter {
         k = close;
       } else if (t.kind == Token::Op && t.text == "**") {
         text = "^";
+      } else if (t.kind == Token::String) {
+        refuse(expression_, "a quoted value (\"" + t.text + "\") can only be compared with == or != to a parameter "
+                            "that lists strings (layout == \"NHWC\")");
       } else if (is_not(t)) {
         text = "!";  // mid-operand, where Python would not take it: C's meaning, and muparser judges the rest
       }
@@ -163,12 +203,16 @@ class Rewriter {
     return out;
   }
 
-  std::vector<Token> t_;
+  const std::string& expression_;
+  mutable std::vector<Token> t_;  // resolve_quoted puts positions in place of quoted values
+  const std::vector<std::string>& names_;
+  const std::vector<std::vector<nlohmann::ordered_json>>& labels_;
 };
 
 }  // namespace
 
-std::string muparser_syntax(const std::string& expression, const std::vector<std::string>& names) {
+std::string muparser_syntax(const std::string& expression, const std::vector<std::string>& names,
+                            const std::vector<std::vector<nlohmann::ordered_json>>& labels) {
   std::vector<Token> tokens = tokenize(expression);
   const auto parameter = [&](const std::string& w) { return std::find(names.begin(), names.end(), w) != names.end(); };
   for (Token& t : tokens) {
@@ -184,7 +228,7 @@ std::string muparser_syntax(const std::string& expression, const std::vector<std
       refuse(expression, "Python's \"" + t.text + "\" has no equivalent here (a restriction is one expression of "
                          "the parameters: arithmetic, comparisons, and/or/not, min/max)");
   }
-  return Rewriter(std::move(tokens)).run();
+  return Rewriter(expression, std::move(tokens), names, labels).run();
 }
 
 }  // namespace rpl::autotune

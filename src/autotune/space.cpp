@@ -46,6 +46,9 @@ Parameter parse_parameter(const std::string& name, const nlohmann::ordered_json&
                                              name, values.size()));
   Parameter p{name, {}, {}, {}};
   if (holds_labels(values, mixed)) {
+    // Booleans alone are 0 and 1, as in Python (Kernel Tuner's restrictions compare them with True, 1...): a list
+    // written [true, false] must not make true 0.
+    const bool booleans = std::all_of(values.begin(), values.end(), [](const auto& v) { return v.is_boolean(); });
     // Strings and booleans: the model and the restrictions see their positions; commands and keys their text
     // (a boolean as Kernel Tuner writes it in a cache key: True, False; a number of a mixed list as written).
     std::set<std::string> seen;
@@ -61,7 +64,7 @@ Parameter parse_parameter(const std::string& name, const nlohmann::ordered_json&
                                                  "are keyed by their values joined with commas)", origin, name, v.dump()));
       if (!seen.insert(text).second)
         throw Error(ExitCode::Usage, fmt::format("space {}: parameter \"{}\": value {} is listed twice", origin, name, v.dump()));
-      p.values.push_back(static_cast<double>(p.labels.size()));
+      p.values.push_back(booleans ? (v.get<bool>() ? 1.0 : 0.0) : static_cast<double>(p.labels.size()));
       p.text.push_back(text);
       p.labels.push_back(v);
     }
@@ -99,12 +102,18 @@ std::optional<double> label_position(const auto& labels, const nlohmann::json& v
 }  // namespace
 
 std::optional<double> Parameter::value_of(const nlohmann::json& v) const {
-  if (!labels.empty()) return label_position(labels, v);
+  if (!labels.empty()) {
+    const std::optional<double> at = label_position(labels, v);
+    return at ? std::optional<double>(values[static_cast<std::size_t>(*at)]) : std::nullopt;
+  }
   if (v.is_number()) return v.get<double>();
   return std::nullopt;
 }
 
 std::optional<double> listed_value(const nlohmann::ordered_json& values, const nlohmann::json& v) {
+  if (values.is_array() && !values.empty() &&
+      std::all_of(values.begin(), values.end(), [](const auto& l) { return l.is_boolean(); }))
+    return v.is_boolean() ? std::optional<double>(v.get<bool>() ? 1.0 : 0.0) : std::nullopt;  // as parse_parameter
   if (values.is_array() && holds_labels(values, true)) return label_position(values, v);
   if (v.is_number()) return v.get<double>();
   return std::nullopt;
@@ -179,12 +188,16 @@ SearchSpace SearchSpace::from_listed(const nlohmann::ordered_json& parameters,
 void SearchSpace::enumerate(const std::string& origin) {
   const std::size_t n = parameters_.size();
   std::vector<std::string> names;
-  for (const auto& p : parameters_) names.push_back(p.name);
+  std::vector<std::vector<nlohmann::ordered_json>> labels;
+  for (const auto& p : parameters_) {
+    names.push_back(p.name);
+    labels.push_back(p.labels);
+  }
   std::vector<double> values(n, 0.0);
   std::vector<Restriction> restrictions;
   for (const auto& r : restrictions_) {
     try {
-      restrictions.emplace_back(r, names, values.data());
+      restrictions.emplace_back(r, names, values.data(), labels);
     } catch (const Error& e) {
       throw Error(e.code(), fmt::format("space {}: {}", origin, e.what()));
     }

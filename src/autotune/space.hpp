@@ -15,8 +15,9 @@ namespace rpl::autotune {
 struct Parameter {
   std::string name;
   // The numbers the model and the restrictions see. A parameter whose list holds only strings and booleans
-  // (Kernel Tuner's "layout": ["NCHW", "NHWC"], "use_shmem": [true, false]) has their positions instead: 0, 1, 2...
-  // So does a list that mixes numbers with strings or booleans in a listed space (from_listed: no restrictions).
+  // (Kernel Tuner's "layout": ["NCHW", "NHWC"]) has their positions instead: 0, 1, 2..., but a list of booleans
+  // alone ("use_shmem": [true, false]) has 1 for true and 0 for false, as Python has. A list that mixes numbers with
+  // strings or booleans in a listed space (from_listed: no restrictions) has positions.
   std::vector<double> values;
   std::vector<std::string> text;  // each value as it is substituted into commands ("64", "0.5", "NHWC", "True")
   std::vector<nlohmann::ordered_json> labels;  // such a parameter's values as listed; empty for a numeric one
