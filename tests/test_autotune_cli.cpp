@@ -255,6 +255,8 @@ TEST(AutotuneCli, BadInputNamesTheValue) {
   expect_error(a, 2, "--budget \"abc\"");
   a = f.args("0", "x");
   expect_error(a, 2, "--budget \"0\"");
+  a = f.args("150%", "x");
+  expect_error(a, 2, "--budget \"150%\": a percentage of the space is at most 100%");
   a = f.args("10", "x", {"--strategy", "genetic"});
   expect_error(a, 2, "--strategy \"genetic\"");
   a = f.args("10", "x");

@@ -350,6 +350,11 @@ TEST(AutotuneSimulate, ObjectivesAsKernelTunerWritesThemListsAndHigherIsBetter) 
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.err.find(unknown + ": objective \"score\""), std::string::npos) << refused.err;
   EXPECT_EQ(run_cli(f.simulate(unknown, "u2", {"--simulate-objective", "GFLOP/s"})).exit_code, 0);
+  // A named objective that no entry holds (a typo) is said so, with the columns there are, before any direction.
+  const CliResult typo = run_cli(f.simulate(unknown, "u3", {"--simulate-objective", "GFLOPS"}));
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_NE(typo.err.find("--simulate-objective \"GFLOPS\" is in none of the cache's entries (their numeric columns: "
+                          "GFLOP/s, time)"), std::string::npos) << typo.err;
   const CliResult imported = run_cli({"autotune", "--space", f.space, "--cmd-template", "/bin/true", "--import-cache",
                                       gflops, "-o", f.dir.file("imp"), "--json"});
   EXPECT_EQ(imported.exit_code, 2);

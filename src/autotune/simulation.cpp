@@ -89,6 +89,30 @@ Outcome TableEvaluator::evaluate(const SearchSpace& space, ConfigView config, st
 Simulation load_simulation(const std::string& cache_path, const std::optional<std::string>& space_file,
                            const std::optional<std::string>& objective_name, std::optional<bool> higher_is_better) {
   const nlohmann::json doc = read_kernel_tuner_cache(cache_path, kFlag);
+  if (objective_name) {
+    // Named on the command line and in no entry (a typo, say): say so, with the columns the entries do have,
+    // before asking for its direction.
+    bool anywhere = false;
+    std::set<std::string> columns;
+    std::set<std::string> parameters;
+    if (doc.contains("tune_params_keys") && doc["tune_params_keys"].is_array())
+      for (const auto& k : doc["tune_params_keys"])
+        if (k.is_string()) parameters.insert(k.get<std::string>());
+    if (doc.contains("cache") && doc["cache"].is_object())
+      for (const auto& [_, entry] : doc["cache"].items()) {
+        if (!entry.is_object()) continue;
+        anywhere = anywhere || entry.contains(*objective_name);
+        for (const auto& [column, value] : entry.items())
+          if (value.is_number() && !parameters.count(column)) columns.insert(column);
+      }
+    if (!anywhere) {
+      std::string listed;
+      for (const auto& c : columns) listed += (listed.empty() ? "" : ", ") + c;
+      throw Error(ExitCode::Usage, fmt::format("{} {}: --simulate-objective \"{}\" is in none of the cache's entries "
+                                               "(their numeric columns: {})", kFlag, cache_path, *objective_name,
+                                               listed.empty() ? "none" : listed));
+    }
+  }
   const KernelTunerObjective objective = kernel_tuner_objective(doc, cache_path, kFlag, objective_name, higher_is_better);
   SearchSpace space = space_file ? SearchSpace::load(*space_file) : space_of_cache(doc, cache_path, objective);
   std::size_t skipped = 0;
