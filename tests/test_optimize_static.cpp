@@ -272,6 +272,81 @@ TEST(OptimizeStructureGate, RejectsTimersPrintfAtomicsAsmAndNewGlobals) {
   EXPECT_TRUE(shared.passed) << shared.reason;
 }
 
+// Correct code the static gates rejected before (session 16's probe of hand-written optimizations): a kernel
+// parameter named `time` used more often (it counted as the timer time()), a printf or clock64 in a block the
+// preprocessor leaves out (`#if 0`, an undefined DEBUG switch), a `static constexpr` table, a new macro #undef'd
+// after the kernel, toolkit headers missing from the list. Both directions: time() called, a printf in a block that
+// a compiler's own macro guards (the device side compiles it), a plain static and an #undef of the original's macro
+// are still rejected.
+TEST(OptimizeStructureGate, CorrectCodeOnceRejectedAsTimersPrintsStateOrOutsideChanges) {
+  const std::string physics = R"(#include <cuda_runtime.h>
+__global__ void advance(float* pos, const float* vel, float time, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) pos[i] = pos[i] + vel[i] * time;
+}
+int main() { return 0; }
+)";
+  const auto with = [&](const std::string& body) {
+    return replace(physics, "  if (i < n) pos[i] = pos[i] + vel[i] * time;\n", body);
+  };
+  const auto verdict = [&](const std::string& candidate) {
+    return check_static_gates(parse(physics), parse(candidate), "advance");
+  };
+  StaticVerdict twice = verdict(with("  if (2 * i + 1 < n) {\n    pos[2 * i] += vel[2 * i] * time;\n"
+                                     "    pos[2 * i + 1] += vel[2 * i + 1] * time;\n  }\n"));
+  EXPECT_TRUE(twice.passed) << twice.reason;
+  StaticVerdict called = verdict(with("  if (i < n) pos[i] = pos[i] + vel[i] * time;\n  if (i == 0) pos[0] += (float)time(0);\n"));
+  EXPECT_FALSE(called.passed);
+  EXPECT_NE(called.reason.find("clock or timer (time)"), std::string::npos) << called.reason;
+
+  // Inserted before the kernel's `T acc = 0;`: admitted, or refused with the words given.
+  struct Case { std::string inserted; bool admitted; std::string why; };
+  const std::vector<Case> cases = {
+      {"#if 0\n  printf(\"%d\\n\", i); long long t = clock64();\n#endif\n", true, ""},
+      {"#ifdef SAXPY_DEBUG\n  printf(\"%d\\n\", i);\n#endif\n", true, ""},
+      {"#if __CUDA_ARCH__ >= 800\n  printf(\"%d\\n\", i);\n#endif\n", false, "print"},  // the device side compiles it
+      {"#ifdef BLOCK\n  printf(\"%d\\n\", i);\n#endif\n", false, "print"},             // BLOCK is defined in the file
+      {"static constexpr float kSaxpyWeights[2] = {0.5f, 0.5f};\n", true, ""},                 // a constant
+      {"static float calls = 0; calls += 1;\n", false, "static variable"},                     // state
+  };
+  for (const Case& c : cases) {
+    StaticVerdict v = check(replace(kSource, "T acc = 0;", c.inserted + "  T acc = 0;"));
+    EXPECT_EQ(v.passed, c.admitted) << c.inserted << ": " << v.reason;
+    if (!c.admitted) EXPECT_NE(v.reason.find(c.why), std::string::npos) << c.inserted << ": " << v.reason;
+  }
+  // A new macro defined before the kernel and #undef'd after it; an #undef of the original's macro still fails.
+  const std::string with_macro = replace(kSource, "template <typename T, int TILE = 4>", "#define SAXPY_HALF(v) ((v) * 0.5f)\ntemplate <typename T, int TILE = 4>");
+  StaticVerdict undef_new = check(replace(replace(with_macro, "extern \"C\" __global__ void fill", "#undef SAXPY_HALF\nextern \"C\" __global__ void fill"),
+                                          "T acc = 0;", "T acc = SAXPY_HALF(0);"));
+  EXPECT_TRUE(undef_new.passed) << undef_new.reason;
+  StaticVerdict undef_original = check(replace(kSource, "extern \"C\" __global__ void fill", "#undef BLOCK\nextern \"C\" __global__ void fill"));
+  EXPECT_FALSE(undef_original.passed);
+  EXPECT_EQ(undef_original.gate, "signature");
+  // Toolkit headers that hand-written kernels include (cuda_pipeline_primitives.h, math_constants.h, nv/target).
+  for (const char* h : {"cuda_pipeline_primitives.h", "math_constants.h", "cuda_awbarrier_primitives.h", "nv/target"})
+    EXPECT_TRUE(is_toolkit_header(h)) << h;
+  EXPECT_FALSE(is_toolkit_header("nv/../secret.h"));
+}
+
+// Cache-hint loads and stores and warp reductions (__ldcs, __stcs, __reduce_add_sync) are not found by clang 15 in
+// CUDA 13's headers: the parse of a kernel using one fell back to the stubs, and a new constant beside it was then
+// refused as a change outside the kernel. The toolkit parse declares them now, so the kernel is read and the constant
+// admitted under its new name.
+TEST(OptimizeStructureGate, CacheHintsAndWarpReductionsParseWithTheToolkitsHeaders) {
+  if (parse(kSource).headers != "toolkit") GTEST_SKIP() << "no CUDA toolkit here: the parse uses the stub headers";
+  const std::string candidate = replace(
+      replace(kSource, "template <typename T, int TILE = 4>", "constexpr unsigned kSaxpyFullMask = 0xffffffffu;\ntemplate <typename T, int TILE = 4>"),
+      "  if (i < n) y[i] = a * twice(acc) + __shfl_down_sync(0xffffffffu, acc, 1);",
+      "  T lead = __ldcs(x + i);\n  int count = __reduce_add_sync(kSaxpyFullMask, i < n ? 1 : 0);\n"
+      "  if (i < n) __stcs(y + i, a * twice(acc) + __shfl_down_sync(kSaxpyFullMask, acc, 1) + lead * 0 + count * 0);");
+  const SourceModel parsed = parse(candidate);
+  EXPECT_EQ(parsed.headers, "toolkit");
+  EXPECT_TRUE(parsed.errors.empty()) << parsed.errors.front();
+  StaticVerdict v = check(candidate);
+  EXPECT_TRUE(v.passed) << v.reason << " " << v.evidence.dump();
+  EXPECT_TRUE(v.evidence.contains("added_declarations")) << v.evidence.dump();
+}
+
 TEST(OptimizeStructureGate, NewAtomicsOnlyOnMemoryTheOriginalWritesOrOnBlockLocalMemory) {
   // saxpy writes y and reads x: an atomic on y is the original's own output (equivalence judges its value)
   StaticVerdict on_output = check(replace(kSource, "T acc = 0;", "T acc = 0; atomicAdd(&y[0], 1.0f);"));
@@ -468,6 +543,23 @@ TEST(OptimizeStructureGate, NewDeviceHelperFunctionsAreCheckedAsTheKernelIs) {
       "static __device__ float warp_sum(float v) {\n  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);\n  return v;\n}",
       "T acc = warp_sum(0.0f);"));
   EXPECT_TRUE(warp.passed) << warp.reason;
+  // in a namespace of its own or an anonymous one, or declared before the kernel and defined after it (session 16's
+  // probe: each was refused as a change outside the kernel); the original's namespace name is not a new one
+  for (const std::string& helper : {std::string("namespace saxpy_detail {\n__device__ float scaled(float a, float v) { return a * v; }\n}"),
+                                    std::string("namespace {\n__device__ float scaled(float a, float v) { return a * v; }\n}  // namespace"),
+                                    std::string("namespace saxpy_outer { namespace inner {\n__device__ float scaled(float a, float v) { return a * v; }\n} }")}) {
+    const std::string use = helper.find("saxpy_detail") != std::string::npos ? "T acc = saxpy_detail::scaled(1.0f, 0.0f);"
+                            : helper.find("saxpy_outer") != std::string::npos ? "T acc = saxpy_outer::inner::scaled(1.0f, 0.0f);"
+                                                                               : "T acc = scaled(1.0f, 0.0f);";
+    StaticVerdict v = check(with_helper(helper, use));
+    EXPECT_TRUE(v.passed) << helper << ": " << v.reason << " " << v.evidence.dump();
+  }
+  StaticVerdict forward = check(replace(with_helper("__device__ float scaled(float a, float v);", "T acc = scaled(1.0f, 0.0f);"),
+                                        "extern \"C\" __global__ void fill",
+                                        "__device__ float scaled(float a, float v) { return a * v; }\nextern \"C\" __global__ void fill"));
+  EXPECT_TRUE(forward.passed) << forward.reason << " " << forward.evidence.dump();
+  StaticVerdict host_prototype = check(with_helper("float scaled_on_host(float a);"));
+  EXPECT_FALSE(host_prototype.passed) << "a new host declaration is not a helper's";
   // what the kernel's body may not do, a helper may not either
   struct Case { std::string helper, gate, expect; };
   const std::vector<Case> refused = {

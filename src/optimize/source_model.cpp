@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <regex>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -429,6 +430,20 @@ constexpr const char* kToolkitAnnotations = R"RPL(#pragma once
 // clang 15 lowers host-side launches `k<<<g, b>>>(...)` through this call, which CUDA 12 removed from its headers
 #ifndef __HIP__
 extern "C" int cudaConfigureCall(dim3 grid, dim3 block, unsigned long shared = 0, struct CUstream_st* stream = 0);
+// Device intrinsics that clang 15 does not find in CUDA 13's headers ("no matching function for call to '__ldcs'",
+// "undeclared identifier '__reduce_add_sync'"): without these the parse of a kernel that uses one fell back to the
+// stubs, and new helpers and constants beside it were refused. Templates, so that the toolkit's own overloads win
+// where clang sees them; the compiler, not this parse, judges the calls.
+#define RPL_LOAD_HINT(name) template <typename T> __attribute__((device)) T name(const T*);
+RPL_LOAD_HINT(__ldcs) RPL_LOAD_HINT(__ldcg) RPL_LOAD_HINT(__ldca) RPL_LOAD_HINT(__ldlu) RPL_LOAD_HINT(__ldcv)
+#define RPL_STORE_HINT(name) template <typename P, typename V> __attribute__((device)) void name(P*, V);
+RPL_STORE_HINT(__stcs) RPL_STORE_HINT(__stcg) RPL_STORE_HINT(__stwb) RPL_STORE_HINT(__stwt)
+#define RPL_WARP_REDUCE(name) template <typename M, typename T> __attribute__((device)) T name(M, T);
+RPL_WARP_REDUCE(__reduce_add_sync) RPL_WARP_REDUCE(__reduce_min_sync) RPL_WARP_REDUCE(__reduce_max_sync)
+RPL_WARP_REDUCE(__reduce_and_sync) RPL_WARP_REDUCE(__reduce_or_sync) RPL_WARP_REDUCE(__reduce_xor_sync)
+#undef RPL_LOAD_HINT
+#undef RPL_STORE_HINT
+#undef RPL_WARP_REDUCE
 #endif
 )RPL";
 
@@ -624,6 +639,28 @@ SourceModel parse_source(const std::string& path, const std::string& text, const
     }
     return CXChildVisit_Continue;
   }, &model);
+
+  // Preprocessor blocks left out for every target (SourceModel::disabled): libclang's skipped ranges of the main
+  // file whose opening directive is `#if 0`, or tests only macros without "__" that the parse did not define.
+  if (CXFile main = clang_getFile(tu, take(clang_getTranslationUnitSpelling(tu)).c_str())) {
+    if (CXSourceRangeList* ranges = clang_getSkippedRanges(tu, main)) {
+      for (unsigned i = 0; i < ranges->count; ++i) {
+        unsigned b = 0, e = 0;
+        clang_getSpellingLocation(clang_getRangeStart(ranges->ranges[i]), nullptr, nullptr, nullptr, &b);
+        clang_getSpellingLocation(clang_getRangeEnd(ranges->ranges[i]), nullptr, nullptr, nullptr, &e);
+        if (b >= e || e > text.size()) continue;
+        const std::size_t line_end = std::min<std::size_t>(text.find('\n', b), e);
+        const std::string directive = text.substr(b, line_end - b);
+        static const std::regex opening(R"(^\s*#\s*(if|ifdef|ifndef)\b(.*)$)");
+        std::smatch m;
+        if (!std::regex_match(directive, m, opening) || m[1] == "ifndef") continue;
+        const std::string condition = m[2].str();
+        if (condition.find("__") != std::string::npos) continue;  // the compilers' own macros: target-dependent
+        model.disabled.emplace_back(b, e);
+      }
+      clang_disposeSourceRangeList(ranges);
+    }
+  }
 
   for (unsigned i = 0, n = clang_getNumDiagnostics(tu); i < n; ++i) {
     CXDiagnostic d = clang_getDiagnostic(tu, i);

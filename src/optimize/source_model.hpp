@@ -87,6 +87,11 @@ struct SourceModel {
   std::string headers;                     // "toolkit": parsed with the installed CUDA's or ROCm's headers; "stubs": with ours,
                                            // whose errors never reject a candidate (the compiler is the parser of record)
   std::string toolkit;                     // the CUDA toolkit's or ROCm's folder when headers == "toolkit"
+  // Byte ranges of the main file the preprocessor leaves out for every target: an `#if 0` block, or an `#ifdef` /
+  // `#if defined` / `#if` of a macro that neither the file nor the flags define (a DEBUG switch). Blocks under the
+  // compilers' own macros (`__CUDA_ARCH__`, any name with "__") and `#else` / `#elif` branches are never counted as
+  // left out: the parser reads the host side, the compiler the device side too.
+  std::vector<std::pair<std::size_t, std::size_t>> disabled;
   const KernelInfo* find(const std::string& name) const;
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <regex>
 #include <set>
 
 #include <fmt/ranges.h>
@@ -98,11 +99,16 @@ std::optional<StaticVerdict> check_new_atomics(const KernelInfo& a, const Kernel
 bool is_toolkit_header(const std::string& name) {
   static const std::set<std::string> exact = {
       "cuda_runtime.h", "cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp4.h", "cooperative_groups.h", "mma.h",
-      "cuda_pipeline.h", "cuda_awbarrier.h", "vector_types.h", "vector_functions.h", "device_functions.h",
+      "cuda_pipeline.h", "cuda_awbarrier.h", "cuda_pipeline_primitives.h", "cuda_awbarrier_primitives.h",
+      "cuda_awbarrier_helpers.h", "cuda_pipeline_helpers.h", "math_constants.h", "cuda_fp16.hpp", "cuda_bf16.hpp",
+      "cuda_fp8.hpp", "cuda_texture_types.h", "texture_fetch_functions.h", "sm_20_intrinsics.h", "sm_30_intrinsics.h",
+      "sm_32_intrinsics.h", "sm_35_intrinsics.h", "sm_60_atomic_functions.h", "sm_61_intrinsics.h",
+      "vector_types.h", "vector_functions.h", "device_functions.h",
       "device_launch_parameters.h", "cuda/std/cstdint", "hip/hip_runtime.h", "hip/hip_fp16.h", "hip/hip_bf16.h",
       "hip/hip_cooperative_groups.h", "hip/hip_vector_types.h", "cub/cub.cuh", "hipcub/hipcub.hpp"};
   if (exact.count(name)) return true;
-  for (const char* prefix : {"cooperative_groups/", "cub/", "cuda/", "hipcub/", "rocprim/", "hip/amd_detail/amd_hip_"})
+  for (const char* prefix : {"cooperative_groups/", "cub/", "cuda/", "nv/", "thrust/", "hipcub/", "rocprim/",
+                             "hip/amd_detail/amd_hip_"})
     if (name.rfind(prefix, 0) == 0 && name.find("..") == std::string::npos) return true;
   return false;
 }
@@ -132,7 +138,21 @@ std::string without_toolkit_includes(const std::string& normalized) {
   return out;
 }
 
-void count_identifiers(const std::string& text, std::size_t begin, std::size_t end_at, std::map<std::string, int>& ids) {
+// Timer names that are also ordinary variable names (a kernel's `float time` parameter): they count only where they
+// are called, `time(` or `clock (`; the binary gate still finds a clock read in the code object whatever its spelling.
+// The source with the blocks the preprocessor leaves out for every target blanked (newlines kept, offsets unchanged).
+static std::string active_text(const SourceModel& m) {
+  std::string out = m.text;
+  for (const auto& [b, e] : m.disabled)
+    for (std::size_t i = b; i < e && i < out.size(); ++i)
+      if (out[i] != '\n') out[i] = ' ';
+  return out;
+}
+
+static bool counts_only_as_call(const std::string& id) { return id == "time" || id == "clock"; }
+
+void count_identifiers(const std::string& text, std::size_t begin, std::size_t end_at, std::map<std::string, int>& ids,
+                       bool calls_apart) {
   std::size_t i = begin, end = std::min(end_at, text.size());
   while (i < end) {
     char c = text[i];
@@ -151,7 +171,19 @@ void count_identifiers(const std::string& text, std::size_t begin, std::size_t e
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       std::size_t s = i;
       while (i < end && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) ++i;
-      ++ids[text.substr(s, i - s)];
+      std::string id = text.substr(s, i - s);
+      if (calls_apart && id == "static") {  // `static constexpr`: a constant, not state that outlives a launch
+        std::size_t k = i;
+        while (k < end && std::isspace(static_cast<unsigned char>(text[k]))) ++k;
+        if (text.compare(k, 9, "constexpr") == 0 && (k + 9 >= end || !(std::isalnum(static_cast<unsigned char>(text[k + 9])) || text[k + 9] == '_')))
+          id = "static constexpr";
+      }
+      if (calls_apart && counts_only_as_call(id)) {
+        std::size_t k = i;
+        while (k < end && std::isspace(static_cast<unsigned char>(text[k]))) ++k;
+        if (k >= end || text[k] != '(') id += " (not called)";  // kept apart from the timer's name
+      }
+      ++ids[id];
       continue;
     }
     ++i;
@@ -160,7 +192,7 @@ void count_identifiers(const std::string& text, std::size_t begin, std::size_t e
 
 std::map<std::string, int> kernel_identifiers(const std::string& text, const KernelInfo& kernel) {
   std::map<std::string, int> ids;
-  count_identifiers(text, kernel.decl_begin, kernel.decl_end, ids);
+  count_identifiers(text, kernel.decl_begin, kernel.decl_end, ids, true);
   return ids;
 }
 
@@ -261,7 +293,7 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
   // New helper functions the kernel may call are the candidate's own (the same checks as the kernel's body below).
   // So are new macros, constants, types and namespace aliases (new names only), judged as the kernel's text is.
   std::map<std::string, int> known;  // the original's identifiers: what an addition's name must not be
-  count_identifiers(original.text, 0, original.text.size(), known);
+  count_identifiers(original.text, 0, original.text.size(), known, false);
   const std::vector<DeviceFunction> helpers = parsed ? new_device_functions(known, candidate) : std::vector<DeviceFunction>{};
   std::vector<std::string> refused_decls;
   const std::vector<FileScopeDecl> decls = new_file_scope_decls(known, original, candidate, parsed, refused_decls);
@@ -270,6 +302,50 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
     std::fill(candidate_without_helpers.begin() + f.begin, candidate_without_helpers.begin() + f.end, ' ');
   for (const FileScopeDecl& d : decls)
     std::fill(candidate_without_helpers.begin() + d.begin, candidate_without_helpers.begin() + d.end, ' ');
+  // `#undef NAME` of a macro the candidate adds (defined before the kernel, undefined after it) is part of the addition.
+  {
+    std::set<std::string> new_macros;
+    for (const FileScopeDecl& d : decls)
+      if (d.kind == "macro") new_macros.insert(d.names.begin(), d.names.end());
+    static const std::regex undef(R"((^|\n)[ \t]*#[ \t]*undef[ \t]+([A-Za-z_]\w*)[ \t]*(?=\n|$))");
+    for (auto it = std::sregex_iterator(candidate.text.begin(), candidate.text.end(), undef); it != std::sregex_iterator(); ++it)
+      if (new_macros.count((*it)[2].str())) {
+        const std::size_t begin = static_cast<std::size_t>(it->position(0)) + (*it)[1].length();
+        std::fill(candidate_without_helpers.begin() + static_cast<std::ptrdiff_t>(begin),
+                  candidate_without_helpers.begin() + static_cast<std::ptrdiff_t>(it->position(0) + it->length(0)), ' ');
+      }
+  }
+  // A forward declaration of a new helper (`__device__ float half_of(float);` before the kernel, the definition
+  // after it) is part of the helper.
+  for (const DeviceFunction& f : helpers) {
+    const std::regex prototype("(^|[;}\\n])([^;{}]*\\b" + f.name + "\\s*\\([^;{}]*\\)\\s*;)");
+    std::vector<std::pair<std::size_t, std::size_t>> blank;
+    for (auto it = std::sregex_iterator(candidate_without_helpers.begin(), candidate_without_helpers.end(), prototype);
+         it != std::sregex_iterator(); ++it)
+      if ((*it)[2].str().find("__device__") != std::string::npos)
+        blank.emplace_back(static_cast<std::size_t>(it->position(2)), static_cast<std::size_t>(it->position(2) + it->length(2)));
+    for (const auto& [from, to] : blank)
+      std::fill(candidate_without_helpers.begin() + static_cast<std::ptrdiff_t>(from),
+                candidate_without_helpers.begin() + static_cast<std::ptrdiff_t>(to), ' ');
+  }
+  // A namespace under a new name, or an anonymous one, that holds only the candidate's additions is part of them
+  // (what is left of it once they are blanked is `namespace detail { }`); nested ones, from the inside out.
+  for (bool blanked = true; blanked;) {
+    blanked = false;
+    static const std::regex empty_namespace(R"(\bnamespace(\s+([A-Za-z_]\w*))?\s*\{\s*\})");
+    std::vector<std::pair<std::size_t, std::size_t>> blank;
+    for (auto it = std::sregex_iterator(candidate_without_helpers.begin(), candidate_without_helpers.end(), empty_namespace);
+         it != std::sregex_iterator(); ++it) {
+      const std::string name = (*it)[2].str();
+      if (!name.empty() && (known.count(name) || reserved_identifier(name))) continue;
+      blank.emplace_back(static_cast<std::size_t>(it->position(0)), static_cast<std::size_t>(it->position(0) + it->length(0)));
+    }
+    for (const auto& [from, to] : blank) {
+      std::fill(candidate_without_helpers.begin() + static_cast<std::ptrdiff_t>(from),
+                candidate_without_helpers.begin() + static_cast<std::ptrdiff_t>(to), ' ');
+      blanked = true;
+    }
+  }
   std::string out_a = without_toolkit_includes(text_outside(original.text, *a)),
               out_b = without_toolkit_includes(text_outside(candidate_without_helpers, *b));
   if (out_a != out_b) {
@@ -281,18 +357,21 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
                              evidence);
   }
 
-  auto ia = kernel_identifiers(original.text, *a), ib = kernel_identifiers(candidate.text, *b);
-  for (const DeviceFunction& f : helpers) count_identifiers(candidate.text, f.body_begin, f.end, ib);
+  // What the kernels, helpers and declarations hold is read without the blocks the preprocessor leaves out for every
+  // target (`#if 0`, an undefined DEBUG switch: SourceModel::disabled): a printf there is not in the code.
+  const std::string original_active = active_text(original), candidate_active = active_text(candidate);
+  auto ia = kernel_identifiers(original_active, *a), ib = kernel_identifiers(candidate_active, *b);
+  for (const DeviceFunction& f : helpers) count_identifiers(candidate_active, f.body_begin, f.end, ib, true);
   std::map<std::string, int> ib_with_decls = ib;  // a macro or a type's member functions can hold what the kernel may not
-  for (const FileScopeDecl& d : decls) count_identifiers(candidate.text, d.begin, d.end, ib_with_decls);
+  for (const FileScopeDecl& d : decls) count_identifiers(candidate_active, d.begin, d.end, ib_with_decls, true);
   auto count = [](const std::map<std::string, int>& m, const std::string& id) {
     auto it = m.find(id);
     return it == m.end() ? 0 : it->second;
   };
-  std::string kernel_text_b = candidate.text.substr(b->decl_begin, b->decl_end - b->decl_begin);
-  for (const DeviceFunction& f : helpers) kernel_text_b += candidate.text.substr(f.body_begin, f.end - f.body_begin);
-  for (const FileScopeDecl& d : decls) kernel_text_b += candidate.text.substr(d.begin, d.end - d.begin);
-  std::string kernel_text_a = original.text.substr(a->decl_begin, a->decl_end - a->decl_begin);
+  std::string kernel_text_b = candidate_active.substr(b->decl_begin, b->decl_end - b->decl_begin);
+  for (const DeviceFunction& f : helpers) kernel_text_b += candidate_active.substr(f.body_begin, f.end - f.body_begin);
+  for (const FileScopeDecl& d : decls) kernel_text_b += candidate_active.substr(d.begin, d.end - d.begin);
+  std::string kernel_text_a = original_active.substr(a->decl_begin, a->decl_end - a->decl_begin);
   for (const auto& [id, n] : ib_with_decls) {
     if (timer_identifiers().count(id) && n > count(ia, id))
       return StaticVerdict::failed("structure", fmt::format("the candidate reads a clock or timer ({})", id), {{"identifier", id}});
@@ -305,13 +384,13 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
   // Inline assembly the original does not have: hand-written optimizations use it (ld.global.nc, cp.async, mma.sync,
   // ldmatrix); what the outputs cannot judge (timers, traps, exits, calls, atomics on memory the parser cannot place)
   // is refused. The statements the original has, the same text, are the original's.
-  std::vector<AsmStatement> original_asm = asm_statements(original.text, a->decl_begin, a->decl_end);
+  std::vector<AsmStatement> original_asm = asm_statements(original_active, a->decl_begin, a->decl_end);
   json added_asm = json::array();
-  std::vector<AsmStatement> candidate_asm = asm_statements(candidate.text, b->decl_begin, b->decl_end);
+  std::vector<AsmStatement> candidate_asm = asm_statements(candidate_active, b->decl_begin, b->decl_end);
   for (const DeviceFunction& f : helpers)
-    for (AsmStatement& st : asm_statements(candidate.text, f.body_begin, f.end)) candidate_asm.push_back(std::move(st));
+    for (AsmStatement& st : asm_statements(candidate_active, f.body_begin, f.end)) candidate_asm.push_back(std::move(st));
   for (const FileScopeDecl& d : decls)
-    for (AsmStatement& st : asm_statements(candidate.text, d.begin, d.end)) candidate_asm.push_back(std::move(st));
+    for (AsmStatement& st : asm_statements(candidate_active, d.begin, d.end)) candidate_asm.push_back(std::move(st));
   for (const AsmStatement& st : candidate_asm) {
     auto same = std::find_if(original_asm.begin(), original_asm.end(), [&](const AsmStatement& o) {
       return o.readable == st.readable && o.templ == st.templ;
