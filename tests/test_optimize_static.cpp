@@ -220,6 +220,20 @@ TEST(OptimizeSignatureGate, LaunchBoundsChangedOrAddedFails) {
   EXPECT_EQ(changed.gate, "signature");
   StaticVerdict added = check(replace(kSource, "extern \"C\" __global__ void fill", "extern \"C\" __global__ __launch_bounds__(64) void fill"), "fill");
   EXPECT_FALSE(added.passed);
+  // The same bounds through a new constant (session 16's probe: refused before), or the macro's number written out.
+  const std::string constant = replace(kSource, "template <typename T, int TILE = 4>", "constexpr int kSaxpyThreads = 256;\ntemplate <typename T, int TILE = 4>");
+  StaticVerdict same = check(replace(constant, "__launch_bounds__(BLOCK)", "__launch_bounds__(kSaxpyThreads)"));
+  EXPECT_TRUE(same.passed) << same.reason;
+  const std::string two = replace(kSource, "template <typename T, int TILE = 4>",
+                                  "constexpr int kSaxpyBlocks = 2, kSaxpyThreadsToo = 256;\ntemplate <typename T, int TILE = 4>");
+  StaticVerdict declarators = check(replace(two, "__launch_bounds__(BLOCK)", "__launch_bounds__(kSaxpyThreadsToo)"));
+  EXPECT_TRUE(declarators.passed) << declarators.reason;
+  StaticVerdict written_out = check(replace(kSource, "__launch_bounds__(BLOCK)", "__launch_bounds__(256)"));
+  EXPECT_TRUE(written_out.passed) << written_out.reason;
+  StaticVerdict other = check(replace(replace(constant, "kSaxpyThreads = 256", "kSaxpyThreads = 128"), "__launch_bounds__(BLOCK)",
+                                      "__launch_bounds__(kSaxpyThreads)"));
+  EXPECT_FALSE(other.passed);
+  EXPECT_EQ(other.gate, "signature");
 }
 
 TEST(OptimizeSignatureGate, ChangesOutsideTheKernelFail) {
