@@ -53,8 +53,7 @@ struct Restriction::Parser {
   mu::Parser parser;
 };
 
-Restriction::Restriction(const std::string& expression, const std::vector<std::string>& names, double* values,
-                         const std::vector<std::vector<nlohmann::ordered_json>>& labels)
+Restriction::Restriction(const std::string& expression, const std::vector<Parameter>& parameters, double* values)
     : expression_(expression), parser_(std::make_unique<Parser>()) {
   mu::Parser& p = parser_->parser;
   try {
@@ -78,13 +77,13 @@ Restriction::Restriction(const std::string& expression, const std::vector<std::s
     p.DefineInfixOprt("-", negate);
     p.DefineInfixOprt("+", unary_plus);
     p.DefineInfixOprt("!", logical_not);
-    for (std::size_t i = 0; i < names.size(); ++i) p.DefineVar(names[i], &values[i]);
+    for (std::size_t i = 0; i < parameters.size(); ++i) p.DefineVar(parameters[i].name, &values[i]);
     // Kernel Tuner's Python forms (and, or, not, chained comparisons, **, True) in ours (restriction_syntax.hpp).
-    p.SetExpr(muparser_syntax(expression, names, labels));
+    p.SetExpr(muparser_syntax(expression, parameters));
     const mu::varmap_type& used = p.GetUsedVar();  // parses; throws on syntax errors
     p.Eval();  // throws on names that are not parameters
-    for (std::size_t i = 0; i < names.size(); ++i)
-      if (used.count(names[i])) used_.push_back(i);
+    for (std::size_t i = 0; i < parameters.size(); ++i)
+      if (used.count(parameters[i].name)) used_.push_back(i);
   } catch (const mu::Parser::exception_type& e) {
     std::string what = e.GetMsg();
     if (e.GetCode() == mu::ecUNASSIGNABLE_TOKEN)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "support/errors.hpp"
 
@@ -80,9 +81,8 @@ bool separates(const Token& t) {
 
 class Rewriter {
  public:
-  Rewriter(const std::string& expression, std::vector<Token> tokens, const std::vector<std::string>& names,
-           const std::vector<std::vector<nlohmann::ordered_json>>& labels)
-      : expression_(expression), t_(std::move(tokens)), names_(names), labels_(labels) {}
+  Rewriter(const std::string& expression, std::vector<Token> tokens, const std::vector<Parameter>& parameters)
+      : expression_(expression), t_(std::move(tokens)), parameters_(parameters) {}
   std::string run() { return level(0, t_.size()); }
 
  private:
@@ -97,7 +97,7 @@ class Rewriter {
   }
 
   // One nesting level: segments between and/or/commas, each rewritten on its own.
-  std::string level(std::size_t b, std::size_t e) const {
+  std::string level(std::size_t b, std::size_t e) {
     std::string out;
     std::size_t start = b;
     for (std::size_t k = b; k <= e; ++k) {
@@ -117,7 +117,7 @@ class Rewriter {
 
   // A segment: Python's `not` (below comparisons: `not A == 1` is `!(A == 1)`), then a comparison or a chain of
   // them (`a < b <= c` is `(a < b) && (b <= c)`), then the operands.
-  std::string segment(std::size_t b, std::size_t e) const {
+  std::string segment(std::size_t b, std::size_t e) {
     std::size_t nots = 0;
     while (b < e && is_not(t_[b])) ++b, ++nots;
     std::vector<std::size_t> comparisons;
@@ -133,14 +133,11 @@ class Rewriter {
     if (comparisons.size() < 2) {
       body = span(b, e);
     } else {
-      std::vector<std::size_t> edges = {b};
-      for (std::size_t c : comparisons) edges.push_back(c);
-      edges.push_back(e);
       body = "(";
       for (std::size_t i = 0; i < comparisons.size(); ++i) {
-        const std::size_t left_begin = i == 0 ? edges[0] : edges[i] + 1;
-        body += (i ? " && " : "") + std::string("(") + span(left_begin, edges[i + 1]) + " " + t_[comparisons[i]].text +
-                " " + span(comparisons[i] + 1, edges[i + 2]) + ")";
+        const std::size_t left = i == 0 ? b : comparisons[i - 1] + 1, right_end = i + 1 < comparisons.size() ? comparisons[i + 1] : e;
+        body += (i ? " && (" : "(") + span(left, comparisons[i]) + " " + t_[comparisons[i]].text + " " +
+                span(comparisons[i] + 1, right_end) + ")";
       }
       body += ")";
     }
@@ -152,7 +149,7 @@ class Rewriter {
 
   // A comparison between a parameter of strings and a quoted value, each alone on its side: the value becomes
   // its position among the parameter's labels (what the restriction sees of the parameter).
-  void resolve_quoted(std::size_t op, std::size_t b, std::size_t e) const {
+  void resolve_quoted(std::size_t op, std::size_t b, std::size_t e) {
     const auto alone = [&](std::size_t k) {
       const bool left_edge = k == b || is_comparison(t_[k - 1]), right_edge = k + 1 == e || is_comparison(t_[k + 1]);
       return left_edge && right_edge;
@@ -163,24 +160,22 @@ class Rewriter {
     Token* quoted = left.kind == Token::String ? &left : right.kind == Token::String ? &right : nullptr;
     const Token& other = quoted == &left ? right : left;
     if (!quoted || other.kind != Token::Word) return;
-    const auto it = std::find(names_.begin(), names_.end(), other.text);
-    const std::size_t p = static_cast<std::size_t>(it - names_.begin());
-    if (it == names_.end() || p >= labels_.size() || labels_[p].empty()) return;  // refused in span()
+    const auto it = std::find_if(parameters_.begin(), parameters_.end(), [&](const Parameter& q) { return q.name == other.text; });
+    if (it == parameters_.end() || it->labels.empty()) return;  // refused in span()
     if (t_[op].text != "==" && t_[op].text != "!=")
       refuse(expression_, "\"" + quoted->text + "\" can only be compared with == or != (" + other.text +
                               " lists strings; it sees their positions)");
-    for (std::size_t i = 0; i < labels_[p].size(); ++i)
-      if (labels_[p][i].is_string() && labels_[p][i].get<std::string>() == quoted->text) {
-        *quoted = {Token::Number, std::to_string(i)};
-        return;
-      }
+    if (const std::optional<double> v = it->value_of(nlohmann::json(quoted->text))) {
+      *quoted = {Token::Number, fmt::format("{}", *v)};
+      return;
+    }
     std::string listed;
-    for (const auto& l : labels_[p]) listed += (listed.empty() ? "" : ", ") + l.dump();
+    for (const auto& l : it->labels) listed += (listed.empty() ? "" : ", ") + l.dump();
     refuse(expression_, "\"" + quoted->text + "\" is not one of " + other.text + "'s values (" + listed + ")");
   }
 
   // Operands: tokens as they are, the Python words and operators in ours, parentheses rewritten inside.
-  std::string span(std::size_t b, std::size_t e) const {
+  std::string span(std::size_t b, std::size_t e) {
     std::string out;
     for (std::size_t k = b; k < e; ++k) {
       const Token& t = t_[k];
@@ -204,17 +199,17 @@ class Rewriter {
   }
 
   const std::string& expression_;
-  mutable std::vector<Token> t_;  // resolve_quoted puts positions in place of quoted values
-  const std::vector<std::string>& names_;
-  const std::vector<std::vector<nlohmann::ordered_json>>& labels_;
+  std::vector<Token> t_;  // resolve_quoted puts positions in place of quoted values
+  const std::vector<Parameter>& parameters_;
 };
 
 }  // namespace
 
-std::string muparser_syntax(const std::string& expression, const std::vector<std::string>& names,
-                            const std::vector<std::vector<nlohmann::ordered_json>>& labels) {
+std::string muparser_syntax(const std::string& expression, const std::vector<Parameter>& parameters) {
   std::vector<Token> tokens = tokenize(expression);
-  const auto parameter = [&](const std::string& w) { return std::find(names.begin(), names.end(), w) != names.end(); };
+  const auto parameter = [&](const std::string& w) {
+    return std::any_of(parameters.begin(), parameters.end(), [&](const Parameter& q) { return q.name == w; });
+  };
   for (Token& t : tokens) {
     if (t.kind != Token::Word || parameter(t.text)) continue;
     if (t.text == "and") t = {Token::Op, "&&"};
@@ -228,7 +223,7 @@ std::string muparser_syntax(const std::string& expression, const std::vector<std
       refuse(expression, "Python's \"" + t.text + "\" has no equivalent here (a restriction is one expression of "
                          "the parameters: arithmetic, comparisons, and/or/not, min/max)");
   }
-  return Rewriter(expression, std::move(tokens), names, labels).run();
+  return Rewriter(expression, std::move(tokens), parameters).run();
 }
 
 }  // namespace rpl::autotune

@@ -7,20 +7,18 @@
 // truth value with c), and quoted values compared with a parameter of strings. Expressions in our own syntax come
 // back unchanged but for spacing. Constructs that have no equivalent here (`in`, `is`, `lambda`, `if ... else`,
 // lists) are refused by name.
-#include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
+#include "autotune/space.hpp"
+
 namespace rpl::autotune {
 
-// The expression in the operator set Restriction gives muparser (restriction.cpp). `names` are the parameters
-// (a parameter named True or False stays a parameter); `labels`, where given, each parameter's listed strings or
-// booleans (empty for a numeric one; Parameter::labels). A parameter of strings compared with == or != to a
-// quoted value (`layout == "NHWC"`, `'NHWC' != layout`) is compared with that value's position, which is what the
-// restriction sees; a value it does not list is refused, naming its values. Throws rpl::Error(Usage) naming the
-// construct it cannot take.
-std::string muparser_syntax(const std::string& expression, const std::vector<std::string>& names,
-                            const std::vector<std::vector<nlohmann::ordered_json>>& labels = {});
+// The expression in the operator set Restriction gives muparser (restriction.cpp), over the space's `parameters`
+// (a parameter named True or False stays a parameter). A parameter of strings compared with == or != to a quoted
+// value (`layout == "NHWC"`, `'NHWC' != layout`) is compared with what the restriction sees of that value
+// (Parameter::value_of: its position); a value it does not list is refused, naming its values. Throws
+// rpl::Error(Usage) naming the construct it cannot take.
+std::string muparser_syntax(const std::string& expression, const std::vector<Parameter>& parameters);
 
 }  // namespace rpl::autotune

@@ -29,6 +29,13 @@ bool holds_labels(const nlohmann::ordered_json& values, bool mixed = false) {
   return mixed ? std::any_of(values.begin(), values.end(), label) : std::all_of(values.begin(), values.end(), label);
 }
 
+// A list of booleans alone: its values are 1 for true and 0 for false, as in Python (Kernel Tuner's restrictions
+// compare them with True, 1...), not positions: a list written [true, false] must not make true 0.
+bool holds_booleans(const nlohmann::ordered_json& values) {
+  return values.is_array() && !values.empty() &&
+         std::all_of(values.begin(), values.end(), [](const auto& v) { return v.is_boolean(); });
+}
+
 Parameter parse_parameter(const std::string& name, const nlohmann::ordered_json& values, const std::string& origin,
                           bool mixed = false) {
   if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
@@ -46,9 +53,7 @@ Parameter parse_parameter(const std::string& name, const nlohmann::ordered_json&
                                              name, values.size()));
   Parameter p{name, {}, {}, {}};
   if (holds_labels(values, mixed)) {
-    // Booleans alone are 0 and 1, as in Python (Kernel Tuner's restrictions compare them with True, 1...): a list
-    // written [true, false] must not make true 0.
-    const bool booleans = std::all_of(values.begin(), values.end(), [](const auto& v) { return v.is_boolean(); });
+    const bool booleans = holds_booleans(values);
     // Strings and booleans: the model and the restrictions see their positions; commands and keys their text
     // (a boolean as Kernel Tuner writes it in a cache key: True, False; a number of a mixed list as written).
     std::set<std::string> seen;
@@ -111,8 +116,7 @@ std::optional<double> Parameter::value_of(const nlohmann::json& v) const {
 }
 
 std::optional<double> listed_value(const nlohmann::ordered_json& values, const nlohmann::json& v) {
-  if (values.is_array() && !values.empty() &&
-      std::all_of(values.begin(), values.end(), [](const auto& l) { return l.is_boolean(); }))
+  if (holds_booleans(values))
     return v.is_boolean() ? std::optional<double>(v.get<bool>() ? 1.0 : 0.0) : std::nullopt;  // as parse_parameter
   if (values.is_array() && holds_labels(values, true)) return label_position(values, v);
   if (v.is_number()) return v.get<double>();
@@ -187,17 +191,11 @@ SearchSpace SearchSpace::from_listed(const nlohmann::ordered_json& parameters,
 
 void SearchSpace::enumerate(const std::string& origin) {
   const std::size_t n = parameters_.size();
-  std::vector<std::string> names;
-  std::vector<std::vector<nlohmann::ordered_json>> labels;
-  for (const auto& p : parameters_) {
-    names.push_back(p.name);
-    labels.push_back(p.labels);
-  }
   std::vector<double> values(n, 0.0);
   std::vector<Restriction> restrictions;
   for (const auto& r : restrictions_) {
     try {
-      restrictions.emplace_back(r, names, values.data(), labels);
+      restrictions.emplace_back(r, parameters_, values.data());
     } catch (const Error& e) {
       throw Error(e.code(), fmt::format("space {}: {}", origin, e.what()));
     }

@@ -44,7 +44,7 @@ Budget parse_budget(const std::string& text, std::size_t valid_configurations) {
   if (percent && *end == '\0' && !number.empty() && v > 100)
     throw Error(ExitCode::Usage, fmt::format("--budget \"{}\": a percentage of the space is at most 100% (a number of "
                                              "configurations larger than the space is the whole space)", text));
-  if (number.empty() || *end != '\0' || !(v > 0) || (!percent && v != std::floor(v)) || (percent && v > 100))
+  if (number.empty() || *end != '\0' || !(v > 0) || (!percent && v != std::floor(v)))
     throw Error(ExitCode::Usage, fmt::format("--budget \"{}\": expected a positive whole number of configurations "
                                              "or a percentage such as 2%", text));
   const double n = percent ? std::ceil(v / 100.0 * static_cast<double>(valid_configurations)) : v;

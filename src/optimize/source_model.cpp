@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <regex>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +11,7 @@
 #include <memory>
 #include <initializer_list>
 #include <optional>
+#include <regex>
 #include <utility>
 #include <vector>
 

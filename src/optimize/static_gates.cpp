@@ -78,16 +78,14 @@ std::optional<StaticVerdict> compare_signature(const KernelInfo& a, const Kernel
   auto sa = a.attributes, sb = b.attributes;
   std::sort(sa.begin(), sa.end());
   std::sort(sb.begin(), sb.end());
-  if (sa != sb) {
-    // The same bounds spelled through a name (a new constant or macro) are the same bounds.
-    std::vector<std::string> va, vb;
-    for (const auto& x : sa) va.push_back(launch_bounds_values(x, original));
-    for (const auto& x : sb) vb.push_back(launch_bounds_values(x, candidate));
-    std::sort(va.begin(), va.end());
-    std::sort(vb.begin(), vb.end());
-    if (va == vb) return std::nullopt;
-  }
-  if (sa != sb)
+  if (sa == sb) return std::nullopt;
+  // The same bounds spelled through a name (a new constant or macro) are the same bounds.
+  std::vector<std::string> va, vb;
+  for (const auto& x : sa) va.push_back(launch_bounds_values(x, original));
+  for (const auto& x : sb) vb.push_back(launch_bounds_values(x, candidate));
+  std::sort(va.begin(), va.end());
+  std::sort(vb.begin(), vb.end());
+  if (va != vb)
     return StaticVerdict::failed("signature", fmt::format("attributes changed (launch bounds, linkage, storage): [{}] -> [{}]", fmt::join(sa, ", "),
                                          fmt::join(sb, ", ")), ev);
   return std::nullopt;
@@ -180,8 +178,6 @@ std::string without_toolkit_includes(const std::string& normalized) {
   return out;
 }
 
-// Timer names that are also ordinary variable names (a kernel's `float time` parameter): they count only where they
-// are called, `time(` or `clock (`; the binary gate still finds a clock read in the code object whatever its spelling.
 // The source with the blocks the preprocessor leaves out for every target blanked (newlines kept, offsets unchanged).
 static std::string active_text(const SourceModel& m) {
   std::string out = m.text;
@@ -191,7 +187,14 @@ static std::string active_text(const SourceModel& m) {
   return out;
 }
 
+// Timer names that are also ordinary variable names (a kernel's `float time` parameter): they count only where they
+// are called, `time(` or `clock (`; the binary gate still finds a clock read in the code object whatever its spelling.
 static bool counts_only_as_call(const std::string& id) { return id == "time" || id == "clock"; }
+
+// Spaces from `from` to `to`: what a candidate adds, left out of the text compared with the original's.
+static void blank(std::string& text, std::size_t from, std::size_t to) {
+  std::fill(text.begin() + static_cast<std::ptrdiff_t>(from), text.begin() + static_cast<std::ptrdiff_t>(to), ' ');
+}
 
 void count_identifiers(const std::string& text, std::size_t begin, std::size_t end_at, std::map<std::string, int>& ids,
                        bool calls_apart) {
@@ -214,17 +217,14 @@ void count_identifiers(const std::string& text, std::size_t begin, std::size_t e
       std::size_t s = i;
       while (i < end && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) ++i;
       std::string id = text.substr(s, i - s);
-      if (calls_apart && id == "static") {  // `static constexpr`: a constant, not state that outlives a launch
-        std::size_t k = i;
-        while (k < end && std::isspace(static_cast<unsigned char>(text[k]))) ++k;
-        if (text.compare(k, 9, "constexpr") == 0 && (k + 9 >= end || !(std::isalnum(static_cast<unsigned char>(text[k + 9])) || text[k + 9] == '_')))
-          id = "static constexpr";
-      }
-      if (calls_apart && counts_only_as_call(id)) {
-        std::size_t k = i;
-        while (k < end && std::isspace(static_cast<unsigned char>(text[k]))) ++k;
-        if (k >= end || text[k] != '(') id += " (not called)";  // kept apart from the timer's name
-      }
+      std::size_t next = i;  // what follows the identifier
+      while (next < end && std::isspace(static_cast<unsigned char>(text[next]))) ++next;
+      // `static constexpr`: a constant, not state that outlives a launch
+      if (calls_apart && id == "static" && text.compare(next, 9, "constexpr") == 0 &&
+          (next + 9 >= end || !(std::isalnum(static_cast<unsigned char>(text[next + 9])) || text[next + 9] == '_')))
+        id = "static constexpr";
+      if (calls_apart && counts_only_as_call(id) && (next >= end || text[next] != '('))
+        id += " (not called)";  // kept apart from the timer's name
       ++ids[id];
       continue;
     }
@@ -340,10 +340,8 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
   std::vector<std::string> refused_decls;
   const std::vector<FileScopeDecl> decls = new_file_scope_decls(known, original, candidate, parsed, refused_decls);
   std::string candidate_without_helpers = candidate.text;
-  for (const DeviceFunction& f : helpers)
-    std::fill(candidate_without_helpers.begin() + f.begin, candidate_without_helpers.begin() + f.end, ' ');
-  for (const FileScopeDecl& d : decls)
-    std::fill(candidate_without_helpers.begin() + d.begin, candidate_without_helpers.begin() + d.end, ' ');
+  for (const DeviceFunction& f : helpers) blank(candidate_without_helpers, f.begin, f.end);
+  for (const FileScopeDecl& d : decls) blank(candidate_without_helpers, d.begin, d.end);
   // `#undef NAME` of a macro the candidate adds (defined before the kernel, undefined after it) is part of the addition.
   {
     std::set<std::string> new_macros;
@@ -351,42 +349,34 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
       if (d.kind == "macro") new_macros.insert(d.names.begin(), d.names.end());
     static const std::regex undef(R"((^|\n)[ \t]*#[ \t]*undef[ \t]+([A-Za-z_]\w*)[ \t]*(?=\n|$))");
     for (auto it = std::sregex_iterator(candidate.text.begin(), candidate.text.end(), undef); it != std::sregex_iterator(); ++it)
-      if (new_macros.count((*it)[2].str())) {
-        const std::size_t begin = static_cast<std::size_t>(it->position(0)) + (*it)[1].length();
-        std::fill(candidate_without_helpers.begin() + static_cast<std::ptrdiff_t>(begin),
-                  candidate_without_helpers.begin() + static_cast<std::ptrdiff_t>(it->position(0) + it->length(0)), ' ');
-      }
+      if (new_macros.count((*it)[2].str()))
+        blank(candidate_without_helpers, static_cast<std::size_t>(it->position(0) + it->length(1)),
+              static_cast<std::size_t>(it->position(0) + it->length(0)));
   }
   // A forward declaration of a new helper (`__device__ float half_of(float);` before the kernel, the definition
   // after it) is part of the helper.
   for (const DeviceFunction& f : helpers) {
     const std::regex prototype("(^|[;}\\n])([^;{}]*\\b" + f.name + "\\s*\\([^;{}]*\\)\\s*;)");
-    std::vector<std::pair<std::size_t, std::size_t>> blank;
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
     for (auto it = std::sregex_iterator(candidate_without_helpers.begin(), candidate_without_helpers.end(), prototype);
          it != std::sregex_iterator(); ++it)
       if ((*it)[2].str().find("__device__") != std::string::npos)
-        blank.emplace_back(static_cast<std::size_t>(it->position(2)), static_cast<std::size_t>(it->position(2) + it->length(2)));
-    for (const auto& [from, to] : blank)
-      std::fill(candidate_without_helpers.begin() + static_cast<std::ptrdiff_t>(from),
-                candidate_without_helpers.begin() + static_cast<std::ptrdiff_t>(to), ' ');
+        spans.emplace_back(static_cast<std::size_t>(it->position(2)), static_cast<std::size_t>(it->position(2) + it->length(2)));
+    for (const auto& [from, to] : spans) blank(candidate_without_helpers, from, to);
   }
   // A namespace under a new name, or an anonymous one, that holds only the candidate's additions is part of them
   // (what is left of it once they are blanked is `namespace detail { }`); nested ones, from the inside out.
   for (bool blanked = true; blanked;) {
-    blanked = false;
     static const std::regex empty_namespace(R"(\bnamespace(\s+([A-Za-z_]\w*))?\s*\{\s*\})");
-    std::vector<std::pair<std::size_t, std::size_t>> blank;
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
     for (auto it = std::sregex_iterator(candidate_without_helpers.begin(), candidate_without_helpers.end(), empty_namespace);
          it != std::sregex_iterator(); ++it) {
       const std::string name = (*it)[2].str();
       if (!name.empty() && (known.count(name) || reserved_identifier(name))) continue;
-      blank.emplace_back(static_cast<std::size_t>(it->position(0)), static_cast<std::size_t>(it->position(0) + it->length(0)));
+      spans.emplace_back(static_cast<std::size_t>(it->position(0)), static_cast<std::size_t>(it->position(0) + it->length(0)));
     }
-    for (const auto& [from, to] : blank) {
-      std::fill(candidate_without_helpers.begin() + static_cast<std::ptrdiff_t>(from),
-                candidate_without_helpers.begin() + static_cast<std::ptrdiff_t>(to), ' ');
-      blanked = true;
-    }
+    for (const auto& [from, to] : spans) blank(candidate_without_helpers, from, to);
+    blanked = !spans.empty();
   }
   std::string out_a = without_toolkit_includes(text_outside(original.text, *a)),
               out_b = without_toolkit_includes(text_outside(candidate_without_helpers, *b));
