@@ -210,6 +210,10 @@ TEST(OptimizeSignatureGate, NewToolkitIncludesAreAllowedOtherIncludesAreNot) {
   EXPECT_TRUE(is_toolkit_header("hip/hip_bf16.h"));
   EXPECT_FALSE(is_toolkit_header("cub/../../etc/passwd"));
   EXPECT_FALSE(is_toolkit_header("my_header.cuh"));
+  // the standard library's headers device code uses (session 16's probe: `<type_traits>` was refused)
+  EXPECT_TRUE(check(replace(kSource, "#include <cstdio>\n", "#include <cstdio>\n#include <type_traits>\n#include <cstdint>\n#include <cfloat>\n")).passed);
+  EXPECT_FALSE(is_toolkit_header("vector"));
+  EXPECT_FALSE(is_toolkit_header("type_traits.h"));
 }
 
 TEST(OptimizeSignatureGate, TemplateDefaultChangedFails) { expect_signature_rejects("int TILE = 4>", "int TILE = 8>", "template"); }
@@ -596,6 +600,76 @@ TEST(OptimizeStructureGate, NewDeviceHelperFunctionsAreCheckedAsTheKernelIs) {
   StaticVerdict changed = check(replace(kSource, "return 2.0f * x;", "return x + x;"));
   EXPECT_FALSE(changed.passed);
   EXPECT_EQ(changed.gate, "signature");
+}
+
+}  // namespace rpl::optimize
+
+namespace rpl::optimize {
+
+// Session 16's probe: an atomic on a read-only input passed the static gates when it sat in a new helper or a
+// lambda, since the walk of the kernel's memory effects stopped at calls and lambdas. Now calls to the source's own
+// functions are followed, each parameter standing for what the caller passed, and a lambda's body is the
+// kernel's.
+TEST(OptimizeStructureGate, AtomicsInsideHelpersAndLambdasAreTheCallersAtomics) {
+  const std::string at = "template <typename T, int TILE = 4>";
+  auto with_helper = [&](const std::string& helper, const std::string& use) {
+    return replace(replace(kSource, at, helper + "\n" + at), "T acc = 0;", use);
+  };
+  const std::string bump = "__device__ void bump(float* p, float v) { atomicAdd(p, v); }";
+  struct Case { std::string name, candidate, target; };
+  const std::vector<Case> refused = {
+      {"helper on the input", with_helper(bump, "T acc = 0; bump((float*)x + i, 1.0f);"), "parameter 'x'"},
+      {"helper through a local alias", with_helper(bump, "T acc = 0; float* q = (float*)x; bump(q, 1.0f);"), "parameter 'x'"},
+      {"helper two calls deep",
+       with_helper("__device__ void bump(float* p, float v) { atomicAdd(p, v); }\n"
+                   "__device__ void relay(float* r) { bump(r + 1, 2.0f); }", "T acc = 0; relay((float*)x);"), "parameter 'x'"},
+      {"lambda capturing the input", replace(kSource, "T acc = 0;", "T acc = 0; auto poke = [&]() { atomicAdd((T*)x, 1.0f); }; poke();"),
+       "parameter 'x'"},
+      {"lambda never called but defined", replace(kSource, "T acc = 0;", "T acc = 0; auto poke = [=]() { atomicAdd((T*)&x[1], 1.0f); };"),
+       "parameter 'x'"},
+      {"helper on a global", replace(with_helper(bump, "T acc = 0; bump(&g_sum, 1.0f);"), "__device__ float twice",
+                                     "__device__ float g_sum;\n__device__ float twice"), "global 'g_sum'"},
+  };
+  for (const Case& c : refused) {
+    std::string original = c.name == "helper on a global" ? replace(kSource, "__device__ float twice", "__device__ float g_sum;\n__device__ float twice") : kSource;
+    StaticVerdict v = check_static_gates(parse(original), parse(c.candidate), "saxpy");
+    EXPECT_FALSE(v.passed) << c.name;
+    EXPECT_EQ(v.gate, "structure") << c.name << ": " << v.reason;
+    EXPECT_NE(v.reason.find(c.target), std::string::npos) << c.name << ": " << v.reason;
+  }
+  // the other direction: the output, shared memory, a local buffer, through a helper or a lambda
+  const std::vector<Case> admitted = {
+      {"helper on the output", with_helper(bump, "T acc = 0; bump(&y[i], 1.0f);"), ""},
+      {"helper on shared memory", with_helper(bump, "__shared__ float s_part[32]; T acc = 0; bump(&s_part[i % 32], 1.0f);"), ""},
+      {"template helper on the output",
+       with_helper("template <typename U> __device__ void add_to(U* p, U v) { atomicAdd(p, v); }", "T acc = 0; add_to(y + i, T(1));"), ""},
+      {"lambda on the output", replace(kSource, "T acc = 0;", "T acc = 0; auto add = [&](T v) { atomicAdd(&y[i], v); }; add(1.0f);"), ""},
+      {"lambda on shared memory",
+       replace(kSource, "T acc = 0;", "__shared__ float s_sum; T acc = 0; auto add = [&](T v) { atomicAdd(&s_sum, v); }; add(1.0f);"), ""},
+  };
+  for (const Case& c : admitted) {
+    StaticVerdict v = check(c.candidate);
+    EXPECT_TRUE(v.passed) << c.name << ": " << v.reason << " " << v.evidence.dump();
+  }
+}
+
+TEST(OptimizeSourceModel, StoresThroughAHelperAreTheKernelsWrites) {
+  // the original writes its output only through a helper: an atomic on that output added by a candidate is on
+  // memory the original writes
+  const std::string original = replace(replace(kSource, "__device__ float twice", "__device__ void put(float* d, float v) { *d = v; }\n__device__ float twice"),
+                                       "if (i < n) y[i] = ", "if (i < n) put(&y[i], 0.0f); if (i < n) y[0] += 0 * ");
+  SourceModel m = parse(original);
+  ASSERT_NE(m.find("saxpy"), nullptr);
+  EXPECT_EQ(m.find("saxpy")->written_params, std::vector<std::string>{"y"});
+  const std::string only_helper = replace(kSource, "__device__ float twice", "__device__ void put(float* d, float v) { *d = v; }\n__device__ float twice");
+  SourceModel h = parse(replace(only_helper, "if (i < n) y[i] = a * twice(acc) + __shfl_down_sync(0xffffffffu, acc, 1);",
+                                "if (i < n) put(y + i, a * twice(acc));"));
+  ASSERT_NE(h.find("saxpy"), nullptr);
+  EXPECT_EQ(h.find("saxpy")->written_params, std::vector<std::string>{"y"});
+  // a recursive helper ends
+  SourceModel r = parse(replace(kSource, "__device__ float twice(float x) { return 2.0f * x; }",
+                                "__device__ float twice(float x) { return x > 8 ? twice(x / 2) : 2.0f * x; }"));
+  ASSERT_NE(r.find("saxpy"), nullptr);
 }
 
 }  // namespace rpl::optimize

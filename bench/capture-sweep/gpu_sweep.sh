@@ -3,7 +3,7 @@
 #   RPL_BIN_DIR=$PWD/.devbuild/lib OUT=/some/dir bash bench/capture-sweep/gpu_sweep.sh
 # RPL_BIN_DIR: a folder holding rocm-perf, librpl_cuda_capture.so, rpl_replay_cuda, librpl_cuda_collector.so and
 # their libraries (scripts/gpu/stage_all.sh); the GPU machine cannot build them.
-# 1. `rocm-perf capture --all-kernels` on one run of our bf16 training step (bench/workloads/train_step.py: embedding,
+# 1. `rocm-perf capture --all-kernels` on one run of a training step, by default our bf16 transformer (bench/workloads/train_step.py: embedding,
 #    SDPA flash attention, layer norm, GELU MLP GEMMs, cross-entropy, backward, AdamW): the first launch of every
 #    distinct kernel, each into its own capture directory;
 # 2. every captured kernel replayed in a fresh process (`rocm-perf replay full-vm --json`; several at once: only
@@ -36,7 +36,10 @@ TIMING_ITERS=${TIMING_ITERS:-20}
 TIMING_VARIANTS=${TIMING_VARIANTS:-"warm cold warm-nowarmup cold-nowarmup warm-b2b cold-data"}  # the first two make the band
 MAX_KERNELS=${MAX_KERNELS:-0}                # 0: every kernel
 # The training step, small enough that a capture of all live memory stays ~100 MB, large enough for real kernels.
-MODEL="--layers 2 --d-model 256 --heads 4 --seq 256 --batch 4 --vocab 4096"
+# WORKLOAD and MODEL pick another step that takes --steps and --warmup: the convolutional one
+# (WORKLOAD=bench/workloads/cnn_step.py MODEL="--batch 16 --size 32", cuDNN's kernels).
+WORKLOAD=${WORKLOAD:-bench/workloads/train_step.py}
+MODEL=${MODEL:-"--layers 2 --d-model 256 --heads 4 --seq 256 --batch 4 --vocab 4096"}
 say() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 elapsed() { echo $(( $(date +%s) - T0 )); }
 pack() {
@@ -72,7 +75,7 @@ fi
 # ---------------------------------------------------------------- 1. capture every kernel
 say "capture --all-kernels of one training step (first launch of each distinct kernel)"
 "$RP" capture --all-kernels --max-kernels "$MAX_KERNELS" --timeout "$CAPTURE_TIMEOUT" -o "$W/sweep" -- \
-  $PY "$ROOT/bench/workloads/train_step.py" --steps 1 --warmup 0 $MODEL >"$W/capture.txt" 2>"$W/capture.stderr"
+  $PY "$ROOT/$WORKLOAD" --steps 1 --warmup 0 $MODEL >"$W/capture.txt" 2>"$W/capture.stderr"
 rc=$?
 say "capture exit $rc"; cat "$W/capture.txt"; tail -5 "$W/capture.stderr"
 [ -s "$W/sweep/index.json" ] || fail "no index.json (capture exit $rc; capture.stderr)"
@@ -102,7 +105,7 @@ $PY "$HERE/sweep_table.py" table --index "$W/sweep/index.json" --replays "$W/rep
 # ---------------------------------------------------------------- 3. in-app durations, warm/cold replays
 say "profile of the same training step (in-app durations)"
 "$RP" profile --runs 1 --no-html --timeout 60 -o "$W/profile" -- \
-  $PY "$ROOT/bench/workloads/train_step.py" --steps 5 --warmup 2 $MODEL >"$W/profile.txt" 2>"$W/profile.stderr" ||
+  $PY "$ROOT/$WORKLOAD" --steps 5 --warmup 2 $MODEL >"$W/profile.txt" 2>"$W/profile.stderr" ||
   say "profile failed (profile.stderr): no timing comparison"
 cp "$W/profile/profile.json" "$W/profile_summary.json" 2>/dev/null
 $PY "$HERE/sweep_table.py" inapp --profile "$W/profile" --index "$W/sweep/index.json" --out "$W/inapp.json" ||

@@ -97,6 +97,11 @@ template <class... A> __half2 __floats2half2_rn(A&&...); template <class... A> _
 template <class... A> __half2 __halves2half2(A&&...); template <class... A> float2 __half22float2(A&&...);
 template <class... A> __nv_bfloat162 __floats2bfloat162_rn(A&&...); template <class... A> float2 __bfloat1622float2(A&&...);
 template <class... A> __half __float2half_rz(A&&...); template <class... A> __nv_bfloat16 __float2bfloat16_rn(A&&...);
+template <class... A> __nv_bfloat162 __float22bfloat162_rn(A&&...); template <class... A> __half2 __float22half2_rn(A&&...);
+template <class... A> __nv_bfloat162 __bfloat162bfloat162(A&&...); template <class... A> __nv_bfloat162 __halves2bfloat162(A&&...);
+template <class... A> __nv_bfloat16 __low2bfloat16(A&&...); template <class... A> __nv_bfloat16 __high2bfloat16(A&&...);
+template <class... A> __half __low2half(A&&...); template <class... A> __half __high2half(A&&...);
+template <class... A> __nv_bfloat16 __float2bfloat16_rz(A&&...); template <class... A> __half2 __half2half2(A&&...);
 RPL_FN(__float2bfloat16) RPL_FN(__bfloat162float) RPL_FN(__float_as_int) RPL_FN(__int_as_float)
 RPL_FN(__float_as_uint) RPL_FN(__uint_as_float) RPL_FN(__double_as_longlong) RPL_FN(__longlong_as_double)
 RPL_FN(__float2int_rn) RPL_FN(__float2int_rz) RPL_FN(__float2uint_rn) RPL_FN(__int2float_rn) RPL_FN(__double2float_rn)

@@ -47,24 +47,73 @@ bool has_annotation(CXCursor decl, const char* name) {
   return found;
 }
 
+// What an address expression designates: (kind, name) as AtomicUse has them.
+using Memory = std::pair<std::string, std::string>;
+
+// The definition, in the main file, of a function declaration (a helper, a function template's pattern, a
+// lambda's call operator); null for the toolkit's functions.
+CXCursor definition_in_main_file(CXCursor decl) {
+  CXCursor def = clang_getCursorDefinition(decl);
+  if (clang_Cursor_isNull(def)) return def;
+  CXCursorKind k = clang_getCursorKind(def);
+  bool function = k == CXCursor_FunctionDecl || k == CXCursor_FunctionTemplate || k == CXCursor_CXXMethod;
+  if (!function || !clang_Location_isFromMainFile(clang_getCursorLocation(def))) return clang_getNullCursor();
+  return def;
+}
+
+// The source's own functions a call may reach: the one it resolves to, or, for a call a template leaves
+// unresolved (its arguments depend on a template parameter), every overload its name finds.
+std::vector<CXCursor> callees_in_main_file(CXCursor call, const std::vector<CXCursor>& children) {
+  std::vector<CXCursor> out;
+  CXCursor def = definition_in_main_file(clang_getCursorReferenced(call));
+  if (!clang_Cursor_isNull(def)) return {def};
+  for (CXCursor f = children.empty() ? clang_getNullCursor() : children[0]; !clang_Cursor_isNull(f);) {
+    if (clang_getCursorKind(f) == CXCursor_OverloadedDeclRef) {
+      for (unsigned i = 0, n = clang_getNumOverloadedDecls(f); i < n; ++i) {
+        CXCursor d = definition_in_main_file(clang_getOverloadedDecl(f, i));
+        if (!clang_Cursor_isNull(d)) out.push_back(d);
+      }
+      break;
+    }
+    auto inner = cursor_children(f);
+    f = inner.empty() ? clang_getNullCursor() : inner[0];
+  }
+  return out;
+}
+
+CXCursor function_body(CXCursor def) {
+  for (CXCursor c : cursor_children(def))
+    if (clang_getCursorKind(c) == CXCursor_CompoundStmt) return c;
+  return clang_getNullCursor();
+}
+
 struct Walker {
   const std::string* text;
   KernelInfo* kernel;
-  std::map<std::string, std::string> alias;  // local pointer -> the parameter it was derived from
-  std::set<std::string> written;
+  std::set<std::string>* written;
+  // a helper's or lambda's parameters, by their declaration's offset: the memory its caller passed (kind "unknown"
+  // where the caller is not seen, as for a lambda's own parameters at its definition)
+  std::map<std::size_t, Memory> bound;
+  std::set<std::size_t>* active;  // the definitions being walked (offsets), so that recursion ends
+  int depth = 0;
+  std::map<std::string, Memory> alias;  // local pointer -> the memory it was derived from
 
   // (kind, name) of the memory an address expression designates
-  std::pair<std::string, std::string> classify(CXCursor expr) const {
+  Memory classify(CXCursor expr) const {
     CXCursor decl = root_variable(expr);
     if (clang_Cursor_isNull(decl)) return {"unknown", ""};
     std::string name = cursor_spelling(decl);
-    if (clang_getCursorKind(decl) == CXCursor_ParmDecl) return {"parameter", name};
+    if (clang_getCursorKind(decl) == CXCursor_ParmDecl) {
+      auto b = bound.find(cursor_offsets(decl).first);
+      if (b != bound.end()) return b->second;
+      return {"parameter", name};
+    }
     if (has_annotation(decl, "rpl_shared")) return {"shared", name};
     CXCursorKind parent = clang_getCursorKind(clang_getCursorSemanticParent(decl));
-    bool local = parent == CXCursor_FunctionDecl || parent == CXCursor_FunctionTemplate;
+    bool local = parent == CXCursor_FunctionDecl || parent == CXCursor_FunctionTemplate || parent == CXCursor_CXXMethod;
     if (!local) return {"global", name};
     auto a = alias.find(name);
-    if (a != alias.end()) return {"parameter", a->second};
+    if (a != alias.end()) return a->second;
     return {"local", name};
   }
 
@@ -79,12 +128,54 @@ struct Walker {
   void note_store(CXCursor lhs) {
     if (clang_getCursorKind(strip_implicit(lhs)) == CXCursor_DeclRefExpr) return;  // the variable itself, not memory
     auto [kind, name] = classify(lhs);
-    if (kind == "parameter") written.insert(name);
+    if (kind == "parameter") written->insert(name);
   }
 
   void note_pointer_copy(const std::string& local, CXCursor init) {
-    auto [kind, name] = classify(init);
-    if (kind == "parameter") alias[local] = name;
+    Memory m = classify(init);
+    if (m.first == "parameter" || m.first == "shared") alias[local] = m;
+  }
+
+  std::vector<CXCursor> call_arguments(CXCursor call, const std::vector<CXCursor>& ch) const {
+    std::vector<CXCursor> args;
+    for (int i = 0, n = clang_Cursor_getNumArguments(call); i < n; ++i) args.push_back(clang_Cursor_getArgument(call, unsigned(i)));
+    // the callee reference comes first among the children; the arguments follow
+    if (args.empty() && ch.size() > 1) args.assign(ch.begin() + 1, ch.end());
+    return args;
+  }
+
+  // A lambda's body, where it is defined: what it captures is the enclosing function's; its own parameters are
+  // memory this walk cannot place.
+  void walk_lambda(CXCursor lambda) {
+    Walker inner{text, kernel, written, bound, active, depth, alias};
+    for (CXCursor c : cursor_children(lambda))
+      if (clang_getCursorKind(c) == CXCursor_ParmDecl) inner.bound[cursor_offsets(c).first] = {"unknown", ""};
+    for (CXCursor c : cursor_children(lambda))
+      if (clang_getCursorKind(c) == CXCursor_CompoundStmt) inner.walk(c);
+  }
+
+  // A call to a function of the source (a new helper, a template, a lambda's call operator): its body, with each
+  // parameter standing for what the caller passed, so that an atomic or a store inside is the caller's.
+  void follow_call(CXCursor call, const std::vector<CXCursor>& children, const std::vector<CXCursor>& args) {
+    if (depth >= 8) return;
+    for (CXCursor def : callees_in_main_file(call, children)) follow(def, args);
+  }
+
+  void follow(CXCursor def, const std::vector<CXCursor>& args) {
+    CXCursor body = function_body(def);
+    std::size_t at = cursor_offsets(def).first;
+    if (clang_Cursor_isNull(body) || active->count(at)) return;
+    Walker inner{text, kernel, written, {}, active, depth + 1, {}};
+    std::vector<CXCursor> params;
+    for (CXCursor c : cursor_children(def))
+      if (clang_getCursorKind(c) == CXCursor_ParmDecl) params.push_back(c);
+    // a member call (a lambda's operator()) can list the object first among the arguments
+    std::size_t skip = args.size() > params.size() ? args.size() - params.size() : 0;
+    for (std::size_t i = 0; i < params.size(); ++i)
+      inner.bound[cursor_offsets(params[i]).first] = i + skip < args.size() ? classify(args[i + skip]) : Memory{"unknown", ""};
+    active->insert(at);
+    inner.walk(body);
+    active->erase(at);
   }
 
   void walk(CXCursor c) {
@@ -115,21 +206,20 @@ struct Walker {
         auto inner = cursor_children(f);
         f = inner.empty() ? clang_getNullCursor() : inner[0];
       }
+      std::vector<CXCursor> args = call_arguments(c, ch);
       if (is_atomic_function(callee)) {
         AtomicUse use;
         use.function = callee;
         clang_getExpansionLocation(clang_getCursorLocation(c), nullptr, &use.line, nullptr, nullptr);
-        // the callee reference comes first among the children; the first argument follows
-        std::vector<CXCursor> args;
-        for (int i = 0, n = clang_Cursor_getNumArguments(c); i < n; ++i) args.push_back(clang_Cursor_getArgument(c, unsigned(i)));
-        if (args.empty() && ch.size() > 1) args.assign(ch.begin() + 1, ch.end());
         if (!args.empty()) std::tie(use.target_kind, use.target) = classify(args[0]);
         else use.target_kind = "unknown";
-        if (use.target_kind == "parameter") written.insert(use.target);
+        if (use.target_kind == "parameter") written->insert(use.target);
         kernel->atomics.push_back(use);
+      } else {
+        follow_call(c, ch, args);
       }
     }
-    if (k == CXCursor_LambdaExpr) return;
+    if (k == CXCursor_LambdaExpr) return walk_lambda(c);
     for (CXCursor child : ch) walk(child);
   }
 };
@@ -142,9 +232,11 @@ bool is_atomic_function(const std::string& id) {
 }
 
 void collect_memory_effects(CXCursor body, const std::string& text, KernelInfo& kernel) {
-  Walker w{&text, &kernel, {}, {}};
+  std::set<std::string> written;
+  std::set<std::size_t> active;
+  Walker w{&text, &kernel, &written, {}, &active, 0, {}};
   w.walk(body);
-  kernel.written_params.assign(w.written.begin(), w.written.end());
+  kernel.written_params.assign(written.begin(), written.end());
 }
 
 }  // namespace rpl::optimize

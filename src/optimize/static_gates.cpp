@@ -146,7 +146,12 @@ bool is_toolkit_header(const std::string& name) {
       "vector_types.h", "vector_functions.h", "device_functions.h",
       "device_launch_parameters.h", "cuda/std/cstdint", "hip/hip_runtime.h", "hip/hip_fp16.h", "hip/hip_bf16.h",
       "hip/hip_cooperative_groups.h", "hip/hip_vector_types.h", "cub/cub.cuh", "hipcub/hipcub.hpp"};
-  if (exact.count(name)) return true;
+  // The C and C++ standard library's own headers that device code uses (traits, fixed-width integers, limits,
+  // math): they ship with the compiler and hold none of the application's code.
+  static const std::set<std::string> standard = {
+      "type_traits", "cstdint", "stdint.h", "cstddef", "stddef.h", "climits", "limits.h", "cfloat", "float.h", "limits",
+      "utility", "cmath", "math.h", "array", "tuple", "bit", "numeric", "algorithm", "cassert", "assert.h", "initializer_list"};
+  if (exact.count(name) || standard.count(name)) return true;
   for (const char* prefix : {"cooperative_groups/", "cub/", "cuda/", "nv/", "thrust/", "hipcub/", "rocprim/",
                              "hip/amd_detail/amd_hip_"})
     if (name.rfind(prefix, 0) == 0 && name.find("..") == std::string::npos) return true;
