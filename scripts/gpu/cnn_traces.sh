@@ -28,7 +28,7 @@ run cnn_roofline profile --runs 1 --roofline --counter-tool cupti --counter-laun
 run cnn_heuristics profile --runs 1 -o "$W/cnn_heuristics" -- $PY "$STEP" --steps 3 --no-benchmark
 run cnn_fp32 profile --runs 1 -o "$W/cnn_fp32" -- $PY "$STEP" --steps 3 --fp32
 for d in cnn cnn_roofline cnn_heuristics cnn_fp32; do
-  db=$(ls "$W/$d"/*.db 2>/dev/null | head -1)
+  db=$(find "$W/$d/runs" -name "*.db" 2>/dev/null | sort | head -1)
   [ -n "$db" ] && { "$RP" analyze "$db" --json -o "$W/$d/reanalyze" >"$W/$d/reanalyze.json" 2>"$W/$d/reanalyze.err"; echo "$?" >"$W/$d/reanalyze.rc"; }
   cp "$W/$d.err" "$W/$d/" 2>/dev/null
 done
