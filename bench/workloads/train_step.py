@@ -5,7 +5,7 @@ AdamW step. Each training step is marked with an NVTX range "train_step" (and th
 `--range train_step` can select the steady state.
 
   train_step.py [--steps 5] [--warmup 2] [--layers 2] [--d-model 1024] [--heads 16] [--seq 512] [--batch 8]
-                [--vocab 8192] [--fused-adam] [--sync-every-step] [--check]
+                [--vocab 8192] [--fused-adam] [--sync-every-step] [--compile] [--check]
 
 Prints RPL_RESULT lines (loss per step, ms per step). Exits 1 if the loss is not finite."""
 import argparse
@@ -47,18 +47,21 @@ def main():
     ap.add_argument("--vocab", type=int, default=8192)
     ap.add_argument("--fused-adam", action="store_true")
     ap.add_argument("--sync-every-step", action="store_true", help="host-bound pattern: .item() each step")
+    ap.add_argument("--compile", action="store_true",
+                    help="torch.compile the model: Inductor's generated Triton kernels (fused) instead of eager ATen")
     args = ap.parse_args()
 
     torch.manual_seed(0)
     dev = torch.device("cuda")
     model = Model(args.vocab, args.d_model, args.heads, args.layers, args.seq).to(dev, dtype=torch.bfloat16)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=args.fused_adam)
+    forward = torch.compile(model) if args.compile else model
     tokens = torch.randint(0, args.vocab, (args.batch, args.seq), device=dev)
     targets = torch.randint(0, args.vocab, (args.batch, args.seq), device=dev)
 
     def step():
         opt.zero_grad(set_to_none=True)
-        logits = model(tokens)
+        logits = forward(tokens)
         loss = F.cross_entropy(logits.float().view(-1, args.vocab), targets.view(-1))
         loss.backward()
         opt.step()
