@@ -2,7 +2,7 @@
 # Issue 27's GPU proof of `rocm-perf optimize`, on an NVIDIA GPU (H200, CUDA 13), from the repository root:
 #   OUT=/some/dir [RPL_BIN_DIR=dir-with-rocm-perf] [SUITES="corpus hostile timing"] [PARALLEL=3] \
 #     bash scripts/gpu/optimizer_corpus.sh
-# 1. corpus: the 22 correct optimizations of bench/optimize/corpus (make_corpus.py), each checked with
+# 1. corpus: the correct optimizations of bench/optimize/corpus (make_corpus.py; CORPUS_DIR another such folder), each checked with
 #    `optimize --candidate FILE --dry-run` on its application; each should pass every gate up to performance and
 #    be reported with its speedup (zero wrong rejects: no failure at signature, structure, compile, binary or
 #    equivalence). PARALLEL runs at a time (default 3; the performance gate's noise grows with it, said in the log);
@@ -23,6 +23,8 @@ T0=$(date +%s)
 BUDGET=${BUDGET:-540}
 SUITES=${SUITES:-"corpus hostile timing"}
 PARALLEL=${PARALLEL:-3}
+# CORPUS_DIR: a folder laid out as bench/optimize/corpus (the apps, candidates/NAME.cu with their //@ lines)
+CORPUS_DIR=$(cd "${CORPUS_DIR:-$ROOT/bench/optimize/corpus}" && pwd)
 say() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 pack() {
   (cd "$W" && find . \( -name '*.json' -o -name '*.log' -o -name '*.diff' -o -name '*.tsv' -o -name '*.cu' -o -name '*.cuh' \
@@ -69,9 +71,10 @@ kernel_regex() { echo "(^|[^A-Za-z0-9_])$1(<|\\(|\$)"; }
 # ------------------------------------------------------------------------------------------------ corpus
 if [[ " $SUITES " == *" corpus "* ]]; then
   C="$W/corpus"; mkdir -p "$C/apps" "$C/runs"
-  python3 "$ROOT/bench/optimize/corpus/make_corpus.py" "$C/candidates" || fail "make_corpus.py failed"
-  for app in dense tiles reduce; do
-    cp "$ROOT/bench/optimize/corpus/$app.cu" "$C/apps/"
+  python3 "$ROOT/bench/optimize/corpus/make_corpus.py" "$C/candidates" "$CORPUS_DIR" || fail "make_corpus.py failed"
+  APPS=$(cut -f2 "$C/candidates/cases.tsv" | sort -u | sed 's/\.cu$//')
+  for app in $APPS; do
+    cp "$CORPUS_DIR/$app.cu" "$C/apps/"
     nvcc -O3 -arch="$ARCH" -o "$C/apps/$app" "$C/apps/$app.cu" >"$C/apps/$app-build.log" 2>&1 || fail "corpus app $app does not build"
     "$C/apps/$app" >"$C/apps/$app-run.log" 2>&1 || fail "corpus app $app fails on its own"
   done
@@ -94,7 +97,7 @@ if [[ " $SUITES " == *" corpus "* ]]; then
     [ -z "${CASES:-}" ] || [[ " $CASES " == *" $name "* ]] || continue  # CASES="a b": only these corpus cases
     printf '%s\0%s\0%s\0%s\0%s\0' "$name" "$app" "$kernel" "$file" "$rtol"
   done | xargs -0 -n 5 -P "$PARALLEL" bash -c 'corpus_case "$@"' _
-  for app in dense tiles reduce; do cmp -s "$ROOT/bench/optimize/corpus/$app.cu" "$C/apps/$app.cu" || say "ERROR: --dry-run changed $app.cu"; done
+  for app in $APPS; do cmp -s "$CORPUS_DIR/$app.cu" "$C/apps/$app.cu" || say "ERROR: --dry-run changed $app.cu"; done
   say "corpus done"
 fi
 
