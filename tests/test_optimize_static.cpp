@@ -666,6 +666,19 @@ TEST(OptimizeSourceModel, StoresThroughAHelperAreTheKernelsWrites) {
                                 "if (i < n) put(y + i, a * twice(acc));"));
   ASSERT_NE(h.find("saxpy"), nullptr);
   EXPECT_EQ(h.find("saxpy")->written_params, std::vector<std::string>{"y"});
+  // a wide call tree (each level calls the next ten times, six levels: a million call sites if every one were
+  // walked) is walked within its bound, and the atomic at its root is still seen
+  std::string tree = "__device__ void level6(float* p) { atomicAdd(p, 1.0f); }\n";
+  for (int l = 5; l >= 1; --l) {
+    tree += "__device__ void level" + std::to_string(l) + "(float* p) {";
+    for (int c = 0; c < 10; ++c) tree += " level" + std::to_string(l + 1) + "(p);";
+    tree += " }\n";
+  }
+  SourceModel wide = parse(replace(replace(kSource, "template <typename T, int TILE = 4>", tree + "template <typename T, int TILE = 4>"),
+                                   "T acc = 0;", "T acc = 0; level1((float*)x);"));
+  ASSERT_NE(wide.find("saxpy"), nullptr);
+  ASSERT_FALSE(wide.find("saxpy")->atomics.empty());
+  EXPECT_EQ(wide.find("saxpy")->atomics.front().target, "x");
   // a recursive helper ends
   SourceModel r = parse(replace(kSource, "__device__ float twice(float x) { return 2.0f * x; }",
                                 "__device__ float twice(float x) { return x > 8 ? twice(x / 2) : 2.0f * x; }"));

@@ -25,6 +25,7 @@ EXPECT=${EXPECT:-"conv|cudnn|implicit_gemm|xmma|wgrad|dgrad|fprop"}
 ORIGIN=${ORIGIN:-cuDNN}
 mkdir -p "$OUT"
 date -u +"date %Y-%m-%dT%H:%M:%SZ"; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+. "$(dirname "$0")/staged_commit.sh"; echo "binaries: commit $(staged_commit "$RPL_BIN_DIR/..")"
 $PY -c "import torch; print('torch', torch.__version__, 'cudnn', torch.backends.cudnn.version())"
 if [ "${WARM:-0}" = 1 ]; then
   t0=$(date +%s); $PY "$STEP" $ARGS --steps 1 --warmup 1 >"$W/warm.out" 2>&1

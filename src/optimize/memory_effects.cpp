@@ -47,6 +47,12 @@ bool has_annotation(CXCursor decl, const char* name) {
   return found;
 }
 
+// Calls into the source's own functions are followed this deep, and at most this many times per kernel (each call
+// site walks its callee again, with its own arguments: a wide call tree must not make the walk explode). Past
+// either bound an atomic goes unseen here; the equivalence gate still compares the whole final memory.
+constexpr int kMaxCallDepth = 8;
+constexpr std::size_t kMaxFollows = 4096;
+
 // What an address expression designates: (kind, name) as AtomicUse has them.
 using Memory = std::pair<std::string, std::string>;
 
@@ -95,6 +101,7 @@ struct Walker {
   // where the caller is not seen, as for a lambda's own parameters at its definition)
   std::map<std::size_t, Memory> bound;
   std::set<std::size_t>* active;  // the definitions being walked (offsets), so that recursion ends
+  std::size_t* follows;           // calls followed so far for this kernel (kMaxFollows bounds the walk)
   int depth = 0;
   std::map<std::string, Memory> alias;  // local pointer -> the memory it was derived from
 
@@ -147,7 +154,7 @@ struct Walker {
   // A lambda's body, where it is defined: what it captures is the enclosing function's; its own parameters are
   // memory this walk cannot place.
   void walk_lambda(CXCursor lambda) {
-    Walker inner{text, kernel, written, bound, active, depth, alias};
+    Walker inner{text, kernel, written, bound, active, follows, depth, alias};
     for (CXCursor c : cursor_children(lambda))
       if (clang_getCursorKind(c) == CXCursor_ParmDecl) inner.bound[cursor_offsets(c).first] = {"unknown", ""};
     for (CXCursor c : cursor_children(lambda))
@@ -157,15 +164,16 @@ struct Walker {
   // A call to a function of the source (a new helper, a template, a lambda's call operator): its body, with each
   // parameter standing for what the caller passed, so that an atomic or a store inside is the caller's.
   void follow_call(CXCursor call, const std::vector<CXCursor>& children, const std::vector<CXCursor>& args) {
-    if (depth >= 8) return;
-    for (CXCursor def : callees_in_main_file(call, children)) follow(def, args);
+    if (depth >= kMaxCallDepth) return;
+    for (CXCursor def : callees_in_main_file(call, children))
+      if ((*follows)++ < kMaxFollows) follow(def, args);
   }
 
   void follow(CXCursor def, const std::vector<CXCursor>& args) {
     CXCursor body = function_body(def);
     std::size_t at = cursor_offsets(def).first;
     if (clang_Cursor_isNull(body) || active->count(at)) return;
-    Walker inner{text, kernel, written, {}, active, depth + 1, {}};
+    Walker inner{text, kernel, written, {}, active, follows, depth + 1, {}};
     std::vector<CXCursor> params;
     for (CXCursor c : cursor_children(def))
       if (clang_getCursorKind(c) == CXCursor_ParmDecl) params.push_back(c);
@@ -234,7 +242,8 @@ bool is_atomic_function(const std::string& id) {
 void collect_memory_effects(CXCursor body, const std::string& text, KernelInfo& kernel) {
   std::set<std::string> written;
   std::set<std::size_t> active;
-  Walker w{&text, &kernel, &written, {}, &active, 0, {}};
+  std::size_t follows = 0;
+  Walker w{&text, &kernel, &written, {}, &active, &follows, 0, {}};
   w.walk(body);
   kernel.written_params.assign(written.begin(), written.end());
 }
