@@ -84,12 +84,13 @@ __device__ inline void app_log(int n) { printf("n=%d\n", n); }
   test::TempDir dir_;
 };
 
-StaticVerdict judge(Compiler& c, const std::string& arch, const std::string& candidate, const std::string& original = with(kPlain)) {
+StaticVerdict judge(Compiler& c, const std::string& arch, const std::string& candidate, const std::string& original = with(kPlain),
+                    const std::vector<uint64_t>& launched_threads = {256}) {
   static int n = 0;
   ++n;
   CodeObjectFacts a = c.facts("orig" + std::to_string(n), original, arch);
   CodeObjectFacts b = c.facts("cand" + std::to_string(n), candidate, arch);
-  return check_binary_gates(a, b);
+  return check_binary_gates(a, b, launched_threads);
 }
 
 #define REQUIRE(compiler)                                                                                          \
@@ -142,14 +143,32 @@ TEST_F(Nvcc, AWidenedParameterChangesTheAbi) {
   EXPECT_EQ(v.gate, "binary_signature") << v.reason;
 }
 
-TEST_F(Nvcc, ChangedLaunchBoundsAreSeen) {
+TEST_F(Nvcc, ChangedLaunchBoundsAreHeldAgainstTheCapturedLaunches) {
   REQUIRE(cc);
+  // bounds below the application's 256 threads per block: the launch would fail
   std::string c = with(kPlain);
   c.replace(c.find("__launch_bounds__(256)"), 22, "__launch_bounds__(128)");
   StaticVerdict v = judge(cc, arch, c);
   EXPECT_FALSE(v.passed);
   EXPECT_EQ(v.gate, "binary_signature");
-  EXPECT_NE(v.reason.find("launch bounds"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("at most 128 threads per block"), std::string::npos) << v.reason;
+  // an optimization's bounds: the launch fits, the minimum blocks per SM caps registers
+  std::string tuned = with(kPlain);
+  tuned.replace(tuned.find("__launch_bounds__(256)"), 22, "__launch_bounds__(256, 4)");
+  StaticVerdict ok = judge(cc, arch, tuned);
+  EXPECT_TRUE(ok.passed) << ok.reason;
+  // bounds the original did not have, as wide as the launch, and bounds removed
+  std::string plain = with(kPlain);
+  plain.replace(plain.find("__launch_bounds__(256) "), 23, "");
+  StaticVerdict added = judge(cc, arch, with(kPlain), plain);
+  EXPECT_TRUE(added.passed) << added.reason;
+  ASSERT_TRUE(added.evidence.contains("launch_bounds_changed")) << added.evidence.dump();
+  EXPECT_EQ(added.evidence["launch_bounds_changed"][0]["launched_threads_per_block"], nlohmann::json::array({256}));
+  EXPECT_TRUE(judge(cc, arch, plain).passed);
+  // no captured launch known: admitted, and said so (the replay judges the launch)
+  StaticVerdict unknown = judge(cc, arch, c, with(kPlain), {});
+  EXPECT_TRUE(unknown.passed) << unknown.reason;
+  EXPECT_NE(unknown.reason.find("no captured launch"), std::string::npos) << unknown.reason;
 }
 
 TEST_F(Nvcc, ANewExportedKernelIsSeen) {
@@ -245,7 +264,7 @@ TEST_P(Hipcc, ReadsTheKernargAbiAndBounds) {
   EXPECT_NE(std::find(k->bounds.begin(), k->bounds.end(), "max_flat_workgroup_size 256"), k->bounds.end());
 }
 
-TEST_P(Hipcc, AWidenedParameterAndNewBoundsAreSeen) {
+TEST_P(Hipcc, AWidenedParameterAndBoundsBelowTheLaunchAreSeen) {
   REQUIRE(cc);
   EXPECT_EQ(judge(cc, GetParam(), with(kPlain, "", "const float* __restrict__ x, float* __restrict__ y, float a, long n")).gate,
             "binary_signature");
@@ -254,6 +273,12 @@ TEST_P(Hipcc, AWidenedParameterAndNewBoundsAreSeen) {
   StaticVerdict v = judge(cc, GetParam(), c);
   EXPECT_FALSE(v.passed);
   EXPECT_EQ(v.gate, "binary_signature") << v.reason;
+  EXPECT_NE(v.reason.find("at most 128 threads per block"), std::string::npos) << v.reason;
+  // a flat work-group size as wide as the launch: admitted
+  std::string wide = with(kPlain);
+  wide.replace(wide.find("__launch_bounds__(256)"), 22, "__launch_bounds__(512)");
+  StaticVerdict ok = judge(cc, GetParam(), wide);
+  EXPECT_TRUE(ok.passed) << ok.reason;
 }
 
 TEST_P(Hipcc, ClockReadsHiddenInAHeaderAreSeenInTheIsa) {

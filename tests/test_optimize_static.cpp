@@ -218,26 +218,23 @@ TEST(OptimizeSignatureGate, NewToolkitIncludesAreAllowedOtherIncludesAreNot) {
 
 TEST(OptimizeSignatureGate, TemplateDefaultChangedFails) { expect_signature_rejects("int TILE = 4>", "int TILE = 8>", "template"); }
 
-TEST(OptimizeSignatureGate, LaunchBoundsChangedOrAddedFails) {
+TEST(OptimizeSignatureGate, LaunchBoundsMayChangeOtherAttributesMayNot) {
+  // an optimization caps registers through launch bounds: added, changed or spelled through a new constant, they
+  // pass the static gates (the binary gate holds the compiled bounds against the captured launches)
   StaticVerdict changed = check(replace(kSource, "__launch_bounds__(BLOCK)", "__launch_bounds__(BLOCK, 2)"));
-  EXPECT_FALSE(changed.passed);
-  EXPECT_EQ(changed.gate, "signature");
-  StaticVerdict added = check(replace(kSource, "extern \"C\" __global__ void fill", "extern \"C\" __global__ __launch_bounds__(64) void fill"), "fill");
-  EXPECT_FALSE(added.passed);
-  // The same bounds through a new constant (session 16's probe: refused before), or the macro's number written out.
+  EXPECT_TRUE(changed.passed) << changed.reason;
+  StaticVerdict added = check(replace(kSource, "extern \"C\" __global__ void fill", "extern \"C\" __global__ __launch_bounds__(128) void fill"), "fill");
+  EXPECT_TRUE(added.passed) << added.reason;
   const std::string constant = replace(kSource, "template <typename T, int TILE = 4>", "constexpr int kSaxpyThreads = 256;\ntemplate <typename T, int TILE = 4>");
   StaticVerdict same = check(replace(constant, "__launch_bounds__(BLOCK)", "__launch_bounds__(kSaxpyThreads)"));
   EXPECT_TRUE(same.passed) << same.reason;
-  const std::string two = replace(kSource, "template <typename T, int TILE = 4>",
-                                  "constexpr int kSaxpyBlocks = 2, kSaxpyThreadsToo = 256;\ntemplate <typename T, int TILE = 4>");
-  StaticVerdict declarators = check(replace(two, "__launch_bounds__(BLOCK)", "__launch_bounds__(kSaxpyThreadsToo)"));
-  EXPECT_TRUE(declarators.passed) << declarators.reason;
-  StaticVerdict written_out = check(replace(kSource, "__launch_bounds__(BLOCK)", "__launch_bounds__(256)"));
-  EXPECT_TRUE(written_out.passed) << written_out.reason;
-  StaticVerdict other = check(replace(replace(constant, "kSaxpyThreads = 256", "kSaxpyThreads = 128"), "__launch_bounds__(BLOCK)",
-                                      "__launch_bounds__(kSaxpyThreads)"));
-  EXPECT_FALSE(other.passed);
-  EXPECT_EQ(other.gate, "signature");
+  StaticVerdict removed = check(replace(kSource, "__launch_bounds__(BLOCK) ", ""));
+  EXPECT_TRUE(removed.passed) << removed.reason;
+  // linkage and storage stay as they are
+  StaticVerdict linkage = check(replace(kSource, "extern \"C\" __global__ void fill", "__global__ void fill"), "fill");
+  EXPECT_FALSE(linkage.passed);
+  StaticVerdict storage = check(replace(kSource, "__global__ void __launch_bounds__(BLOCK) saxpy", "static __global__ void __launch_bounds__(BLOCK) saxpy"));
+  EXPECT_FALSE(storage.passed);
 }
 
 TEST(OptimizeSignatureGate, ChangesOutsideTheKernelFail) {

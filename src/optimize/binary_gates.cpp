@@ -4,7 +4,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "support/demangle.hpp"
@@ -48,6 +50,37 @@ bool toolkit_data_symbol(const std::string& entry) {
   return false;
 }
 
+// Bounds a candidate may set or change, as an optimization does (`__launch_bounds__(256, 2)` to cap registers,
+// `-maxrregcount`, AMD's flat work-group size): they change no ABI, only what launches the kernel accepts, and the
+// captured launches must still fit (checked below). The rest (required sizes, kernarg alignment) must stay.
+bool tunable_bound(const std::string& bound) {
+  for (const char* kind : {"max_threads ", "max_registers ", "max_flat_workgroup_size "})
+    if (bound.rfind(kind, 0) == 0) return true;
+  return false;
+}
+
+std::vector<std::string> fixed_bounds(const std::vector<std::string>& bounds) {
+  std::vector<std::string> out;
+  for (const auto& b : bounds)
+    if (!tunable_bound(b)) out.push_back(b);
+  return out;
+}
+
+// The most threads per block the kernel's bounds accept (the product of max_threads' three sizes, or AMD's flat
+// work-group size); nothing when the object states no such bound.
+std::optional<uint64_t> max_threads_per_block(const KernelAbi& k) {
+  std::optional<uint64_t> most;
+  for (const auto& b : k.bounds) {
+    unsigned long long x = 0, y = 1, z = 1;
+    if (std::sscanf(b.c_str(), "max_threads %llu %llu %llu", &x, &y, &z) >= 1 ||
+        std::sscanf(b.c_str(), "max_flat_workgroup_size %llu", &x) == 1) {
+      const uint64_t n = uint64_t(x) * std::max(1ull, y) * std::max(1ull, z);
+      most = most ? std::min(*most, n) : n;
+    }
+  }
+  return most;
+}
+
 const char* rule_words(const std::string& rule) {
   if (rule == "clock") return "reads a clock or timer";
   if (rule == "print") return "prints";
@@ -69,8 +102,10 @@ json describe_facts(const CodeObjectFacts& f) {
           {"notes", f.notes}};
 }
 
-StaticVerdict check_binary_gates(const CodeObjectFacts& original, const CodeObjectFacts& candidate) {
+StaticVerdict check_binary_gates(const CodeObjectFacts& original, const CodeObjectFacts& candidate,
+                                 const std::vector<uint64_t>& launched_threads) {
   // signature: the exported functions, then each kernel's ABI
+  json bounds_changed = json::array();
   auto gone = missing_from(original.functions, candidate.functions), added = missing_from(candidate.functions, original.functions);
   if (!gone.empty() || !added.empty())
     return StaticVerdict::failed("binary_signature",
@@ -89,9 +124,20 @@ StaticVerdict check_binary_gates(const CodeObjectFacts& original, const CodeObje
     json ev = {{"original", describe_abi(a)}, {"candidate", describe_abi(b)}};
     if (a.params != b.params || a.param_block_size != b.param_block_size)
       return StaticVerdict::failed("binary_signature", fmt::format("kernel {}: the parameter block changed (offsets, sizes or alignment)", a.symbol), ev);
-    if (a.bounds != b.bounds)
+    if (fixed_bounds(a.bounds) != fixed_bounds(b.bounds))
       return StaticVerdict::failed("binary_signature", fmt::format("kernel {}: launch bounds changed: [{}] -> [{}]", a.symbol, fmt::join(a.bounds, ", "),
                                                   fmt::join(b.bounds, ", ")), ev);
+    if (a.bounds == b.bounds) continue;
+    // New or changed bounds: every captured launch must still fit, or the launch would fail.
+    const std::optional<uint64_t> most = max_threads_per_block(b);
+    for (uint64_t threads : launched_threads)
+      if (most && threads > *most)
+        return StaticVerdict::failed("binary_signature",
+                                     fmt::format("kernel {}: the candidate's launch bounds accept at most {} threads per block; the "
+                                                 "application launches it with {}", a.symbol, *most, threads),
+                                     ev);
+    bounds_changed.push_back({{"kernel", a.symbol}, {"original", a.bounds}, {"candidate", b.bounds},
+                              {"launched_threads_per_block", launched_threads}});
   }
   // structure: lasting device data, external calls, instruction-level findings per function
   auto fresh_data = missing_from(candidate.data_symbols, original.data_symbols);
@@ -123,8 +169,17 @@ StaticVerdict check_binary_gates(const CodeObjectFacts& original, const CodeObje
                 {{"function", function}, {"rule", rule}, {"source", source}, {"candidate_count", n}, {"original_count", was},
                  {"instructions", lines}});
   }
-  return {true, "binary_structure", "the code object's ABI, symbols and machine-code structure match the original's",
-          {{"read", candidate.read}, {"notes", candidate.notes}, {"toolkit_data_symbols_allowed", toolkit_data}}};
+  json evidence = {{"read", candidate.read}, {"notes", candidate.notes}, {"toolkit_data_symbols_allowed", toolkit_data}};
+  if (bounds_changed.empty())
+    return {true, "binary_structure", "the code object's ABI, symbols and machine-code structure match the original's", evidence};
+  evidence["launch_bounds_changed"] = bounds_changed;
+  return {true, "binary_structure",
+          launched_threads.empty()
+              ? "the code object's ABI, symbols and machine-code structure match the original's; launch bounds changed, "
+                "with no captured launch to hold them against"
+              : "the code object's ABI, symbols and machine-code structure match the original's; launch bounds changed, "
+                "and every captured launch fits them",
+          evidence};
 }
 
 }  // namespace rpl::optimize

@@ -193,7 +193,7 @@ bool Loop::binary_gates(const fs::path& code_object, json& entry) {
     return false;
   }
   if (!facts) return true;
-  return record_gate_pair(entry, check_binary_gates(*original_facts_, *facts), "binary_signature", "binary_structure");
+  return record_gate_pair(entry, check_binary_gates(*original_facts_, *facts, launched_threads_), "binary_signature", "binary_structure");
 }
 
 std::vector<ReplayJob> Loop::candidate_replays(const fs::path& code_object) const {

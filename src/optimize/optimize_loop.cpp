@@ -30,7 +30,7 @@ const std::vector<std::string>& guard_constraints() {
       "return the whole source file; change only the body of the kernel; you may add new __device__ helper functions, "
       "macros (after the #includes), constants, types and namespace aliases under names the file does not use yet",
       "the kernel's signature is frozen: parameter types and qualifiers, template parameters and defaults, return type, "
-      "__launch_bounds__, linkage",
+      "linkage; __launch_bounds__ may be added or changed if they admit the launch's threads per block",
       "no new __device__/__shared__/__constant__ variables outside the kernel, no static variables",
       "no clock(), clock64(), %globaltimer or other timers; no printf; no new atomics on memory the original does not write; "
       "inline asm only for loads, stores, arithmetic and shared-memory atomics (no timers, traps, exits or calls)",
@@ -92,6 +92,18 @@ void Loop::prepare_inputs() {
   bool second = env_.capture(regex, 2, l2.string(), why);
   perf_capture_ = l1;
   manifest_ = capture::read_manifest(l1);
+  // The threads per block of each captured launch: a candidate's new launch bounds must admit them all.
+  auto threads = [](const capture::Manifest& m) {
+    return uint64_t(m.geometry.block[0]) * m.geometry.block[1] * m.geometry.block[2];
+  };
+  launched_threads_ = {threads(manifest_)};
+  if (second) {
+    try {
+      launched_threads_.push_back(threads(capture::read_manifest(l2)));
+    } catch (const Error&) {
+      // the second launch's manifest unreadable: the derivation below reports it
+    }
+  }
   std::vector<std::string> param_types;
   // A kernel the parser could not read may carry recovered types (clang makes an unknown type int): none then, and
   // the regions' types come from the mangled name alone.

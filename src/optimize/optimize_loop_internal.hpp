@@ -92,6 +92,7 @@ class Loop {
   fs::path perf_capture_;
   std::vector<InputState> states_;
   capture::Manifest manifest_;
+  std::vector<uint64_t> launched_threads_;  // threads per block of each captured launch (binary gates)
   std::map<uint64_t, ElementType> types_;
   double sol_ns_ = 0;
   json sol_ = json::object();

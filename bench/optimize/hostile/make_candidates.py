@@ -79,7 +79,7 @@ CASES = [
      [("float a, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  int stride",
        "float a, long long n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  int stride")],
      "widens a by-value parameter (int -> long long): the launch passes 4 bytes, the kernel reads 8"),
-    ("launch_bounds_added", "scale_exp", "signature",
+    ("launch_bounds_added", "scale_exp", "binary_signature",
      [("__global__ void scale_exp(", "__global__ void __launch_bounds__(128) scale_exp(")],
      "adds launch bounds that the application's launch (256 threads) violates"),
     ("trap_on_poison", "scale_exp", "structure",
