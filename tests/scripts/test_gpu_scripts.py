@@ -38,7 +38,8 @@ class StagedCommit(unittest.TestCase):
         runs_binaries = re.compile(r"\$DEVBUILD/lib|\$RPL_BIN_DIR")
         missing = []
         for path in sorted(scripts):
-            text = open(path, encoding="utf-8").read()
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
             if os.path.basename(path).startswith("stage") or not runs_binaries.search(text):
                 continue  # staging scripts write the commit; others run no staged binary
             logs = re.search(r'(?:log|echo|say) "binaries: commit \$\(staged_commit', text)
