@@ -650,6 +650,20 @@ TEST(OptimizeStructureGate, AtomicsInsideHelpersAndLambdasAreTheCallersAtomics) 
   }
 }
 
+TEST(OptimizeSourceModel, TheStubHeadersDeclareTheBf16AndHalfPairConversions) {
+  // session 16's probe: to_bf16_float4_bf162 did not parse with the stubs (__float22bfloat162_rn undeclared)
+  const std::string candidate = replace(replace(kSource, "#include <cuda_runtime.h>\n", "#include <cuda_runtime.h>\n#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n"),
+                                        "T acc = 0;",
+                                        "T acc = 0; __nv_bfloat162 p = __float22bfloat162_rn(make_float2(1.0f, 2.0f)); "
+                                        "__half2 h = __float22half2_rn(make_float2(1.0f, 2.0f)); acc += __low2float(h) + float(__low2bfloat16(p));");
+  setenv("RPL_OPTIMIZE_HEADERS", "stubs", 1);
+  SourceModel m = parse(candidate);
+  unsetenv("RPL_OPTIMIZE_HEADERS");
+  EXPECT_EQ(m.headers, "stubs");
+  ASSERT_NE(m.find("saxpy"), nullptr);
+  EXPECT_TRUE(m.find("saxpy")->errors.empty()) << m.find("saxpy")->errors.front();
+}
+
 TEST(OptimizeSourceModel, StoresThroughAHelperAreTheKernelsWrites) {
   // the original writes its output only through a helper: an atomic on that output added by a candidate is on
   // memory the original writes
