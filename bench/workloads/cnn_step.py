@@ -10,13 +10,13 @@ with momentum. Each training step is marked with an NVTX range "train_step" (the
 
 Prints RPL_RESULT lines (loss per step, ms per step). Exits 1 if the loss is not finite."""
 import argparse
-import math
 import sys
-import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from step_loop import run_steps
 
 
 class Block(nn.Module):
@@ -87,28 +87,7 @@ def main():
         opt.step()
         return loss
 
-    torch.cuda.nvtx.range_push("warmup")
-    for _ in range(args.warmup):
-        step()
-    torch.cuda.synchronize()
-    torch.cuda.nvtx.range_pop()
-
-    losses = []
-    t0 = time.perf_counter()
-    for _ in range(args.steps):
-        torch.cuda.nvtx.range_push("train_step")
-        losses.append(step())
-        torch.cuda.nvtx.range_pop()
-    torch.cuda.synchronize()
-    elapsed = time.perf_counter() - t0
-    losses = [float(l) for l in losses]
-    for i, l in enumerate(losses):
-        print(f"RPL_RESULT step={i} loss={l:.5f}")
-    print(f"RPL_RESULT ms_per_step={1000 * elapsed / max(1, args.steps):.3f}")
-    if not all(math.isfinite(l) for l in losses):
-        print("non-finite loss", file=sys.stderr)
-        return 1
-    return 0
+    return run_steps(step, args.steps, args.warmup)
 
 
 if __name__ == "__main__":
