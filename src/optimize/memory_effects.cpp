@@ -67,22 +67,38 @@ CXCursor definition_in_main_file(CXCursor decl) {
   return def;
 }
 
-// The source's own functions a call may reach: the one it resolves to, or, for a call a template leaves
-// unresolved (its arguments depend on a template parameter), every overload its name finds.
-std::vector<CXCursor> callees_in_main_file(CXCursor call, const std::vector<CXCursor>& children) {
-  std::vector<CXCursor> out;
-  CXCursor def = definition_in_main_file(clang_getCursorReferenced(call));
-  if (!clang_Cursor_isNull(def)) return {def};
-  for (CXCursor f = children.empty() ? clang_getNullCursor() : children[0]; !clang_Cursor_isNull(f);) {
-    if (clang_getCursorKind(f) == CXCursor_OverloadedDeclRef) {
-      for (unsigned i = 0, n = clang_getNumOverloadedDecls(f); i < n; ++i) {
-        CXCursor d = definition_in_main_file(clang_getOverloadedDecl(f, i));
-        if (!clang_Cursor_isNull(d)) out.push_back(d);
-      }
-      break;
-    }
+// A call's callee reference and what it wraps: its first child, that one's first child, and so on. In a template a
+// dependent call's callee is a nameless reference around an OverloadedDeclRef.
+std::vector<CXCursor> callee_chain(const std::vector<CXCursor>& call_children) {
+  std::vector<CXCursor> chain;
+  for (CXCursor f = call_children.empty() ? clang_getNullCursor() : call_children[0]; !clang_Cursor_isNull(f);) {
+    chain.push_back(f);
     auto inner = cursor_children(f);
     f = inner.empty() ? clang_getNullCursor() : inner[0];
+  }
+  return chain;
+}
+
+// The name a call calls: its own spelling, else the first name along its callee chain.
+std::string callee_name(CXCursor call, const std::vector<CXCursor>& chain) {
+  std::string name = cursor_spelling(call);
+  for (std::size_t i = 0; name.empty() && i < chain.size(); ++i) name = cursor_spelling(chain[i]);
+  return name;
+}
+
+// The source's own functions a call may reach: the one it resolves to, or, for a call a template leaves
+// unresolved (its arguments depend on a template parameter), every overload its name finds.
+std::vector<CXCursor> callees_in_main_file(CXCursor call, const std::vector<CXCursor>& chain) {
+  CXCursor def = definition_in_main_file(clang_getCursorReferenced(call));
+  if (!clang_Cursor_isNull(def)) return {def};
+  std::vector<CXCursor> out;
+  for (CXCursor f : chain) {
+    if (clang_getCursorKind(f) != CXCursor_OverloadedDeclRef) continue;
+    for (unsigned i = 0, n = clang_getNumOverloadedDecls(f); i < n; ++i) {
+      CXCursor d = definition_in_main_file(clang_getOverloadedDecl(f, i));
+      if (!clang_Cursor_isNull(d)) out.push_back(d);
+    }
+    break;
   }
   return out;
 }
@@ -93,15 +109,20 @@ CXCursor function_body(CXCursor def) {
   return clang_getNullCursor();
 }
 
+// What every walk of one kernel's body shares, the walks into its helpers and lambdas included.
+struct KernelWalk {
+  const std::string& text;
+  KernelInfo& kernel;
+  std::set<std::string> written;   // the kernel's parameters stored through or updated atomically
+  std::set<std::size_t> active;    // the definitions being walked (offsets), so that recursion ends
+  std::size_t follows = 0;         // calls followed so far (kMaxFollows bounds the walk)
+};
+
 struct Walker {
-  const std::string* text;
-  KernelInfo* kernel;
-  std::set<std::string>* written;
+  KernelWalk* state;
   // a helper's or lambda's parameters, by their declaration's offset: the memory its caller passed (kind "unknown"
   // where the caller is not seen, as for a lambda's own parameters at its definition)
   std::map<std::size_t, Memory> bound;
-  std::set<std::size_t>* active;  // the definitions being walked (offsets), so that recursion ends
-  std::size_t* follows;           // calls followed so far for this kernel (kMaxFollows bounds the walk)
   int depth = 0;
   std::map<std::string, Memory> alias;  // local pointer -> the memory it was derived from
 
@@ -126,8 +147,8 @@ struct Walker {
 
   std::string operator_between(CXCursor lhs, CXCursor rhs) const {
     std::size_t b = cursor_offsets(lhs).second, e = cursor_offsets(rhs).first;
-    if (e <= b || e > text->size()) return "";
-    std::string op = text->substr(b, e - b);
+    if (e <= b || e > state->text.size()) return "";
+    std::string op = state->text.substr(b, e - b);
     op.erase(std::remove_if(op.begin(), op.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n'; }), op.end());
     return op;
   }
@@ -135,7 +156,7 @@ struct Walker {
   void note_store(CXCursor lhs) {
     if (clang_getCursorKind(strip_implicit(lhs)) == CXCursor_DeclRefExpr) return;  // the variable itself, not memory
     auto [kind, name] = classify(lhs);
-    if (kind == "parameter") written->insert(name);
+    if (kind == "parameter") state->written.insert(name);
   }
 
   void note_pointer_copy(const std::string& local, CXCursor init) {
@@ -154,7 +175,7 @@ struct Walker {
   // A lambda's body, where it is defined: what it captures is the enclosing function's; its own parameters are
   // memory this walk cannot place.
   void walk_lambda(CXCursor lambda) {
-    Walker inner{text, kernel, written, bound, active, follows, depth, alias};
+    Walker inner{state, bound, depth, alias};
     for (CXCursor c : cursor_children(lambda))
       if (clang_getCursorKind(c) == CXCursor_ParmDecl) inner.bound[cursor_offsets(c).first] = {"unknown", ""};
     for (CXCursor c : cursor_children(lambda))
@@ -163,17 +184,17 @@ struct Walker {
 
   // A call to a function of the source (a new helper, a template, a lambda's call operator): its body, with each
   // parameter standing for what the caller passed, so that an atomic or a store inside is the caller's.
-  void follow_call(CXCursor call, const std::vector<CXCursor>& children, const std::vector<CXCursor>& args) {
+  void follow_call(CXCursor call, const std::vector<CXCursor>& chain, const std::vector<CXCursor>& args) {
     if (depth >= kMaxCallDepth) return;
-    for (CXCursor def : callees_in_main_file(call, children))
-      if ((*follows)++ < kMaxFollows) follow(def, args);
+    for (CXCursor def : callees_in_main_file(call, chain))
+      if (state->follows++ < kMaxFollows) follow(def, args);
   }
 
   void follow(CXCursor def, const std::vector<CXCursor>& args) {
     CXCursor body = function_body(def);
     std::size_t at = cursor_offsets(def).first;
-    if (clang_Cursor_isNull(body) || active->count(at)) return;
-    Walker inner{text, kernel, written, {}, active, follows, depth + 1, {}};
+    if (clang_Cursor_isNull(body) || state->active.count(at)) return;
+    Walker inner{state, {}, depth + 1, {}};
     std::vector<CXCursor> params;
     for (CXCursor c : cursor_children(def))
       if (clang_getCursorKind(c) == CXCursor_ParmDecl) params.push_back(c);
@@ -181,39 +202,34 @@ struct Walker {
     std::size_t skip = args.size() > params.size() ? args.size() - params.size() : 0;
     for (std::size_t i = 0; i < params.size(); ++i)
       inner.bound[cursor_offsets(params[i]).first] = i + skip < args.size() ? classify(args[i + skip]) : Memory{"unknown", ""};
-    active->insert(at);
+    state->active.insert(at);
     inner.walk(body);
-    active->erase(at);
+    state->active.erase(at);
   }
 
   void walk(CXCursor c) {
-    CXCursorKind k = clang_getCursorKind(c);
+    CXCursorKind kind = clang_getCursorKind(c);
     auto ch = cursor_children(c);
-    if (k == CXCursor_VarDecl && is_pointer_like(c) && !ch.empty()) note_pointer_copy(cursor_spelling(c), ch.back());
-    if ((k == CXCursor_BinaryOperator || k == CXCursor_CompoundAssignOperator) && ch.size() == 2) {
+    if (kind == CXCursor_VarDecl && is_pointer_like(c) && !ch.empty()) note_pointer_copy(cursor_spelling(c), ch.back());
+    if ((kind == CXCursor_BinaryOperator || kind == CXCursor_CompoundAssignOperator) && ch.size() == 2) {
       std::string op = operator_between(ch[0], ch[1]);
-      bool assign = k == CXCursor_CompoundAssignOperator || op == "=";
+      bool assign = kind == CXCursor_CompoundAssignOperator || op == "=";
       if (assign) {
         note_store(ch[0]);
         CXCursor lhs = strip_implicit(ch[0]);
         if (clang_getCursorKind(lhs) == CXCursor_DeclRefExpr && is_pointer_like(lhs)) note_pointer_copy(cursor_spelling(lhs), ch[1]);
       }
     }
-    if (k == CXCursor_UnaryOperator && ch.size() == 1) {
+    if (kind == CXCursor_UnaryOperator && ch.size() == 1) {
       auto [b, e] = cursor_offsets(c);
-      std::string t = e > b && e <= text->size() ? text->substr(b, e - b) : "";
+      std::string t = e > b && e <= state->text.size() ? state->text.substr(b, e - b) : "";
       bool incdec = t.rfind("++", 0) == 0 || t.rfind("--", 0) == 0 ||
                     (t.size() >= 2 && (t.compare(t.size() - 2, 2, "++") == 0 || t.compare(t.size() - 2, 2, "--") == 0));
       if (incdec) note_store(ch[0]);
     }
-    if (k == CXCursor_CallExpr) {
-      std::string callee = cursor_spelling(c);
-      // a dependent call in a template: the callee is a nameless reference around an OverloadedDeclRef
-      for (CXCursor f = ch.empty() ? clang_getNullCursor() : ch[0]; callee.empty() && !clang_Cursor_isNull(f);) {
-        callee = cursor_spelling(f);
-        auto inner = cursor_children(f);
-        f = inner.empty() ? clang_getNullCursor() : inner[0];
-      }
+    if (kind == CXCursor_CallExpr) {
+      const std::vector<CXCursor> chain = callee_chain(ch);
+      const std::string callee = callee_name(c, chain);
       std::vector<CXCursor> args = call_arguments(c, ch);
       if (is_atomic_function(callee)) {
         AtomicUse use;
@@ -221,13 +237,13 @@ struct Walker {
         clang_getExpansionLocation(clang_getCursorLocation(c), nullptr, &use.line, nullptr, nullptr);
         if (!args.empty()) std::tie(use.target_kind, use.target) = classify(args[0]);
         else use.target_kind = "unknown";
-        if (use.target_kind == "parameter") written->insert(use.target);
-        kernel->atomics.push_back(use);
+        if (use.target_kind == "parameter") state->written.insert(use.target);
+        state->kernel.atomics.push_back(use);
       } else {
-        follow_call(c, ch, args);
+        follow_call(c, chain, args);
       }
     }
-    if (k == CXCursor_LambdaExpr) return walk_lambda(c);
+    if (kind == CXCursor_LambdaExpr) return walk_lambda(c);
     for (CXCursor child : ch) walk(child);
   }
 };
@@ -240,12 +256,9 @@ bool is_atomic_function(const std::string& id) {
 }
 
 void collect_memory_effects(CXCursor body, const std::string& text, KernelInfo& kernel) {
-  std::set<std::string> written;
-  std::set<std::size_t> active;
-  std::size_t follows = 0;
-  Walker w{&text, &kernel, &written, {}, &active, &follows, 0, {}};
-  w.walk(body);
-  kernel.written_params.assign(written.begin(), written.end());
+  KernelWalk shared{text, kernel};
+  Walker{&shared}.walk(body);
+  kernel.written_params.assign(shared.written.begin(), shared.written.end());
 }
 
 }  // namespace rpl::optimize
