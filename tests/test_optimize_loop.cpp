@@ -97,6 +97,7 @@ struct FakeEnv : Environment {
     return build_fails ? CommandOutcome{false, "exited with status 1", "make: *** error"} : CommandOutcome{true, "ok", ""};
   }
   double flops_sol_ns = 0;  // > 0: the baseline's counter pass gives the kernel this compute speed of light
+  uint64_t most_threads = 0;  // > 0: the baseline profiled a launch of saxpy with this many threads per block
   std::vector<bool> profiled_with_counters;
   ProfileOutcome profile(unsigned runs, const std::string& dir, bool roofline_counters) override {
     profiled_with_counters.push_back(roofline_counters);
@@ -113,6 +114,9 @@ struct FakeEnv : Environment {
       p.analysis = {{"kernels", json::array({{{"name", "void saxpy<float>(float const*, float*, float, int)"},
                                               {"flops_per_launch", flops_sol_ns * 60000.0}, {"peak_gflops", 60000.0},
                                               {"speed_of_light_compute_ns", flops_sol_ns}}})}};
+    if (most_threads > 0)
+      p.analysis = {{"kernels", json::array({{{"name", "void saxpy<float>(float const*, float*, float, int)"},
+                                              {"most_threads_per_block_launched", most_threads}}})}};
     return p;
   }
   bool capture(const std::string& regex, uint64_t dispatch, const std::string& dir, std::string&) override {
@@ -130,7 +134,7 @@ struct FakeEnv : Environment {
                                                                     : "OK";
     if (text.find("#pragma unroll 4") != std::string::npos) co += " FAST";
     if (text.find("SLOWER") != std::string::npos) co += " SLOW";
-    for (const char* mark : {"HIDDEN_CLOCK", "UNREADABLE"})  // what InspectingEnv finds in the code object
+    for (const char* mark : {"HIDDEN_CLOCK", "UNREADABLE", "BOUNDS64", "BOUNDS512"})  // what InspectingEnv finds in the code object
       if (text.find(mark) != std::string::npos) co += std::string(" ") + mark;
     ++compiles;
     if (unstable_builds) co += " built " + std::to_string(compiles);
@@ -594,6 +598,9 @@ struct InspectingEnv : FakeEnv {
     f.kernels = {{"_Z5saxpyIfEvPKT_PS0_S0_i", {{0, 8, 4, ""}, {8, 8, 4, ""}, {16, 4, 0, ""}, {20, 4, 0, ""}}, 24, {}, {}, 16, 0}};
     f.functions = {"_Z5saxpyIfEvPKT_PS0_S0_i"};
     if (co.find("HIDDEN_CLOCK") != std::string::npos) f.findings = {{"_Z5saxpyIfEvPKT_PS0_S0_i", "clock", "PTX", "mov.u64 %rd1, %clock64;"}};
+    for (const char* bounds : {"64", "512"})  // a candidate's __launch_bounds__(N), as the cubin states it
+      if (co.find(std::string("BOUNDS") + bounds) != std::string::npos)
+        f.kernels[0].bounds = {std::string("max_threads ") + bounds + " 1 1"};
     return f;
   }
 };
@@ -616,6 +623,40 @@ TEST(OptimizeLoop, BinaryGatesJudgeCodeObjectsReadAheadAsWhenReadInTurn) {
   EXPECT_NE(d["candidates"][1]["gates"].back()["reason"].get<std::string>().find("not an ELF file"), std::string::npos);
   EXPECT_EQ(d["candidates"][2]["decision"], "accepted") << d["candidates"][2].dump();
   for (const auto& c : d["candidates"]) EXPECT_GE(c["seconds"]["total"].get<double>(), 0) << "each candidate says its time";
+}
+
+// New launch bounds are held against every launch the baseline profiled, not only the captured ones: the captures
+// hold 1-thread launches, a later launch (not captured) has 256 threads per block.
+TEST(OptimizeLoop, NewLaunchBoundsMustAdmitEveryProfiledLaunchNotOnlyTheCapturedOnes) {
+  Fixture f;
+  InspectingEnv env;
+  env.source = f.source;
+  env.most_threads = 256;
+  struct Case { std::string name, text, gate; };
+  std::vector<Case> cases = {{"bounds64", with(kSource, "T acc = 0;", "T acc = 0;  // BOUNDS64"), "binary_signature"},
+                             {"bounds512", with(kSource, "  for (int k", "  // BOUNDS512\n  #pragma unroll 4\n  for (int k"), "performance"}};
+  auto proposers = candidate_files(f, cases);
+  const json d = run_optimize(f.o, env, proposers).document;
+  ASSERT_EQ(d["candidates"].size(), cases.size());
+  const json& narrow = d["candidates"][0]["gates"].back();
+  EXPECT_EQ(narrow["gate"], "binary_signature") << narrow.dump();
+  EXPECT_FALSE(narrow["passed"]);
+  EXPECT_NE(narrow["reason"].get<std::string>().find("at most 64 threads per block; the application launches it with 256"),
+            std::string::npos) << narrow.dump();
+  EXPECT_EQ(d["candidates"][1]["decision"], "accepted") << d["candidates"][1].dump();
+  bool held = false;
+  for (const auto& g : d["candidates"][1]["gates"])
+    if (g["gate"] == "binary_structure")
+      held = g["evidence"]["launch_bounds_changed"][0]["launched_threads_per_block"] == json::array({1, 1, 256});  // two captures, one profiled
+  EXPECT_TRUE(held) << d["candidates"][1]["gates"].dump();
+
+  // Without that profiled launch the same 64-thread bounds admit the captured launches and pass the binary gates.
+  Fixture g;
+  InspectingEnv captured_only;
+  captured_only.source = g.source;
+  auto again = candidate_files(g, std::vector<Case>{cases[0]});
+  const json e = run_optimize(g.o, captured_only, again).document;
+  EXPECT_EQ(e["candidates"][0]["gates"].back()["gate"], "performance") << e["candidates"][0]["gates"].back().dump();
 }
 
 TEST(OptimizeLoop, EachBadCandidateIsRejectedByItsGate) {

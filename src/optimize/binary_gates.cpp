@@ -52,7 +52,7 @@ bool toolkit_data_symbol(const std::string& entry) {
 
 // Bounds a candidate may set or change, as an optimization does (`__launch_bounds__(256, 2)` to cap registers,
 // `-maxrregcount`, AMD's flat work-group size): they change no ABI, only what launches the kernel accepts, and the
-// captured launches must still fit (checked below). The rest (required sizes, kernarg alignment) must stay.
+// launches (captured and profiled) must still fit (checked below). The rest (required sizes, kernarg alignment) must stay.
 bool tunable_bound(const std::string& bound) {
   for (const char* kind : {"max_threads ", "max_registers ", "max_flat_workgroup_size "})
     if (bound.rfind(kind, 0) == 0) return true;
@@ -128,7 +128,7 @@ StaticVerdict check_binary_gates(const CodeObjectFacts& original, const CodeObje
       return StaticVerdict::failed("binary_signature", fmt::format("kernel {}: launch bounds changed: [{}] -> [{}]", a.symbol, fmt::join(a.bounds, ", "),
                                                   fmt::join(b.bounds, ", ")), ev);
     if (a.bounds == b.bounds) continue;
-    // New or changed bounds: every captured launch must still fit, or the launch would fail.
+    // New or changed bounds: every launch (captured or profiled: launched_threads) must still fit, or it would fail.
     const std::optional<uint64_t> most = max_threads_per_block(b);
     for (uint64_t threads : launched_threads)
       if (most && threads > *most)
@@ -176,9 +176,9 @@ StaticVerdict check_binary_gates(const CodeObjectFacts& original, const CodeObje
   return {true, "binary_structure",
           launched_threads.empty()
               ? "the code object's ABI, symbols and machine-code structure match the original's; launch bounds changed, "
-                "with no captured launch to hold them against"
+                "with no launch to hold them against"
               : "the code object's ABI, symbols and machine-code structure match the original's; launch bounds changed, "
-                "and every captured launch fits them",
+                "and every launch fits them",
           evidence};
 }
 

@@ -19,7 +19,8 @@
 namespace rpl::optimize {
 
 // `gate` of the verdict is "binary_signature" or "binary_structure". launched_threads: the threads per block of each
-// captured launch of the kernel (none known: changed bounds are admitted unchecked, and the replay judges them).
+// launch of the kernel that was captured or profiled (none known: changed bounds are admitted unchecked, and the replay
+// judges them).
 StaticVerdict check_binary_gates(const collectors::CodeObjectFacts& original, const collectors::CodeObjectFacts& candidate,
                                  const std::vector<uint64_t>& launched_threads = {});
 

@@ -30,7 +30,7 @@ const std::vector<std::string>& guard_constraints() {
       "return the whole source file; change only the body of the kernel; you may add new __device__ helper functions, "
       "macros (after the #includes), constants, types and namespace aliases under names the file does not use yet",
       "the kernel's signature is frozen: parameter types and qualifiers, template parameters and defaults, return type, "
-      "linkage; __launch_bounds__ may be added or changed if they admit the launch's threads per block",
+      "linkage; __launch_bounds__ may be added or changed if they admit every launch's threads per block (most_threads_per_block_launched)",
       "no new __device__/__shared__/__constant__ variables outside the kernel, no static variables",
       "no clock(), clock64(), %globaltimer or other timers; no printf; no new atomics on memory the original does not write; "
       "inline asm only for loads, stores, arithmetic and shared-memory atomics (no timers, traps, exits or calls)",
@@ -104,6 +104,14 @@ void Loop::prepare_inputs() {
       // the second launch's manifest unreadable: the derivation below reports it
     }
   }
+  // And the most of any launch the baseline profiled: a later launch with larger blocks than the captured ones (a
+  // final reduction pass, a size-dependent block) would fail under bounds that admit only those.
+  const std::string display = doc_["kernel"].value("display_name", "");
+  for (const auto& k : baseline_.analysis.value("kernels", json::array()))
+    if (k.value("name", "") == display && k.contains("most_threads_per_block_launched"))
+      if (uint64_t most = k["most_threads_per_block_launched"].get<uint64_t>();
+          std::find(launched_threads_.begin(), launched_threads_.end(), most) == launched_threads_.end())
+        launched_threads_.push_back(most);
   std::vector<std::string> param_types;
   // A kernel the parser could not read may carry recovered types (clang makes an unknown type int): none then, and
   // the regions' types come from the mangled name alone.
@@ -210,7 +218,6 @@ void Loop::prepare_inputs() {
   // The compute side, from the baseline's counter pass: the original's FLOPs per launch over their class's peak.
   double flops_ns = 0;
   json flops_entry = nullptr;
-  const std::string display = doc_["kernel"].value("display_name", "");
   for (const auto& k : baseline_.analysis.value("kernels", json::array()))
     if (k.value("name", "") == display && k.contains("speed_of_light_compute_ns")) {
       flops_ns = k["speed_of_light_compute_ns"].get<double>();

@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "analysis/device_specs.hpp"
@@ -96,6 +97,11 @@ ProfileOutcome RealEnvironment::profile(unsigned runs, const std::string& output
     for (const auto& k : r.analysis->stats.kernels) {
       nlohmann::json entry = {{"name", k.name}, {"launches", k.durations.count}, {"total_ns", k.durations.total_ns},
                               {"median_ns", k.durations.median_ns}, {"share_of_gpu_time", k.share_of_gpu_time}};
+      // The most threads per block of any profiled launch (every shape, not the first few the report lists): a
+      // candidate's new launch bounds must admit it, not only the captured launches'.
+      uint64_t most_threads = 0;
+      for (const auto& s : k.shapes) most_threads = std::max<uint64_t>(most_threads, uint64_t(s.block[0]) * s.block[1] * s.block[2]);
+      if (most_threads > 0) entry["most_threads_per_block_launched"] = most_threads;
       for (const auto& kr : r.analysis->roofline.kernels)
         if (kr.name == k.name)
           if (auto sol = compute_speed_of_light_ns(kr.point)) {
