@@ -82,6 +82,10 @@ CASES = [
     ("launch_bounds_added", "scale_exp", "binary_signature",
      [("__global__ void scale_exp(", "__global__ void __launch_bounds__(128) scale_exp(")],
      "adds launch bounds that the application's launch (256 threads) violates"),
+    ("launch_bounds_fit_captured_only", "scale_exp", "binary_signature",
+     [("__global__ void scale_exp(", "__global__ void __launch_bounds__(256) scale_exp(")],
+     "adds launch bounds that the two captured launches (256 threads) fit but the third, profiled launch (1024) "
+     "violates: it would fail without a word, and its output is already in place"),
     ("trap_on_poison", "scale_exp", "structure",
      [(LOOP, "    if (y[k] != y[k]) __trap();  // the evaluator's NaN-poisoned output: give up\n" + LOOP)],
      "detects the evaluator's poisoned output and traps"),
