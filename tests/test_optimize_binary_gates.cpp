@@ -143,6 +143,21 @@ TEST_F(Nvcc, AWidenedParameterChangesTheAbi) {
   EXPECT_EQ(v.gate, "binary_signature") << v.reason;
 }
 
+// Session 18's probe: a division's reciprocal hoisted out of it swaps nvcc's internal slow-path subroutines
+// (`$__internal_N_$__cuda_sm3x_div_rn_noftz_f32_slowpath` for `rcp_rn_f32_slowpath`); they are no interface.
+TEST_F(Nvcc, NvccsInternalSubroutinesAreNotTheSourcesFunctions) {
+  REQUIRE(cc);
+  const std::string divide = with("if (i < n) y[i] = x[i] / a;"), reciprocal = with("const float r = 1.0f / a;\n  if (i < n) y[i] = x[i] * r;");
+  CodeObjectFacts f = cc.facts("internal-divide", divide, arch);
+  for (const auto& name : f.functions) EXPECT_NE(name.rfind("$__internal_", 0), 0u) << name;
+  StaticVerdict v = judge(cc, arch, reciprocal, divide);
+  EXPECT_TRUE(v.passed) << v.reason << " " << v.evidence.dump();
+  // a new kernel is still a new function
+  StaticVerdict extra = judge(cc, arch, reciprocal + "__global__ void extra(float* p) { p[0] = 1.0f; }\n", divide);
+  EXPECT_FALSE(extra.passed);
+  EXPECT_EQ(extra.gate, "binary_signature") << extra.reason;
+}
+
 TEST_F(Nvcc, ChangedLaunchBoundsAreHeldAgainstTheCapturedLaunches) {
   REQUIRE(cc);
   // bounds below the application's 256 threads per block: the launch would fail
@@ -168,7 +183,7 @@ TEST_F(Nvcc, ChangedLaunchBoundsAreHeldAgainstTheCapturedLaunches) {
   // no captured launch known: admitted, and said so (the replay judges the launch)
   StaticVerdict unknown = judge(cc, arch, c, with(kPlain), {});
   EXPECT_TRUE(unknown.passed) << unknown.reason;
-  EXPECT_NE(unknown.reason.find("no captured launch"), std::string::npos) << unknown.reason;
+  EXPECT_NE(unknown.reason.find("no launch to hold them against"), std::string::npos) << unknown.reason;
 }
 
 TEST_F(Nvcc, ANewExportedKernelIsSeen) {

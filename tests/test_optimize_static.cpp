@@ -599,6 +599,55 @@ TEST(OptimizeStructureGate, NewDeviceHelperFunctionsAreCheckedAsTheKernelIs) {
   EXPECT_EQ(changed.gate, "signature");
 }
 
+// Session 18's probe (new apps, hand-written optimizations and cheats), both directions:
+// - a forward declaration of a new helper is blanked by its exact range: a text search once reached back over the
+//   lines before it, so the #include lines above it made a correct candidate fail, and a refused #define right
+//   before it (host code's cudaGetLastError made to succeed) was blanked with it and admitted;
+// - a new constant's initialiser must be a constant expression: one that calls a function runs host code when the
+//   program starts (a device limit set through a "constant" was admitted);
+// - C++17's nested `namespace a::b { }` around new helpers and a file-scope static_assert are additions.
+TEST(OptimizeStructureGate, PrototypesNestedNamespacesStaticAssertsAndConstantInitialisers) {
+  const std::string at = "template <typename T, int TILE = 4>";
+  const std::string definition = "__device__ float scaled(float a, float v) { return a * v; }\nextern \"C\" __global__ void fill";
+  auto declared = [&](const std::string& before_prototype, const std::string& where = "") {
+    std::string s = where.empty() ? replace(kSource, at, before_prototype + "__device__ float scaled(float a, float v);\n" + at)
+                                  : replace(kSource, where, where + before_prototype + "__device__ float scaled(float a, float v);\n");
+    return replace(replace(s, "T acc = 0;", "T acc = scaled(1.0f, 0.0f);"), "extern \"C\" __global__ void fill", definition);
+  };
+  StaticVerdict after_includes = check(declared("", "#include <cuda_runtime.h>\n"));
+  EXPECT_TRUE(after_includes.passed) << after_includes.reason << " " << after_includes.evidence.dump();
+  StaticVerdict after_macro = check(declared("", "#define BLOCK 256\n"));
+  EXPECT_TRUE(after_macro.passed) << after_macro.reason;
+  StaticVerdict multi_line = check(replace(declared(""), "__device__ float scaled(float a, float v);", "__device__ float\nscaled(float a,\n       float v);"));
+  EXPECT_TRUE(multi_line.passed) << multi_line.reason;
+  for (const std::string& refused : {std::string("#define cudaGetLastError() cudaSuccess\n"),
+                                     std::string("#define __syncthreads()\n"), std::string("int smuggled = 1;\n")}) {
+    StaticVerdict v = check(declared(refused));
+    EXPECT_FALSE(v.passed) << refused;
+    EXPECT_EQ(v.gate, "signature") << refused << ": " << v.reason;
+  }
+  StaticVerdict nested = check(replace(replace(kSource, at, "namespace saxpy_outer::inner {\n__device__ float scaled(float a, float v) { return a * v; }\n}\n" + at),
+                                       "T acc = 0;", "T acc = saxpy_outer::inner::scaled(1.0f, 0.0f);"));
+  EXPECT_TRUE(nested.passed) << nested.reason << " " << nested.evidence.dump();
+  StaticVerdict known_part = check(replace(replace(kSource, at, "namespace helpers::twice {\n__device__ float scaled(float a, float v) { return a * v; }\n}\n" + at),
+                                           "T acc = 0;", "T acc = helpers::twice::scaled(1.0f, 0.0f);"));
+  EXPECT_FALSE(known_part.passed) << "twice is the original's name";
+  StaticVerdict assertion = check(replace(kSource, at, "constexpr int kWarpsPerBlock = 8;\nstatic_assert(kWarpsPerBlock * 32 == 256, \"whole warps\");\n" + at));
+  EXPECT_TRUE(assertion.passed) << assertion.reason << " " << assertion.evidence.dump();
+  StaticVerdict evaluated = check(replace(kSource, at, "const int kUnroll = 4 * 2;\nconstexpr float kHalf = 0.5f;\n" + at));
+  EXPECT_TRUE(evaluated.passed) << evaluated.reason;
+  struct Case { std::string declarations, name; };
+  const std::vector<Case> dynamic = {
+      {"__host__ __device__ inline int probe_hint() { return 1; }\nconst int kProbeHint = probe_hint();\n", "kProbeHint"},
+      {"const cudaError_t kLimit = cudaDeviceSetLimit(cudaLimitStackSize, 4096);\n", "kLimit"}};
+  for (const Case& c : dynamic) {
+    StaticVerdict v = check(replace(kSource, at, c.declarations + at));
+    EXPECT_FALSE(v.passed) << c.declarations;
+    EXPECT_EQ(v.gate, "signature") << v.reason;
+    EXPECT_NE(v.reason.find("new constant " + c.name + " is not initialised by a constant expression"), std::string::npos) << v.reason;
+  }
+}
+
 }  // namespace rpl::optimize
 
 namespace rpl::optimize {

@@ -42,7 +42,7 @@ struct CodeObjectFacts {
   std::string vendor;                       // "nvidia" or "amd"
   std::string file;
   std::vector<KernelAbi> kernels;
-  std::vector<std::string> functions;       // defined global function symbols, sorted
+  std::vector<std::string> functions;       // defined global function symbols, sorted (not nvcc's $__internal_ ones)
   std::vector<std::string> data_symbols;    // device data that outlives a launch ("name (section)"), sorted
   std::vector<std::string> externs;         // undefined functions called (vprintf, malloc, ...), sorted
   std::vector<CodeFinding> findings;

@@ -142,8 +142,19 @@ struct Walk {
   bool extern_c = false;
 };
 
+// One past the end of the declaration at [.., end): its ';' when one follows (whitespace between).
+std::size_t through_semicolon(const std::string& text, std::size_t end) {
+  std::size_t i = end;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  return i < text.size() && text[i] == ';' ? i + 1 : end;
+}
+
 void visit_function(CXCursor c, Walk& w) {
-  if (!clang_isCursorDefinition(c)) return;
+  if (!clang_isCursorDefinition(c)) {
+    if (Offsets o = extent_of(c); o.in_main_file)
+      w.model->prototypes.push_back({take(clang_getCursorSpelling(c)), o.begin, o.end, through_semicolon(w.model->text, o.end)});
+    return;
+  }
   KernelInfo k;
   bool global = false;
   CXCursor body = clang_getNullCursor();
@@ -213,12 +224,6 @@ void visit_function(CXCursor c, Walk& w) {
   w.model->kernels.push_back(std::move(k));
 }
 
-// One past the end of the declaration at [.., end): its ';' when one follows (whitespace between).
-std::size_t through_semicolon(const std::string& text, std::size_t end) {
-  std::size_t i = end;
-  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  return i < text.size() && text[i] == ';' ? i + 1 : end;
-}
 
 // A macro definition's whole directive: back from its name to the '#', on to the end of its last line.
 std::optional<std::pair<std::size_t, std::size_t>> directive_range(const std::string& text, std::size_t name_begin,
@@ -235,6 +240,21 @@ std::optional<std::pair<std::size_t, std::size_t>> directive_range(const std::st
   return std::make_pair(hash, e);
 }
 
+// Whether the variable at `c` is initialised at compile time: declared constexpr or constinit (the compiler then
+// guarantees it), or its initialiser is one libclang evaluates (a `const int` of literals and other constants).
+bool constant_initialised(CXCursor c, const std::string& text, const Offsets& o) {
+  static const std::regex keyword(R"(\b(constexpr|constinit)\b)");
+  const std::string decl = text.substr(o.begin, o.end - o.begin);
+  const std::string name = take(clang_getCursorSpelling(c));
+  const std::size_t at = decl.find(name);
+  if (std::regex_search(decl.substr(0, at == std::string::npos ? decl.size() : at), keyword)) return true;
+  CXEvalResult r = clang_Cursor_Evaluate(c);
+  if (!r) return false;
+  const CXEvalResultKind kind = clang_EvalResult_getKind(r);
+  clang_EvalResult_dispose(r);
+  return kind == CXEval_Int || kind == CXEval_Float || kind == CXEval_StrLiteral;
+}
+
 void add_file_scope_decl(CXCursor c, const char* kind, Walk& w) {
   if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) return;
   Offsets o = extent_of(c);
@@ -247,6 +267,7 @@ void add_file_scope_decl(CXCursor c, const char* kind, Walk& w) {
     }, &d.names);
   d.specialization = !clang_Cursor_isNull(clang_getSpecializedCursorTemplate(c)) ||
                      clang_getCursorKind(c) == CXCursor_ClassTemplatePartialSpecialization;
+  if (clang_getCursorKind(c) == CXCursor_VarDecl) d.dynamic_init = !constant_initialised(c, w.model->text, o);
   w.model->file_scope_decls.push_back(std::move(d));
 }
 
@@ -302,6 +323,12 @@ void visit_scope(CXCursor parent, Walk& w) {
       case CXCursor_TypeAliasDecl:
       case CXCursor_TypeAliasTemplateDecl: add_file_scope_decl(c, "type", w); break;
       case CXCursor_NamespaceAlias: add_file_scope_decl(c, "namespace alias", w); break;
+      case CXCursor_StaticAssert: {  // declares nothing: the checks of a tiling scheme's constants, say
+        if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) break;
+        Offsets o = extent_of(c);
+        w.model->file_scope_decls.push_back({{}, "static assertion", o.begin, through_semicolon(w.model->text, o.end), false});
+        break;
+      }
       case CXCursor_MacroDefinition: {
         if (!clang_Location_isFromMainFile(clang_getCursorLocation(c)) || clang_Cursor_isMacroBuiltin(c)) break;
         Offsets o = extent_of(c);

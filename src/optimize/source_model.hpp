@@ -68,10 +68,13 @@ struct DeviceFunction {
 // `struct __align__(16) Pair`, `namespace cg = cooperative_groups;`); the guard admits those whose name is new.
 struct FileScopeDecl {
   std::vector<std::string> names;  // the names it brings into its scope (an unscoped enum's enumerators too)
-  std::string kind;            // "macro", "constant", "type", "namespace alias"
+  std::string kind;            // "macro", "constant", "type", "namespace alias", "static assertion" (no name)
   std::size_t begin = 0;       // byte range of the whole declaration: a macro's from its '#' to its line's end
   std::size_t end = 0;         // (continuation lines included), a declaration's with its ';'
   bool specialization = false; // an explicit or partial specialization of a template (never a new name)
+  // A constant neither constexpr (constinit) nor with an initialiser libclang evaluates: it is initialised when the
+  // program starts, so its initialiser (a call, a constructor) can run host code before main.
+  bool dynamic_init = false;
 };
 
 struct SourceModel {
@@ -82,6 +85,8 @@ struct SourceModel {
   std::vector<std::string> includes;       // header names the source includes
   std::vector<std::string> device_globals; // file-scope __device__/__shared__/__constant__/__managed__ variables
   std::vector<DeviceFunction> device_functions;  // file-scope __device__ function definitions, in source order
+  // Function declarations without a body (prototypes) in the source itself: name and byte range, with the ';'
+  std::vector<DeviceFunction> prototypes;
   std::vector<FileScopeDecl> file_scope_decls;   // in source order
   std::size_t includes_end = 0;            // one past the main file's last #include directive (0: none)
   std::string headers;                     // "toolkit": parsed with the installed CUDA's or ROCm's headers; "stubs": with ours,

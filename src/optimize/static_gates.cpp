@@ -247,6 +247,16 @@ std::vector<FileScopeDecl> new_file_scope_decls(const std::map<std::string, int>
   std::vector<FileScopeDecl> out;
   for (const FileScopeDecl& d : candidate.file_scope_decls) {
     if (!parsed && d.kind != "macro") continue;
+    if (d.kind == "static assertion") {
+      // It declares nothing, holds no state and emits no code: it can only make the compile fail. One the original
+      // has, the same text, is the original's (the comparison of the text outside judges it).
+      const std::string text = collapsed(candidate.text.substr(d.begin, d.end - d.begin));
+      if (std::none_of(original.file_scope_decls.begin(), original.file_scope_decls.end(), [&](const FileScopeDecl& o) {
+            return o.kind == d.kind && collapsed(original.text.substr(o.begin, o.end - o.begin)) == text;
+          }))
+        out.push_back(d);
+      continue;
+    }
     std::vector<std::string> names;
     for (const std::string& n : d.names)
       if (!n.empty() && n[0] != '(') names.push_back(n);  // an anonymous enum declares its enumerators only
@@ -254,6 +264,9 @@ std::vector<FileScopeDecl> new_file_scope_decls(const std::map<std::string, int>
     std::string why;
     if (names.empty()) why = "declares no name";
     else if (d.specialization) why = "specializes a template (never a new name)";
+    else if (d.dynamic_init)
+      why = "is not initialised by a constant expression (its initialiser would run when the program starts, host code "
+            "before main): declare it constexpr";
     for (const std::string& n : names) {
       if (!why.empty()) break;
       if (!plain_identifier(n)) why = "is not a plain identifier";
@@ -325,25 +338,25 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
               static_cast<std::size_t>(it->position(0) + it->length(0)));
   }
   // A forward declaration of a new helper (`__device__ float half_of(float);` before the kernel, the definition
-  // after it) is part of the helper.
-  for (const DeviceFunction& f : helpers) {
-    const std::regex prototype("(^|[;}\\n])([^;{}]*\\b" + f.name + "\\s*\\([^;{}]*\\)\\s*;)");
-    std::vector<std::pair<std::size_t, std::size_t>> spans;
-    for (auto it = std::sregex_iterator(candidate_without_helpers.begin(), candidate_without_helpers.end(), prototype);
-         it != std::sregex_iterator(); ++it)
-      if ((*it)[2].str().find("__device__") != std::string::npos)
-        spans.emplace_back(static_cast<std::size_t>(it->position(2)), static_cast<std::size_t>(it->position(2) + it->length(2)));
-    for (const auto& [from, to] : spans) blank(candidate_without_helpers, from, to);
-  }
+  // after it) is part of the helper: the prototypes libclang found, each its exact range (a text search once reached
+  // back over a refused `#define` right before the prototype and blanked it too).
+  for (const DeviceFunction& p : candidate.prototypes)
+    if (std::any_of(helpers.begin(), helpers.end(), [&](const DeviceFunction& f) { return f.name == p.name; }))
+      blank(candidate_without_helpers, p.begin, p.end);
   // A namespace under a new name, or an anonymous one, that holds only the candidate's additions is part of them
   // (what is left of it once they are blanked is `namespace detail { }`); nested ones, from the inside out.
   for (bool blanked = true; blanked;) {
-    static const std::regex empty_namespace(R"(\bnamespace(\s+([A-Za-z_]\w*))?\s*\{\s*\})");
+    // (`inline namespace`, and C++17's nested `namespace a::b { }` too: each of its names must be new)
+    static const std::regex empty_namespace(R"(\b(inline\s+)?namespace(\s+([A-Za-z_]\w*(\s*::\s*[A-Za-z_]\w*)*))?\s*\{\s*\})");
     std::vector<std::pair<std::size_t, std::size_t>> spans;
     for (auto it = std::sregex_iterator(candidate_without_helpers.begin(), candidate_without_helpers.end(), empty_namespace);
          it != std::sregex_iterator(); ++it) {
-      const std::string name = (*it)[2].str();
-      if (!name.empty() && (known.count(name) || reserved_identifier(name))) continue;
+      static const std::regex part(R"([A-Za-z_]\w*)");
+      const std::string names = (*it)[3].str();
+      bool taken = false;
+      for (auto p = std::sregex_iterator(names.begin(), names.end(), part); p != std::sregex_iterator(); ++p)
+        taken = taken || known.count(p->str()) || reserved_identifier(p->str());
+      if (taken) continue;
       spans.emplace_back(static_cast<std::size_t>(it->position(0)), static_cast<std::size_t>(it->position(0) + it->length(0)));
     }
     for (const auto& [from, to] : spans) blank(candidate_without_helpers, from, to);

@@ -125,7 +125,10 @@ void read_cubin_facts(const std::string& path, Bytes image, CodeObjectFacts& fac
   std::vector<uint32_t> extern_indices;
   for (const auto& s : t.symbols) {
     bool defined = s.section_index != 0;
-    if (s.type == kSymFunc && defined && s.binding != kBindLocal) facts.functions.push_back(s.name);
+    // (nvcc's own subroutines, `$__internal_N_$__cuda_sm3x_div_rn_noftz_f32_slowpath` and the like, are not the
+    // source's interface: a reciprocal hoisted out of a division swaps one for another)
+    if (s.type == kSymFunc && defined && s.binding != kBindLocal && s.name.rfind("$__internal_", 0) != 0)
+      facts.functions.push_back(s.name);
     // device data that outlives a launch: .nv.global (__device__), .nv.constant1+ (__constant__); block-local
     // shared memory (.nv.shared.*) and kernel parameter banks (.nv.constant0.*) die with the launch
     bool lasting = s.section.rfind(".nv.global", 0) == 0 ||
