@@ -894,6 +894,61 @@ TEST(OptimizeEquivalence, DerivedCapturesPoisonWrittenElementsAndRandomiseReadOn
   EXPECT_EQ(types[2].name, "f32");
 }
 
+// A sorted integer region is offsets into the others (a CSR row pointer): the randomised input keeps it as captured,
+// and shuffles the unsorted ones (column indices), so the structure stays valid while the values change.
+TEST(OptimizeEquivalence, RandomisedInputsKeepSortedOffsetsAndShuffleOtherIntegers) {
+  test::TempDir tmp;
+  const fs::path dir = tmp.path() / "c";
+  fs::create_directories(dir);
+  capture::Manifest m;
+  m.platform = "cuda";
+  m.device_name = "NVIDIA H100 80GB HBM3";
+  m.device_arch = "sm_90";
+  m.kernel = {"_Z3segPKiS0_Pf", "seg(int const*, int const*, float*)", "seg", 1};
+  m.code_object = capture::write_blob(dir, "code_object.zst", std::as_bytes(std::span(std::string_view("fake"))));
+  m.code_object_format = "cubin";
+  std::vector<std::byte> args(24);
+  const uint64_t addr[3] = {0x10000, 0x20000, 0x30000};
+  std::memcpy(args.data(), addr, 24);
+  m.arguments = capture::write_blob(dir, "arguments.zst", args);
+  m.parameters = {{0, 8}, {8, 8}, {16, 8}};
+  std::vector<int32_t> offsets(kN), indices(kN);
+  for (int i = 0; i < kN; ++i) offsets[i] = i * (i + 1) / 2, indices[i] = (i * 7) % kN;
+  auto as_bytes = [](const auto& v) {
+    std::vector<std::byte> b(v.size() * sizeof(v[0]));
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+  };
+  std::vector<float> y0(kN, 0.f), y1(kN, 1.f);
+  capture::Region r1{1, addr[0], 64, "device", "", {}, {}}, r2{2, addr[1], 64, "device", "", {}, {}}, r3{3, addr[2], 64, "device", "", {}, {}};
+  r1.before = capture::write_blob(dir, capture::region_blob_file(1, false), as_bytes(offsets));
+  r1.after = capture::write_blob(dir, capture::region_blob_file(1, true), as_bytes(offsets));
+  r2.before = capture::write_blob(dir, capture::region_blob_file(2, false), as_bytes(indices));
+  r2.after = capture::write_blob(dir, capture::region_blob_file(2, true), as_bytes(indices));
+  r3.before = capture::write_blob(dir, capture::region_blob_file(3, false), bytes_of(y0));
+  r3.after = capture::write_blob(dir, capture::region_blob_file(3, true), bytes_of(y1));
+  m.regions = {r1, r2, r3};
+  capture::write_manifest(dir, m);
+  auto types = region_element_types(dir, capture::read_manifest(dir));
+  ASSERT_EQ(types[1].name, "i32");
+  ASSERT_EQ(types[2].name, "i32");
+  DeriveSummary r = derive_capture(dir, tmp.path() / "r", {true, true, 7, {}});
+  EXPECT_EQ(r.regions_kept_sorted, 1u);
+  EXPECT_EQ(r.regions_randomised, 1u);
+  EXPECT_EQ(r.regions_poisoned, 1u);
+  EXPECT_EQ(r.to_json()["regions_kept_sorted"], 1);
+  capture::Manifest rm = capture::read_manifest(tmp.path() / "r");
+  EXPECT_EQ(capture::read_blob(tmp.path() / "r", *rm.regions[0].before), as_bytes(offsets)) << "the offsets as captured";
+  std::vector<std::byte> shuffled = capture::read_blob(tmp.path() / "r", *rm.regions[1].before);
+  EXPECT_NE(shuffled, as_bytes(indices));
+  std::vector<int32_t> back(kN);
+  std::memcpy(back.data(), shuffled.data(), 64);
+  std::sort(back.begin(), back.end());
+  std::vector<int32_t> expected = indices;
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(back, expected) << "the same indices, in another order";
+}
+
 TEST(OptimizeEquivalence, DumpComparisonBitExactOrWithinTolerance) {
   test::TempDir tmp;
   write_capture(tmp.path() / "c", 1);

@@ -40,6 +40,8 @@ struct DeriveOptions {
 struct DeriveSummary {
   uint64_t regions_poisoned = 0, elements_poisoned = 0;
   uint64_t regions_randomised = 0, elements_randomised = 0;
+  // integer regions left as captured because their elements are sorted (offsets: a CSR row pointer, segment starts)
+  uint64_t regions_kept_sorted = 0;
   uint64_t bytes_written_by_original = 0;  // bytes of the elements the original changed
   nlohmann::json to_json() const;
 };
