@@ -1,0 +1,21 @@
+#include <cuda_runtime.h>
+#include <cstdio>
+#include <cuda/atomic>
+
+__global__ void scale(const float* in, float* out, int n, float s) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    cuda::atomic_ref<float, cuda::thread_scope_device> ref(const_cast<float&>(in[i]));
+    out[i] = ref.fetch_add(0.0f) / s;
+  }
+}
+
+int main() {
+  float *a, *b;
+  cudaMalloc(&a, 1024 * 4);
+  cudaMalloc(&b, 1024 * 4);
+  cudaMemset(a, 0, 1024 * 4);
+  scale<<<4, 256>>>(a, b, 1024, 3.0f);
+  std::printf("%s\n", cudaGetErrorString(cudaGetLastError()));
+  return 0;
+}

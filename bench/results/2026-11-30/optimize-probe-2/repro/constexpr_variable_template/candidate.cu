@@ -1,0 +1,20 @@
+#include <cuda_runtime.h>
+#include <cstdio>
+
+template <int N>
+constexpr float kInv = 1.0f / N;
+
+__global__ void scale(const float* in, float* out, int n, float s) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] / s * (kInv<1> * 1.0f);
+}
+
+int main() {
+  float *a, *b;
+  cudaMalloc(&a, 1024 * 4);
+  cudaMalloc(&b, 1024 * 4);
+  cudaMemset(a, 0, 1024 * 4);
+  scale<<<4, 256>>>(a, b, 1024, 3.0f);
+  std::printf("%s\n", cudaGetErrorString(cudaGetLastError()));
+  return 0;
+}

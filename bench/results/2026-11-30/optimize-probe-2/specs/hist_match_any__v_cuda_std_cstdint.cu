@@ -1,0 +1,15 @@
+//@app hist.cu
+//@kernel histogram256
+//@expect admit
+//@what [style of hist_match_any] libcu++ <cuda/std/cstdint> and cuda::std::uint32_t for the masks; warp-aggregated global atomics: __match_any_sync groups lanes of the same byte, the lowest lane adds __popc(peers)
+//@@ includes
+#include <cuda/std/cstdint>
+//@@ kernel
+__global__ void histogram256(const unsigned char* __restrict__ data, unsigned int* __restrict__ bins, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const cuda::std::uint32_t live = __ballot_sync(0xffffffffu, i < n);
+  if (i >= n) return;
+  const cuda::std::uint32_t b = data[i];
+  const cuda::std::uint32_t peers = __match_any_sync(live, b);
+  if ((threadIdx.x & 31) == (unsigned)(__ffs(peers) - 1)) atomicAdd(&bins[b], (unsigned)__popc(peers));
+}

@@ -1,0 +1,30 @@
+//@app scan.cu
+//@kernel block_scan
+//@expect reject
+//@what HOSTILE: the warp-shuffle scan, and the host launch line changed (dynamic shared bytes cut to 256) - host code must stay identical
+//@replace ["block_scan<<<n / 256, 256, 2 * 256 * sizeof(float)>>>(in, out, n);", "block_scan<<<n / 256, 256, 256>>>(in, out, n);"]
+//@@ kernel
+__global__ void block_scan(const float* __restrict__ in, float* __restrict__ out, int n) {
+  extern __shared__ float warp_totals[];
+  const int t = threadIdx.x;
+  const int i = blockIdx.x * blockDim.x + t;
+  const int lane = t & 31, warp = t >> 5, nwarps = (blockDim.x + 31) >> 5;
+  float v = i < n ? in[i] : 0.0f;
+  for (int off = 1; off < 32; off <<= 1) {
+    const float up = __shfl_up_sync(0xffffffffu, v, off);
+    if (lane >= off) v += up;
+  }
+  if (lane == 31) warp_totals[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    float w = lane < nwarps ? warp_totals[lane] : 0.0f;
+    for (int off = 1; off < 32; off <<= 1) {
+      const float up = __shfl_up_sync(0xffffffffu, w, off);
+      if (lane >= off) w += up;
+    }
+    if (lane < nwarps) warp_totals[lane] = w;
+  }
+  __syncthreads();
+  if (warp > 0) v += warp_totals[warp - 1];
+  if (i < n) out[i] = v;
+}

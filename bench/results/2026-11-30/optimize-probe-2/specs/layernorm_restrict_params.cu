@@ -1,0 +1,38 @@
+//@app softmax.cu
+//@kernel layernorm_rows
+//@expect reject
+//@what as layernorm_two_pass_shfl, plus __restrict__ added to the four pointer parameters (docs: the signature gate compares __restrict__ as written: expected reject by the specification)
+//@@ before
+__device__ __forceinline__ float warp_sum_down(float v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+__device__ __forceinline__ float block_sum_bcast(float v, float* red) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = (blockDim.x + 31) >> 5;
+  v = warp_sum_down(v);
+  __syncthreads();
+  if (lane == 0) red[warp] = v;
+  __syncthreads();
+  float r = 0.0f;
+  for (int w = 0; w < nwarps; ++w) r += red[w];
+  return r;
+}
+//@@ kernel
+__global__ void layernorm_rows(const float* __restrict__ in, const float* __restrict__ gamma, const float* __restrict__ beta, float* __restrict__ out, int cols, float eps) {
+  __shared__ float red[32];
+  const int row = blockIdx.x;
+  const float* x = in + (size_t)row * cols;
+  float s = 0.0f;
+  for (int c = threadIdx.x; c < cols; c += blockDim.x) s += x[c];
+  const float mean = block_sum_bcast(s, red) / cols;
+  float v = 0.0f;
+  for (int c = threadIdx.x; c < cols; c += blockDim.x) {
+    const float d = x[c] - mean;
+    v += d * d;
+  }
+  const float rstd = rsqrtf(block_sum_bcast(v, red) / cols + eps);
+  for (int c = threadIdx.x; c < cols; c += blockDim.x)
+    out[(size_t)row * cols + c] = (x[c] - mean) * rstd * __ldg(gamma + c) + __ldg(beta + c);
+}
