@@ -648,6 +648,42 @@ TEST(OptimizeStructureGate, PrototypesNestedNamespacesStaticAssertsAndConstantIn
   }
 }
 
+// Operator functions are helpers too when every class operand is a type the candidate adds or a toolkit vector type
+// (helper_math.h's float4 operators): no expression of the original can resolve to them. An operator over a type
+// the original has could: here the original adds two Pairs through their conversion to float, and a new
+// operator+(Pair, Pair) would silently take over that expression.
+TEST(OptimizeStructureGate, OperatorsOverNewTypesOrVectorTypesAreHelpers) {
+  const std::string at = "template <typename T, int TILE = 4>";
+  StaticVerdict quotient = check(replace(replace(kSource, at,
+      "struct Quot { float v; };\n__device__ __forceinline__ float operator/(Quot a, float s) { return a.v / s; }\n" + at),
+      "T acc = 0;", "T acc = Quot{1.0f} / 2.0f;"));
+  EXPECT_TRUE(quotient.passed) << quotient.reason << " " << quotient.evidence.dump();
+  EXPECT_EQ(quotient.evidence["added_device_functions"], nlohmann::json::array({"operator/"})) << quotient.evidence.dump();
+  StaticVerdict vectors = check(replace(replace(kSource, at,
+      "inline __host__ __device__ float4 operator+(float4 a, float4 b) { return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w); }\n"
+      "inline __device__ float4& operator*=(float4& a, float s) { a.x *= s; a.y *= s; a.z *= s; a.w *= s; return a; }\n" + at),
+      "T acc = 0;", "float4 q = make_float4(1, 2, 3, 4) + make_float4(1, 1, 1, 1);\n  q *= 2.0f;\n  T acc = q.x;"));
+  EXPECT_TRUE(vectors.passed) << vectors.reason << " " << vectors.evidence.dump();
+  const std::string original = R"(#include <cuda_runtime.h>
+struct Pair {
+  float a, b;
+  __device__ operator float() const { return a + b; }
+};
+__global__ void sum_pairs(const Pair* p, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i + 1 < n) out[i] = p[i] + p[i + 1];
+}
+int main() { return 0; }
+)";
+  const std::string candidate = replace(original, "__global__ void sum_pairs",
+                                        "__device__ Pair operator+(Pair x, Pair y) { return Pair{x.a * y.a, 0.0f}; }\n__global__ void sum_pairs");
+  StaticVerdict hijack = check_static_gates(parse(original), parse(candidate), "sum_pairs");
+  EXPECT_FALSE(hijack.passed) << "an operator over the original's own type";
+  EXPECT_EQ(hijack.gate, "signature") << hijack.reason;
+  StaticVerdict not_arithmetic = check(replace(kSource, at, "struct Quot { float v; };\n__device__ void* operator new(unsigned long n, Quot q) { return nullptr; }\n" + at));
+  EXPECT_FALSE(not_arithmetic.passed) << "operator new is no arithmetic helper";
+}
+
 }  // namespace rpl::optimize
 
 namespace rpl::optimize {

@@ -195,8 +195,12 @@ void visit_function(CXCursor c, Walk& w) {
   if (!global && !clang_Cursor_isNull(body) &&
       std::find(k.attributes.begin(), k.attributes.end(), "device") != k.attributes.end()) {
     Offsets whole = extent_of(c);
-    if (whole.in_main_file)
-      w.model->device_functions.push_back({take(clang_getCursorSpelling(c)), whole.begin, extent_of(body).begin, extent_of(body).end});
+    if (whole.in_main_file) {
+      std::vector<std::string> types;
+      for (const auto& p : k.params) types.push_back(p.canonical_type);
+      w.model->device_functions.push_back(
+          {take(clang_getCursorSpelling(c)), whole.begin, extent_of(body).begin, extent_of(body).end, std::move(types)});
+    }
     return;
   }
   if (!global || clang_Cursor_isNull(body)) return;

@@ -60,6 +60,7 @@ struct DeviceFunction {
   std::size_t begin = 0;       // byte range of the whole definition (template header included)
   std::size_t body_begin = 0;  // its body's '{'
   std::size_t end = 0;         // one past the body's '}'
+  std::vector<std::string> param_types;  // canonical, in order (an operator's operands)
 };
 
 // A file-scope declaration that introduces a name and holds no state: a macro, a constant (const or constexpr, not

@@ -215,13 +215,49 @@ bool plain_identifier(const std::string& name) {
   });
 }
 
+// The type an operand names, without qualifiers and references ("const float4 &" -> "float4").
+std::string operand_type(std::string t) {
+  static const std::regex noise(R"(\b(const|volatile|struct|class|union|enum)\b|&|\s)");
+  return std::regex_replace(t, noise, "");
+}
+
+// CUDA's and HIP's vector types (float4, int2, uchar4, double2, ...): the toolkit defines no arithmetic on them, so
+// an expression of the original that applies an operator to them would not compile; a new operator over them
+// (helper_math.h's float4 operator+, say) cannot change what the original's code means.
+bool toolkit_vector_type(const std::string& t) {
+  static const std::regex vector(R"((u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4])");
+  return std::regex_match(t, vector);
+}
+
+// An arithmetic, bitwise, comparison or compound-assignment operator function (`operator+`, `operator+=`,
+// `operator==`), whose operands are all of the candidate's new types or toolkit vector types, and at least one of
+// them: no expression of the original can resolve to it (C++ needs a class or enum operand, and the original has
+// none of those types with that operator), so it is as new as a helper under a new name.
+bool new_operator(const DeviceFunction& f, const std::set<std::string>& new_types) {
+  static const std::regex symbol(R"(operator\s*(\+|-|\*|/|%|\^|&|\||~|!|<|>|\+=|-=|\*=|/=|%=|\^=|&=|\|=|<<|>>|<<=|>>=|==|!=|<=|>=))");
+  if (!std::regex_match(f.name, symbol) || f.param_types.empty()) return false;
+  bool any_class = false;
+  for (const std::string& p : f.param_types) {
+    const std::string t = operand_type(p);
+    if (new_types.count(t) || toolkit_vector_type(t)) any_class = true;
+    else if (!std::regex_match(t, std::regex(R"((unsigned|signed|short|long|int|char|float|double|bool|__half|__nv_bfloat16|_Float16)+)")))
+      return false;  // an operand of a type the original has: its expressions could resolve here
+  }
+  return any_class;
+}
+
 // The candidate's new helper functions: __device__ definitions whose name is an identifier that appears nowhere in
 // the original (`known`: the original's identifiers), so no overload, specialisation or shadowing can change what the
-// original's other code calls.
+// original's other code calls; and operators over the candidate's new types or toolkit vector types (new_operator).
 std::vector<DeviceFunction> new_device_functions(const std::map<std::string, int>& known, const SourceModel& candidate) {
+  std::set<std::string> new_types;
+  for (const FileScopeDecl& d : candidate.file_scope_decls)
+    if (d.kind == "type" && !d.specialization)
+      for (const std::string& n : d.names)
+        if (plain_identifier(n) && !known.count(n)) new_types.insert(n);
   std::vector<DeviceFunction> out;
   for (const DeviceFunction& f : candidate.device_functions)
-    if (plain_identifier(f.name) && !known.count(f.name)) out.push_back(f);
+    if ((plain_identifier(f.name) && !known.count(f.name)) || new_operator(f, new_types)) out.push_back(f);
   return out;
 }
 
