@@ -684,6 +684,30 @@ int main() { return 0; }
   EXPECT_FALSE(not_arithmetic.passed) << "operator new is no arithmetic helper";
 }
 
+// NVIDIA's own idiom, `namespace cg = cooperative_groups;` at file scope, with the stub headers (no toolkit on the
+// machine): the kernel that calls cg:: does not parse, and then only macros counted as additions, so the alias
+// was a change outside the kernel (session 18's probe, 7 cases). An alias whose range holds exactly the alias now
+// counts in either mode; a variable on the same line is still a change outside the kernel.
+TEST(OptimizeStructureGate, ANamespaceAliasIsAnAdditionEvenWhenTheKernelDoesNotParse) {
+  const std::string at = "template <typename T, int TILE = 4>";
+  auto with_alias = [&](const std::string& alias) {
+    return replace(replace(kSource, "#include <cuda_runtime.h>\n", "#include <cuda_runtime.h>\n#include <cooperative_groups.h>\n"), at,
+                   alias + "\n" + at);
+  };
+  const std::string uses = "int i = (int)cg::this_grid().thread_rank();";
+  for (const char* headers : {"toolkit", "stubs"}) {
+    if (std::string(headers) == "stubs") setenv("RPL_OPTIMIZE_HEADERS", "stubs", 1);
+    const std::string admitted = replace(with_alias("namespace cg = cooperative_groups;"), "int i = blockIdx.x * blockDim.x + threadIdx.x;", uses);
+    StaticVerdict v = check(admitted);
+    EXPECT_TRUE(v.passed) << headers << ": " << v.reason << " " << v.evidence.dump();
+    const std::string smuggled = replace(with_alias("namespace cg = cooperative_groups; int smuggled = 0;"),
+                                         "int i = blockIdx.x * blockDim.x + threadIdx.x;", uses);
+    StaticVerdict w = check(smuggled);
+    EXPECT_FALSE(w.passed) << headers << ": a variable beside the alias";
+    unsetenv("RPL_OPTIMIZE_HEADERS");
+  }
+}
+
 }  // namespace rpl::optimize
 
 namespace rpl::optimize {

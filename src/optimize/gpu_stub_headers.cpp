@@ -171,6 +171,13 @@ constexpr const char* kForward = R"RPL(#pragma once
 #include "cuda_runtime.h"
 )RPL";
 
+// The namespace alone (`namespace cg = cooperative_groups;` is then a declaration the parser reads; what the kernel
+// calls in it stays unknown, and the kernel is judged on its code object).
+constexpr const char* kCooperativeGroups = R"RPL(#pragma once
+#include "cuda_runtime.h"
+namespace cooperative_groups {}
+)RPL";
+
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& gpu_stub_headers() {
@@ -186,6 +193,11 @@ const std::vector<std::pair<std::string, std::string>>& gpu_stub_headers() {
       {"hip/hip_runtime_api.h", kForward},
       {"hip/hip_fp16.h", kForward},
       {"hip/hip_bf16.h", kForward},
+      {"cooperative_groups.h", kCooperativeGroups},
+      {"cooperative_groups/reduce.h", kCooperativeGroups},
+      {"cooperative_groups/scan.h", kCooperativeGroups},
+      {"cooperative_groups/memcpy_async.h", kCooperativeGroups},
+      {"hip/hip_cooperative_groups.h", kCooperativeGroups},
   };
   return headers;
 }

@@ -276,13 +276,18 @@ bool reserved_identifier(const std::string& name) {
 // appears nowhere in the original and is not reserved to the implementation, so that it cannot change what the
 // original's own code means; a macro comes after the last #include, so that it cannot change a header either. The
 // ones refused, with why, go to `refused` (for the message when the text outside the kernel then differs).
-// Without a clean parse only macros count: their ranges come from the preprocessor's record and the directive's
-// text, which a parse error elsewhere does not move; a declaration's extent might.
+// Without a clean parse only macros and namespace aliases count: a macro's range comes from the preprocessor's
+// record and the directive's text, which a parse error elsewhere does not move; a declaration's extent might, so an
+// alias counts only when its range holds exactly the alias.
 std::vector<FileScopeDecl> new_file_scope_decls(const std::map<std::string, int>& known, const SourceModel& original,
                                                 const SourceModel& candidate, bool parsed, std::vector<std::string>& refused) {
   std::vector<FileScopeDecl> out;
+  // (a namespace alias too, when its range holds exactly `namespace NAME = A::B;`: nothing else can hide there)
+  static const std::regex alias(R"(namespace\s+[A-Za-z_]\w*\s*=\s*(::\s*)?[A-Za-z_]\w*(\s*::\s*[A-Za-z_]\w*)*\s*;)");
   for (const FileScopeDecl& d : candidate.file_scope_decls) {
-    if (!parsed && d.kind != "macro") continue;
+    if (!parsed && d.kind != "macro" &&
+        !(d.kind == "namespace alias" && std::regex_match(candidate.text.substr(d.begin, d.end - d.begin), alias)))
+      continue;
     if (d.kind == "static assertion") {
       // It declares nothing, holds no state and emits no code: it can only make the compile fail. One the original
       // has, the same text, is the original's (the comparison of the text outside judges it).
