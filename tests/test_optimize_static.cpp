@@ -686,8 +686,10 @@ int main() { return 0; }
 
 // NVIDIA's own idiom, `namespace cg = cooperative_groups;` at file scope, with the stub headers (no toolkit on the
 // machine): the kernel that calls cg:: does not parse, and then only macros counted as additions, so the alias
-// was a change outside the kernel (session 18's probe, 7 cases). An alias whose range holds exactly the alias now
-// counts in either mode; a variable on the same line is still a change outside the kernel.
+// was a change outside the kernel (session 18's probe, 7 cases; on the GPU machine, whose libclang has no resource
+// directory, every parse uses the stubs). An alias whose range holds exactly the alias now counts in either mode, and
+// so does a new helper whose range is one whole definition; a variable on the alias's line is still a change outside
+// the kernel, and a helper still may not read a clock.
 TEST(OptimizeStructureGate, ANamespaceAliasIsAnAdditionEvenWhenTheKernelDoesNotParse) {
   const std::string at = "template <typename T, int TILE = 4>";
   auto with_alias = [&](const std::string& alias) {
@@ -704,6 +706,16 @@ TEST(OptimizeStructureGate, ANamespaceAliasIsAnAdditionEvenWhenTheKernelDoesNotP
                                          "int i = blockIdx.x * blockDim.x + threadIdx.x;", uses);
     StaticVerdict w = check(smuggled);
     EXPECT_FALSE(w.passed) << headers << ": a variable beside the alias";
+    // a new helper beside a kernel that does not parse with the stubs: its range is one whole definition, so it
+    // counts; one that reads a clock is refused as the kernel's body would be
+    const std::string helper = replace(replace(admitted, at, "__device__ __forceinline__ float halve(float v) { return 0.5f * v; }\n" + at),
+                                       "T acc = 0;", "T acc = halve(1.0f);");
+    StaticVerdict h = check(helper);
+    EXPECT_TRUE(h.passed) << headers << ": " << h.reason << " " << h.evidence.dump();
+    const std::string timed = replace(helper, "return 0.5f * v;", "return 0.5f * v + float(clock64() & 0);");
+    StaticVerdict t = check(timed);
+    EXPECT_FALSE(t.passed) << headers;
+    EXPECT_EQ(t.gate, "structure") << headers << ": " << t.reason;
     unsetenv("RPL_OPTIMIZE_HEADERS");
   }
 }

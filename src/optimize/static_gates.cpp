@@ -246,6 +246,23 @@ bool new_operator(const DeviceFunction& f, const std::set<std::string>& new_type
   return any_class;
 }
 
+// Whether [f.begin, f.end) holds exactly one function definition: before the body no `;`, `{`, `}` or `#` and a
+// __device__, the body from its '{' to its matching '}' at the end (comments and literals taken as they come: an
+// unbalanced brace in one only makes this say no).
+bool whole_definition(const std::string& text, const DeviceFunction& f) {
+  if (f.begin >= f.body_begin || f.body_begin >= f.end || f.end > text.size() || text[f.body_begin] != '{' || text[f.end - 1] != '}')
+    return false;
+  const std::string head = text.substr(f.begin, f.body_begin - f.begin);
+  if (head.find_first_of(";{}#") != std::string::npos || head.find("__device__") == std::string::npos) return false;
+  int depth = 0;
+  for (std::size_t i = f.body_begin; i < f.end; ++i) {
+    if (text[i] == '{') ++depth;
+    if (text[i] == '}' && --depth == 0 && i + 1 != f.end) return false;
+    if (depth < 0) return false;
+  }
+  return depth == 0;
+}
+
 // The candidate's new helper functions: __device__ definitions whose name is an identifier that appears nowhere in
 // the original (`known`: the original's identifiers), so no overload, specialisation or shadowing can change what the
 // original's other code calls; and operators over the candidate's new types or toolkit vector types (new_operator).
@@ -361,7 +378,13 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
   // So are new macros, constants, types and namespace aliases (new names only), judged as the kernel's text is.
   std::map<std::string, int> known;  // the original's identifiers: what an addition's name must not be
   count_identifiers(original.text, 0, original.text.size(), known, false);
-  const std::vector<DeviceFunction> helpers = parsed ? new_device_functions(known, candidate) : std::vector<DeviceFunction>{};
+  // Without a clean parse (the stub headers, a kernel calling what they do not declare) a helper counts only when its
+  // range is exactly one definition: declaration specifiers with __device__, then a body whose braces balance.
+  std::vector<DeviceFunction> helpers = new_device_functions(known, candidate);
+  if (!parsed)
+    helpers.erase(std::remove_if(helpers.begin(), helpers.end(),
+                                 [&](const DeviceFunction& f) { return !whole_definition(candidate.text, f); }),
+                  helpers.end());
   std::vector<std::string> refused_decls;
   const std::vector<FileScopeDecl> decls = new_file_scope_decls(known, original, candidate, parsed, refused_decls);
   std::string candidate_without_helpers = candidate.text;
@@ -382,7 +405,9 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
   // after it) is part of the helper: the prototypes libclang found, each its exact range (a text search once reached
   // back over a refused `#define` right before the prototype and blanked it too).
   for (const DeviceFunction& p : candidate.prototypes)
-    if (std::any_of(helpers.begin(), helpers.end(), [&](const DeviceFunction& f) { return f.name == p.name; }))
+    if (std::any_of(helpers.begin(), helpers.end(), [&](const DeviceFunction& f) { return f.name == p.name; }) &&
+        (parsed || (p.end > p.begin && candidate.text[p.end - 1] == ';' &&
+                    candidate.text.substr(p.begin, p.end - 1 - p.begin).find_first_of(";{}#") == std::string::npos)))
       blank(candidate_without_helpers, p.begin, p.end);
   // A namespace under a new name, or an anonymous one, that holds only the candidate's additions is part of them
   // (what is left of it once they are blanked is `namespace detail { }`); nested ones, from the inside out.
@@ -471,6 +496,11 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
   if (!parsed) {
     if (!added_asm.empty()) deferred["added_inline_asm"] = added_asm;
     if (!decls.empty()) deferred["added_declarations"] = added_decls;
+    if (!helpers.empty()) {
+      json names = json::array();
+      for (const DeviceFunction& f : helpers) names.push_back(f.name);
+      deferred["added_device_functions"] = names;
+    }
     return {true, "structure", "text outside the kernel and kernel tokens unchanged; the parser could not read the kernel, so "
                                "its signature is judged on the code object", deferred};
   }
