@@ -80,23 +80,29 @@ void shuffle_elements(std::byte* data, uint64_t count, uint64_t size, std::mt199
 // row pointer or segment starts. Shuffled, they describe no valid structure: a row pointer out of order makes rows
 // that span most of the matrix, whose sums a correct reordering of the additions cannot match within a tolerance
 // set for the real rows (session 18's probe: three warp-per-row SpMV kernels refused so).
-bool sorted_integers(const std::byte* data, uint64_t count, const ElementType& t) {
-  if (count < 3 || t.is_float() || (t.name[0] != 'i' && t.name[0] != 'u')) return false;
-  auto at = [&](uint64_t i) -> __int128 {
-    const std::byte* p = data + i * t.size;
-    if (t.name == "i8") return __int128(std::bit_cast<int8_t>(p[0]));
-    if (t.name == "u8") return __int128(std::to_integer<uint8_t>(p[0]));
-    auto load = [&](auto v) { std::memcpy(&v, p, sizeof v); return __int128(v); };
-    if (t.name == "i16") return load(int16_t{});
-    if (t.name == "u16") return load(uint16_t{});
-    if (t.name == "i32") return load(int32_t{});
-    if (t.name == "u32") return load(uint32_t{});
-    if (t.name == "i64") return load(int64_t{});
-    return load(uint64_t{});
+template <class I>
+bool sorted_as(const std::byte* data, uint64_t count) {
+  auto at = [&](uint64_t i) {
+    I v;
+    std::memcpy(&v, data + i * sizeof(I), sizeof(I));
+    return v;
   };
   for (uint64_t i = 1; i < count; ++i)
     if (at(i) < at(i - 1)) return false;
   return at(count - 1) > at(0);
+}
+
+bool sorted_integers(const std::byte* data, uint64_t count, const ElementType& t) {
+  if (count < 3) return false;
+  if (t.name == "i8") return sorted_as<int8_t>(data, count);
+  if (t.name == "u8") return sorted_as<uint8_t>(data, count);
+  if (t.name == "i16") return sorted_as<int16_t>(data, count);
+  if (t.name == "u16") return sorted_as<uint16_t>(data, count);
+  if (t.name == "i32") return sorted_as<int32_t>(data, count);
+  if (t.name == "u32") return sorted_as<uint32_t>(data, count);
+  if (t.name == "i64") return sorted_as<int64_t>(data, count);
+  if (t.name == "u64") return sorted_as<uint64_t>(data, count);
+  return false;
 }
 
 uint64_t ulp_distance(double a, double b, const std::string& type) {

@@ -152,7 +152,7 @@ std::size_t through_semicolon(const std::string& text, std::size_t end) {
 void visit_function(CXCursor c, Walk& w) {
   if (!clang_isCursorDefinition(c)) {
     if (Offsets o = extent_of(c); o.in_main_file)
-      w.model->prototypes.push_back({take(clang_getCursorSpelling(c)), o.begin, o.end, through_semicolon(w.model->text, o.end)});
+      w.model->prototypes.push_back({take(clang_getCursorSpelling(c)), o.begin, through_semicolon(w.model->text, o.end)});
     return;
   }
   KernelInfo k;
@@ -227,7 +227,6 @@ void visit_function(CXCursor c, Walk& w) {
   collect_memory_effects(body, w.model->text, k);
   w.model->kernels.push_back(std::move(k));
 }
-
 
 // A macro definition's whole directive: back from its name to the '#', on to the end of its last line.
 std::optional<std::pair<std::size_t, std::size_t>> directive_range(const std::string& text, std::size_t name_begin,

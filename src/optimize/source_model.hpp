@@ -63,6 +63,12 @@ struct DeviceFunction {
   std::vector<std::string> param_types;  // canonical, in order (an operator's operands)
 };
 
+// A function declared without a body (a prototype): its name and byte range, the ';' included.
+struct FunctionDeclaration {
+  std::string name;
+  std::size_t begin = 0, end = 0;
+};
+
 // A file-scope declaration that introduces a name and holds no state: a macro, a constant (const or constexpr, not
 // __device__), a type (struct, class, union, enum, typedef or alias, templates included) or a namespace alias.
 // Hand-written optimizations add them beside the kernel (`#define TILE 32`, `constexpr int kWarps = 8;`,
@@ -86,8 +92,7 @@ struct SourceModel {
   std::vector<std::string> includes;       // header names the source includes
   std::vector<std::string> device_globals; // file-scope __device__/__shared__/__constant__/__managed__ variables
   std::vector<DeviceFunction> device_functions;  // file-scope __device__ function definitions, in source order
-  // Function declarations without a body (prototypes) in the source itself: name and byte range, with the ';'
-  std::vector<DeviceFunction> prototypes;
+  std::vector<FunctionDeclaration> prototypes;  // declarations without a body in the source itself
   std::vector<FileScopeDecl> file_scope_decls;   // in source order
   std::size_t includes_end = 0;            // one past the main file's last #include directive (0: none)
   std::string headers;                     // "toolkit": parsed with the installed CUDA's or ROCm's headers; "stubs": with ours,

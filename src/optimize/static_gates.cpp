@@ -235,25 +235,31 @@ bool toolkit_vector_type(const std::string& t) {
 // none of those types with that operator), so it is as new as a helper under a new name.
 bool new_operator(const DeviceFunction& f, const std::set<std::string>& new_types) {
   static const std::regex symbol(R"(operator\s*(\+|-|\*|/|%|\^|&|\||~|!|<|>|\+=|-=|\*=|/=|%=|\^=|&=|\|=|<<|>>|<<=|>>=|==|!=|<=|>=))");
+  static const std::regex scalar(R"((unsigned|signed|short|long|int|char|float|double|bool|__half|__nv_bfloat16|_Float16)+)");
   if (!std::regex_match(f.name, symbol) || f.param_types.empty()) return false;
   bool any_class = false;
   for (const std::string& p : f.param_types) {
     const std::string t = operand_type(p);
     if (new_types.count(t) || toolkit_vector_type(t)) any_class = true;
-    else if (!std::regex_match(t, std::regex(R"((unsigned|signed|short|long|int|char|float|double|bool|__half|__nv_bfloat16|_Float16)+)")))
+    else if (!std::regex_match(t, scalar))
       return false;  // an operand of a type the original has: its expressions could resolve here
   }
   return any_class;
 }
 
-// Whether [f.begin, f.end) holds exactly one function definition: before the body no `;`, `{`, `}` or `#` and a
-// __device__, the body from its '{' to its matching '}' at the end (comments and literals taken as they come: an
-// unbalanced brace in one only makes this say no).
+// Whether text[from, to) is one declaration's head: no `;`, `{`, `}` or `#` that would end it or start other code.
+bool one_declaration_head(const std::string& text, std::size_t from, std::size_t to) {
+  return from < to && to <= text.size() && text.substr(from, to - from).find_first_of(";{}#") == std::string::npos;
+}
+
+// Whether [f.begin, f.end) holds exactly one function definition: a head with __device__ (one_declaration_head), the
+// body from its '{' to its matching '}' at the end (comments and literals taken as they come: an unbalanced brace in
+// one only makes this say no).
 bool whole_definition(const std::string& text, const DeviceFunction& f) {
-  if (f.begin >= f.body_begin || f.body_begin >= f.end || f.end > text.size() || text[f.body_begin] != '{' || text[f.end - 1] != '}')
+  if (f.body_begin >= f.end || f.end > text.size() || text[f.body_begin] != '{' || text[f.end - 1] != '}' ||
+      !one_declaration_head(text, f.begin, f.body_begin) ||
+      text.substr(f.begin, f.body_begin - f.begin).find("__device__") == std::string::npos)
     return false;
-  const std::string head = text.substr(f.begin, f.body_begin - f.begin);
-  if (head.find_first_of(";{}#") != std::string::npos || head.find("__device__") == std::string::npos) return false;
   int depth = 0;
   for (std::size_t i = f.body_begin; i < f.end; ++i) {
     if (text[i] == '{') ++depth;
@@ -404,10 +410,9 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
   // A forward declaration of a new helper (`__device__ float half_of(float);` before the kernel, the definition
   // after it) is part of the helper: the prototypes libclang found, each its exact range (a text search once reached
   // back over a refused `#define` right before the prototype and blanked it too).
-  for (const DeviceFunction& p : candidate.prototypes)
+  for (const FunctionDeclaration& p : candidate.prototypes)
     if (std::any_of(helpers.begin(), helpers.end(), [&](const DeviceFunction& f) { return f.name == p.name; }) &&
-        (parsed || (p.end > p.begin && candidate.text[p.end - 1] == ';' &&
-                    candidate.text.substr(p.begin, p.end - 1 - p.begin).find_first_of(";{}#") == std::string::npos)))
+        (parsed || (p.end > p.begin && candidate.text[p.end - 1] == ';' && one_declaration_head(candidate.text, p.begin, p.end - 1))))
       blank(candidate_without_helpers, p.begin, p.end);
   // A namespace under a new name, or an anonymous one, that holds only the candidate's additions is part of them
   // (what is left of it once they are blanked is `namespace detail { }`); nested ones, from the inside out.
@@ -491,25 +496,18 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
     if (kernel_text_b.find(std::string("%") + needle) != std::string::npos &&
         kernel_text_a.find(std::string("%") + needle) == std::string::npos)
       return StaticVerdict::failed("structure", fmt::format("the candidate reads the %{} register", needle));
-  json added_decls = json::array();
+  json added_decls = json::array(), helper_names = json::array();
   for (const FileScopeDecl& d : decls) added_decls.push_back({{"kind", d.kind}, {"names", d.names}});
+  for (const DeviceFunction& f : helpers) helper_names.push_back(f.name);
   if (!parsed) {
     if (!added_asm.empty()) deferred["added_inline_asm"] = added_asm;
     if (!decls.empty()) deferred["added_declarations"] = added_decls;
-    if (!helpers.empty()) {
-      json names = json::array();
-      for (const DeviceFunction& f : helpers) names.push_back(f.name);
-      deferred["added_device_functions"] = names;
-    }
+    if (!helpers.empty()) deferred["added_device_functions"] = helper_names;
     return {true, "structure", "text outside the kernel and kernel tokens unchanged; the parser could not read the kernel, so "
                                "its signature is judged on the code object", deferred};
   }
   json added = json::object();
-  if (!helpers.empty()) {
-    json names = json::array();
-    for (const DeviceFunction& f : helpers) names.push_back(f.name);
-    added["added_device_functions"] = names;
-  }
+  if (!helpers.empty()) added["added_device_functions"] = helper_names;
   if (!decls.empty()) added["added_declarations"] = added_decls;
   if (!added_asm.empty()) added["added_inline_asm"] = added_asm;
   if ((!helpers.empty() || !decls.empty()) && added_asm.empty())
