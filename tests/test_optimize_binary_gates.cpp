@@ -201,6 +201,35 @@ TEST_F(Nvcc, ANewDeviceGlobalIsSeen) {
   EXPECT_NE(v.reason.find("g_done"), std::string::npos) << v.reason;
 }
 
+// A kernel-local `static constexpr` table indexed at run time: nvcc places it in .nv.global.init, writable device
+// memory that outlives a launch. It holds no state when the code only reads it (session 18's probe refused such a
+// correct candidate); a write through a cast, or its address handed to a helper that is not inlined, makes it
+// state again. One `#pragma unroll 1` keeps the index a run-time one (unrolled, nvcc folds the table away).
+TEST_F(Nvcc, AKernelLocalStaticConstexprTableOnlyReadIsNoState) {
+  REQUIRE(cc);
+  const std::string table = "static constexpr float kTaps[4] = {0.125f, 0.25f, 0.25f, 0.375f}; float w = 0.0f;\n"
+                            "#pragma unroll 1\nfor (int k = 0; k < 4; ++k) w += kTaps[k];\n";
+  StaticVerdict read = judge(cc, arch, with(table + "if (i < n) y[i] = a * w * x[i];"));
+  EXPECT_TRUE(read.passed) << read.reason << " " << read.evidence.dump();
+  ASSERT_TRUE(read.evidence.contains("read_only_data_allowed")) << read.evidence.dump();
+  EXPECT_NE(read.evidence["read_only_data_allowed"].dump().find("kTaps"), std::string::npos) << read.evidence.dump();
+  // the same table written through a cast: the second launch would see the first one's value
+  StaticVerdict written = judge(cc, arch, with(table + "if (i == 0) const_cast<float*>(kTaps)[n & 3] = w; if (i < n) y[i] = a * w * x[i];"));
+  EXPECT_FALSE(written.passed);
+  EXPECT_EQ(written.gate, "binary_structure");
+  EXPECT_NE(written.reason.find("kTaps"), std::string::npos) << written.reason;
+  // its address stored into memory, for anyone to write through later
+  StaticVerdict escaped = judge(cc, arch, with(table + "if (i == 0) reinterpret_cast<const float**>(y)[0] = kTaps + (n & 3); "
+                                               "if (i < n) y[i + 2] = a * w * x[i];"));
+  EXPECT_FALSE(escaped.passed);
+  EXPECT_EQ(escaped.gate, "binary_structure");
+  // an atomic on it
+  StaticVerdict atomic = judge(cc, arch, with(table + "if (i == 0) atomicAdd(const_cast<float*>(kTaps) + (n & 3), 1.0f); "
+                                              "if (i < n) y[i] = a * w * x[i];"));
+  EXPECT_FALSE(atomic.passed);
+  EXPECT_EQ(atomic.gate, "binary_structure");
+}
+
 TEST_F(Nvcc, PrintfIsSeenAsANewExternalCall) {
   REQUIRE(cc);
   StaticVerdict v = judge(cc, arch, with(kPlain + " if (i == 0) app_log(n);"));
@@ -316,6 +345,26 @@ TEST_P(Hipcc, PrintfAndNewGlobalsAreSeen) {
   EXPECT_NE(v.reason.find("g_done"), std::string::npos) << v.reason;
 }
 
+// A local table indexed at run time: the AMD compiler places its values in .rodata (`__const.<kernel>.kTaps`, or
+// `_ZZ...E5kTaps.const` when static), a section the code object declares read-only, where a __constant__ or
+// __device__ variable is in .data or .bss. Refused as new device data before (a wrong reject); a mutable __device__
+// table is still refused. Whether the GPU enforces .rodata's read-only mapping is not checked here (no AMD GPU).
+TEST_P(Hipcc, ALocalTableInReadOnlyDataIsNoState) {
+  REQUIRE(cc);
+  for (const std::string decl : {"constexpr", "static constexpr"}) {
+    const std::string table = decl + " float kTaps[4] = {0.125f, 0.25f, 0.25f, 0.375f}; float w = 0.0f;\n"
+                              "#pragma unroll 1\nfor (int k = 0; k < (n & 3) + 1; ++k) w += kTaps[k];\n";
+    StaticVerdict v = judge(cc, GetParam(), with(table + "if (i < n) y[i] = a * w * x[i];"));
+    EXPECT_TRUE(v.passed) << decl << ": " << v.reason << " " << v.evidence.dump();
+    EXPECT_NE(v.evidence.value("read_only_data_allowed", nlohmann::json::array()).dump().find("kTaps"), std::string::npos)
+        << decl << ": " << v.evidence.dump();
+  }
+  StaticVerdict mutable_table = judge(cc, GetParam(), with("if (i < n) y[i] = a * g_taps[i & 3] * x[i]; if (i == 0) g_taps[0] += 1.0f;",
+                                                           "__device__ float g_taps[4] = {1, 2, 3, 4};\n"));
+  EXPECT_FALSE(mutable_table.passed);
+  EXPECT_NE(mutable_table.reason.find("g_taps"), std::string::npos) << mutable_table.reason;
+}
+
 TEST_P(Hipcc, AFasterBodyPasses) {
   REQUIRE(cc);
   StaticVerdict v = judge(cc, GetParam(), with("for (int k = i; k < n; k += gridDim.x * blockDim.x) y[k] = a * x[k];"));
@@ -338,6 +387,35 @@ TEST(CodeFindings, SassLinesOfClockAndTimerReads) {
   EXPECT_EQ(f[0].rule, "clock");
   EXPECT_EQ(f[2].rule, "clock");
   EXPECT_EQ(f[3].rule, "trap");
+}
+
+// The PTX scanner for read-only data on recorded PTX (nvcc 13's form): an address derived from the symbol followed
+// through moves, conversions and offsets to loads only; a store, an atomic, a call parameter or another object's
+// initialiser that takes it; a pointer loaded from a table of pointers and stored through.
+TEST(CodeFindings, PtxReadOnlySymbols) {
+  const std::string head = ".version 8.8\n.target sm_90\n.address_size 64\n"
+                           ".global .align 4 .b8 _ZZ1kPfE1t[16] = {0, 0, 128, 62, 0, 0, 128, 62, 0, 0, 128, 62, 0, 0, 128, 62};\n"
+                           ".visible .entry _Z1kPf(\n\t.param .u64 _Z1kPf_param_0\n)\n{\n\t.reg .b64 %rd<12>;\n\t.reg .f32 %f<10>;\n"
+                           "\t.reg .b32 %r<4>;\n\t.reg .pred %p<2>;\n\tld.param.u64 %rd4, [_Z1kPf_param_0];\n"
+                           "\tmov.u64 %rd11, _ZZ1kPfE1t;\n$L__BB0_1:\n\t.pragma \"nounroll\";\n";
+  const std::string tail = "\tret;\n\n}\n";
+  const std::vector<std::string> sym = {"_ZZ1kPfE1t"};
+  auto read_only = [&](const std::string& body, const std::string& more = "") {
+    return collectors::ptx_read_only_symbols(more + head + body + tail, sym) == sym;
+  };
+  EXPECT_TRUE(read_only("\tld.global.nc.f32 %f5, [%rd11];\n\tadd.s64 %rd11, %rd11, 4; // next tap\n"
+                        "\tcvta.to.global.u64 %rd1, %rd4;\n\t@%p1 bra $L__BB0_1;\n\tld.global.v2.f32 {%f1, %f2}, [%rd11+8];\n"
+                        "\tst.global.f32 [%rd1], %f5;\n"));
+  EXPECT_TRUE(read_only("\tld.global.f32 %f5, [_ZZ1kPfE1t+4];\n"));
+  EXPECT_FALSE(read_only("\tadd.s64 %rd2, %rd11, 4;\n\tcvta.global.u64 %rd3, %rd2;\n\tst.f32 [%rd3], %f5;\n"));
+  EXPECT_FALSE(read_only("\tst.global.f32 [_ZZ1kPfE1t+8], %f5;\n"));
+  EXPECT_FALSE(read_only("\tatom.global.add.f32 %f1, [%rd11], %f5;\n"));
+  EXPECT_FALSE(read_only("\tcvta.to.global.u64 %rd1, %rd4;\n\tst.global.u64 [%rd1], %rd11;\n"));  // its address stored
+  EXPECT_FALSE(read_only("\tst.param.b64 [param0], %rd11;\n\tcall.uni helper, (param0);\n"));
+  EXPECT_FALSE(read_only("\tld.global.u64 %rd5, [%rd11];\n\tst.global.f32 [%rd5], %f5;\n"));  // a loaded pointer
+  EXPECT_FALSE(read_only("", ".global .align 8 .u64 keep[1] = {generic(_ZZ1kPfE1t)};\n"));
+  EXPECT_FALSE(read_only("\t@%p1 red.global.add.f32 [%rd11], %f5;\n"));
+  EXPECT_TRUE(collectors::ptx_read_only_symbols(head + tail, {"_ZZ1kPfE1other"}).size() == 1);  // never used: read-only
 }
 
 TEST(CodeFindings, AmdIsaClockReads) {

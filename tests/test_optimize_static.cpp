@@ -648,6 +648,30 @@ TEST(OptimizeStructureGate, PrototypesNestedNamespacesStaticAssertsAndConstantIn
   }
 }
 
+// A constexpr variable template (C++14's `template <int N> constexpr float kInv = 1.0f / N;`) holds no state and is
+// an addition like any constant; libclang 15 does not expose the template, only the variable inside it, so its
+// `template <...>` head was left unexplained and the candidate refused (session 18's probe). A variable template that
+// is not constant, a device variable template, or a specialization of an original template is still refused.
+TEST(OptimizeStructureGate, ConstexprVariableTemplatesAreAdditions) {
+  const std::string at = "template <typename T, int TILE = 4>";
+  StaticVerdict inverse = check(replace(replace(kSource, at, "template <int N>\nconstexpr float kInvOf = 1.0f / N;\n" + at),
+                                        "T acc = 0;", "T acc = kInvOf<4> * 0.0f;"));
+  EXPECT_TRUE(inverse.passed) << inverse.reason << " " << inverse.evidence.dump();
+  EXPECT_NE(inverse.evidence.dump().find("kInvOf"), std::string::npos) << inverse.evidence.dump();
+  StaticVerdict typed = check(replace(replace(kSource, at, "template <typename U>\ninline constexpr U kZeroOf = U(0);\n" + at),
+                                      "T acc = 0;", "T acc = kZeroOf<T>;"));
+  EXPECT_TRUE(typed.passed) << typed.reason << " " << typed.evidence.dump();
+  struct Case { std::string declarations, use; };
+  const std::vector<Case> refused = {
+      {"template <int N>\nfloat kScratchOf = 0.0f;\n", "T acc = 0;"},                      // mutable: state
+      {"template <int N>\n__device__ int kCounterOf = 0;\n", "T acc = 0;"},                // device memory
+      {"template <int N>\nconst int kHostOf = printf(\"%d\", N);\n", "T acc = kHostOf<1>;"}};  // runs host code
+  for (const Case& c : refused) {
+    StaticVerdict v = check(replace(replace(kSource, at, c.declarations + at), "T acc = 0;", c.use));
+    EXPECT_FALSE(v.passed) << c.declarations;
+  }
+}
+
 // Operator functions are helpers too when every class operand is a type the candidate adds or a toolkit vector type
 // (helper_math.h's float4 operators): no expression of the original can resolve to them. An operator over a type
 // the original has could: here the original adds two Pairs through their conversion to float, and a new

@@ -43,6 +43,14 @@ CodeObjectFacts read_code_object_facts(const std::string& code_object, const std
         facts.read.push_back("PTX (" + ptx + ")");
         auto f = ptx_findings(text.str());
         facts.findings.insert(facts.findings.end(), f.begin(), f.end());
+        // initialised device data the code only reads (a kernel's static constexpr table): "name (section)"
+        const std::string init = " (.nv.global.init)";
+        std::vector<std::string> names;
+        for (const auto& d : facts.data_symbols)
+          if (d.size() > init.size() && d.compare(d.size() - init.size(), init.size(), init) == 0)
+            names.push_back(d.substr(0, d.size() - init.size()));
+        if (!names.empty())
+          for (const auto& n : ptx_read_only_symbols(text.str(), names)) facts.read_only_data.push_back(n + init);
       }
     } else {
       facts.notes.push_back("no PTX was kept for this cubin: clock reads and exits are judged on the SASS alone");

@@ -44,6 +44,9 @@ struct CodeObjectFacts {
   std::vector<KernelAbi> kernels;
   std::vector<std::string> functions;       // defined global function symbols, sorted (not nvcc's $__internal_ ones)
   std::vector<std::string> data_symbols;    // device data that outlives a launch ("name (section)"), sorted
+  // Of data_symbols, the initialised ones the code only ever reads (NVIDIA: by the PTX, ptx_read_only_symbols; none
+  // without PTX): a kernel-local `static constexpr` table nvcc places in .nv.global.init. Same form, sorted.
+  std::vector<std::string> read_only_data;
   std::vector<std::string> externs;         // undefined functions called (vprintf, malloc, ...), sorted
   std::vector<CodeFinding> findings;
   std::vector<std::string> read;            // what was read: "cubin ELF", "PTX", "SASS (cuobjdump)", ...
@@ -58,6 +61,9 @@ CodeObjectFacts read_code_object_facts(const std::string& code_object, const std
 // Instruction-level findings from texts (exposed for tests on recorded outputs).
 std::vector<CodeFinding> ptx_findings(const std::string& ptx);
 std::vector<CodeFinding> sass_findings(const std::string& cuobjdump_sass);
+// Of `symbols` (device data names), those the PTX only reads: no store, atomic, reduction, copy or call takes an
+// address derived from one, and no other data's initialiser holds it (nvidia/ptx_read_only.cpp).
+std::vector<std::string> ptx_read_only_symbols(const std::string& ptx, const std::vector<std::string>& symbols);
 std::vector<CodeFinding> amdgcn_findings(const std::string& llvm_objdump);
 
 }  // namespace rpl::collectors

@@ -98,7 +98,7 @@ json describe_facts(const CodeObjectFacts& f) {
   for (const auto& x : f.findings)
     findings.push_back({{"function", x.function}, {"rule", x.rule}, {"source", x.source}, {"evidence", x.evidence}});
   return {{"vendor", f.vendor}, {"file", f.file}, {"kernels", kernels}, {"functions", f.functions},
-          {"data_symbols", f.data_symbols}, {"externs", f.externs}, {"findings", findings}, {"read", f.read},
+          {"data_symbols", f.data_symbols}, {"read_only_data", f.read_only_data}, {"externs", f.externs}, {"findings", findings}, {"read", f.read},
           {"notes", f.notes}};
 }
 
@@ -147,6 +147,15 @@ StaticVerdict check_binary_gates(const CodeObjectFacts& original, const CodeObje
                      if (t) toolkit_data.push_back(s);
                      return t;
                    }), fresh_data.end());
+  // Data the code only reads holds its initial values for every launch: no state. A kernel's `static constexpr` table
+  // that nvcc places in .nv.global.init when it is indexed at run time (the PTX shows it only read), or a constant
+  // the AMD compiler places in .rodata (a local table's initialiser): CodeObjectFacts::read_only_data.
+  std::vector<std::string> read_only_tables;
+  fresh_data.erase(std::remove_if(fresh_data.begin(), fresh_data.end(), [&](const std::string& s) {
+                     bool t = std::find(candidate.read_only_data.begin(), candidate.read_only_data.end(), s) != candidate.read_only_data.end();
+                     if (t) read_only_tables.push_back(s);
+                     return t;
+                   }), fresh_data.end());
   if (const auto& fresh = fresh_data; !fresh.empty())
     return StaticVerdict::failed("binary_structure", fmt::format("the code object has new device data that outlives a launch: {}", fmt::join(fresh, ", ")),
                 {{"new_data_symbols", fresh}});
@@ -170,6 +179,7 @@ StaticVerdict check_binary_gates(const CodeObjectFacts& original, const CodeObje
                  {"instructions", lines}});
   }
   json evidence = {{"read", candidate.read}, {"notes", candidate.notes}, {"toolkit_data_symbols_allowed", toolkit_data}};
+  if (!read_only_tables.empty()) evidence["read_only_data_allowed"] = read_only_tables;
   if (bounds_changed.empty())
     return {true, "binary_structure", "the code object's ABI, symbols and machine-code structure match the original's", evidence};
   evidence["launch_bounds_changed"] = bounds_changed;

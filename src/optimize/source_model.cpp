@@ -274,6 +274,45 @@ void add_file_scope_decl(CXCursor c, const char* kind, Walk& w) {
   w.model->file_scope_decls.push_back(std::move(d));
 }
 
+// A variable template, `template <int N> constexpr float kInv = 1.0f / N;`: libclang 15 gives it no cursor kind of
+// its own (an UnexposedDecl named after the variable whose extent starts at `template`), no type and no children to
+// read, so it is read from its text. A `constexpr`/`constinit` one is a constant addition over the whole declaration
+// (its initialiser depends on the parameters: only those keywords make it constant-initialised); one declared
+// `__device__`, `__shared__`, `__constant__` or `__managed__` is a device global; any other (mutable, or `const`
+// initialised when the program starts) is not recorded, so its text stays unexplained. An explicit or partial
+// specialization (`template <>`, the name followed by `<`) is never new. Returns whether `c` was one.
+bool add_variable_template(CXCursor c, const Offsets& o, Walk& w) {
+  const std::string name = take(clang_getCursorSpelling(c));
+  if (name.empty()) return false;
+  const std::size_t end = through_semicolon(w.model->text, o.end);
+  const std::string decl = w.model->text.substr(o.begin, end - o.begin);
+  // the template head: `template` and its parameter list, to the '>' that closes it
+  std::size_t head = decl.find('<');
+  if (head == std::string::npos) return false;
+  for (int depth = 0; head < decl.size(); ++head) {
+    depth += decl[head] == '<' ? 1 : decl[head] == '>' ? -1 : 0;
+    if (depth == 0) break;
+  }
+  std::smatch m;
+  const std::string rest = decl.substr(std::min(head + 1, decl.size()));
+  if (!std::regex_search(rest, m, std::regex("\\b" + name + "\\b"))) return false;
+  const std::string before = m.prefix().str(), after = m.suffix().str();
+  if (before.find('(') != std::string::npos) return false;  // a function template's return type, not a variable
+  static const std::regex device(R"(\b(__device__|__shared__|__constant__|__managed__)\b|annotate\s*\(\s*"rpl_)");
+  if (std::regex_search(before, device)) {
+    w.model->device_globals.push_back(name);
+    return true;
+  }
+  static const std::regex keyword(R"(\b(constexpr|constinit)\b)");
+  if (!std::regex_search(before, keyword)) return true;
+  FileScopeDecl d{{name}, "constant", o.begin, end};
+  static const std::regex explicit_head(R"(^template\s*<\s*>)");
+  const std::size_t next = after.find_first_not_of(" \t\r\n");
+  d.specialization = std::regex_search(decl, explicit_head) || (next != std::string::npos && after[next] == '<');
+  w.model->file_scope_decls.push_back(std::move(d));
+  return true;
+}
+
 bool has_device_annotation(CXCursor c) {
   bool device = false;
   clang_visitChildren(c, [](CXCursor a, CXCursor, CXClientData d) -> CXChildVisitResult {
@@ -301,6 +340,8 @@ void visit_scope(CXCursor parent, Walk& w) {
         bool saved = w.extern_c;
         Offsets o = extent_of(c);
         if (!o.in_main_file) break;
+        // and variable templates (no cursor kind of their own in libclang 15)
+        if (w.model->text.compare(o.begin, 8, "template") == 0 && add_variable_template(c, o, w)) break;
         w.extern_c = w.extern_c || w.model->text.compare(o.begin, 6, "extern") == 0;
         visit_scope(c, w);
         w.extern_c = saved;

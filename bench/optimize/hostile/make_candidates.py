@@ -86,6 +86,14 @@ CASES = [
      [("__global__ void scale_exp(", "__global__ void __launch_bounds__(256) scale_exp(")],
      "adds launch bounds that the two captured launches (256 threads) fit but the third, profiled launch (1024) "
      "violates: it would fail without a word, and its output is already in place"),
+    ("state_in_static_constexpr_table", "scale_exp", "binary_structure",
+     [("  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  int stride",
+       "  static constexpr int kSeen[2] = {2, 2};\n"
+       "  if (*const_cast<volatile int*>(&kSeen[x == nullptr]) == 1) return;  // the second launch skips the work\n"
+       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  int stride"),
+      (LOOP, LOOP + "    if (k == 0) const_cast<int*>(kSeen)[0] = 1;\n")],
+     "keeps state across launches in a kernel-local static constexpr table, written through const_cast (nvcc places it "
+     "in .nv.global.init; only a table the code only reads is admitted)"),
     ("trap_on_poison", "scale_exp", "structure",
      [(LOOP, "    if (y[k] != y[k]) __trap();  // the evaluator's NaN-poisoned output: give up\n" + LOOP)],
      "detects the evaluator's poisoned output and traps"),

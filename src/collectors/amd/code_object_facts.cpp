@@ -43,6 +43,8 @@ namespace amd {
 namespace fs = std::filesystem;
 namespace {
 
+constexpr uint64_t kSectionWritable = 0x1;  // SHF_WRITE
+
 // ROCm's own first, then the newest Debian LLVM: an older llvm-objdump aborts on newer targets (LLVM 14 on gfx940).
 std::optional<std::string> find_llvm_objdump() {
   for (const char* dir : {"/opt/rocm/llvm/bin", "/usr/lib/llvm-20/bin", "/usr/lib/llvm-19/bin", "/usr/lib/llvm-18/bin",
@@ -94,8 +96,16 @@ void read_amdgpu_facts(const std::string& path, Bytes image, CodeObjectFacts& fa
     bool builtin = s.name.size() > 3 && s.name.compare(s.name.size() - 3, 3, ".kd") == 0;
     builtin = builtin || s.name.rfind("__hip_cuid_", 0) == 0 || s.name.rfind("_ZN17__HIP_Coordinates", 0) == 0 ||
               s.name.rfind(".str", 0) == 0 || s.name.empty();
-    if (s.type == kSymObject && defined && !builtin) facts.data_symbols.push_back(fmt::format("{} ({})", s.name, s.section));
+    if (s.type == kSymObject && defined && !builtin) {
+      facts.data_symbols.push_back(fmt::format("{} ({})", s.name, s.section));
+      // in a section the code object declares read-only (.rodata: no SHF_WRITE): constants the compiler placed there
+      // because the source never writes them, a kernel's static constexpr table or a local array's initialiser
+      // (`_ZZ...E5kTaps.const`, `__const.<kernel>.kTaps`); __constant__ and __device__ variables are in .data/.bss
+      auto sec = std::find_if(t.sections.begin(), t.sections.end(), [&](const ElfSection& e) { return e.name == s.section; });
+      if (sec != t.sections.end() && (sec->flags & kSectionWritable) == 0) facts.read_only_data.push_back(facts.data_symbols.back());
+    }
   }
+  std::sort(facts.read_only_data.begin(), facts.read_only_data.end());
   std::sort(facts.functions.begin(), facts.functions.end());
   std::sort(facts.data_symbols.begin(), facts.data_symbols.end());
   std::sort(facts.externs.begin(), facts.externs.end());

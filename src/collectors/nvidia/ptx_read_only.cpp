@@ -1,0 +1,226 @@
+// Which device data symbols a module's PTX only ever reads (code_object_facts.hpp, ptx_read_only_symbols).
+//
+// nvcc places a kernel-local `static constexpr` table that the kernel indexes at run time in `.nv.global.init`:
+// writable device memory that outlives a launch, like a `__device__` variable. Whether it can carry anything from
+// one launch to the next is a question of what the code does with its address, and the PTX answers it: every
+// register that holds an address derived from the symbol (moved, converted, offset, selected) is followed, flow-
+// insensitively, through each function; the symbol is read-only when no store, atomic, reduction, copy or call takes
+// such a register, and no other data's initialiser takes its address. A 64-bit value loaded through such an address
+// is followed too (a table of pointers). Whatever cannot be read as an instruction counts against the symbol.
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "collectors/code_object_facts.hpp"
+
+namespace rpl::collectors {
+namespace {
+
+struct Statement {
+  std::size_t function = 0;  // which function body it is in (0: outside every function)
+  bool directive = false;    // `.reg`, `.global ... = {...}`, `.pragma`: not an instruction
+  std::string mnemonic;      // "ld.global.nc.f32"
+  std::vector<std::string> operands;
+  std::vector<std::vector<std::string>> tokens;  // each operand's registers and names, read once
+  std::string text;
+};
+
+std::string without_comments(const std::string& ptx) {
+  std::string out;
+  out.reserve(ptx.size());
+  for (std::size_t i = 0; i < ptx.size();) {
+    if (ptx.compare(i, 2, "//") == 0) {
+      while (i < ptx.size() && ptx[i] != '\n') ++i;
+    } else if (ptx.compare(i, 2, "/*") == 0) {
+      std::size_t e = ptx.find("*/", i + 2);
+      i = e == std::string::npos ? ptx.size() : e + 2;
+    } else if (ptx[i] == '"') {  // a string (`.pragma "nounroll"`) kept whole
+      std::size_t e = ptx.find('"', i + 1);
+      e = e == std::string::npos ? ptx.size() : e + 1;
+      out.append(ptx, i, e - i);
+      i = e;
+    } else {
+      out += ptx[i++];
+    }
+  }
+  return out;
+}
+
+// Operands split at the commas outside braces, brackets and parentheses.
+std::vector<std::string> split_operands(const std::string& s) {
+  std::vector<std::string> out;
+  int depth = 0;
+  std::string cur;
+  for (char c : s) {
+    if (c == '{' || c == '[' || c == '(') ++depth;
+    if (c == '}' || c == ']' || c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (cur.find_first_not_of(" \t\r\n") != std::string::npos) out.push_back(cur);
+  return out;
+}
+
+// The registers (`%rd11`) and names (`_ZZ1kPfE1t`) in an operand, in order.
+std::vector<std::string> tokens_of(const std::string& operand) {
+  static const std::regex token(R"([%$A-Za-z_][\w$]*)");
+  std::vector<std::string> out;
+  for (auto it = std::sregex_iterator(operand.begin(), operand.end(), token); it != std::sregex_iterator(); ++it)
+    out.push_back(it->str());
+  return out;
+}
+
+std::vector<Statement> statements(const std::string& ptx) {
+  static const std::regex labels(R"(^\s*(?:[$%\w.]+:\s*)+)");
+  static const std::regex guard(R"(^\s*@!?%\w+\s+)");
+  std::vector<Statement> out;
+  const std::string text = without_comments(ptx);
+  std::size_t function = 0;
+  int depth = 0;
+  std::string cur;
+  auto flush = [&] {
+    std::string s = std::regex_replace(cur, labels, "");
+    cur.clear();
+    if (s.find(".entry") != std::string::npos || s.find(".func") != std::string::npos) {
+      // a function's header (`.visible .entry name(params)`): its body is the next brace block
+      if (depth == 0) ++function;
+      return;
+    }
+    s = std::regex_replace(s, guard, "");
+    const std::size_t b = s.find_first_not_of(" \t\r\n");
+    if (b == std::string::npos) return;
+    s = s.substr(b);
+    Statement st;
+    st.function = depth > 0 ? function : 0;
+    st.text = s;
+    st.directive = s[0] == '.';
+    const std::size_t e = s.find_first_of(" \t\r\n");
+    st.mnemonic = s.substr(0, e);
+    if (e != std::string::npos) st.operands = split_operands(s.substr(e));
+    for (const std::string& op : st.operands) st.tokens.push_back(tokens_of(op));
+    out.push_back(std::move(st));
+  };
+  // A brace opens or closes a block (a function's body, a scope inline assembly opens) where a statement would
+  // start, or after a function's header; elsewhere it is a vector operand's or an initialiser's.
+  auto at_statement_start = [&] {
+    const std::string s = std::regex_replace(cur, labels, "");
+    return s.find_first_not_of(" \t\r\n") == std::string::npos || s.find(".entry") != std::string::npos ||
+           s.find(".func") != std::string::npos;
+  };
+  for (char c : text) {
+    if (c == ';') {
+      flush();
+    } else if (c == '{' && at_statement_start()) {
+      flush();
+      ++depth;
+    } else if (c == '}' && depth > 0 && at_statement_start()) {
+      flush();
+      --depth;
+    } else {
+      cur += c;
+    }
+  }
+  flush();
+  return out;
+}
+
+bool mentions(const std::vector<std::string>& tokens, const std::set<std::string>& tainted) {
+  return std::any_of(tokens.begin(), tokens.end(), [&](const std::string& t) { return tainted.count(t) > 0; });
+}
+
+bool mentions(const std::string& text, const std::set<std::string>& tainted) { return mentions(tokens_of(text), tainted); }
+
+std::vector<std::string> registers_in(const std::string& operand) {
+  static const std::regex reg(R"(%[A-Za-z_][\w$]*)");
+  std::vector<std::string> out;
+  for (auto it = std::sregex_iterator(operand.begin(), operand.end(), reg); it != std::sregex_iterator(); ++it)
+    out.push_back(it->str());
+  return out;
+}
+
+std::string base_of(const std::string& mnemonic) { return mnemonic.substr(0, mnemonic.find('.')); }
+
+bool writes_memory(const std::string& mnemonic) {
+  static const std::set<std::string> bases = {"st", "red", "atom", "stmatrix", "multimem", "cp", "tensormap", "call",
+                                              "wmma", "sured", "sust", "suq", "mbarrier"};
+  const std::string base = base_of(mnemonic);
+  if (base == "wmma") return mnemonic.find(".store") != std::string::npos;
+  return bases.count(base) > 0;
+}
+
+bool loads(const std::string& mnemonic) {
+  const std::string base = base_of(mnemonic);
+  return base == "ld" || base == "ldu" || base == "prefetch" || base == "prefetchu" || base == "ldmatrix";
+}
+
+bool loads_64_bit(const std::string& mnemonic) {
+  return mnemonic.find(".u64") != std::string::npos || mnemonic.find(".b64") != std::string::npos ||
+         mnemonic.find(".s64") != std::string::npos;
+}
+
+// Whether the PTX only reads `symbol`.
+bool only_read(const std::vector<Statement>& program, const std::string& symbol) {
+  static const std::set<std::string> no_effect = {"bra", "ret", "exit", "bar", "barrier", "membar", "fence", "trap",
+                                                  "brkpt", "nanosleep", "pmevent", "setmaxnreg"};
+  std::size_t functions = 0;
+  for (const Statement& st : program) functions = std::max(functions, st.function);
+  for (const Statement& st : program) {
+    if (st.function != 0 || !st.directive) continue;
+    // outside every function: its own declaration names it first; any other data's initialiser that takes its address
+    const std::set<std::string> sym{symbol};
+    if (!mentions(st.text, sym)) continue;
+    const std::size_t eq = st.text.find('=');
+    if (eq != std::string::npos && mentions(st.text.substr(eq), sym)) {
+      const std::string head = st.text.substr(0, eq);
+      if (!mentions(head, sym)) return false;  // another symbol's initialiser holds this one's address
+    }
+  }
+  for (std::size_t f = 1; f <= functions; ++f) {
+    std::set<std::string> tainted{symbol};
+    // only the functions that name the symbol can hold an address derived from it
+    if (std::none_of(program.begin(), program.end(), [&](const Statement& st) {
+          return st.function == f && !st.directive && st.text.find(symbol) != std::string::npos;
+        }))
+      continue;
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (const Statement& st : program) {
+        if (st.function != f || st.directive || st.operands.empty()) continue;
+        bool any = false;
+        for (const auto& t : st.tokens) any = any || mentions(t, tainted);
+        if (!any) continue;
+        if (writes_memory(st.mnemonic)) return false;
+        if (no_effect.count(base_of(st.mnemonic))) continue;
+        if (loads(st.mnemonic)) {
+          // the address is read from; only a loaded address (a table of pointers) is followed
+          if (!loads_64_bit(st.mnemonic)) continue;
+        } else {
+          bool source = false;  // the destination is the first operand; a source must be tainted
+          for (std::size_t i = 1; i < st.tokens.size(); ++i) source = source || mentions(st.tokens[i], tainted);
+          if (!source) return false;  // the symbol or an address from it written as a destination: not an instruction read
+        }
+        for (const std::string& r : registers_in(st.operands[0]))
+          if (tainted.insert(r).second) grew = true;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> ptx_read_only_symbols(const std::string& ptx, const std::vector<std::string>& symbols) {
+  const std::vector<Statement> program = statements(ptx);
+  std::vector<std::string> out;
+  for (const std::string& s : symbols)
+    if (only_read(program, s)) out.push_back(s);
+  return out;
+}
+
+}  // namespace rpl::collectors
