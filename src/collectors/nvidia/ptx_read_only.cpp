@@ -137,10 +137,8 @@ bool mentions(const std::vector<std::string>& tokens, const std::set<std::string
 bool mentions(const std::string& text, const std::set<std::string>& tainted) { return mentions(tokens_of(text), tainted); }
 
 std::vector<std::string> registers_in(const std::string& operand) {
-  static const std::regex reg(R"(%[A-Za-z_][\w$]*)");
-  std::vector<std::string> out;
-  for (auto it = std::sregex_iterator(operand.begin(), operand.end(), reg); it != std::sregex_iterator(); ++it)
-    out.push_back(it->str());
+  std::vector<std::string> out = tokens_of(operand);
+  out.erase(std::remove_if(out.begin(), out.end(), [](const std::string& t) { return t[0] != '%'; }), out.end());
   return out;
 }
 
