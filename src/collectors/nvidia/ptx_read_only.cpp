@@ -8,6 +8,8 @@
 // such a register, and no other data's initialiser takes its address. A 64-bit value loaded through such an address
 // is followed too (a table of pointers). Whatever cannot be read as an instruction counts against the symbol.
 #include <algorithm>
+#include <cctype>
+#include <map>
 #include <regex>
 #include <set>
 #include <string>
@@ -69,10 +71,21 @@ std::vector<std::string> split_operands(const std::string& s) {
 
 // The registers (`%rd11`) and names (`_ZZ1kPfE1t`) in an operand, in order.
 std::vector<std::string> tokens_of(const std::string& operand) {
-  static const std::regex token(R"([%$A-Za-z_][\w$]*)");
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
   std::vector<std::string> out;
-  for (auto it = std::sregex_iterator(operand.begin(), operand.end(), token); it != std::sregex_iterator(); ++it)
-    out.push_back(it->str());
+  for (std::size_t i = 0; i < operand.size();) {
+    const char c = operand[i];
+    if (c == '%' || c == '$' || c == '_' || std::isalpha(static_cast<unsigned char>(c))) {
+      std::size_t e = i + 1;
+      while (e < operand.size() && word(operand[e])) ++e;
+      out.push_back(operand.substr(i, e - i));
+      i = e;
+    } else if (std::isdigit(static_cast<unsigned char>(c))) {  // a number (0f3F800000, 16): not a name
+      while (i < operand.size() && word(operand[i])) ++i;
+    } else {
+      ++i;
+    }
+  }
   return out;
 }
 
@@ -162,48 +175,50 @@ bool loads_64_bit(const std::string& mnemonic) {
          mnemonic.find(".s64") != std::string::npos;
 }
 
+// The module's statements by function (0: outside every function), and where each symbol asked about is named.
+struct Program {
+  std::vector<std::vector<const Statement*>> functions;
+  std::map<std::string, std::set<std::size_t>> named_in;  // symbol -> the functions (0: a directive outside) naming it
+};
+
 // Whether the PTX only reads `symbol`.
-bool only_read(const std::vector<Statement>& program, const std::string& symbol) {
+bool only_read(const Program& program, const std::string& symbol) {
   static const std::set<std::string> no_effect = {"bra", "ret", "exit", "bar", "barrier", "membar", "fence", "trap",
                                                   "brkpt", "nanosleep", "pmevent", "setmaxnreg"};
-  std::size_t functions = 0;
-  for (const Statement& st : program) functions = std::max(functions, st.function);
-  for (const Statement& st : program) {
-    if (st.function != 0 || !st.directive) continue;
+  const auto named = program.named_in.find(symbol);
+  if (named == program.named_in.end()) return true;  // never used
+  const std::set<std::string> sym{symbol};
+  for (std::size_t f : named->second) {
+    if (f != 0) continue;
     // outside every function: its own declaration names it first; any other data's initialiser that takes its address
-    const std::set<std::string> sym{symbol};
-    if (!mentions(st.text, sym)) continue;
-    const std::size_t eq = st.text.find('=');
-    if (eq != std::string::npos && mentions(st.text.substr(eq), sym)) {
-      const std::string head = st.text.substr(0, eq);
-      if (!mentions(head, sym)) return false;  // another symbol's initialiser holds this one's address
+    for (const Statement* st : program.functions[0]) {
+      const std::size_t eq = st->text.find('=');
+      if (eq == std::string::npos || !mentions(st->text.substr(eq), sym)) continue;
+      if (!mentions(st->text.substr(0, eq), sym)) return false;  // another symbol's initialiser holds this one's address
     }
   }
-  for (std::size_t f = 1; f <= functions; ++f) {
+  // only the functions that name the symbol can hold an address derived from it
+  for (std::size_t f : named->second) {
+    if (f == 0) continue;
     std::set<std::string> tainted{symbol};
-    // only the functions that name the symbol can hold an address derived from it
-    if (std::none_of(program.begin(), program.end(), [&](const Statement& st) {
-          return st.function == f && !st.directive && st.text.find(symbol) != std::string::npos;
-        }))
-      continue;
     for (bool grew = true; grew;) {
       grew = false;
-      for (const Statement& st : program) {
-        if (st.function != f || st.directive || st.operands.empty()) continue;
+      for (const Statement* st : program.functions[f]) {
+        if (st->directive || st->operands.empty()) continue;
         bool any = false;
-        for (const auto& t : st.tokens) any = any || mentions(t, tainted);
+        for (const auto& t : st->tokens) any = any || mentions(t, tainted);
         if (!any) continue;
-        if (writes_memory(st.mnemonic)) return false;
-        if (no_effect.count(base_of(st.mnemonic))) continue;
-        if (loads(st.mnemonic)) {
+        if (writes_memory(st->mnemonic)) return false;
+        if (no_effect.count(base_of(st->mnemonic))) continue;
+        if (loads(st->mnemonic)) {
           // the address is read from; only a loaded address (a table of pointers) is followed
-          if (!loads_64_bit(st.mnemonic)) continue;
+          if (!loads_64_bit(st->mnemonic)) continue;
         } else {
           bool source = false;  // the destination is the first operand; a source must be tainted
-          for (std::size_t i = 1; i < st.tokens.size(); ++i) source = source || mentions(st.tokens[i], tainted);
+          for (std::size_t i = 1; i < st->tokens.size(); ++i) source = source || mentions(st->tokens[i], tainted);
           if (!source) return false;  // the symbol or an address from it written as a destination: not an instruction read
         }
-        for (const std::string& r : registers_in(st.operands[0]))
+        for (const std::string& r : registers_in(st->operands[0]))
           if (tainted.insert(r).second) grew = true;
       }
     }
@@ -214,7 +229,20 @@ bool only_read(const std::vector<Statement>& program, const std::string& symbol)
 }  // namespace
 
 std::vector<std::string> ptx_read_only_symbols(const std::string& ptx, const std::vector<std::string>& symbols) {
-  const std::vector<Statement> program = statements(ptx);
+  const std::vector<Statement> statements_read = statements(ptx);
+  Program program;
+  const std::set<std::string> asked(symbols.begin(), symbols.end());
+  for (const Statement& st : statements_read) {
+    if (program.functions.size() <= st.function) program.functions.resize(st.function + 1);
+    program.functions[st.function].push_back(&st);
+    // a directive's names are not split into operands (`.global ... sym[16] = {...}`): read from its text
+    for (const std::string& t : st.directive ? tokens_of(st.text) : std::vector<std::string>{})
+      if (asked.count(t)) program.named_in[t].insert(st.function);
+    for (const auto& op : st.tokens)
+      for (const std::string& t : op)
+        if (asked.count(t)) program.named_in[t].insert(st.function);
+  }
+  if (program.functions.empty()) program.functions.resize(1);
   std::vector<std::string> out;
   for (const std::string& s : symbols)
     if (only_read(program, s)) out.push_back(s);
