@@ -672,6 +672,23 @@ TEST(OptimizeStructureGate, ConstexprVariableTemplatesAreAdditions) {
   }
 }
 
+// A constexpr function without __device__ (`constexpr int div_up(int, int)`) computing new constants is a helper: the
+// host calls it only where its code names it, and the host is unchanged (session 18's probe, a debatable reject). A
+// plain host function, or one with an attribute (a `constructor` runs before main), is still refused.
+TEST(OptimizeStructureGate, ConstexprHostFunctionsAreHelpers) {
+  const std::string at = "template <typename T, int TILE = 4>";
+  StaticVerdict div_up = check(replace(kSource, at,
+      "constexpr int fill_div_up(int a, int b) { return (a + b - 1) / b; }\nconstexpr int kFillWarps = fill_div_up(256, 32);\n" + at));
+  EXPECT_TRUE(div_up.passed) << div_up.reason << " " << div_up.evidence.dump();
+  EXPECT_NE(div_up.evidence.dump().find("fill_div_up"), std::string::npos) << div_up.evidence.dump();
+  for (const std::string& refused : {std::string("int fill_probe(int a) { return a + 1; }\n"),
+                                     std::string("__attribute__((constructor)) constexpr int fill_early() { return 1; }\n")}) {
+    StaticVerdict v = check(replace(kSource, at, refused + at));
+    EXPECT_FALSE(v.passed) << refused;
+    EXPECT_EQ(v.gate, "signature") << refused << ": " << v.reason;
+  }
+}
+
 // Operator functions are helpers too when every class operand is a type the candidate adds or a toolkit vector type
 // (helper_math.h's float4 operators): no expression of the original can resolve to them. An operator over a type
 // the original has could: here the original adds two Pairs through their conversion to float, and a new

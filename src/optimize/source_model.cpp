@@ -149,6 +149,21 @@ std::size_t through_semicolon(const std::string& text, std::size_t end) {
   return i < text.size() && text[i] == ';' ? i + 1 : end;
 }
 
+// A `constexpr` (or `consteval`) function without __device__, `constexpr int div_up(int a, int b)`: it runs in
+// constant expressions (the tile counts of new constants) or, compiled with --expt-relaxed-constexpr, in the kernel,
+// and the host calls it only where the host's code names it, which an unchanged host under a new name never does. It
+// is a helper like a device function, unless an attribute (a `constructor` runs it before main) comes with it.
+bool constexpr_host_function(CXCursor c, const std::string& text) {
+  const Offsets whole = extent_of(c);
+  if (!whole.in_main_file) return false;
+  const std::string name = take(clang_getCursorSpelling(c));
+  const std::string decl = text.substr(whole.begin, whole.end - whole.begin);
+  const std::size_t at = decl.find(name + "(") != std::string::npos ? decl.find(name + "(") : decl.find(name);
+  const std::string head = decl.substr(0, at == std::string::npos ? 0 : at);
+  static const std::regex keyword(R"(\b(constexpr|consteval)\b)"), attribute(R"(__attribute__|\[\[|__declspec)");
+  return std::regex_search(head, keyword) && !std::regex_search(head, attribute);
+}
+
 void visit_function(CXCursor c, Walk& w) {
   if (!clang_isCursorDefinition(c)) {
     if (Offsets o = extent_of(c); o.in_main_file)
@@ -193,7 +208,8 @@ void visit_function(CXCursor c, Walk& w) {
     return CXChildVisit_Continue;
   }, &ctx);
   if (!global && !clang_Cursor_isNull(body) &&
-      std::find(k.attributes.begin(), k.attributes.end(), "device") != k.attributes.end()) {
+      (std::find(k.attributes.begin(), k.attributes.end(), "device") != k.attributes.end() ||
+       constexpr_host_function(c, w.model->text))) {
     Offsets whole = extent_of(c);
     if (whole.in_main_file) {
       std::vector<std::string> types;
