@@ -689,6 +689,27 @@ TEST(OptimizeStructureGate, ConstexprHostFunctionsAreHelpers) {
   }
 }
 
+// An include guard (or any #if/#ifdef/#ifndef block) that holds nothing but the candidate's additions can only make
+// them present or absent, so its directives are part of them (session 18's probe, a debatable reject). A block
+// around the original's own code, or around a refused addition, is still refused.
+TEST(OptimizeStructureGate, ConditionalBlocksHoldingOnlyAdditionsArePartOfThem) {
+  const std::string at = "template <typename T, int TILE = 4>";
+  const std::string guarded = "#ifndef FILL_HELPERS_H\n#define FILL_HELPERS_H\n// the fill kernel's helpers\n"
+                              "__device__ __forceinline__ float fill_half(float v) { return 0.5f * v; }\n"
+                              "constexpr int kFillLanes = 32;\n#endif  // FILL_HELPERS_H\n";
+  StaticVerdict guard = check(replace(replace(kSource, at, guarded + at), "T acc = 0;", "T acc = fill_half(0.0f) * kFillLanes;"));
+  EXPECT_TRUE(guard.passed) << guard.reason << " " << guard.evidence.dump();
+  StaticVerdict nested = check(replace(replace(kSource, at, "#if !defined(FILL_OFF)\n" + guarded + "#else\n#endif\n" + at),
+                                       "T acc = 0;", "T acc = fill_half(0.0f);"));
+  EXPECT_TRUE(nested.passed) << nested.reason << " " << nested.evidence.dump();
+  for (const std::string& refused : {std::string("#ifdef FILL_FAST\n#define cudaGetLastError() cudaSuccess\n#endif\n"),
+                                     std::string("#if 0\nint fill_smuggled = 1;\n#endif\n")}) {
+    StaticVerdict v = check(replace(kSource, at, refused + at));
+    EXPECT_FALSE(v.passed) << refused;
+    EXPECT_EQ(v.gate, "signature") << refused << ": " << v.reason;
+  }
+}
+
 // Operator functions are helpers too when every class operand is a type the candidate adds or a toolkit vector type
 // (helper_math.h's float4 operators): no expression of the original can resolve to them. An operator over a type
 // the original has could: here the original adds two Pairs through their conversion to float, and a new

@@ -272,6 +272,37 @@ bool whole_definition(const std::string& text, const DeviceFunction& f) {
 // The candidate's new helper functions: __device__ definitions whose name is an identifier that appears nowhere in
 // the original (`known`: the original's identifiers), so no overload, specialisation or shadowing can change what the
 // original's other code calls; and operators over the candidate's new types or toolkit vector types (new_operator).
+// Blanks, in place (offsets kept), each #if/#ifdef/#ifndef block whose lines between its directives (#else, #elif,
+// #endif) are all blank: once the candidate's additions are blanked, an include guard or an architecture switch around
+// new helpers, which can only make those additions present or absent. Returns whether it blanked any; called until it
+// does not, the blocks nest from the inside out.
+bool blank_empty_conditionals(std::string& text) {
+  static const std::regex block(
+      R"((^|\n)([ \t]*#[ \t]*if(n?def)?\b[^\n]*(\s*\n[ \t]*#[ \t]*(else|elif)\b[^\n]*)*\s*\n[ \t]*#[ \t]*endif\b[^\n]*))");
+  // comments are not code: looked for in a copy with them blanked (newlines kept), so the offsets hold for `text`
+  std::string code = text;
+  for (std::size_t i = 0; i < code.size();) {
+    if (code[i] == '"' || code[i] == '\'') {
+      const char q = code[i++];
+      while (i < code.size() && code[i] != q && code[i] != '\n') i += code[i] == '\\' ? 2 : 1;
+      ++i;
+    } else if (code.compare(i, 2, "//") == 0) {
+      while (i < code.size() && code[i] != '\n') code[i++] = ' ';
+    } else if (code.compare(i, 2, "/*") == 0) {
+      const std::size_t e = std::min(code.size(), code.find("*/", i + 2) == std::string::npos ? code.size() : code.find("*/", i + 2) + 2);
+      for (; i < e; ++i)
+        if (code[i] != '\n') code[i] = ' ';
+    } else {
+      ++i;
+    }
+  }
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  for (auto it = std::sregex_iterator(code.begin(), code.end(), block); it != std::sregex_iterator(); ++it)
+    spans.emplace_back(static_cast<std::size_t>(it->position(2)), static_cast<std::size_t>(it->position(2) + it->length(2)));
+  for (const auto& [from, to] : spans) blank(text, from, to);
+  return !spans.empty();
+}
+
 std::vector<DeviceFunction> new_device_functions(const std::map<std::string, int>& known, const SourceModel& candidate) {
   std::set<std::string> new_types;
   for (const FileScopeDecl& d : candidate.file_scope_decls)
@@ -432,8 +463,13 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
     }
     for (const auto& [from, to] : spans) blank(candidate_without_helpers, from, to);
     blanked = !spans.empty();
+    blanked = blank_empty_conditionals(candidate_without_helpers) || blanked;
   }
-  std::string out_a = without_toolkit_includes(text_outside(original.text, *a)),
+  // (the same on the original's text: an empty conditional block there is nothing either)
+  std::string original_text = original.text;
+  while (blank_empty_conditionals(original_text)) {
+  }
+  std::string out_a = without_toolkit_includes(text_outside(original_text, *a)),
               out_b = without_toolkit_includes(text_outside(candidate_without_helpers, *b));
   if (out_a != out_b) {
     json evidence = first_difference(out_a, out_b);
