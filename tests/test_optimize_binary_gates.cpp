@@ -230,6 +230,22 @@ TEST_F(Nvcc, AKernelLocalStaticConstexprTableOnlyReadIsNoState) {
   EXPECT_EQ(atomic.gate, "binary_structure");
 }
 
+// An atomic on a kernel's const input (a side channel through memory the original only reads) is seen in the PTX,
+// which is where the static gate's check is deferred to when the kernel does not parse (session 18's probe admitted a
+// cuda::atomic_ref on an input with the stub headers). Atomics on the output are the kernel's own business.
+TEST_F(Nvcc, AnAtomicOnAConstInputIsSeen) {
+  REQUIRE(cc);
+  StaticVerdict on_input = judge(cc, arch, with(kPlain + " if (i == 0) atomicAdd(const_cast<float*>(x), 0.0f);"));
+  EXPECT_FALSE(on_input.passed);
+  EXPECT_EQ(on_input.gate, "binary_structure");
+  EXPECT_EQ(on_input.evidence.value("rule", ""), "atomic_on_input") << on_input.reason;
+  StaticVerdict via_offset = judge(cc, arch, with(kPlain + " if (i < n) atomicOr(reinterpret_cast<int*>(const_cast<float*>(x + i)), 0);"));
+  EXPECT_FALSE(via_offset.passed);
+  EXPECT_EQ(via_offset.evidence.value("rule", ""), "atomic_on_input") << via_offset.reason;
+  StaticVerdict on_output = judge(cc, arch, with("if (i < n) atomicAdd(y + (i & 7), a * x[i]);"));
+  EXPECT_TRUE(on_output.passed) << on_output.reason << " " << on_output.evidence.dump();
+}
+
 TEST_F(Nvcc, PrintfIsSeenAsANewExternalCall) {
   REQUIRE(cc);
   StaticVerdict v = judge(cc, arch, with(kPlain + " if (i == 0) app_log(n);"));
@@ -416,6 +432,20 @@ TEST(CodeFindings, PtxReadOnlySymbols) {
   EXPECT_FALSE(read_only("", ".global .align 8 .u64 keep[1] = {generic(_ZZ1kPfE1t)};\n"));
   EXPECT_FALSE(read_only("\t@%p1 red.global.add.f32 [%rd11], %f5;\n"));
   EXPECT_TRUE(collectors::ptx_read_only_symbols(head + tail, {"_ZZ1kPfE1other"}).size() == 1);  // never used: read-only
+}
+
+TEST(CodeFindings, PtxAtomicsOnConstInputs) {
+  const std::string ptx = ".visible .entry _Z1kPKfPf(\n\t.param .u64 _Z1kPKfPf_param_0,\n\t.param .u64 _Z1kPKfPf_param_1\n)\n{\n"
+                          "\t.reg .b64 %rd<9>;\n\t.reg .f32 %f<3>;\n\tld.param.u64 %rd1, [_Z1kPKfPf_param_0];\n"
+                          "\tld.param.u64 %rd2, [_Z1kPKfPf_param_1];\n\tcvta.to.global.u64 %rd3, %rd1;\n"
+                          "\tcvta.to.global.u64 %rd4, %rd2;\n\tld.global.nc.f32 %f1, [%rd3];\n"
+                          "\tatom.global.add.f32 %f2, [%rd4], %f1;\n\tadd.s64 %rd5, %rd3, 16;\n"
+                          "\tred.global.add.f32 [%rd5], %f1;\n\tret;\n}\n";
+  auto f = collectors::ptx_atomics_on_const_inputs(ptx);
+  ASSERT_EQ(f.size(), 1u);  // the reduction through the input, not the atomic on the output
+  EXPECT_EQ(f[0].function, "_Z1kPKfPf");
+  EXPECT_EQ(f[0].rule, "atomic_on_input");
+  EXPECT_NE(f[0].evidence.find("red.global.add.f32"), std::string::npos) << f[0].evidence;
 }
 
 TEST(CodeFindings, AmdIsaClockReads) {

@@ -43,6 +43,8 @@ CodeObjectFacts read_code_object_facts(const std::string& code_object, const std
         facts.read.push_back("PTX (" + ptx + ")");
         auto f = ptx_findings(text.str());
         facts.findings.insert(facts.findings.end(), f.begin(), f.end());
+        auto atomics = ptx_atomics_on_const_inputs(text.str());
+        facts.findings.insert(facts.findings.end(), atomics.begin(), atomics.end());
         // initialised device data the code only reads (a kernel's static constexpr table): "name (section)"
         const std::string init = " (.nv.global.init)";
         std::vector<std::string> names;

@@ -33,7 +33,8 @@ struct KernelAbi {
 // One instruction-level fact in one function.
 struct CodeFinding {
   std::string function;  // the kernel or device function it is in
-  std::string rule;      // "clock" (clock/timer read), "print", "trap", "exit" (early exit through inline asm)
+  std::string rule;      // "clock" (clock/timer read), "print", "trap", "exit" (early exit through inline asm),
+                         // "atomic_on_input" (an atomic on a kernel's const input)
   std::string source;    // "PTX", "SASS", "ISA"
   std::string evidence;  // the instruction text
 };
@@ -62,8 +63,12 @@ CodeObjectFacts read_code_object_facts(const std::string& code_object, const std
 std::vector<CodeFinding> ptx_findings(const std::string& ptx);
 std::vector<CodeFinding> sass_findings(const std::string& cuobjdump_sass);
 // Of `symbols` (device data names), those the PTX only reads: no store, atomic, reduction, copy or call takes an
-// address derived from one, and no other data's initialiser holds it (nvidia/ptx_read_only.cpp).
+// address derived from one, and no other data's initialiser holds it (nvidia/ptx_address_flow.cpp).
 std::vector<std::string> ptx_read_only_symbols(const std::string& ptx, const std::vector<std::string>& symbols);
+// Atomics and reductions on an address derived from a kernel's `const T*` parameter (rule "atomic_on_input"): a side
+// channel through memory the kernel only reads (nvidia/ptx_address_flow.cpp; one function's body: a pointer passed to
+// a helper that is not inlined is not followed).
+std::vector<CodeFinding> ptx_atomics_on_const_inputs(const std::string& ptx);
 std::vector<CodeFinding> amdgcn_findings(const std::string& llvm_objdump);
 
 }  // namespace rpl::collectors

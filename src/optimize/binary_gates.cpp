@@ -86,6 +86,7 @@ const char* rule_words(const std::string& rule) {
   if (rule == "print") return "prints";
   if (rule == "trap") return "traps";
   if (rule == "exit") return "exits early through inline assembly";
+  if (rule == "atomic_on_input") return "adds an atomic on a read-only input";
   return "does something new";
 }
 

@@ -1,4 +1,5 @@
-// Which device data symbols a module's PTX only ever reads (code_object_facts.hpp, ptx_read_only_symbols).
+// Where addresses flow in a module's PTX (code_object_facts.hpp): which device data symbols the code only ever reads
+// (ptx_read_only_symbols), and which atomics act on a kernel's read-only inputs (ptx_atomics_on_const_inputs).
 //
 // nvcc places a kernel-local `static constexpr` table that the kernel indexes at run time in `.nv.global.init`:
 // writable device memory that outlives a launch, like a `__device__` variable. Whether it can carry anything from
@@ -7,6 +8,8 @@
 // insensitively, through each function; the symbol is read-only when no store, atomic, reduction, copy or call takes
 // such a register, and no other data's initialiser takes its address. A 64-bit value loaded through such an address
 // is followed too (a table of pointers). Whatever cannot be read as an instruction counts against the symbol.
+// The same following from a kernel's `const T*` parameters finds an atomic on an input (a side channel through
+// memory the original only reads), which the static gate cannot see when the kernel does not parse.
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -16,12 +19,14 @@
 #include <vector>
 
 #include "collectors/code_object_facts.hpp"
+#include "support/demangle.hpp"
 
 namespace rpl::collectors {
 namespace {
 
 struct Statement {
   std::size_t function = 0;  // which function body it is in (0: outside every function)
+  std::string header;        // a function's header (`.visible .entry NAME(params)`): the function it opens
   bool directive = false;    // `.reg`, `.global ... = {...}`, `.pragma`: not an instruction
   std::string mnemonic;      // "ld.global.nc.f32"
   std::vector<std::string> operands;
@@ -102,7 +107,13 @@ std::vector<Statement> statements(const std::string& ptx) {
     cur.clear();
     if (s.find(".entry") != std::string::npos || s.find(".func") != std::string::npos) {
       // a function's header (`.visible .entry name(params)`): its body is the next brace block
-      if (depth == 0) ++function;
+      if (depth == 0) {
+        ++function;
+        Statement h;
+        h.function = function;
+        h.header = s;
+        out.push_back(std::move(h));
+      }
       return;
     }
     s = std::regex_replace(s, guard, "");
@@ -178,13 +189,77 @@ bool loads_64_bit(const std::string& mnemonic) {
 // The module's statements by function (0: outside every function), and where each symbol asked about is named.
 struct Program {
   std::vector<std::vector<const Statement*>> functions;
+  std::vector<std::string> headers;                       // each function's header ("" for 0)
   std::map<std::string, std::set<std::size_t>> named_in;  // symbol -> the functions (0: a directive outside) naming it
 };
 
-// Whether the PTX only reads `symbol`.
-bool only_read(const Program& program, const std::string& symbol) {
+Program index(const std::vector<Statement>& statements_read, const std::set<std::string>& asked) {
+  Program program;
+  for (const Statement& st : statements_read) {
+    if (program.functions.size() <= st.function) {
+      program.functions.resize(st.function + 1);
+      program.headers.resize(st.function + 1);
+    }
+    if (!st.header.empty()) {
+      program.headers[st.function] = st.header;
+      continue;
+    }
+    program.functions[st.function].push_back(&st);
+    // a directive's names are not split into operands (`.global ... sym[16] = {...}`): read from its text
+    for (const std::string& t : st.directive ? tokens_of(st.text) : std::vector<std::string>{})
+      if (asked.count(t)) program.named_in[t].insert(st.function);
+    for (const auto& op : st.tokens)
+      for (const std::string& t : op)
+        if (asked.count(t)) program.named_in[t].insert(st.function);
+  }
+  if (program.functions.empty()) {
+    program.functions.resize(1);
+    program.headers.resize(1);
+  }
+  return program;
+}
+
+// Follows the registers holding an address derived from `tainted`'s names through `body`, flow-insensitively, and
+// hands each instruction that writes memory (store, atomic, reduction, copy, call) and takes one to `on_write`; an
+// instruction that has one only as its destination goes to `on_write` too. Stops, returning false, when `on_write`
+// does.
+template <class OnWrite>
+bool follow(const std::vector<const Statement*>& body, std::set<std::string> tainted, OnWrite on_write) {
   static const std::set<std::string> no_effect = {"bra", "ret", "exit", "bar", "barrier", "membar", "fence", "trap",
                                                   "brkpt", "nanosleep", "pmevent", "setmaxnreg"};
+  std::set<const Statement*> reported;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const Statement* st : body) {
+      if (st->directive || st->operands.empty()) continue;
+      bool any = false;
+      for (const auto& t : st->tokens) any = any || mentions(t, tainted);
+      if (!any) continue;
+      if (writes_memory(st->mnemonic)) {
+        if (reported.insert(st).second && !on_write(*st)) return false;
+        continue;
+      }
+      if (no_effect.count(base_of(st->mnemonic))) continue;
+      if (loads(st->mnemonic)) {
+        // the address is read from; only a loaded address (a table of pointers) is followed
+        if (!loads_64_bit(st->mnemonic)) continue;
+      } else {
+        bool source = false;  // the destination is the first operand; a source must be tainted
+        for (std::size_t i = 1; i < st->tokens.size(); ++i) source = source || mentions(st->tokens[i], tainted);
+        if (!source) {  // the symbol or an address from it written as a destination: not an instruction read
+          if (reported.insert(st).second && !on_write(*st)) return false;
+          continue;
+        }
+      }
+      for (const std::string& r : registers_in(st->operands[0]))
+        if (tainted.insert(r).second) grew = true;
+    }
+  }
+  return true;
+}
+
+// Whether the PTX only reads `symbol`.
+bool only_read(const Program& program, const std::string& symbol) {
   const auto named = program.named_in.find(symbol);
   if (named == program.named_in.end()) return true;  // never used
   const std::set<std::string> sym{symbol};
@@ -198,31 +273,8 @@ bool only_read(const Program& program, const std::string& symbol) {
     }
   }
   // only the functions that name the symbol can hold an address derived from it
-  for (std::size_t f : named->second) {
-    if (f == 0) continue;
-    std::set<std::string> tainted{symbol};
-    for (bool grew = true; grew;) {
-      grew = false;
-      for (const Statement* st : program.functions[f]) {
-        if (st->directive || st->operands.empty()) continue;
-        bool any = false;
-        for (const auto& t : st->tokens) any = any || mentions(t, tainted);
-        if (!any) continue;
-        if (writes_memory(st->mnemonic)) return false;
-        if (no_effect.count(base_of(st->mnemonic))) continue;
-        if (loads(st->mnemonic)) {
-          // the address is read from; only a loaded address (a table of pointers) is followed
-          if (!loads_64_bit(st->mnemonic)) continue;
-        } else {
-          bool source = false;  // the destination is the first operand; a source must be tainted
-          for (std::size_t i = 1; i < st->tokens.size(); ++i) source = source || mentions(st->tokens[i], tainted);
-          if (!source) return false;  // the symbol or an address from it written as a destination: not an instruction read
-        }
-        for (const std::string& r : registers_in(st->operands[0]))
-          if (tainted.insert(r).second) grew = true;
-      }
-    }
-  }
+  for (std::size_t f : named->second)
+    if (f != 0 && !follow(program.functions[f], sym, [](const Statement&) { return false; })) return false;
   return true;
 }
 
@@ -230,22 +282,50 @@ bool only_read(const Program& program, const std::string& symbol) {
 
 std::vector<std::string> ptx_read_only_symbols(const std::string& ptx, const std::vector<std::string>& symbols) {
   const std::vector<Statement> statements_read = statements(ptx);
-  Program program;
-  const std::set<std::string> asked(symbols.begin(), symbols.end());
-  for (const Statement& st : statements_read) {
-    if (program.functions.size() <= st.function) program.functions.resize(st.function + 1);
-    program.functions[st.function].push_back(&st);
-    // a directive's names are not split into operands (`.global ... sym[16] = {...}`): read from its text
-    for (const std::string& t : st.directive ? tokens_of(st.text) : std::vector<std::string>{})
-      if (asked.count(t)) program.named_in[t].insert(st.function);
-    for (const auto& op : st.tokens)
-      for (const std::string& t : op)
-        if (asked.count(t)) program.named_in[t].insert(st.function);
-  }
-  if (program.functions.empty()) program.functions.resize(1);
+  const Program program = index(statements_read, std::set<std::string>(symbols.begin(), symbols.end()));
   std::vector<std::string> out;
   for (const std::string& s : symbols)
     if (only_read(program, s)) out.push_back(s);
+  return out;
+}
+
+std::vector<CodeFinding> ptx_atomics_on_const_inputs(const std::string& ptx) {
+  static const std::regex entry(R"(\.entry\s+([\w$]+))");
+  const std::vector<Statement> statements_read = statements(ptx);
+  const Program program = index(statements_read, {});
+  std::vector<CodeFinding> out;
+  for (std::size_t f = 1; f < program.functions.size(); ++f) {
+    std::smatch m;
+    if (!std::regex_search(program.headers[f], m, entry)) continue;
+    const std::string kernel = m[1];
+    // the kernel's parameters from its mangled name: `const T*` ones (`float const*`, restrict or not) are inputs
+    const std::string signature = demangle(kernel);
+    const std::size_t open = signature.find('('), close = signature.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close < open) continue;
+    std::vector<std::string> params;
+    int depth = 0;
+    std::string cur;
+    for (char c : signature.substr(open + 1, close - open - 1)) {
+      depth += (c == '<' || c == '(') ? 1 : (c == '>' || c == ')') ? -1 : 0;
+      if (c == ',' && depth == 0) {
+        params.push_back(cur);
+        cur.clear();
+      } else {
+        cur += c;
+      }
+    }
+    params.push_back(cur);
+    static const std::regex const_pointer(R"(\bconst\s*\*\s*(__restrict__|__restrict|restrict)?\s*$)");
+    std::set<std::string> inputs;
+    for (std::size_t i = 0; i < params.size(); ++i)
+      if (std::regex_search(params[i], const_pointer)) inputs.insert(kernel + "_param_" + std::to_string(i));
+    if (inputs.empty()) continue;
+    follow(program.functions[f], inputs, [&](const Statement& st) {
+      const std::string base = base_of(st.mnemonic);
+      if (base == "atom" || base == "red") out.push_back({kernel, "atomic_on_input", "PTX", st.text});
+      return true;
+    });
+  }
   return out;
 }
 
