@@ -41,18 +41,19 @@ CodeObjectFacts read_code_object_facts(const std::string& code_object, const std
         std::stringstream text;
         text << in.rdbuf();
         facts.read.push_back("PTX (" + ptx + ")");
-        auto f = ptx_findings(text.str());
+        const std::string ptx_text = text.str();
+        auto f = ptx_findings(ptx_text);
         facts.findings.insert(facts.findings.end(), f.begin(), f.end());
-        auto atomics = ptx_atomics_on_const_inputs(text.str());
-        facts.findings.insert(facts.findings.end(), atomics.begin(), atomics.end());
-        // initialised device data the code only reads (a kernel's static constexpr table): "name (section)"
+        // initialised device data the code only reads (a kernel's static constexpr table), "name (section)", and
+        // atomics on a kernel's const inputs: one reading of where the PTX's addresses go
         const std::string init = " (.nv.global.init)";
         std::vector<std::string> names;
         for (const auto& d : facts.data_symbols)
           if (d.size() > init.size() && d.compare(d.size() - init.size(), init.size(), init) == 0)
             names.push_back(d.substr(0, d.size() - init.size()));
-        if (!names.empty())
-          for (const auto& n : ptx_read_only_symbols(text.str(), names)) facts.read_only_data.push_back(n + init);
+        PtxAddressFacts flow = ptx_address_facts(ptx_text, names);
+        for (const auto& n : flow.read_only_symbols) facts.read_only_data.push_back(n + init);
+        facts.findings.insert(facts.findings.end(), flow.atomics_on_const_inputs.begin(), flow.atomics_on_const_inputs.end());
       }
     } else {
       facts.notes.push_back("no PTX was kept for this cubin: clock reads and exits are judged on the SASS alone");

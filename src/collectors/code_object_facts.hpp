@@ -69,6 +69,12 @@ std::vector<std::string> ptx_read_only_symbols(const std::string& ptx, const std
 // channel through memory the kernel only reads (nvidia/ptx_address_flow.cpp; one function's body: a pointer passed to
 // a helper that is not inlined is not followed).
 std::vector<CodeFinding> ptx_atomics_on_const_inputs(const std::string& ptx);
+// Both from one reading of the PTX (what read_code_object_facts uses).
+struct PtxAddressFacts {
+  std::vector<std::string> read_only_symbols;
+  std::vector<CodeFinding> atomics_on_const_inputs;
+};
+PtxAddressFacts ptx_address_facts(const std::string& ptx, const std::vector<std::string>& symbols);
 std::vector<CodeFinding> amdgcn_findings(const std::string& llvm_objdump);
 
 }  // namespace rpl::collectors

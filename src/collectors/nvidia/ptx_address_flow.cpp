@@ -55,14 +55,15 @@ std::string without_comments(const std::string& ptx) {
   return out;
 }
 
-// Operands split at the commas outside braces, brackets and parentheses.
-std::vector<std::string> split_operands(const std::string& s) {
+// `s` split at the commas outside the brackets `opens`/`closes` name: a PTX instruction's operands (braces, brackets,
+// parentheses), a demangled signature's parameters (angle brackets, parentheses).
+std::vector<std::string> split_top_level(const std::string& s, const std::string& opens, const std::string& closes) {
   std::vector<std::string> out;
   int depth = 0;
   std::string cur;
   for (char c : s) {
-    if (c == '{' || c == '[' || c == '(') ++depth;
-    if (c == '}' || c == ']' || c == ')') --depth;
+    if (opens.find(c) != std::string::npos) ++depth;
+    if (closes.find(c) != std::string::npos) --depth;
     if (c == ',' && depth == 0) {
       out.push_back(cur);
       cur.clear();
@@ -126,7 +127,7 @@ std::vector<Statement> statements(const std::string& ptx) {
     st.directive = s[0] == '.';
     const std::size_t e = s.find_first_of(" \t\r\n");
     st.mnemonic = s.substr(0, e);
-    if (e != std::string::npos) st.operands = split_operands(s.substr(e));
+    if (e != std::string::npos) st.operands = split_top_level(s.substr(e), "{[(", "}])");
     for (const std::string& op : st.operands) st.tokens.push_back(tokens_of(op));
     out.push_back(std::move(st));
   };
@@ -278,47 +279,28 @@ bool only_read(const Program& program, const std::string& symbol) {
   return true;
 }
 
-}  // namespace
-
-std::vector<std::string> ptx_read_only_symbols(const std::string& ptx, const std::vector<std::string>& symbols) {
-  const std::vector<Statement> statements_read = statements(ptx);
-  const Program program = index(statements_read, std::set<std::string>(symbols.begin(), symbols.end()));
-  std::vector<std::string> out;
-  for (const std::string& s : symbols)
-    if (only_read(program, s)) out.push_back(s);
-  return out;
+// The `const T*` parameters of kernel `kernel`, as PTX names them (`NAME_param_1`), from its mangled name (`float
+// const*`, restrict or not); none when the name does not demangle to a signature.
+std::set<std::string> const_pointer_params(const std::string& kernel) {
+  static const std::regex const_pointer(R"(\bconst\s*\*\s*(__restrict__|__restrict|restrict)?\s*$)");
+  const std::string signature = demangle(kernel);
+  const std::size_t open = signature.find('('), close = signature.rfind(')');
+  std::set<std::string> inputs;
+  if (open == std::string::npos || close == std::string::npos || close < open) return inputs;
+  std::vector<std::string> params = split_top_level(signature.substr(open + 1, close - open - 1), "<(", ">)");
+  for (std::size_t i = 0; i < params.size(); ++i)
+    if (std::regex_search(params[i], const_pointer)) inputs.insert(kernel + "_param_" + std::to_string(i));
+  return inputs;
 }
 
-std::vector<CodeFinding> ptx_atomics_on_const_inputs(const std::string& ptx) {
+std::vector<CodeFinding> atomics_on_const_inputs(const Program& program) {
   static const std::regex entry(R"(\.entry\s+([\w$]+))");
-  const std::vector<Statement> statements_read = statements(ptx);
-  const Program program = index(statements_read, {});
   std::vector<CodeFinding> out;
   for (std::size_t f = 1; f < program.functions.size(); ++f) {
     std::smatch m;
     if (!std::regex_search(program.headers[f], m, entry)) continue;
     const std::string kernel = m[1];
-    // the kernel's parameters from its mangled name: `const T*` ones (`float const*`, restrict or not) are inputs
-    const std::string signature = demangle(kernel);
-    const std::size_t open = signature.find('('), close = signature.rfind(')');
-    if (open == std::string::npos || close == std::string::npos || close < open) continue;
-    std::vector<std::string> params;
-    int depth = 0;
-    std::string cur;
-    for (char c : signature.substr(open + 1, close - open - 1)) {
-      depth += (c == '<' || c == '(') ? 1 : (c == '>' || c == ')') ? -1 : 0;
-      if (c == ',' && depth == 0) {
-        params.push_back(cur);
-        cur.clear();
-      } else {
-        cur += c;
-      }
-    }
-    params.push_back(cur);
-    static const std::regex const_pointer(R"(\bconst\s*\*\s*(__restrict__|__restrict|restrict)?\s*$)");
-    std::set<std::string> inputs;
-    for (std::size_t i = 0; i < params.size(); ++i)
-      if (std::regex_search(params[i], const_pointer)) inputs.insert(kernel + "_param_" + std::to_string(i));
+    const std::set<std::string> inputs = const_pointer_params(kernel);
     if (inputs.empty()) continue;
     follow(program.functions[f], inputs, [&](const Statement& st) {
       const std::string base = base_of(st.mnemonic);
@@ -327,6 +309,26 @@ std::vector<CodeFinding> ptx_atomics_on_const_inputs(const std::string& ptx) {
     });
   }
   return out;
+}
+
+}  // namespace
+
+PtxAddressFacts ptx_address_facts(const std::string& ptx, const std::vector<std::string>& symbols) {
+  const std::vector<Statement> statements_read = statements(ptx);
+  const Program program = index(statements_read, std::set<std::string>(symbols.begin(), symbols.end()));
+  PtxAddressFacts out;
+  for (const std::string& s : symbols)
+    if (only_read(program, s)) out.read_only_symbols.push_back(s);
+  out.atomics_on_const_inputs = atomics_on_const_inputs(program);
+  return out;
+}
+
+std::vector<std::string> ptx_read_only_symbols(const std::string& ptx, const std::vector<std::string>& symbols) {
+  return ptx_address_facts(ptx, symbols).read_only_symbols;
+}
+
+std::vector<CodeFinding> ptx_atomics_on_const_inputs(const std::string& ptx) {
+  return ptx_address_facts(ptx, {}).atomics_on_const_inputs;
 }
 
 }  // namespace rpl::collectors
