@@ -90,6 +90,17 @@ TEST(OptimizeSourceModel, LaunchSyntaxIsBlankedKeepingOffsets) {
   EXPECT_EQ(b, "k          (x);");
 }
 
+// Comments become spaces with newlines and offsets kept; literals and digit separators are not comment openers.
+TEST(OptimizeSourceModel, CommentsAreBlankedKeepingOffsets) {
+  const std::string s = "int a = 1; // note\n/* two\nlines */ const char* p = \"// not\";\n"
+                        "constexpr int kN = 1'000'000; // it's many\nchar q = '/'; char r = u8'x'; /**/ int z;";
+  const std::string b = blank_comments(s);
+  ASSERT_EQ(b.size(), s.size());
+  EXPECT_EQ(std::count(b.begin(), b.end(), '\n'), std::count(s.begin(), s.end(), '\n'));
+  EXPECT_EQ(b, "int a = 1;        \n      \n         const char* p = \"// not\";\n"
+               "constexpr int kN = 1'000'000;             \nchar q = '/'; char r = u8'x';      int z;");
+}
+
 TEST(OptimizeSourceModel, SourceThatDoesNotParseHasNoKernelsAndSaysWhy) {
   SourceModel m = parse("this is not C++ at all {{{ \n");
   EXPECT_TRUE(m.kernels.empty());

@@ -259,14 +259,19 @@ std::optional<std::pair<std::size_t, std::size_t>> directive_range(const std::st
   return std::make_pair(hash, e);
 }
 
+// `constexpr` or `constinit` in a declaration's text before its name: the compiler then initialises it at compile time.
+bool declared_constant(const std::string& head) {
+  static const std::regex keyword(R"(\b(constexpr|constinit)\b)");
+  return std::regex_search(head, keyword);
+}
+
 // Whether the variable at `c` is initialised at compile time: declared constexpr or constinit (the compiler then
 // guarantees it), or its initialiser is one libclang evaluates (a `const int` of literals and other constants).
 bool constant_initialised(CXCursor c, const std::string& text, const Offsets& o) {
-  static const std::regex keyword(R"(\b(constexpr|constinit)\b)");
   const std::string decl = text.substr(o.begin, o.end - o.begin);
   const std::string name = take(clang_getCursorSpelling(c));
   const std::size_t at = decl.find(name);
-  if (std::regex_search(decl.substr(0, at == std::string::npos ? decl.size() : at), keyword)) return true;
+  if (declared_constant(decl.substr(0, at == std::string::npos ? decl.size() : at))) return true;
   CXEvalResult r = clang_Cursor_Evaluate(c);
   if (!r) return false;
   const CXEvalResultKind kind = clang_EvalResult_getKind(r);
@@ -319,8 +324,7 @@ bool add_variable_template(CXCursor c, const Offsets& o, Walk& w) {
     w.model->device_globals.push_back(name);
     return true;
   }
-  static const std::regex keyword(R"(\b(constexpr|constinit)\b)");
-  if (!std::regex_search(before, keyword)) return true;
+  if (!declared_constant(before)) return true;
   FileScopeDecl d{{name}, "constant", o.begin, end};
   static const std::regex explicit_head(R"(^template\s*<\s*>)");
   const std::size_t next = after.find_first_not_of(" \t\r\n");
@@ -424,36 +428,44 @@ std::string blank_launch_syntax(const std::string& text) {
 }
 
 namespace {
-// Comments become one space each (string and character literals are kept whole): what the compiler sees.
-std::string without_comments(const std::string& t) {
-  std::string out;
-  out.reserve(t.size());
-  for (std::size_t i = 0; i < t.size();) {
-    char c = t[i];
-    if (c == '/' && i + 1 < t.size() && t[i + 1] == '/') {
-      while (i < t.size() && t[i] != '\n') ++i;
-      out += ' ';
-    } else if (c == '/' && i + 1 < t.size() && t[i + 1] == '*') {
-      std::size_t e = t.find("*/", i + 2);
-      i = e == std::string::npos ? t.size() : e + 2;
-      out += ' ';
-    } else if (c == '"' || c == '\'') {
-      std::size_t s = i++;
-      while (i < t.size() && t[i] != c && t[i] != '\n') i += t[i] == '\\' ? 2 : 1;
-      i = std::min(i + 1, t.size());
-      out.append(t, s, i - s);
+// Whether the quote at `i` separates digits (`1'000'000`): inside a number, whose token starts with a digit.
+bool digit_separator(const std::string& text, std::size_t i) {
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '\'' || c == '.'; };
+  if (i == 0 || i + 1 >= text.size() || !std::isxdigit(static_cast<unsigned char>(text[i - 1])) ||
+      !std::isxdigit(static_cast<unsigned char>(text[i + 1])))
+    return false;
+  std::size_t start = i;
+  while (start > 0 && word(text[start - 1])) --start;
+  return std::isdigit(static_cast<unsigned char>(text[start]));
+}
+}  // namespace
+
+std::string blank_comments(const std::string& text) {
+  std::string out = text;
+  for (std::size_t i = 0; i < out.size();) {
+    if (out[i] == '\'' && digit_separator(out, i)) {
+      ++i;
+    } else if (out[i] == '"' || out[i] == '\'') {
+      const char quote = out[i++];
+      while (i < out.size() && out[i] != quote && out[i] != '\n') i += out[i] == '\\' ? 2 : 1;
+      ++i;
+    } else if (out.compare(i, 2, "//") == 0) {
+      while (i < out.size() && out[i] != '\n') out[i++] = ' ';
+    } else if (out.compare(i, 2, "/*") == 0) {
+      const std::size_t close = out.find("*/", i + 2);
+      const std::size_t end = close == std::string::npos ? out.size() : close + 2;
+      for (; i < end; ++i)
+        if (out[i] != '\n') out[i] = ' ';
     } else {
-      out += c;
       ++i;
     }
   }
   return out;
 }
-}  // namespace
 
 std::string text_outside(const std::string& text, const KernelInfo& kernel) {
-  std::string before = without_comments(text.substr(0, std::min(kernel.decl_begin, text.size())));
-  std::string after = kernel.decl_end < text.size() ? without_comments(text.substr(kernel.decl_end)) : "";
+  std::string before = blank_comments(text.substr(0, std::min(kernel.decl_begin, text.size())));
+  std::string after = kernel.decl_end < text.size() ? blank_comments(text.substr(kernel.decl_end)) : "";
   return normalized_text(before, 0, before.size()) + " @@KERNEL@@ " + normalized_text(after, 0, after.size());
 }
 

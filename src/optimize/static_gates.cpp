@@ -280,22 +280,7 @@ bool blank_empty_conditionals(std::string& text) {
   static const std::regex block(
       R"((^|\n)([ \t]*#[ \t]*if(n?def)?\b[^\n]*(\s*\n[ \t]*#[ \t]*(else|elif)\b[^\n]*)*\s*\n[ \t]*#[ \t]*endif\b[^\n]*))");
   // comments are not code: looked for in a copy with them blanked (newlines kept), so the offsets hold for `text`
-  std::string code = text;
-  for (std::size_t i = 0; i < code.size();) {
-    if (code[i] == '"' || code[i] == '\'') {
-      const char q = code[i++];
-      while (i < code.size() && code[i] != q && code[i] != '\n') i += code[i] == '\\' ? 2 : 1;
-      ++i;
-    } else if (code.compare(i, 2, "//") == 0) {
-      while (i < code.size() && code[i] != '\n') code[i++] = ' ';
-    } else if (code.compare(i, 2, "/*") == 0) {
-      const std::size_t e = std::min(code.size(), code.find("*/", i + 2) == std::string::npos ? code.size() : code.find("*/", i + 2) + 2);
-      for (; i < e; ++i)
-        if (code[i] != '\n') code[i] = ' ';
-    } else {
-      ++i;
-    }
-  }
+  const std::string code = blank_comments(text);
   std::vector<std::pair<std::size_t, std::size_t>> spans;
   for (auto it = std::sregex_iterator(code.begin(), code.end(), block); it != std::sregex_iterator(); ++it)
     spans.emplace_back(static_cast<std::size_t>(it->position(2)), static_cast<std::size_t>(it->position(2) + it->length(2)));
