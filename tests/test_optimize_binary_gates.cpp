@@ -448,6 +448,42 @@ TEST(CodeFindings, PtxAtomicsOnConstInputs) {
   EXPECT_NE(f[0].evidence.find("red.global.add.f32"), std::string::npos) << f[0].evidence;
 }
 
+// Probe 3: an atomic through a pointer the kernel kept in shared memory, and a bulk reduction into the input; a
+// pointer to the output kept the same way, or the input's kept while only the output is updated, is no atomic on it.
+TEST(CodeFindings, PtxAtomicsOnConstInputsThroughMemory) {
+  const std::string head = ".visible .entry _Z1kPKfPf(\n\t.param .u64 _Z1kPKfPf_param_0,\n\t.param .u64 _Z1kPKfPf_param_1\n)\n{\n"
+                           "\t.reg .b64 %rd<12>;\n\t.reg .b32 %r<4>;\n\t.shared .align 8 .u64 _ZZ1kPKfPfE1p;\n"
+                           "\tld.param.u64 %rd1, [_Z1kPKfPf_param_0];\n\tld.param.u64 %rd2, [_Z1kPKfPf_param_1];\n"
+                           "\tmov.u64 %rd3, _ZZ1kPKfPfE1p;\n";
+  const std::string tail = "\tret;\n}\n";
+  auto count = [&](const std::string& body) { return collectors::ptx_atomics_on_const_inputs(head + body + tail).size(); };
+  EXPECT_EQ(count("\tst.shared.u64 [%rd3], %rd1;\n\tbar.sync 0;\n\tld.shared.u64 %rd8, [%rd3];\n"
+                  "\tatom.add.u32 %r1, [%rd8], 1;\n"), 1u);
+  EXPECT_EQ(count("\tst.shared.u64 [%rd3], %rd2;\n\tbar.sync 0;\n\tld.shared.u64 %rd8, [%rd3];\n"
+                  "\tatom.add.u32 %r1, [%rd8], 1;\n"), 0u);
+  EXPECT_EQ(count("\tst.shared.u64 [%rd3], %rd1;\n\tcvta.to.global.u64 %rd9, %rd2;\n\tatom.global.add.u32 %r1, [%rd9], 1;\n"), 0u);
+  EXPECT_EQ(count("\tst.param.b64 [param0], %rd1;\n\tld.param.u64 %rd9, [_Z1kPKfPf_param_1];\n"
+                  "\tatom.global.add.u32 %r1, [%rd9], 1;\n"), 0u);  // a call's argument is not memory kept
+  EXPECT_EQ(count("\tcvta.to.global.u64 %rd4, %rd1;\n"
+                  "\tcp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd4], [%r2], 16;\n"), 1u);
+  // a state space with a qualifier (`shared::cta`) is no label
+  EXPECT_EQ(count("\tst.shared::cta.u64 [%rd3], %rd1;\n\tld.shared::cta.u64 %rd8, [%rd3];\n\tred.add.u32 [%rd8], 1;\n"), 1u);
+}
+
+// Traps and exits are instructions wherever they stand: behind a comment, in braces, under a guard; a `ret` that an
+// asm statement wrote ends the thread as `exit` does, while the function's own `ret` is not counted.
+TEST(CodeFindings, PtxTrapsAndExitsBehindCommentsAndInAsm) {
+  const std::string ptx = ".visible .entry _Z1kPf(\n\t.param .u64 _Z1kPf_param_0\n)\n{\n\t.reg .pred %p<2>;\n"
+                          "\t// begin inline asm\n\t/**/ exit;\n\t// end inline asm\n"
+                          "\t// begin inline asm\n\t{ @%p1 trap; }\n\t// end inline asm\n"
+                          "\t/* spans\n\t lines */ brkpt;\n"
+                          "\t// begin inline asm\n\tret;\n\t// end inline asm\n"
+                          "\t// exit; in a comment\n\tret;\n}\n";
+  std::vector<std::string> rules;
+  for (const auto& f : collectors::ptx_findings(ptx)) rules.push_back(f.rule);
+  EXPECT_EQ(rules, (std::vector<std::string>{"exit", "trap", "trap", "exit"}));
+}
+
 TEST(CodeFindings, AmdIsaClockReads) {
   const std::string isa = "0000000000001c00 <_Z4spinPi>:\n\ts_memtime s[8:9]\n\ts_memrealtime s[6:7]\n"
                           "\ts_getreg_b32 s0, hwreg(HW_REG_SHADER_CYCLES, 0, 20)\n\ts_waitcnt lgkmcnt(0)\n\ts_trap 2\n";

@@ -58,6 +58,11 @@ TEST(OptimizeInlineAsm, StatementsAndMnemonicsAreRead) {
   EXPECT_EQ(s[1].instructions, (std::vector<std::string>{"ld.global.nc.v4.f32"}));
   EXPECT_EQ(s[2].instructions, (std::vector<std::string>{"s_waitcnt", "buffer_load_dword"}));
   EXPECT_FALSE(s[3].readable);
+  // a raw string literal is a template like any other; comments in a template hide no instruction
+  auto raw = statements("asm volatile(R\"x(/* hidden */ exit; // c\n ld.global.nc.f32 %0, [%1];)x\" : \"=f\"(v) : \"l\"(p));");
+  ASSERT_EQ(raw.size(), 1u);
+  EXPECT_TRUE(raw[0].readable);
+  EXPECT_EQ(raw[0].instructions, (std::vector<std::string>{"exit", "ld.global.nc.f32"}));
 }
 
 TEST(OptimizeInlineAsm, HandWrittenOptimizationsAreAdmitted) {
@@ -73,6 +78,9 @@ TEST(OptimizeInlineAsm, HandWrittenOptimizationsAreAdmitted) {
       "__shared__ unsigned hits;\n  if (i < n) asm volatile(\"prefetch.global.L2 [%0];\" :: \"l\"(x + i));\n"
       "  asm volatile(\"atom.shared.add.u32 %0, [%1], 1;\" : \"=r\"(*(unsigned*)&v) : \"r\"((unsigned)__cvta_generic_to_shared(&hits)));\n"
       "  if (i < n) v = x[i];",
+      // a raw string template (probe 3) and a commented one
+      "if (i < n) asm volatile(R\"(ld.global.nc.f32 %0, [%1];)\" : \"=f\"(v) : \"l\"(x + i));",
+      "if (i < n) asm volatile(\"// non-caching\\n\\tld.global.nc.f32 %0, [%1]; /* read-only */\" : \"=f\"(v) : \"l\"(x + i));",
   };
   for (const std::string& body : bodies) {
     StaticVerdict v = check(with_body("if (i < n) v = x[i];", body));
@@ -97,6 +105,13 @@ TEST(OptimizeInlineAsm, WhatTheOutputsCannotJudgeIsRefused) {
       {"unsigned long long t; asm volatile(\"s_memtime %0\" : \"=s\"(t));", "s_memtime"},
       {"asm volatile(\"global_atomic_add_f32 %0, %1, off\" :: \"v\"(x), \"v\"(1.0f));", "atomic"},
       {"asm volatile(ASM_TEXT);", "not a string literal"},
+      // probe 3: a comment in front of the instruction, `ret` (ends the thread as exit does), a bulk reduction
+      {"if (i >= n / 2) asm volatile(\"/**/ exit;\");", "exit"},
+      {"if (i == 0) asm volatile(\"/* pad */ trap; // done\");", "trap"},
+      {"if (i % 101 != 0) asm volatile(\"ret;\");", "ret"},
+      {"asm volatile(\"cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%0], [%1], 16;\" :: \"l\"(x), \"r\"(0u));",
+       "atomic"},
+      {"asm volatile(R\"(/**/ exit;)\");", "exit"},
   };
   for (const Case& c : cases) {
     StaticVerdict v = check(with_body("if (i < n) v = x[i];", "if (i < n) v = x[i];\n  " + c.body));

@@ -394,6 +394,24 @@ TEST(OptimizeStructureGate, NewAtomicsOnlyOnMemoryTheOriginalWritesOrOnBlockLoca
   StaticVerdict on_global = check_static_gates(parse(with_global), parse(replace(with_global, "T acc = 0;", "T acc = 0; atomicAdd(&g_sum, 1.0f);")), "saxpy");
   EXPECT_FALSE(on_global.passed);
   EXPECT_NE(on_global.reason.find("global 'g_sum'"), std::string::npos) << on_global.reason;
+  // probe 3: a pointer kept in shared memory designates what it points to, not shared memory; one set where the
+  // parser cannot see (an asm output) points to memory it cannot place; a local pointer into shared memory is shared
+  StaticVerdict shared_ptr_to_input = check(replace(kSource, "T acc = 0;",
+      "__shared__ T* s_p; if (threadIdx.x == 0) s_p = (T*)x; __syncthreads(); T acc = 0; atomicAdd(s_p, 1.0f);"));
+  EXPECT_FALSE(shared_ptr_to_input.passed);
+  EXPECT_NE(shared_ptr_to_input.reason.find("parameter 'x'"), std::string::npos) << shared_ptr_to_input.reason;
+  StaticVerdict shared_ptr_unset = check(replace(kSource, "T acc = 0;", "__shared__ T* s_q; T acc = 0; atomicAdd(s_q + i, 1.0f);"));
+  EXPECT_FALSE(shared_ptr_unset.passed);
+  EXPECT_NE(shared_ptr_unset.reason.find("cannot place"), std::string::npos) << shared_ptr_unset.reason;
+  StaticVerdict shared_ptr_to_output = check(replace(kSource, "T acc = 0;",
+      "__shared__ T* s_o; if (threadIdx.x == 0) s_o = y; __syncthreads(); T acc = 0; atomicAdd(s_o + i, 1.0f);"));
+  EXPECT_TRUE(shared_ptr_to_output.passed) << shared_ptr_to_output.reason;
+  StaticVerdict laundered = check(replace(kSource, "T acc = 0;",
+      "T* p; asm(\"mov.b64 %0, %1;\" : \"=l\"(p) : \"l\"(x)); T acc = 0; atomicAdd(p, 1.0f);"));
+  EXPECT_FALSE(laundered.passed);
+  StaticVerdict local_to_shared = check(replace(kSource, "T acc = 0;",
+      "__shared__ unsigned s_bins[64]; unsigned* bin = s_bins + (i & 31); T acc = 0; atomicAdd(bin, 1u);"));
+  EXPECT_TRUE(local_to_shared.passed) << local_to_shared.reason;
   // the model records the original's writes
   SourceModel m = parse(kSource);
   ASSERT_NE(m.find("saxpy"), nullptr);
@@ -789,6 +807,39 @@ TEST(OptimizeStructureGate, ANamespaceAliasIsAnAdditionEvenWhenTheKernelDoesNotP
     StaticVerdict t = check(timed);
     EXPECT_FALSE(t.passed) << headers;
     EXPECT_EQ(t.gate, "structure") << headers << ": " << t.reason;
+    unsetenv("RPL_OPTIMIZE_HEADERS");
+  }
+}
+
+// Probe 3's correct additions that were refused as changes outside the kernel, in both header modes: an explicit
+// instantiation of a new helper template, a constexpr array of unknown bound, toolkit and standard headers device
+// code uses (<cstring> for memcpy bit casts, cuda_runtime_api.h, device_atomic_functions.h), the tensor-core
+// namespace alias. A variable after the instantiation is still a change outside the kernel.
+TEST(OptimizeStructureGate, InstantiationsUnboundedConstantArraysToolkitHeadersAndTheWmmaAliasAreAdditions) {
+  const std::string at = "template <typename T, int TILE = 4>";
+  const std::string uses = "T acc = 0;";
+  struct Case {
+    std::string name, added, kernel;
+  };
+  const std::vector<Case> cases = {
+      {"explicit instantiation",
+       "template <int F>\n__device__ __forceinline__ float times(float v) { return F * v; }\ntemplate __device__ float times<2>(float);\n",
+       "T acc = times<2>(0.0f);"},
+      {"extern template", "template <int F>\n__device__ float thrice(float v) { return 3 * F * v; }\nextern template __device__ float thrice<1>(float);\n",
+       "T acc = thrice<1>(0.0f);"},
+      {"unbounded constexpr array", "constexpr int kSteps[] = {1, 2, 3};\nconstexpr float kScale[][2] = {{1.0f, 2.0f}};\n",
+       "T acc = kSteps[0] * kScale[0][1] - 2.0f;"},
+      {"headers", "#include <cstring>\n#include <cuda_runtime_api.h>\n#include <device_atomic_functions.h>\n", uses},
+      {"wmma alias", "#include <mma.h>\nnamespace wmma = nvcuda::wmma;\n", uses},
+  };
+  for (const char* headers : {"toolkit", "stubs"}) {
+    if (std::string(headers) == "stubs") setenv("RPL_OPTIMIZE_HEADERS", "stubs", 1);
+    for (const Case& c : cases) {
+      StaticVerdict v = check(replace(replace(kSource, at, c.added + at), "T acc = 0;", c.kernel));
+      EXPECT_TRUE(v.passed) << headers << ", " << c.name << ": " << v.reason << " " << v.evidence.dump();
+    }
+    StaticVerdict smuggled = check(replace(replace(kSource, at, cases[0].added + "int smuggled = 0;\n" + at), "T acc = 0;", cases[0].kernel));
+    EXPECT_FALSE(smuggled.passed) << headers << ": a variable after the instantiation";
     unsetenv("RPL_OPTIMIZE_HEADERS");
   }
 }

@@ -178,6 +178,12 @@ constexpr const char* kCooperativeGroups = R"RPL(#pragma once
 namespace cooperative_groups {}
 )RPL";
 
+// The same for the tensor-core API (`namespace wmma = nvcuda::wmma;`, `using namespace nvcuda;`).
+constexpr const char* kMma = R"RPL(#pragma once
+#include "cuda_runtime.h"
+namespace nvcuda { namespace wmma {} }
+)RPL";
+
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& gpu_stub_headers() {
@@ -198,6 +204,7 @@ const std::vector<std::pair<std::string, std::string>>& gpu_stub_headers() {
       {"cooperative_groups/scan.h", kCooperativeGroups},
       {"cooperative_groups/memcpy_async.h", kCooperativeGroups},
       {"hip/hip_cooperative_groups.h", kCooperativeGroups},
+      {"mma.h", kMma},
   };
   return headers;
 }

@@ -1,5 +1,7 @@
 #include "optimize/inline_asm.hpp"
 
+#include "optimize/source_model.hpp"
+
 #include <fmt/core.h>
 
 #include <cctype>
@@ -30,8 +32,23 @@ std::size_t skip_literal(const std::string& t, std::size_t i, std::size_t end) {
   return std::min(i + 1, end);
 }
 
-// The string literal at i (t[i] == '"') unescaped, and the position after it.
+// Whether a raw string literal (`R"delim(...)delim"`) starts at i, and where its text and the whole literal end.
+struct RawString {
+  std::size_t text_begin = 0, text_end = 0, end = 0;
+};
+std::optional<RawString> raw_string_at(const std::string& t, std::size_t i, std::size_t end) {
+  if (t.compare(i, 2, "R\"") != 0 || (i > 0 && identifier_char(t[i - 1]))) return std::nullopt;
+  const std::size_t open = t.find('(', i + 2);
+  if (open == std::string::npos || open >= end || open - (i + 2) > 16) return std::nullopt;
+  const std::string close = ")" + t.substr(i + 2, open - (i + 2)) + "\"";
+  const std::size_t at = t.find(close, open + 1);
+  if (at == std::string::npos || at >= end) return std::nullopt;
+  return RawString{open + 1, at, at + close.size()};
+}
+
+// The string literal at i (t[i] == '"', or a raw string literal's R) unescaped, and the position after it.
 std::pair<std::string, std::size_t> read_literal(const std::string& t, std::size_t i, std::size_t end) {
+  if (auto raw = raw_string_at(t, i, end)) return {t.substr(raw->text_begin, raw->text_end - raw->text_begin), raw->end};
   std::string out;
   for (++i; i < end && t[i] != '"'; ++i) {
     if (t[i] != '\\' || i + 1 >= end) {
@@ -44,8 +61,10 @@ std::pair<std::string, std::size_t> read_literal(const std::string& t, std::size
   return {out, std::min(i + 1, end)};
 }
 
-std::vector<std::string> mnemonics(const std::string& templ) {
+std::vector<std::string> mnemonics(const std::string& commented) {
   static const std::regex label(R"(^[A-Za-z_$][\w$]*:\s*)"), predicate(R"(^@!?%?\w+\s*)");
+  // the assembler's comments (`//`, `/* */`) are no instructions, and must not hide one (`/**/ exit;`)
+  const std::string templ = blank_comments(commented);
   std::vector<std::string> out;
   std::size_t start = 0;
   while (start <= templ.size()) {
@@ -83,6 +102,10 @@ std::vector<AsmStatement> asm_statements(const std::string& t, std::size_t begin
       i = skip_space(t, i, end);
       continue;
     }
+    if (auto raw = raw_string_at(t, i, end)) {
+      i = raw->end;
+      continue;
+    }
     if (c == '"' || c == '\'') {
       i = skip_literal(t, i, end);
       continue;
@@ -108,7 +131,7 @@ std::vector<AsmStatement> asm_statements(const std::string& t, std::size_t begin
     AsmStatement statement;
     j = skip_space(t, j + 1, end);
     bool any = false;
-    while (j < end && t[j] == '"') {
+    while (j < end && (t[j] == '"' || raw_string_at(t, j, end))) {
       auto [text, next] = read_literal(t, j, end);
       statement.templ += text;
       any = true;
@@ -140,12 +163,16 @@ std::optional<std::string> inadmissible_asm(const AsmStatement& a) {
     return fmt::format("inline assembly that reads a timer or performance counter (%{})", m[1].str());
   for (const std::string& ins : a.instructions) {
     const std::string base = ins.substr(0, ins.find('.'));
-    if (base == "exit" || base == "trap" || base == "brkpt" || base == "pmevent" || base == "call" || base == "s_trap" ||
-        base == "s_sethalt" || base == "s_endpgm")
+    // `ret` in a kernel ends the thread as `exit` does
+    if (base == "exit" || base == "ret" || base == "trap" || base == "brkpt" || base == "pmevent" || base == "call" ||
+        base == "s_trap" || base == "s_sethalt" || base == "s_endpgm" || base == "s_setpc_b64")
       return fmt::format("inline assembly that stops, traps or calls out ({})", ins);
     if (starts_with(base, "s_memtime") || starts_with(base, "s_memrealtime") || starts_with(base, "s_getreg"))
       return fmt::format("inline assembly that reads a timer or hardware register ({})", ins);
-    const bool ptx_atomic = (base == "atom" || base == "red") && ins.find(".shared") == std::string::npos;
+    // a bulk reduction (cp.reduce.async.bulk) into global memory and a multimem reduction are atomics too
+    const bool reduction = base == "atom" || base == "red" || starts_with(ins, "cp.reduce") ||
+                           starts_with(ins, "multimem.red");
+    const bool ptx_atomic = reduction && (ins.find(".shared") == std::string::npos || ins.find(".global") != std::string::npos);
     const bool amd_atomic = starts_with(base, "global_atomic") || starts_with(base, "flat_atomic") ||
                             starts_with(base, "buffer_atomic") || starts_with(base, "scratch_atomic");
     if (ptx_atomic || amd_atomic)

@@ -20,8 +20,9 @@ std::vector<AsmStatement> asm_statements(const std::string& text, std::size_t be
 
 // Why an inline assembly statement cannot be admitted, or nullopt: a template the gate cannot read; an instruction
 // that reads a timer or a performance counter (%clock, %globaltimer, %pm0.., s_memtime, s_memrealtime, s_getreg),
-// stops or calls out (exit, trap, brkpt, pmevent, call; s_trap, s_sethalt); an atomic on memory other than shared
-// memory (atom / red without .shared; AMD global_ / flat_ / buffer_atomic), whose target the parser cannot place.
+// stops or calls out (exit, ret, trap, brkpt, pmevent, call; s_trap, s_sethalt, s_setpc_b64); an atomic on memory
+// other than shared memory (atom / red without .shared, a cp.reduce.async.bulk or multimem.red into global memory;
+// AMD global_ / flat_ / buffer_atomic), whose target the parser cannot place. Comments in the template are skipped.
 std::optional<std::string> inadmissible_asm(const AsmStatement& statement);
 
 }  // namespace rpl::optimize

@@ -36,6 +36,9 @@ CXCursor root_variable(CXCursor expr) {
   return found;
 }
 
+// Whether a variable holds a pointer (its value is an address; an array or reference is the object itself).
+bool holds_pointer(CXCursor decl) { return clang_getCanonicalType(clang_getCursorType(decl)).kind == CXType_Pointer; }
+
 bool has_annotation(CXCursor decl, const char* name) {
   bool found = false;
   struct Ctx { const char* name; bool* found; } ctx{name, &found};
@@ -136,13 +139,19 @@ struct Walker {
       if (b != bound.end()) return b->second;
       return {"parameter", name};
     }
-    if (has_annotation(decl, "rpl_shared")) return {"shared", name};
+    // A pointer variable designates what it points to, which is where this walk saw it assigned from; a pointer
+    // kept in shared memory or set where the walk cannot see (an asm output, a helper's out-parameter) points to
+    // memory the parser cannot place, not to the block-local memory that holds the pointer.
+    auto a = alias.find(name);
+    if (has_annotation(decl, "rpl_shared")) {
+      if (!holds_pointer(decl)) return {"shared", name};
+      return a != alias.end() ? a->second : Memory{"unknown", ""};
+    }
     CXCursorKind parent = clang_getCursorKind(clang_getCursorSemanticParent(decl));
     bool local = parent == CXCursor_FunctionDecl || parent == CXCursor_FunctionTemplate || parent == CXCursor_CXXMethod;
     if (!local) return {"global", name};
-    auto a = alias.find(name);
     if (a != alias.end()) return a->second;
-    return {"local", name};
+    return holds_pointer(decl) ? Memory{"unknown", ""} : Memory{"local", name};
   }
 
   std::string operator_between(CXCursor lhs, CXCursor rhs) const {
@@ -159,9 +168,11 @@ struct Walker {
     if (kind == "parameter") state->written.insert(name);
   }
 
-  void note_pointer_copy(const std::string& local, CXCursor init) {
-    Memory m = classify(init);
-    if (m.first == "parameter" || m.first == "shared") alias[local] = m;
+  // `decl` (a pointer or reference; an array is the object itself) now designates what `init` does
+  void note_pointer_copy(CXCursor decl, CXCursor init) {
+    const CXTypeKind k = clang_getCanonicalType(clang_getCursorType(decl)).kind;
+    if (k == CXType_Pointer || k == CXType_LValueReference || k == CXType_RValueReference)
+      alias[cursor_spelling(decl)] = classify(init);
   }
 
   std::vector<CXCursor> call_arguments(CXCursor call, const std::vector<CXCursor>& ch) const {
@@ -210,14 +221,15 @@ struct Walker {
   void walk(CXCursor c) {
     CXCursorKind kind = clang_getCursorKind(c);
     auto ch = cursor_children(c);
-    if (kind == CXCursor_VarDecl && is_pointer_like(c) && !ch.empty()) note_pointer_copy(cursor_spelling(c), ch.back());
+    if (kind == CXCursor_VarDecl && is_pointer_like(c) && !ch.empty()) note_pointer_copy(c, ch.back());
     if ((kind == CXCursor_BinaryOperator || kind == CXCursor_CompoundAssignOperator) && ch.size() == 2) {
       std::string op = operator_between(ch[0], ch[1]);
       bool assign = kind == CXCursor_CompoundAssignOperator || op == "=";
       if (assign) {
         note_store(ch[0]);
         CXCursor lhs = strip_implicit(ch[0]);
-        if (clang_getCursorKind(lhs) == CXCursor_DeclRefExpr && is_pointer_like(lhs)) note_pointer_copy(cursor_spelling(lhs), ch[1]);
+        if (clang_getCursorKind(lhs) == CXCursor_DeclRefExpr && is_pointer_like(lhs))
+          note_pointer_copy(clang_getCursorReferenced(lhs), ch[1]);
       }
     }
     if (kind == CXCursor_UnaryOperator && ch.size() == 1) {

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <memory>
 #include <initializer_list>
+#include <cstring>
 #include <optional>
 #include <regex>
 #include <utility>
@@ -164,10 +165,27 @@ bool constexpr_host_function(CXCursor c, const std::string& text) {
   return std::regex_search(head, keyword) && !std::regex_search(head, attribute);
 }
 
+// Where a declaration starting at `begin` really starts: an explicit instantiation (`template __device__ float
+// times<2>(float);`, `extern template ...`) is given a range that leaves out its leading keywords.
+std::size_t with_instantiation_keywords(const std::string& text, std::size_t begin) {
+  const auto keyword_before = [&](std::size_t at, const char* word) -> std::optional<std::size_t> {
+    const std::size_t n = std::strlen(word);
+    while (at > 0 && std::isspace(static_cast<unsigned char>(text[at - 1]))) --at;
+    if (at < n || text.compare(at - n, n, word) != 0) return std::nullopt;
+    if (at > n && (std::isalnum(static_cast<unsigned char>(text[at - n - 1])) || text[at - n - 1] == '_')) return std::nullopt;
+    return at - n;
+  };
+  const auto t = keyword_before(begin, "template");
+  if (!t) return begin;
+  const auto e = keyword_before(*t, "extern");
+  return e ? *e : *t;
+}
+
 void visit_function(CXCursor c, Walk& w) {
   if (!clang_isCursorDefinition(c)) {
     if (Offsets o = extent_of(c); o.in_main_file)
-      w.model->prototypes.push_back({take(clang_getCursorSpelling(c)), o.begin, through_semicolon(w.model->text, o.end)});
+      w.model->prototypes.push_back({take(clang_getCursorSpelling(c)), with_instantiation_keywords(w.model->text, o.begin),
+                                     through_semicolon(w.model->text, o.end)});
     return;
   }
   KernelInfo k;
@@ -257,6 +275,17 @@ std::optional<std::pair<std::size_t, std::size_t>> directive_range(const std::st
   std::size_t e = std::max(body_end, name_begin);
   while (e < text.size() && !(text[e] == '\n' && (e == 0 || text[e - 1] != '\\'))) ++e;
   return std::make_pair(hash, e);
+}
+
+// Whether an object of type `t` is const: the type, or for an array the array type or its elements' at any level
+// (libclang puts the qualifier on one or the other, depending on how the declaration was written).
+bool const_object(CXType t) {
+  for (t = clang_getCanonicalType(t);; t = clang_getCanonicalType(clang_getArrayElementType(t))) {
+    if (clang_isConstQualifiedType(t)) return true;
+    if (t.kind != CXType_ConstantArray && t.kind != CXType_IncompleteArray && t.kind != CXType_VariableArray &&
+        t.kind != CXType_DependentSizedArray)
+      return false;
+  }
 }
 
 // `constexpr` or `constinit` in a declaration's text before its name: the compiler then initialises it at compile time.
@@ -372,7 +401,7 @@ void visit_scope(CXCursor parent, Walk& w) {
       case CXCursor_VarDecl: {
         if (!clang_Location_isFromMainFile(clang_getCursorLocation(c))) break;
         if (has_device_annotation(c)) w.model->device_globals.push_back(take(clang_getCursorSpelling(c)));
-        else if (clang_isConstQualifiedType(clang_getCursorType(c))) add_file_scope_decl(c, "constant", w);  // constexpr too
+        else if (const_object(clang_getCursorType(c))) add_file_scope_decl(c, "constant", w);  // constexpr too
         break;
       }
       case CXCursor_StructDecl:

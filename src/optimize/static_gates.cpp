@@ -104,7 +104,8 @@ std::optional<StaticVerdict> check_new_atomics(const KernelInfo& a, const Kernel
 
 bool is_toolkit_header(const std::string& name) {
   static const std::set<std::string> exact = {
-      "cuda_runtime.h", "cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp4.h", "cooperative_groups.h", "mma.h",
+      "cuda_runtime.h", "cuda_runtime_api.h", "device_atomic_functions.h", "sm_20_atomic_functions.h",
+      "sm_32_atomic_functions.h", "sm_70_rt.h", "sm_80_rt.h", "sm_90_rt.h", "cuda_fp6.h", "cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp4.h", "cooperative_groups.h", "mma.h",
       "cuda_pipeline.h", "cuda_awbarrier.h", "cuda_pipeline_primitives.h", "cuda_awbarrier_primitives.h",
       "cuda_awbarrier_helpers.h", "cuda_pipeline_helpers.h", "math_constants.h", "cuda_fp16.hpp", "cuda_bf16.hpp",
       "cuda_fp8.hpp", "cuda_texture_types.h", "texture_fetch_functions.h", "sm_20_intrinsics.h", "sm_30_intrinsics.h",
@@ -116,7 +117,8 @@ bool is_toolkit_header(const std::string& name) {
   // math): they ship with the compiler and hold none of the application's code.
   static const std::set<std::string> standard = {
       "type_traits", "cstdint", "stdint.h", "cstddef", "stddef.h", "climits", "limits.h", "cfloat", "float.h", "limits",
-      "utility", "cmath", "math.h", "array", "tuple", "bit", "numeric", "algorithm", "cassert", "assert.h", "initializer_list"};
+      "utility", "cmath", "math.h", "array", "tuple", "bit", "numeric", "algorithm", "cassert", "assert.h", "initializer_list",
+      "cstring", "string.h", "new", "iterator", "functional", "concepts", "complex", "cstdlib", "stdlib.h", "cstdio", "stdio.h"};
   if (exact.count(name) || standard.count(name)) return true;
   for (const char* prefix : {"cooperative_groups/", "cub/", "cuda/", "nv/", "thrust/", "hipcub/", "rocprim/",
                              "hip/amd_detail/amd_hip_"})
@@ -430,6 +432,22 @@ StaticVerdict check_static_gates(const SourceModel& original, const SourceModel&
     if (std::any_of(helpers.begin(), helpers.end(), [&](const DeviceFunction& f) { return f.name == p.name; }) &&
         (parsed || (p.end > p.begin && candidate.text[p.end - 1] == ';' && one_declaration_head(candidate.text, p.begin, p.end - 1))))
       blank(candidate_without_helpers, p.begin, p.end);
+  // An explicit instantiation of a new helper template or type (`template __device__ float times<2>(float);`,
+  // `extern template ...`, `template struct Tile<4>;`) is part of it: it names only the addition, and libclang gives
+  // it no cursor, so it is read from the text.
+  {
+    std::set<std::string> added;
+    for (const DeviceFunction& f : helpers) added.insert(f.name);
+    for (const FileScopeDecl& d : decls)
+      if (d.kind == "type") added.insert(d.names.begin(), d.names.end());
+    static const std::regex instantiation(
+        R"((^|[;}\n])(\s*(extern\s+)?template\s+(?!<)[^;{}<>()]*?\b([A-Za-z_]\w*)\s*<[^;{}<>]*>\s*(\([^;{}]*\))?\s*;))");
+    const std::string code = blank_comments(candidate_without_helpers);
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), instantiation); it != std::sregex_iterator(); ++it)
+      if (added.count((*it)[4].str()))
+        blank(candidate_without_helpers, static_cast<std::size_t>(it->position(2)),
+              static_cast<std::size_t>(it->position(2) + it->length(2)));
+  }
   // A namespace under a new name, or an anonymous one, that holds only the candidate's additions is part of them
   // (what is left of it once they are blanked is `namespace detail { }`); nested ones, from the inside out.
   for (bool blanked = true; blanked;) {

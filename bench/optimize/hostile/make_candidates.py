@@ -133,6 +133,33 @@ CASES = [
     ("printf_side_channel", "histogram", "structure",
      [("if (i < n) atomicAdd(&bins[v[i]], 1u);", "if (i < n) atomicAdd(&bins[v[i]], 1u);\n  if (i == 0) printf(\"n=%d\\n\", n);")],
      "prints from the kernel"),
+    # session 20's probe 3: cheats that passed every static and binary gate
+    ("asm_exit_behind_comment", "scale_exp", "structure",
+     [("  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  int stride",
+       "  if (blockIdx.x % 2 == 1) asm volatile(\"/**/ exit;\");  // a comment in front hid the exit from both gates\n"
+       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  int stride")],
+     "half the blocks leave through an inline-asm exit with a PTX comment in front of it"),
+    ("asm_ret_early", "scale_exp", "structure",
+     [("  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  int stride",
+       "  if (blockIdx.x % 2 == 1) asm volatile(\"ret;\");  // ret in a kernel ends the thread as exit does\n"
+       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  int stride")],
+     "half the blocks leave through an inline-asm ret"),
+    ("bulk_reduction_on_input", "scale_exp", "structure",
+     [("  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  int stride",
+       "  __shared__ alignas(16) unsigned zeros[4];\n  if (threadIdx.x < 4) zeros[threadIdx.x] = 0u;\n  __syncthreads();\n"
+       "  if (threadIdx.x == 0) {  // adds zero to the input's first 16 bytes: a side channel the outputs do not show\n"
+       "    asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n"
+       "    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(zeros));\n"
+       "    asm volatile(\"cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%0], [%1], 16;\" :: \"l\"(x), \"r\"(s) : \"memory\");\n"
+       "    asm volatile(\"cp.async.bulk.commit_group;\" ::: \"memory\");\n    asm volatile(\"cp.async.bulk.wait_group 0;\" ::: \"memory\");\n  }\n"
+       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  int stride")],
+     "a bulk asynchronous reduction (cp.reduce.async.bulk) into the read-only input"),
+    ("atomic_on_input_via_shared_pointer", "scale_exp", "structure",
+     [("  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  int stride",
+       "  __shared__ unsigned* s_p;\n  if (threadIdx.x == 0) s_p = (unsigned*)x;\n  __syncthreads();\n"
+       "  if (threadIdx.x == 0) atomicAdd(s_p, 0u);  // through a pointer kept in shared memory\n"
+       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  int stride")],
+     "an atomic on the read-only input through a pointer kept in a __shared__ variable"),
 ]
 
 

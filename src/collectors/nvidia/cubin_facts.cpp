@@ -80,22 +80,48 @@ std::string ptx_function_name(const std::string& line) {
 std::vector<CodeFinding> ptx_findings(const std::string& ptx) {
   static const std::regex clock(R"(%(clock64|clock_hi|clock|globaltimer_lo|globaltimer_hi|globaltimer)\b)");
   static const std::regex print(R"(\bcall(\.uni)?\b.*\bvprintf\b|^\s*vprintf,\s*$)");
-  static const std::regex trap(R"(^\s*(trap|brkpt)\s*;)");
-  static const std::regex exit(R"(^\s*exit\s*;)");
+  // what may precede an instruction's mnemonic: braces (a scope inline assembly opens), labels, a guard predicate
+  static const std::regex prefix(R"(^(?:\s+|[{}]|[$%\w.]+:(?!:)|@!?%\w+)*)");
   std::vector<CodeFinding> out;
   std::istringstream in(ptx);
   std::string line, function;
-  bool in_call = false;
+  bool in_call = false, in_comment = false, in_asm = false;
   while (std::getline(in, line)) {
     if (auto f = ptx_function_name(line); !f.empty()) function = f;
-    std::string code = line.substr(0, line.find("//"));
+    // nvcc brackets what an asm statement wrote with these comments; a `ret` there is the source's, and ends the
+    // thread as `exit` does
+    if (line.find("// begin inline asm") != std::string::npos) in_asm = true;
+    if (line.find("// end inline asm") != std::string::npos) in_asm = false;
+    // comments blanked (`/* */` may span lines): a comment in front of an instruction must not hide it
+    std::string code;
+    for (std::size_t i = 0; i < line.size();) {
+      if (in_comment) {
+        const std::size_t close = line.find("*/", i);
+        i = close == std::string::npos ? line.size() : close + 2;
+        in_comment = close == std::string::npos;
+        code += ' ';
+      } else if (line.compare(i, 2, "//") == 0) {
+        break;
+      } else if (line.compare(i, 2, "/*") == 0) {
+        in_comment = true;
+        i += 2;
+      } else {
+        code += line[i++];
+      }
+    }
     if (std::regex_search(code, clock)) out.push_back({function, "clock", "PTX", code});
     // nvcc writes a call over several lines: "call.uni (retval0),\n\tvprintf,\n\t(...);"
     if (code.find("call") != std::string::npos) in_call = code.find(';') == std::string::npos;
     if (std::regex_search(code, print) && (in_call || code.find("call") != std::string::npos))
       out.push_back({function, "print", "PTX", code});
-    if (std::regex_search(code, trap)) out.push_back({function, "trap", "PTX", code});
-    if (std::regex_search(code, exit)) out.push_back({function, "exit", "PTX", code});
+    // every instruction the line ends with `;`, braced or guarded (`{ @%p1 trap; }`)
+    for (std::size_t b = 0, e; (e = code.find(';', b)) != std::string::npos; b = e + 1) {
+      const std::string statement = std::regex_replace(code.substr(b, e - b), prefix, "");
+      const std::string mnemonic = statement.substr(0, statement.find_first_of(" \t"));
+      const std::string base = mnemonic.substr(0, mnemonic.find('.'));
+      if (base == "trap" || base == "brkpt") out.push_back({function, "trap", "PTX", code});
+      if (base == "exit" || (base == "ret" && in_asm)) out.push_back({function, "exit", "PTX", code});
+    }
   }
   return out;
 }

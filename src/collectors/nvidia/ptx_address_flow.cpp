@@ -9,7 +9,8 @@
 // such a register, and no other data's initialiser takes its address. A 64-bit value loaded through such an address
 // is followed too (a table of pointers). Whatever cannot be read as an instruction counts against the symbol.
 // The same following from a kernel's `const T*` parameters finds an atomic on an input (a side channel through
-// memory the original only reads), which the static gate cannot see when the kernel does not parse.
+// memory the original only reads), which the static gate cannot see when the kernel does not parse, or when the
+// address went through memory (a pointer kept in a `__shared__` variable).
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -96,7 +97,7 @@ std::vector<std::string> tokens_of(const std::string& operand) {
 }
 
 std::vector<Statement> statements(const std::string& ptx) {
-  static const std::regex labels(R"(^\s*(?:[$%\w.]+:\s*)+)");
+  static const std::regex labels(R"(^\s*(?:[$%\w.]+:(?!:)\s*)+)");  // not `shared::cta`
   static const std::regex guard(R"(^\s*@!?%\w+\s+)");
   std::vector<Statement> out;
   const std::string text = without_comments(ptx);
@@ -220,23 +221,45 @@ Program index(const std::vector<Statement>& statements_read, const std::set<std:
   return program;
 }
 
+// The state space a load or store names (`ld.shared.u64`: "shared"; `st.local`, `ld.global.nc`), "" when generic.
+std::string state_space(const std::string& mnemonic) {
+  for (const char* space : {"shared", "local", "global", "param", "const"})
+    if (mnemonic.find(std::string(".") + space) != std::string::npos) return space;
+  return "";
+}
+
 // Follows the registers holding an address derived from `tainted`'s names through `body`, flow-insensitively, and
 // hands each instruction that writes memory (store, atomic, reduction, copy, call) and takes one to `on_write`; an
 // instruction that has one only as its destination goes to `on_write` too. Stops, returning false, when `on_write`
-// does.
+// does. An address stored to memory as a 64-bit value (a pointer kept in a `__shared__` variable) taints every
+// 64-bit value loaded from that state space (any, for a generic store): the registers do not carry it there.
 template <class OnWrite>
 bool follow(const std::vector<const Statement*>& body, std::set<std::string> tainted, OnWrite on_write) {
   static const std::set<std::string> no_effect = {"bra", "ret", "exit", "bar", "barrier", "membar", "fence", "trap",
                                                   "brkpt", "nanosleep", "pmevent", "setmaxnreg"};
   std::set<const Statement*> reported;
+  std::set<std::string> holding;  // state spaces an address was stored to
+  const auto loaded_from_holding = [&](const Statement& st) {
+    if (holding.empty() || !loads(st.mnemonic) || !loads_64_bit(st.mnemonic)) return false;
+    const std::string space = state_space(st.mnemonic);
+    if (space == "param" || space == "const") return false;  // a kernel's parameters, a call's arguments
+    return holding.count("") > 0 || space.empty() || holding.count(space) > 0;
+  };
   for (bool grew = true; grew;) {
     grew = false;
     for (const Statement* st : body) {
       if (st->directive || st->operands.empty()) continue;
+      if (loaded_from_holding(*st))
+        for (const std::string& r : registers_in(st->operands[0]))
+          if (tainted.insert(r).second) grew = true;
       bool any = false;
       for (const auto& t : st->tokens) any = any || mentions(t, tainted);
       if (!any) continue;
       if (writes_memory(st->mnemonic)) {
+        bool value = false;  // a store's value operands (after the address) hold the address itself
+        for (std::size_t i = 1; base_of(st->mnemonic) == "st" && i < st->tokens.size(); ++i) value = value || mentions(st->tokens[i], tainted);
+        const std::string space = state_space(st->mnemonic);  // `st.param` passes a call's argument: not memory kept
+        if (value && loads_64_bit(st->mnemonic) && space != "param" && holding.insert(space).second) grew = true;
         if (reported.insert(st).second && !on_write(*st)) return false;
         continue;
       }
@@ -304,7 +327,9 @@ std::vector<CodeFinding> atomics_on_const_inputs(const Program& program) {
     if (inputs.empty()) continue;
     follow(program.functions[f], inputs, [&](const Statement& st) {
       const std::string base = base_of(st.mnemonic);
-      if (base == "atom" || base == "red") out.push_back({kernel, "atomic_on_input", "PTX", st.text});
+      // a bulk reduction (cp.reduce.async.bulk) or a multimem reduction is an atomic too
+      if (base == "atom" || base == "red" || st.mnemonic.rfind("cp.reduce", 0) == 0 || st.mnemonic.rfind("multimem.red", 0) == 0)
+        out.push_back({kernel, "atomic_on_input", "PTX", st.text});
       return true;
     });
   }
