@@ -992,6 +992,30 @@ TEST(OptimizeEquivalence, DumpComparisonBitExactOrWithinTolerance) {
     EXPECT_FALSE(compare_dumps(m, types, tmp.path() / "sum", tmp.path() / "low", by_element).equivalent);
     EXPECT_FALSE(compare_dumps(m, types, tmp.path() / "sum", tmp.path() / "sum2", Tolerance{}).equivalent) << "exact stays exact";
   }
+  // Half and bfloat16 outputs are compared within the tolerance as floats are (probe 3: an RMSNorm in bf16 whose
+  // reordered reduction moved last bits was refused at any --rtol); two NaNs of different payloads are both NaN.
+  for (const char* format : {"bf16", "f16"}) {
+    auto halves = types;
+    halves[2] = capture::ElementType{format, 2, 0};
+    const bool bf16 = std::string(format) == "bf16";
+    const uint16_t one = bf16 ? 0x3f80 : 0x3c00, nan = bf16 ? 0x7fc0 : 0x7e00;
+    auto region = [&](const std::string& d, uint16_t e3, uint16_t e7) {
+      fs::create_directories(tmp.path() / d);
+      std::vector<uint16_t> v(32, one);
+      v[3] = e3, v[7] = e7;
+      const std::vector<float> x(kN, 1.f);  // region 1 (f32) the same everywhere
+      std::ofstream(tmp.path() / d / "r000001.bin", std::ios::binary).write(reinterpret_cast<const char*>(x.data()), 64);
+      std::ofstream(tmp.path() / d / "r000002.bin", std::ios::binary).write(reinterpret_cast<const char*>(v.data()), 64);
+    };
+    const std::string o = std::string(format) + "o", last = std::string(format) + "l", far = std::string(format) + "f";
+    region(o, one, nan), region(last, one + 1, nan | 0x8000), region(far, bf16 ? 0x3f9a : 0x3ccd, nan);  // far: 1.2
+    const Tolerance loose{1e-2, 0};
+    DumpComparison near = compare_dumps(m, halves, tmp.path() / o, tmp.path() / last, loose);
+    EXPECT_TRUE(near.equivalent) << format << " " << near.to_json().dump();
+    EXPECT_EQ(near.regions[1].max_ulp, 1u) << format;
+    EXPECT_FALSE(compare_dumps(m, halves, tmp.path() / o, tmp.path() / last, {}).equivalent) << format << ": exact stays exact";
+    EXPECT_FALSE(compare_dumps(m, halves, tmp.path() / o, tmp.path() / far, loose).equivalent) << format << ": 20% off";
+  }
   fs::remove(tmp.path() / "b" / "r000002.bin");
   DumpComparison missing = compare_dumps(m, types, tmp.path() / "a", tmp.path() / "b", {});
   EXPECT_FALSE(missing.equivalent);

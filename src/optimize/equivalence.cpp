@@ -105,6 +105,19 @@ bool sorted_integers(const std::byte* data, uint64_t count, const ElementType& t
   return false;
 }
 
+// The distance in representable values between two 16-bit floats (f16 or bf16: both sign and magnitude, so their
+// bit patterns order as their values do), from their bytes.
+uint64_t ulp_distance_16(const std::byte* a, const std::byte* b) {
+  auto key = [](const std::byte* p) {
+    uint16_t bits;
+    std::memcpy(&bits, p, 2);
+    const int32_t magnitude = bits & 0x7fff;
+    return (bits & 0x8000) ? -magnitude : magnitude;
+  };
+  const int32_t d = key(a) - key(b);
+  return uint64_t(d < 0 ? -d : d);
+}
+
 uint64_t ulp_distance(double a, double b, const std::string& type) {
   if (type == "f32") {
     auto key = [](float f) { int32_t i = std::bit_cast<int32_t>(f); return i < 0 ? int64_t(INT32_MIN) - i : int64_t(i); };
@@ -118,6 +131,8 @@ uint64_t ulp_distance(double a, double b, const std::string& type) {
 
 double load_float(const std::byte* p, const std::string& type) {
   if (type == "f32") { float f; std::memcpy(&f, p, 4); return f; }
+  if (type == "f16") return capture::element_value(capture::Element::F16, p);
+  if (type == "bf16") return capture::element_value(capture::Element::BF16, p);
   double d;
   std::memcpy(&d, p, 8);
   return d;
@@ -251,7 +266,8 @@ DumpComparison compare_dumps(const Manifest& m, const std::map<uint64_t, Element
           if (first) rc.first_difference = i, first = false;
           ++rc.bytes_differing;
         }
-      bool floats = t.name == "f32" || t.name == "f64";
+      // (half and bfloat16 outputs too: a reordered reduction moves their last bit as it moves a float's)
+      bool floats = t.is_float();
       rc.within_tolerance = !tol.exact() && floats;
       uint64_t count = a.size() > t.phase ? (a.size() - t.phase) / t.size : 0;
       if (floats && !tol.exact()) rc.rms_magnitude = rms_of(a, t, count);
@@ -270,7 +286,7 @@ DumpComparison compare_dumps(const Manifest& m, const std::map<uint64_t, Element
         double abs_err = std::fabs(x - y), rel = x != 0 ? abs_err / std::fabs(x) : (abs_err == 0 ? 0 : INFINITY);
         rc.max_abs_error = std::max(rc.max_abs_error, abs_err);
         rc.max_rel_error = std::max(rc.max_rel_error, rel);
-        rc.max_ulp = std::max(rc.max_ulp, ulp_distance(x, y, t.name));
+        rc.max_ulp = std::max(rc.max_ulp, t.size == 2 ? ulp_distance_16(pa, pb) : ulp_distance(x, y, t.name));
         if (!(abs_err <= tol.atol + tol.rtol * std::max(std::fabs(x), floor))) rc.within_tolerance = false;
       }
       // bytes outside whole elements must match exactly
