@@ -1,0 +1,6 @@
+#!/bin/bash
+# links ./gates against the libraries of /work/wt-struct/build (the tests' link line without gtest)
+B=/work/wt-struct/build
+cd /tmp/optprobe3
+nice /usr/bin/c++ -DFMT_SHARED -I/work/wt-struct/src -I$B/layers/support -I$B/generated -I$B/layers/model -I$B/layers/store -I$B/layers/analysis -I$B/layers/capture -I$B/layers/platform -I$B/layers/collectors -I$B/layers/app -I$B/layers/report -I$B/generated/perfetto -I$B/generated/perfetto/proto -I$B/layers/optimize -O2 -g1 -DNDEBUG -pthread -std=c++20 -c gates.cpp -o gates.o && \
+nice /usr/bin/c++ -O2 -pthread gates.o -o gates -Wl,-rpath,/usr/lib/llvm-15/lib $B/src/optimize/librpl_optimize.a $B/src/report/librpl_report.a $B/src/app/librpl_app.a $B/src/analysis/librpl_analysis.a $B/src/collectors/librpl_collectors.a $B/src/capture/librpl_capture.a /usr/lib/x86_64-linux-gnu/libelf.so /usr/lib/x86_64-linux-gnu/libzstd.so /usr/lib/x86_64-linux-gnu/liblz4.so -ldl $B/src/store/librpl_store.a /usr/lib/x86_64-linux-gnu/libsqlite3.so $B/src/platform/librpl_platform.a $B/src/model/librpl_model.a $B/src/support/librpl_support.a /usr/lib/x86_64-linux-gnu/libfmt.so.9.1.0 /usr/lib/x86_64-linux-gnu/libre2.so /usr/lib/x86_64-linux-gnu/libprotobuf-lite.so /usr/lib/llvm-15/lib/libclang-15.so
