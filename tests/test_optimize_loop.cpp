@@ -760,6 +760,8 @@ TEST(OptimizeLoop, ANondeterministicOriginalJudgesCandidatesByItsOwnSpread) {
   EXPECT_EQ(w["candidates"][0]["decision"], "rejected");
   EXPECT_EQ(w["candidates"][0]["gates"].back()["gate"], "equivalence");
   EXPECT_NE(w["candidates"][0]["gates"].back()["reason"].get<std::string>().find("differs"), std::string::npos);
+  // the message names the tolerance that would admit the difference (the user's call: a reordered float sum moves)
+  EXPECT_NE(w["candidates"][0]["gates"].back().dump().find("--atol"), std::string::npos) << w["candidates"][0].dump();
 }
 
 TEST(OptimizeLoop, AnInputTheOriginalFailsOnIsDroppedWithANote) {

@@ -212,6 +212,13 @@ const char* to_string(ToleranceScale s) { return s == ToleranceScale::Region ? "
 
 namespace {
 
+// `x` rounded up at its second significant digit (a tolerance to quote that still covers x).
+double rounded_up(double x) {
+  if (!(x > 0) || !std::isfinite(x)) return x;
+  const double unit = std::pow(10.0, std::floor(std::log10(x)) - 1);
+  return std::ceil(x / unit * (1 - 1e-12)) * unit;
+}
+
 // Root mean square of the finite elements of a float region (0 when none).
 double rms_of(const std::vector<std::byte>& bytes, const ElementType& t, uint64_t count) {
   double sum = 0;
@@ -338,9 +345,14 @@ DumpComparison compare_with_spread(const Manifest& m, const std::map<uint64_t, E
       rc.problem = fmt::format("within the original's run-to-run spread ({} ULP, abs {:.3g})", v.replay_spread.max_ulp,
                                v.replay_spread.max_abs);
     else if (v.status == "mismatch")
+      // Two replays of a nondeterministic original (float atomics into one sum) underestimate how far another
+      // summation order lands (probe 3: correct reorderings of a cancelling 1M-term sum 3 to 34 times the spread
+      // away), so the message says which tolerance would admit the result; whether that is right is the user's call.
       rc.problem = fmt::format("beyond the original's run-to-run spread: {} bytes ({} ULP, abs {:.3g} where the original "
-                               "varies by {} ULP, abs {:.3g})", v.mismatched_bytes, v.difference.max_ulp,
-                               v.difference.max_abs, v.replay_spread.max_ulp, v.replay_spread.max_abs);
+                               "varies by {} ULP, abs {:.3g}; if another order of floating-point operations may move it "
+                               "this far, --atol {:.2g} admits this difference)",
+                               v.mismatched_bytes, v.difference.max_ulp, v.difference.max_abs, v.replay_spread.max_ulp,
+                               v.replay_spread.max_abs, rounded_up(v.difference.max_abs));
     if (!rc.within_tolerance) out.equivalent = false;
     out.regions.push_back(rc);
   }
