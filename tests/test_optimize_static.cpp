@@ -831,6 +831,9 @@ TEST(OptimizeStructureGate, InstantiationsUnboundedConstantArraysToolkitHeadersA
        "T acc = kSteps[0] * kScale[0][1] - 2.0f;"},
       {"headers", "#include <cstring>\n#include <cuda_runtime_api.h>\n#include <device_atomic_functions.h>\n", uses},
       {"wmma alias", "#include <mma.h>\nnamespace wmma = nvcuda::wmma;\n", uses},
+      // half math the stubs now declare (hexp, h2exp): the kernel parses there too, so the new type counts
+      {"half math beside a new type", "#include <cuda_fp16.h>\nstruct alignas(8) HalfPair { __half2 lo, hi; };\n",
+       "T acc = __half2float(hexp(__float2half(0.0f))) + __low2float(h2exp(__float2half2_rn(0.0f))) - 2.0f + 0 * sizeof(HalfPair);"},
   };
   for (const char* headers : {"toolkit", "stubs"}) {
     if (std::string(headers) == "stubs") setenv("RPL_OPTIMIZE_HEADERS", "stubs", 1);

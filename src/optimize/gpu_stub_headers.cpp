@@ -92,7 +92,22 @@ RPL_FN(__float2half) RPL_FN(__half2float) RPL_FN(__float2half_rn) RPL_FN(__low2f
 RPL_SAME(__hadd) RPL_SAME(__hmul) RPL_SAME(__hfma) RPL_SAME(__hsub) RPL_SAME(__hadd2) RPL_SAME(__hmul2) RPL_SAME(__hfma2)
 RPL_SAME(__hsub2) RPL_SAME(__hmax) RPL_SAME(__hmin) RPL_SAME(__hmax2) RPL_SAME(__hmin2) RPL_SAME(__habs2) RPL_SAME(__hneg2)
 RPL_SAME(__h2div) RPL_SAME(__hdiv)
+// half and bfloat16 math (cuda_fp16.h, cuda_bf16.h: one overload per type, the same names)
+RPL_SAME(hexp) RPL_SAME(hexp2) RPL_SAME(hexp10) RPL_SAME(hlog) RPL_SAME(hlog2) RPL_SAME(hlog10) RPL_SAME(hsqrt)
+RPL_SAME(hrsqrt) RPL_SAME(hrcp) RPL_SAME(hsin) RPL_SAME(hcos) RPL_SAME(htanh) RPL_SAME(htanh_approx) RPL_SAME(hceil)
+RPL_SAME(hfloor) RPL_SAME(hrint) RPL_SAME(htrunc) RPL_SAME(h2exp) RPL_SAME(h2exp2) RPL_SAME(h2exp10) RPL_SAME(h2log)
+RPL_SAME(h2log2) RPL_SAME(h2log10) RPL_SAME(h2sqrt) RPL_SAME(h2rsqrt) RPL_SAME(h2rcp) RPL_SAME(h2sin) RPL_SAME(h2cos)
+RPL_SAME(h2tanh) RPL_SAME(h2tanh_approx) RPL_SAME(h2ceil) RPL_SAME(h2floor) RPL_SAME(h2rint) RPL_SAME(h2trunc)
+RPL_SAME(__hneg) RPL_SAME(__habs) RPL_SAME(__hmax_nan) RPL_SAME(__hmin_nan) RPL_SAME(__hmax2_nan) RPL_SAME(__hmin2_nan)
+RPL_SAME(__hadd_sat) RPL_SAME(__hsub_sat) RPL_SAME(__hmul_sat) RPL_SAME(__hfma_sat) RPL_SAME(__hfma_relu)
+RPL_SAME(__hadd2_sat) RPL_SAME(__hsub2_sat) RPL_SAME(__hmul2_sat) RPL_SAME(__hfma2_sat) RPL_SAME(__hfma2_relu)
+RPL_SAME(__hcmadd) RPL_SAME(__lowhigh2highlow) RPL_SAME(__lows2half2) RPL_SAME(__highs2half2)
 #undef RPL_SAME
+RPL_FN(__heq) RPL_FN(__hne) RPL_FN(__hlt) RPL_FN(__hle) RPL_FN(__hgt) RPL_FN(__hge) RPL_FN(__hisnan) RPL_FN(__hisinf)
+RPL_FN(__heq2) RPL_FN(__hne2) RPL_FN(__hlt2) RPL_FN(__hle2) RPL_FN(__hgt2) RPL_FN(__hge2) RPL_FN(__hbeq2)
+RPL_FN(__hbne2) RPL_FN(__hblt2) RPL_FN(__hble2) RPL_FN(__hbgt2) RPL_FN(__hbge2) RPL_FN(__half_as_short)
+RPL_FN(__half_as_ushort) RPL_FN(__short_as_half) RPL_FN(__ushort_as_half) RPL_FN(__bfloat16_as_short)
+RPL_FN(__bfloat16_as_ushort) RPL_FN(__short_as_bfloat16) RPL_FN(__ushort_as_bfloat16)
 template <class... A> __half2 __floats2half2_rn(A&&...); template <class... A> __half2 __float2half2_rn(A&&...);
 template <class... A> __half2 __halves2half2(A&&...); template <class... A> float2 __half22float2(A&&...);
 template <class... A> __nv_bfloat162 __floats2bfloat162_rn(A&&...); template <class... A> float2 __bfloat1622float2(A&&...);
