@@ -12,6 +12,7 @@
 #include "optimize/hoisting.hpp"
 #include "optimize/source_model.hpp"
 #include "optimize/static_gates.hpp"
+#include "support/comments.hpp"
 #include "optimize/unroll_proposer.hpp"
 
 namespace rpl::optimize {

@@ -1,6 +1,6 @@
 #include "optimize/inline_asm.hpp"
 
-#include "optimize/source_model.hpp"
+#include "support/comments.hpp"
 
 #include <fmt/core.h>
 

@@ -121,9 +121,6 @@ std::vector<std::string> parser_flags_from_compile_flags(const std::vector<std::
 // The source with the launch syntax `<<<...>>>` replaced by spaces, byte offsets unchanged.
 std::string blank_launch_syntax(const std::string& text);
 
-// The source with its comments replaced by spaces (newlines kept, so byte offsets and lines hold); string and
-// character literals are kept whole: what the compiler sees.
-std::string blank_comments(const std::string& text);
 
 // The text outside the kernel's declaration, comments removed and whitespace runs collapsed: the code that must
 // not change.

@@ -12,6 +12,7 @@
 
 #include "optimize/inline_asm.hpp"
 #include "optimize/memory_effects.hpp"
+#include "support/comments.hpp"
 
 namespace rpl::optimize {
 namespace {

@@ -20,6 +20,7 @@
 #include "collectors/elf_tables.hpp"
 #include "collectors/nvidia/cubin_facts.hpp"
 #include "collectors/nvidia/cubin_resources.hpp"
+#include "support/comments.hpp"
 #include "support/process.hpp"
 
 namespace rpl::collectors {
@@ -83,32 +84,17 @@ std::vector<CodeFinding> ptx_findings(const std::string& ptx) {
   // what may precede an instruction's mnemonic: braces (a scope inline assembly opens), labels, a guard predicate
   static const std::regex prefix(R"(^(?:\s+|[{}]|[$%\w.]+:(?!:)|@!?%\w+)*)");
   std::vector<CodeFinding> out;
-  std::istringstream in(ptx);
-  std::string line, function;
-  bool in_call = false, in_comment = false, in_asm = false;
-  while (std::getline(in, line)) {
+  // comments blanked (`/* */` may span lines; newlines kept, so the lines pair up): a comment in front of an
+  // instruction must not hide it. The raw lines still give nvcc's inline-asm marks, which are comments.
+  std::istringstream in(ptx), blanked(blank_comments(ptx));
+  std::string line, code, function;
+  bool in_call = false, in_asm = false;
+  while (std::getline(in, line) && std::getline(blanked, code)) {
     if (auto f = ptx_function_name(line); !f.empty()) function = f;
     // nvcc brackets what an asm statement wrote with these comments; a `ret` there is the source's, and ends the
     // thread as `exit` does
     if (line.find("// begin inline asm") != std::string::npos) in_asm = true;
     if (line.find("// end inline asm") != std::string::npos) in_asm = false;
-    // comments blanked (`/* */` may span lines): a comment in front of an instruction must not hide it
-    std::string code;
-    for (std::size_t i = 0; i < line.size();) {
-      if (in_comment) {
-        const std::size_t close = line.find("*/", i);
-        i = close == std::string::npos ? line.size() : close + 2;
-        in_comment = close == std::string::npos;
-        code += ' ';
-      } else if (line.compare(i, 2, "//") == 0) {
-        break;
-      } else if (line.compare(i, 2, "/*") == 0) {
-        in_comment = true;
-        i += 2;
-      } else {
-        code += line[i++];
-      }
-    }
     if (std::regex_search(code, clock)) out.push_back({function, "clock", "PTX", code});
     // nvcc writes a call over several lines: "call.uni (retval0),\n\tvprintf,\n\t(...);"
     if (code.find("call") != std::string::npos) in_call = code.find(';') == std::string::npos;

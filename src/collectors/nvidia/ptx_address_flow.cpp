@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "collectors/code_object_facts.hpp"
+#include "support/comments.hpp"
 #include "support/demangle.hpp"
 
 namespace rpl::collectors {
@@ -34,27 +35,6 @@ struct Statement {
   std::vector<std::vector<std::string>> tokens;  // each operand's registers and names, read once
   std::string text;
 };
-
-std::string without_comments(const std::string& ptx) {
-  std::string out;
-  out.reserve(ptx.size());
-  for (std::size_t i = 0; i < ptx.size();) {
-    if (ptx.compare(i, 2, "//") == 0) {
-      while (i < ptx.size() && ptx[i] != '\n') ++i;
-    } else if (ptx.compare(i, 2, "/*") == 0) {
-      std::size_t e = ptx.find("*/", i + 2);
-      i = e == std::string::npos ? ptx.size() : e + 2;
-    } else if (ptx[i] == '"') {  // a string (`.pragma "nounroll"`) kept whole
-      std::size_t e = ptx.find('"', i + 1);
-      e = e == std::string::npos ? ptx.size() : e + 1;
-      out.append(ptx, i, e - i);
-      i = e;
-    } else {
-      out += ptx[i++];
-    }
-  }
-  return out;
-}
 
 // `s` split at the commas outside the brackets `opens`/`closes` name: a PTX instruction's operands (braces, brackets,
 // parentheses), a demangled signature's parameters (angle brackets, parentheses).
@@ -100,7 +80,7 @@ std::vector<Statement> statements(const std::string& ptx) {
   static const std::regex labels(R"(^\s*(?:[$%\w.]+:(?!:)\s*)+)");  // not `shared::cta`
   static const std::regex guard(R"(^\s*@!?%\w+\s+)");
   std::vector<Statement> out;
-  const std::string text = without_comments(ptx);
+  const std::string text = blank_comments(ptx);
   std::size_t function = 0;
   int depth = 0;
   std::string cur;
