@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -72,7 +73,8 @@ TEST(AutotuneFeatures, ParametersWithOneValueInTheSpaceGiveNoFeatures) {
       "test");
   ASSERT_EQ(space.size(), 6u);
   const FeatureMap features(space);
-  EXPECT_EQ(features.names(), (std::vector<std::string>{"A", "log2(A)", "C", "log2(C)", "log2(A*C)", "log2(A/C)"}));
+  EXPECT_EQ(features.names(), (std::vector<std::string>{"A", "log2(A)", "C", "log2(C)", "log2(A*C)", "log2(A/C)", "pow2(A)",
+                                                        "v2(A)", "pow2(C)", "v2(C)"}));
   std::vector<float> row;
   for (std::size_t i = 0; i < space.size(); ++i) {
     row.clear();
@@ -88,6 +90,37 @@ TEST(AutotuneFeatures, ParametersWithOneValueInTheSpaceGiveNoFeatures) {
   const TuneResult r = search(space, bowl, 0, "6");
   ASSERT_TRUE(r.best);
   EXPECT_EQ(r.features, features.names());
+}
+
+// Alignment features: whether a value is a power of two and the log2 of its largest power-of-two divisor, so a
+// tree can set 64 and 128 apart from 48 and 96 (on the AMD convolution spaces of issue 30, block sizes off a power of
+// two run 50-100 times slower, and splits on the value or its log lumped the fast ones with their slow neighbours).
+// A value that is not a positive whole number (a fraction, zero, a negative one) gets (0, -1).
+TEST(AutotuneFeatures, AlignmentOfEachParameter) {
+  const auto space = SearchSpace::from_json(
+      nlohmann::ordered_json::parse(R"({"parameters": {"BX": [16, 48, 64, 96, 128, 192], "F": [-2, 0, 0.5, 1, 3]}})"),
+      "test");
+  const FeatureMap features(space);
+  const auto& names = features.names();
+  const auto at = [&](const std::string& name) {
+    const auto it = std::find(names.begin(), names.end(), name);
+    EXPECT_NE(it, names.end()) << name;
+    return static_cast<std::size_t>(it - names.begin());
+  };
+  const std::map<double, std::pair<float, float>> expected{
+      {16, {1, 4}}, {48, {0, 4}}, {64, {1, 6}}, {96, {0, 5}}, {128, {1, 7}}, {192, {0, 6}},
+      {-2, {0, -1}}, {0, {0, -1}}, {0.5, {0, -1}}, {1, {1, 0}}, {3, {0, 0}}};
+  std::vector<float> row;
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    row.clear();
+    features.append(i, row);
+    ASSERT_EQ(row.size(), names.size());
+    const double bx = space.value(space.config(i), 0), f = space.value(space.config(i), 1);
+    EXPECT_EQ(row[at("pow2(BX)")], expected.at(bx).first) << bx;
+    EXPECT_EQ(row[at("v2(BX)")], expected.at(bx).second) << bx;
+    EXPECT_EQ(row[at("pow2(F)")], expected.at(f).first) << f;
+    EXPECT_EQ(row[at("v2(F)")], expected.at(f).second) << f;
+  }
 }
 
 // The model search predicts a round's candidates from every configuration's rows prepared once when they are most

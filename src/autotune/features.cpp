@@ -1,12 +1,24 @@
 #include "autotune/features.hpp"
 
+#include <bit>
 #include <cmath>
+#include <utility>
 
 namespace rpl::autotune {
 namespace {
 
 // log2 that keeps zero and negative values ordered and finite (parameters like PAD or UNROLL are 0/1).
 double signed_log2(double v) { return v >= 0 ? std::log2(1.0 + v) : -std::log2(1.0 - v); }
+
+// The alignment features of a value: whether it is a power of two, and the log2 of its largest power-of-two
+// divisor (32 and 96: 5; 64 and 192: 6). (0, -1) for a value that is not a positive whole number.
+std::pair<float, float> alignment(double v) {
+  if (!(v >= 1 && v < 9.0e18)) return {0.0f, -1.0f};  // also keeps the cast below defined
+  const auto whole = static_cast<long long>(v);
+  if (v != static_cast<double>(whole) || whole <= 0) return {0.0f, -1.0f};
+  const auto u = static_cast<unsigned long long>(whole);
+  return {(u & (u - 1)) == 0 ? 1.0f : 0.0f, static_cast<float>(std::countr_zero(u))};
+}
 
 }  // namespace
 
@@ -26,6 +38,10 @@ FeatureMap::FeatureMap(const SearchSpace& space) : space_(space) {
       names_.push_back("log2(" + ps[varying_[a]].name + "*" + ps[varying_[b]].name + ")");
       names_.push_back("log2(" + ps[varying_[a]].name + "/" + ps[varying_[b]].name + ")");
     }
+  for (std::size_t p : varying_) {
+    names_.push_back("pow2(" + ps[p].name + ")");
+    names_.push_back("v2(" + ps[p].name + ")");
+  }
 }
 
 void FeatureMap::append(std::size_t index, std::vector<float>& out) const {
@@ -44,6 +60,11 @@ void FeatureMap::append(std::size_t index, std::vector<float>& out) const {
       out.push_back(static_cast<float>(la + lb));
       out.push_back(static_cast<float>(la - lb));
     }
+  for (std::size_t p : varying_) {
+    const auto [power_of_two, two_adic] = alignment(space_.value(c, p));
+    out.push_back(power_of_two);
+    out.push_back(two_adic);
+  }
 }
 
 }  // namespace rpl::autotune
