@@ -14,9 +14,8 @@ double signed_log2(double v) { return v >= 0 ? std::log2(1.0 + v) : -std::log2(1
 // divisor (32 and 96: 5; 64 and 192: 6). (0, -1) for a value that is not a positive whole number.
 std::pair<float, float> alignment(double v) {
   if (!(v >= 1 && v < 9.0e18)) return {0.0f, -1.0f};  // also keeps the cast below defined
-  const auto whole = static_cast<long long>(v);
-  if (v != static_cast<double>(whole) || whole <= 0) return {0.0f, -1.0f};
-  const auto u = static_cast<unsigned long long>(whole);
+  const auto u = static_cast<unsigned long long>(v);
+  if (v != static_cast<double>(u)) return {0.0f, -1.0f};
   return {(u & (u - 1)) == 0 ? 1.0f : 0.0f, static_cast<float>(std::countr_zero(u))};
 }
 
