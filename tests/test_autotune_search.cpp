@@ -94,7 +94,8 @@ TEST(AutotuneFeatures, ParametersWithOneValueInTheSpaceGiveNoFeatures) {
 
 // Alignment features: whether a value is a power of two and the log2 of its largest power-of-two divisor, so a
 // tree can set 64 and 128 apart from 48 and 96 (on the AMD convolution spaces of issue 30, block sizes off a power of
-// two run 50-100 times slower, and splits on the value or its log lumped the fast ones with their slow neighbours).
+// two run up to 106 times the optimum, and splits on the value or its log lumped the fast ones with their slow
+// neighbours).
 // A value that is not a positive whole number (a fraction, zero, a negative one) gets (0, -1).
 TEST(AutotuneFeatures, AlignmentOfEachParameter) {
   const auto space = SearchSpace::from_json(
