@@ -10,11 +10,16 @@ import sys
 
 
 def row(path, param):
-    doc = json.load(gzip.open(path) if path.endswith(".gz") else open(path))
-    names = list(doc["space"]["parameters"])
+    try:
+        doc = json.load(gzip.open(path) if path.endswith(".gz") else open(path))
+        names = list(doc["space"]["parameters"])
+        valid = [r for r in doc["results"] if r["valid"]]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        sys.exit(f"{path}: not a readable measured space ({type(e).__name__}: {e})")
     if param not in names:
         sys.exit(f"{path}: no parameter {param!r} (parameters: {', '.join(names)})")
-    valid = [r for r in doc["results"] if r["valid"]]
+    if not valid:
+        sys.exit(f"{path}: no valid measurement, so no optimum")
     best = min(valid, key=lambda r: r["time_ms"])
     others = [n for n in names if n != param]
     same = {r[param]: r["time_ms"] / best["time_ms"] for r in valid if all(r[n] == best[n] for n in others)}

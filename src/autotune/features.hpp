@@ -5,10 +5,10 @@
 // alignment: whether the value is a power of two, and the log2 of its largest power-of-two divisor. GPU kernels
 // often run many times slower off a power of two (a block of 96 or 192 threads where 64 and 128 are fast: on the AMD
 // convolution spaces of issue 30 such block sizes run up to 106 times the optimum), and splits on the value or its
-// log alone set 64 and 128 with their slow neighbours 48 and 96, which the model then ranks slow too. Parameters that hold one
-// value over the whole space (Kernel Tuner's GEMM space fixes 5 of its 15: KWG, KWI, STRM, STRN, PRECISION)
-// are left out: their features are constant, no tree splits on them, and they cost most of the model's time
-// (240 features instead of 110 there).
+// log alone set 64 and 128 with their slow neighbours 48 and 96, which the model then ranks slow too. Parameters
+// that hold one value over the whole space (Kernel Tuner's GEMM space fixes 5 of its 15: KWG, KWI, STRM, STRN,
+// PRECISION) are left out: their features are constant, no tree splits on them, and they cost most of the model's
+// time (270 features instead of 130 there: 2 per parameter, 2 per pair, 2 more per parameter for alignment).
 #include <string>
 #include <vector>
 
