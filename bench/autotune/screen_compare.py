@@ -71,7 +71,7 @@ def main():
             w2v, w2b = sum(f <= 1.02 for f in fv), sum(f <= 1.02 for f in fb)
             better = sum(a < b - 1e-12 for a, b in zip(fv, fb))
             worse = sum(a > b + 1e-12 for a, b in zip(fv, fb))
-            tot.update(runs=len(seeds), w10v=w10v, w10b=w10b, better=better, worse=worse,
+            tot.update(runs=len(seeds), w10v=w10v, w10b=w10b, w2v=w2v, w2b=w2b, better=better, worse=worse,
                        score_won=int(sv > sb + 1e-9), score_lost=int(sv < sb - 1e-9))
             tot["score_sum_v"] += sv
             tot["score_sum_b"] += sb
@@ -87,6 +87,7 @@ def main():
         if not tot["cells"]:
             continue
         print(f"{v} vs {args.base}: {tot['runs']} runs in {tot['cells']} cells; within 10% {tot['w10v']} vs {tot['w10b']}; "
+              f"within 2% {tot['w2v']} vs {tot['w2b']}; "
               f"seeds better/worse {tot['better']}/{tot['worse']}; score cells won/lost {tot['score_won']}/{tot['score_lost']}; "
               f"mean score {tot['score_sum_v'] / tot['cells']:.3f} vs {tot['score_sum_b'] / tot['cells']:.3f}")
         for pct in sorted({k[0] for k in pooled}):
