@@ -5,7 +5,11 @@ B = budget% of the valid configurations, failed ones counted; score: the methodo
 runs within 10% and within 2% (the issue's GEMM and dedispersion median target), mean and median final ratio, score,
 seeds ending better / worse; then totals, and the six hub convolution spaces pooled (runs within 10%).
 
-Usage: screen_compare.py RUNS.jsonl [RUNS.jsonl ...] [--base base] [--cells]
+--quantiles: per cell, also the median and 90th percentile of the final ratio (linear interpolation,
+anchor_report.percentile, as the report computes them) and the runs at the optimum (final ratio below 1.00001), the
+quantities adoption rules state their conditions in.
+
+Usage: screen_compare.py RUNS.jsonl [RUNS.jsonl ...] [--base base] [--cells] [--quantiles]
 """
 import argparse
 import collections
@@ -19,6 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import anchor_report  # noqa: E402
 
+AT_OPTIMUM = 1.00001  # a final ratio below this is the optimum (the caches' times carry rounding)
 HUB_CONV = [f"kt_convolution_{g}" for g in ("A100", "A4000", "A6000", "MI250X", "W6600", "W7800")]
 
 
@@ -27,6 +32,7 @@ def main():
     ap.add_argument("runs", nargs="+")
     ap.add_argument("--base", default="base")
     ap.add_argument("--cells", action="store_true", help="print every cell, not only the totals")
+    ap.add_argument("--quantiles", action="store_true", help="per cell, the median, p90 and runs at the optimum too")
     ap.add_argument("--spaces-dir", default=os.path.join(HERE, "spaces"))
     args = ap.parse_args()
     spaces = anchor_report.load_spaces(args.spaces_dir)
@@ -84,6 +90,12 @@ def main():
                          f"mean {statistics.mean(fv):.4f} "
                          f"vs {statistics.mean(fb):.4f}; median {statistics.median(fv):.4f} vs {statistics.median(fb):.4f}; "
                          f"score {sv:.3f} vs {sb:.3f}; seeds better/worse {better}/{worse}")
+            if args.quantiles:
+                q = {n: [anchor_report.percentile(f, p) for p in (0.5, 0.9)] for n, f in (("v", fv), ("b", fb))}
+                at_v, at_b = sum(f < AT_OPTIMUM for f in fv), sum(f < AT_OPTIMUM for f in fb)
+                tot.update(at_v=at_v, at_b=at_b)
+                lines.append(f"    median {q['v'][0]:.5f} vs {q['b'][0]:.5f}; p90 {q['v'][1]:.5f} vs {q['b'][1]:.5f}; "
+                             f"at the optimum {at_v} vs {at_b}")
         if not tot["cells"]:
             continue
         print(f"{v} vs {args.base}: {tot['runs']} runs in {tot['cells']} cells; within 10% {tot['w10v']} vs {tot['w10b']}; "
@@ -92,6 +104,8 @@ def main():
               f"mean score {tot['score_sum_v'] / tot['cells']:.3f} vs {tot['score_sum_b'] / tot['cells']:.3f}")
         for pct in sorted({k[0] for k in pooled}):
             print(f"  hub convolution pooled {pct:g}%: within 10% {pooled[(pct, 'v')]} vs {pooled[(pct, 'b')]} of {pooled[(pct, 'n')]}")
+        if args.quantiles:
+            print(f"  runs at the optimum: {tot['at_v']} vs {tot['at_b']}")
         if args.cells:
             print("\n".join(lines))
 
