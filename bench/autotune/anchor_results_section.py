@@ -11,6 +11,11 @@ Usage (repository root): anchor_results_section.py --folder bench/results/2026-1
 kt_runs.jsonl and ours/*.jsonl); --intro: the section's text between its heading line and the coverage (what ran,
 where, what changed in the search), with {folder} standing for --folder; --heading: the heading's text after
 "(issue 30), ".
+--keep-text: keep the section's own text as it stands in bench/RESULTS.md (the heading, the text before the coverage
+list, the text between it and the targets list, and the overhead target's lines) and remake only what comes from the
+report: the coverage list, the targets, the pooled counts and the table (for a report rerun on some cells). With it,
+--previous-snippet (the .jsonl of the snippet the section shows now) names the registrations to replace; the other
+registrations of autotune_anchor.jsonl (figures of the section's own text) are kept.
 Then: python3 scripts/check_figures.py (or ctest -R figures).
 """
 import argparse
@@ -48,7 +53,11 @@ ap.add_argument("--heading", default="2026-11-28, partial")
 ap.add_argument("--middle", help="text after the coverage list (how to complete it, what changed in the search)")
 ap.add_argument("--overhead", help="the overhead target's line(s) of the targets list")
 ap.add_argument("--coverage-note", help="the line above the coverage list when it is short of 50 seeds")
+ap.add_argument("--keep-text", action="store_true", help="keep the section's own text; remake only the report's parts")
+ap.add_argument("--previous-snippet", help="with --keep-text: the registrations (.jsonl) of the table shown now")
 args = ap.parse_args()
+if args.keep_text != bool(args.previous_snippet):
+    sys.exit("anchor_results_section: --keep-text and --previous-snippet go together")
 root, R, snippet = args.root, args.folder, args.snippet
 coverage = coverage_lines([os.path.join(root, p) for p in args.runs] if args.runs else
                           [os.path.join(root, R, "kt_runs.jsonl")] + sorted(glob.glob(os.path.join(root, R, "ours", "*.jsonl"))))
@@ -57,6 +66,27 @@ start = doc.index("### Against Kernel Tuner's own strategies (issue 30)")
 # The section ends at the next heading of its level or above.
 ends = [i for i in (doc.find("\n## ", start), doc.find("\n### ", start + 1)) if i != -1]
 end = min(ends) + 1
+
+
+def kept_text(section):
+    """The section's own text: heading, intro (up to the coverage line), middle (after the coverage list, up to the
+    targets list) and the overhead target's lines, as written now. Exits naming what it could not find."""
+    lines = section.split("\n")
+    try:
+        heading = lines[0].split("(issue 30), ", 1)[1]
+        cov = next(i for i, l in enumerate(lines) if l.startswith("**Coverage"))
+        after = next(i for i in range(cov + 2, len(lines)) if not lines[i].startswith("- ")) + 1
+        targets = next(i for i, l in enumerate(lines) if l.startswith("Targets of issue 30"))
+        over = next(i for i in range(targets, len(lines)) if lines[i].startswith("- Search overhead"))
+        over_end = next(i for i in range(over + 1, len(lines)) if not lines[i].startswith("  "))
+    except (IndexError, StopIteration):
+        sys.exit("anchor_results_section: --keep-text: bench/RESULTS.md's issue 30 section is not laid out as this "
+                 "script writes it (heading, coverage list, targets list with the overhead line)")
+    return (heading, "\n".join(lines[2:cov]).strip(), lines[cov], "\n".join(lines[after:targets]).strip(),
+            "\n".join(lines[over:over_end]))
+
+
+kept = kept_text(doc[start:end]) if args.keep_text else None
 summary = json.load(open(f"{root}/{R}/summary.json"))
 checks = summary["targets"]
 kinds = collections.OrderedDict()
@@ -92,6 +122,26 @@ batch_note = (f"its run is recorded in `{R}/gpu_batch/` (`env_check.txt`: what t
               "what ran and what was skipped)" if os.path.exists(batch) else "not run yet")
 pooled = open(f"{root}/{R}/table.md").read()
 pooled = pooled[pooled.index("Six hub convolution spaces pooled"):pooled.index("Targets (issue 30):")].strip()
+def plots_table():
+    """The plots of the folder (anchor_report.py --plots), one row per space, linked from bench/RESULTS.md."""
+    folder = os.path.join(root, R, "plots")
+    if not os.path.isdir(folder):
+        return ""
+    spaces = sorted({f.rsplit("_", 1)[0] for f in os.listdir(folder) if f.endswith("pct.png")})
+    link = os.path.relpath(os.path.join(R, "plots"), "bench")
+    rows = "\n".join(f"| {sp} | " + " | ".join(f"![{sp} {b}%]({link}/{sp}_{b}pct.png)" for b in (2, 5)) + " |"
+                     for sp in spaces)
+    return f"""Plots, one per space and budget (mean best / optimum against evaluations, failed ones included: ours, the two
+Kernel Tuner strategies with the highest score there, and random search's exact expectation; the same runs as the
+table above, `{R}/plots/`):
+
+| space | 2% | 5% |
+| --- | --- | --- |
+{rows}
+
+"""
+
+
 default_intro = """Our search (`--strategy model`) and the strategies of Kernel Tuner (version 1.4) in simulation mode on the same 14 measured
 spaces (our GEMM and convolution measured on the H100; the benchmark hub's twelve brute-forced caches), budgets
 matched as Kernel Tuner counts `max_fevals`: B unique configurations, failed ones included, B = 2% (or 5%) of the
@@ -112,6 +162,9 @@ overhead = (open(args.overhead).read().strip() if args.overhead else """- Search
   in the same folder; the search is unchanged since).""")
 if args.coverage_note and not complete:
     coverage_head = open(args.coverage_note).read().strip()
+if kept:
+    args.heading, intro, kept_head, middle, overhead = kept
+    coverage_head = kept_head if complete else coverage_head
 text = f"""### Against Kernel Tuner's own strategies (issue 30), {args.heading}
 
 {intro}
@@ -122,7 +175,7 @@ text = f"""### Against Kernel Tuner's own strategies (issue 30), {args.heading}
 
 {middle}
 
-Targets of issue 30, as first defined, on the seeds above (each cell in `table.md`, "Targets"):
+Targets of issue 30, as first defined, on the seeds above (each cell in `{R}/table.md`, "Targets"):
 
 {chr(10).join(lines)}
 {overhead}
@@ -136,14 +189,21 @@ p90 and the highest score among those run.
 
 {open(snippet).read().strip()}
 
-"""
+{plots_table()}"""
 open(f"{root}/bench/RESULTS.md", "w").write(doc[:start] + text + doc[end:])
 
 figures = os.path.join(root, "bench/figures/autotune_anchor.jsonl")
 comment = open(figures).readline()
+thresholds = (("- median <= 1.02 at 2%", "1.02"), ("- p90 <= 1.05 at 2%", "1.05"))
+kept_entries = []
+if args.keep_text:
+    replaced = set(open(args.previous_snippet).read().splitlines())
+    kept_entries = [line for line in open(figures).read().splitlines()[1:]
+                    if line not in replaced and json.loads(line).get("context") not in dict(thresholds)]
 with open(figures, "w") as f:
     f.write(comment)
     f.write(open(os.path.splitext(snippet)[0] + ".jsonl").read())
-    for target, figure in (("- median <= 1.02 at 2%", "1.02"), ("- p90 <= 1.05 at 2%", "1.05")):
+    f.write("".join(line + "\n" for line in kept_entries))
+    for target, figure in thresholds:
         f.write(json.dumps({"doc": "bench/RESULTS.md", "context": target, "figure": figure,
                             "exempt": "issue 30's threshold, not a measurement"}) + "\n")

@@ -49,6 +49,18 @@ inline bool in_final_descent(const BudgetUse& use) { return in_last_share(use, k
 // are flat near their best.
 bool flat_near_best(const std::vector<double>& valid_objectives);
 
+// The runner-up: the best measured configuration that differs from the best one in at least half the parameters
+// and is within kRunnerUpTolerance of it. Given the valid objectives best first and their configurations, its
+// position in that order, or nothing. In the final descent on a space whose gate is open, once the incumbent's
+// one-change neighbourhood is all measured, every other round is a descent around it (strategy_model.cpp).
+// Why: near-ties a few changes apart are where a flat space's runs stop (kt_dedispersion_A6000 at 5%: 6 of 50
+// runs of issue 30's report ended at 1.00159 times the optimum, four changes from it; bench/results/2026-12-02/
+// autotune/issue30_runner_up_descent_2026-12-02/a6000_near_optimum.txt). Adopted on held-out seeds
+// (bench/results/2026-12-02/autotune/issue30_runner_up_after_level0_2026-12-02/README.md).
+inline constexpr double kRunnerUpTolerance = kFlatTolerance;
+std::optional<std::size_t> runner_up(const std::vector<double>& objectives_best_first,
+                                     const std::vector<ConfigView>& configs);
+
 // Whether `candidate` is in neighbourhood `level` of `incumbent`: 0, one parameter changed; 1, two parameters
 // changed, each by one index step; 2, any two parameters changed.
 bool in_descent_neighbourhood(ConfigView candidate, ConfigView incumbent, int level);

@@ -3,12 +3,14 @@
 // local steps around the incumbent every other round, restarts away from a stagnant basin) and confirm
 // (measure the best-ranked), until the budget of valid measurements is spent; on a space flat near its best, once
 // a quarter of the budget is spent every other round is a descent around the incumbent, and over the last tenth of
-// the budget every round is, on any space (late_descent.hpp).
+// the budget every round is, on any space (late_descent.hpp); there, on a flat space, the descent takes turns
+// between the incumbent and a runner-up once the incumbent's one-change neighbours are all measured.
 // docs/autotune.md, "The search".
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 
 #include "autotune/features.hpp"
@@ -135,11 +137,20 @@ class ModelSearch : public SearchStrategy {
       // The final descent: over the last kFinalDescentShareOfBudget of the budget every round is a descent around
       // the incumbent, on any space (late_descent.hpp). The model's rounds have found the basin by then; what is
       // left is often one parameter change from it that the model ranks low.
+      // There, on a space whose gate is open, once the incumbent's one-change neighbourhood is all measured, every
+      // other round is a descent around the runner-up instead, starting with it (late_descent.hpp, runner_up()):
+      // such runs stopped at near-ties a few changes from the optimum. Not before: at small budgets the incumbent's
+      // own one-change step is where the last gain is.
       std::vector<std::size_t> batch;
       if (in_final_descent(use)) {
-        batch = descent_round(features, candidates, mo);
+        const std::size_t incumbent = best_measured(1).front();
+        const bool shared = gate_ == Gate::Open && incumbent_descent_.centre == incumbent && incumbent_descent_.level >= 1;
+        const std::optional<std::size_t> far =
+            shared && shared_rounds_++ % 2 == 0 ? runner_up_configuration() : std::nullopt;
+        if (far) batch = descent_round(runner_up_descent_, *far, features, candidates, mo);
+        else batch = descent_round(incumbent_descent_, incumbent, features, candidates, mo);
       } else if (gate_ == Gate::Open) {
-        if (descent_turn_) batch = descent_round(features, candidates, mo);
+        if (descent_turn_) batch = descent_round(incumbent_descent_, best_measured(1).front(), features, candidates, mo);
         descent_turn_ = !descent_turn_;
       }
       if (batch.empty()) batch = rank(features, candidates, mo);
@@ -344,24 +355,26 @@ class ModelSearch : public SearchStrategy {
     return v;
   }
 
-  // One round of the late descent (the gate open): a batch of the incumbent's unmeasured neighbours from the
-  // first of its neighbourhoods that has any (in_descent_neighbourhood; back to the first whenever the incumbent
-  // changed), lowest predicted mean first, those the failure classifier gives under 50% last. Batches are the
-  // model rounds' size. Empty when every neighbourhood is measured (the model's own round then).
+  // Where a descent is: the configuration it is around and the neighbourhood it has reached there.
+  struct Descent {
+    std::size_t centre = SearchSpace::npos;
+    int level = 0;
+  };
+
+  // One round of the late descent: a batch of the unmeasured neighbours of `centre` (the incumbent, or in the
+  // final descent the runner-up) from the first of its neighbourhoods that has any (in_descent_neighbourhood;
+  // back to the first whenever the centre changed), lowest predicted mean first, those the failure classifier
+  // gives under 50% last. Batches are the model rounds' size. Empty when every neighbourhood is measured (the model's own round then).
   // Kernel Tuner's hybrid_vndx intensifies through such neighbourhoods for its whole budget; here it only
   // polishes the end of a search that is flat near its best, where the configurations within a few tenths of
   // a percent of each other differ in one or two parameters and the model's global picks no longer separate them.
-  std::vector<std::size_t> descent_round(const FeatureMap& features, const std::vector<std::size_t>& unmeasured,
-                                         const ModelOptions& mo) {
-    const std::size_t incumbent = best_measured(1).front();
-    if (incumbent != descent_incumbent_) {
-      descent_incumbent_ = incumbent;
-      descent_level_ = 0;
-    }
+  std::vector<std::size_t> descent_round(Descent& descent, std::size_t centre, const FeatureMap& features,
+                                         const std::vector<std::size_t>& unmeasured, const ModelOptions& mo) {
+    if (centre != descent.centre) descent = Descent{centre, 0};
     std::vector<std::size_t> candidates;
-    for (; descent_level_ < kDescentNeighbourhoods; ++descent_level_) {
+    for (; descent.level < kDescentNeighbourhoods; ++descent.level) {
       for (std::size_t c : unmeasured)
-        if (in_descent_neighbourhood(space().config(c), space().config(incumbent), descent_level_)) candidates.push_back(c);
+        if (in_descent_neighbourhood(space().config(c), space().config(centre), descent.level)) candidates.push_back(c);
       if (!candidates.empty()) break;
     }
     if (candidates.empty()) return {};
@@ -433,15 +446,35 @@ class ModelSearch : public SearchStrategy {
     return std::none_of(others.begin(), others.end(), [&](std::size_t t) { return 2 * hamming(config, t) < nparams; });
   }
 
-  // The `n` best valid configurations measured so far.
-  std::vector<std::size_t> best_measured(std::size_t n) const {
+  // The valid measurements so far, best first.
+  std::vector<const MeasurementRecord*> valid_best_first() const {
     std::vector<const MeasurementRecord*> valid;
     for (const auto& m : ctx_->result().measurements)
       if (m.outcome.valid) valid.push_back(&m);
     std::sort(valid.begin(), valid.end(), [](auto* a, auto* b) { return a->outcome.objective < b->outcome.objective; });
+    return valid;
+  }
+
+  // The `n` best valid configurations measured so far.
+  std::vector<std::size_t> best_measured(std::size_t n) const {
+    const std::vector<const MeasurementRecord*> valid = valid_best_first();
     std::vector<std::size_t> out;
     for (std::size_t i = 0; i < valid.size() && i < n; ++i) out.push_back(valid[i]->config);
     return out;
+  }
+
+  // The runner-up's configuration (late_descent.hpp), if there is one.
+  std::optional<std::size_t> runner_up_configuration() const {
+    const std::vector<const MeasurementRecord*> valid = valid_best_first();
+    std::vector<double> objectives;
+    std::vector<ConfigView> configs;
+    for (const MeasurementRecord* m : valid) {
+      objectives.push_back(m->outcome.objective);
+      configs.push_back(space().config(m->config));
+    }
+    const std::optional<std::size_t> at = runner_up(objectives, configs);
+    if (!at) return std::nullopt;
+    return valid[*at]->config;
   }
 
   // Whether the last kStagnationWindow valid measurements, all taken since the last restart, improved the
@@ -483,9 +516,9 @@ class ModelSearch : public SearchStrategy {
   std::size_t restart_valid_ = 0;  // valid measurements when the last restart was made
   enum class Gate { Undecided, Open, Closed };
   Gate gate_ = Gate::Undecided;    // the late descent's
-  std::size_t descent_incumbent_ = SearchSpace::npos;
-  int descent_level_ = 0;          // the neighbourhood the descent is in
+  Descent incumbent_descent_, runner_up_descent_;
   bool descent_turn_ = true;       // whether the next round, the gate open, is the descent's
+  std::size_t shared_rounds_ = 0;  // final-descent rounds so far shared between the incumbent and the runner-up
 };
 
 }  // namespace
