@@ -465,17 +465,24 @@ TEST(AutotuneLateDescent, TheRunnerUpIsTheBestFarConfigurationWithinTwoPercent) 
   EXPECT_EQ(pick({}, {}), std::nullopt);
 }
 
-// Flat near the optimum (4,1,5,2): each index step away costs 0.2%, so many configurations sit within 2% of any
-// good one, as on the NVIDIA dedispersion spaces.
+// Flat near the optimum (by default (4,1,5,2)): each index step away costs 0.2%, so many configurations sit
+// within 2% of any good one, as on the NVIDIA dedispersion spaces. With `break_ties`, a tiny term per configuration
+// leaves no two times equal (one best configuration at a time, one runner-up).
 class FlatEvaluator : public Evaluator {
  public:
-  Outcome evaluate(const SearchSpace& space, ConfigView config, std::size_t) override {
-    const double target[4] = {4, 1, 5, 2};
+  explicit FlatEvaluator(std::vector<double> target = {4, 1, 5, 2}, bool break_ties = false)
+      : target_(std::move(target)), break_ties_(break_ties) {}
+  Outcome evaluate(const SearchSpace& space, ConfigView config, std::size_t i) override {
     double d = 0;
-    for (std::size_t p = 0; p < config.size(); ++p) d += std::abs(space.value(config, p) - target[p]);
-    return {true, 1.0 + 0.002 * d, ""};
+    for (std::size_t p = 0; p < config.size(); ++p) d += std::abs(space.value(config, p) - target_.at(p));
+    const double tie_break = break_ties_ ? 1e-7 * static_cast<double>((i * 7919) % 1000) : 0.0;
+    return {true, 1.0 + 0.002 * d + tie_break, ""};
   }
   nlohmann::ordered_json describe() const override { return {{"kind", "flat"}}; }
+
+ private:
+  std::vector<double> target_;
+  bool break_ties_;
 };
 
 TEST(AutotuneLateDescent, TheFinalDescentIsTheLastTenthOfTheBudget) {
@@ -591,19 +598,6 @@ TEST(AutotuneLateDescent, TakesEveryOtherRoundOnAFlatSpaceAndOnlyTheFinalTenthOn
 }
 
 
-// Flat near the optimum (4,1,5,2,3) as FlatEvaluator, over five parameters, with a tiny term that breaks its ties
-// (one best configuration at a time, one runner-up).
-class FlatFiveEvaluator : public Evaluator {
- public:
-  Outcome evaluate(const SearchSpace& space, ConfigView config, std::size_t i) override {
-    const double target[5] = {4, 1, 5, 2, 3};
-    double d = 0;
-    for (std::size_t p = 0; p < config.size(); ++p) d += std::abs(space.value(config, p) - target[p]);
-    return {true, 1.0 + 0.002 * d + 1e-7 * static_cast<double>((i * 7919) % 1000), ""};
-  }
-  nlohmann::ordered_json describe() const override { return {{"kind", "flat, five parameters"}}; }
-};
-
 // The final descent's measurements that are more than two changes from every configuration that was the best
 // measured at some point before them: none without the runner-up (every descent round is around the incumbent of
 // its start, and its neighbourhoods change at most two parameters), some where the runner-up takes rounds.
@@ -633,7 +627,7 @@ TEST(AutotuneLateDescent, OnAFlatSpaceTheFinalDescentAlsoDescendsAroundTheRunner
       "test");
   std::size_t far = 0;
   for (std::uint64_t seed = 0; seed < 3; ++seed) {
-    FlatFiveEvaluator flat;
+    FlatEvaluator flat({4, 1, 5, 2, 3}, true);
     const TuneResult r = search(space, flat, seed, "400");
     ASSERT_EQ(r.valid, 400u);
     // From 370 valid measurements: the final descent begins at 360, but the model round under way then (batches

@@ -122,6 +122,8 @@ batch_note = (f"its run is recorded in `{R}/gpu_batch/` (`env_check.txt`: what t
               "what ran and what was skipped)" if os.path.exists(batch) else "not run yet")
 pooled = open(f"{root}/{R}/table.md").read()
 pooled = pooled[pooled.index("Six hub convolution spaces pooled"):pooled.index("Targets (issue 30):")].strip()
+
+
 def plots_table():
     """The plots of the folder (anchor_report.py --plots), one row per space, linked from bench/RESULTS.md."""
     folder = os.path.join(root, R, "plots")

@@ -21,15 +21,19 @@ bool in_last_share(const BudgetUse& use, double share) {
   return begun(use.valid, use.budget) || (use.max_evaluations && begun(use.evaluated, *use.max_evaluations));
 }
 
+std::size_t changed_parameters(ConfigView a, ConfigView b) {
+  std::size_t d = 0;
+  for (std::size_t q = 0; q < a.size(); ++q) d += a[q] != b[q];
+  return d;
+}
+
 std::optional<std::size_t> runner_up(const std::vector<double>& objectives_best_first,
                                      const std::vector<ConfigView>& configs) {
   if (objectives_best_first.empty()) return std::nullopt;
   const ConfigView best = configs.front();
   for (std::size_t i = 1; i < objectives_best_first.size(); ++i) {
     if (objectives_best_first[i] > (1.0 + kRunnerUpTolerance) * objectives_best_first.front()) break;
-    std::size_t changed = 0;
-    for (std::size_t q = 0; q < best.size(); ++q) changed += configs[i][q] != best[q];
-    if (2 * changed >= best.size()) return i;
+    if (2 * changed_parameters(configs[i], best) >= best.size()) return i;
   }
   return std::nullopt;
 }

@@ -61,6 +61,9 @@ inline constexpr double kRunnerUpTolerance = kFlatTolerance;
 std::optional<std::size_t> runner_up(const std::vector<double>& objectives_best_first,
                                      const std::vector<ConfigView>& configs);
 
+// The number of parameters in which two configurations differ.
+std::size_t changed_parameters(ConfigView a, ConfigView b);
+
 // Whether `candidate` is in neighbourhood `level` of `incumbent`: 0, one parameter changed; 1, two parameters
 // changed, each by one index step; 2, any two parameters changed.
 bool in_descent_neighbourhood(ConfigView candidate, ConfigView incumbent, int level);

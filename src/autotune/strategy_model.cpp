@@ -144,13 +144,15 @@ class ModelSearch : public SearchStrategy {
       std::vector<std::size_t> batch;
       if (in_final_descent(use)) {
         const std::size_t incumbent = best_measured(1).front();
-        const bool shared = gate_ == Gate::Open && incumbent_descent_.centre == incumbent && incumbent_descent_.level >= 1;
+        const bool shared =
+            gate_ == Gate::Open && incumbent_descent_.centre == incumbent && incumbent_descent_.level >= 1;
         const std::optional<std::size_t> far =
             shared && shared_rounds_++ % 2 == 0 ? runner_up_configuration() : std::nullopt;
         if (far) batch = descent_round(runner_up_descent_, *far, features, candidates, mo);
         else batch = descent_round(incumbent_descent_, incumbent, features, candidates, mo);
       } else if (gate_ == Gate::Open) {
-        if (descent_turn_) batch = descent_round(incumbent_descent_, best_measured(1).front(), features, candidates, mo);
+        if (descent_turn_)
+          batch = descent_round(incumbent_descent_, best_measured(1).front(), features, candidates, mo);
         descent_turn_ = !descent_turn_;
       }
       if (batch.empty()) batch = rank(features, candidates, mo);
@@ -364,7 +366,8 @@ class ModelSearch : public SearchStrategy {
   // One round of the late descent: a batch of the unmeasured neighbours of `centre` (the incumbent, or in the
   // final descent the runner-up) from the first of its neighbourhoods that has any (in_descent_neighbourhood;
   // back to the first whenever the centre changed), lowest predicted mean first, those the failure classifier
-  // gives under 50% last. Batches are the model rounds' size. Empty when every neighbourhood is measured (the model's own round then).
+  // gives under 50% last. Batches are the model rounds' size. Empty when every neighbourhood is measured (the
+  // model's own round then).
   // Kernel Tuner's hybrid_vndx intensifies through such neighbourhoods for its whole budget; here it only
   // polishes the end of a search that is flat near its best, where the configurations within a few tenths of
   // a percent of each other differ in one or two parameters and the model's global picks no longer separate them.
@@ -505,10 +508,7 @@ class ModelSearch : public SearchStrategy {
 
   // The number of parameters in which two configurations differ.
   std::size_t hamming(std::size_t a, std::size_t b) const {
-    ConfigView x = space().config(a), y = space().config(b);
-    std::size_t d = 0;
-    for (std::size_t q = 0; q < x.size(); ++q) d += x[q] != y[q];
-    return d;
+    return changed_parameters(space().config(a), space().config(b));
   }
 
   SearchContext* ctx_ = nullptr;
