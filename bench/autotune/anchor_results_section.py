@@ -59,6 +59,12 @@ args = ap.parse_args()
 if args.keep_text != bool(args.previous_snippet):
     sys.exit("anchor_results_section: --keep-text and --previous-snippet go together")
 root, R, snippet = args.root, args.folder, args.snippet
+# Every input is checked before anything is read or written, so a wrong path gets its name, not a traceback.
+for what, path in [("--previous-snippet", args.previous_snippet), ("--folder's summary.json", f"{root}/{R}/summary.json"),
+                   ("--folder's table.md", f"{root}/{R}/table.md"), ("bench/RESULTS.md", f"{root}/bench/RESULTS.md")] + \
+                  [("--runs", os.path.join(root, p)) for p in (args.runs or [])]:
+    if path and not os.path.isfile(path):
+        sys.exit(f"anchor_results_section: {what}: {path}: no such file")
 coverage = coverage_lines([os.path.join(root, p) for p in args.runs] if args.runs else
                           [os.path.join(root, R, "kt_runs.jsonl")] + sorted(glob.glob(os.path.join(root, R, "ours", "*.jsonl"))))
 doc = open(f"{root}/bench/RESULTS.md").read()
