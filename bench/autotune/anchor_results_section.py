@@ -59,14 +59,20 @@ args = ap.parse_args()
 if args.keep_text != bool(args.previous_snippet):
     sys.exit("anchor_results_section: --keep-text and --previous-snippet go together")
 root, R, snippet = args.root, args.folder, args.snippet
-# Every input is checked before anything is read or written, so a wrong path gets its name, not a traceback.
+runs = ([("--runs", os.path.join(root, p)) for p in args.runs] if args.runs else
+        [("--folder's kt_runs.jsonl", os.path.join(root, R, "kt_runs.jsonl"))] +
+        [("--folder's ours/", p) for p in sorted(glob.glob(os.path.join(root, R, "ours", "*.jsonl")))])
+figures = os.path.join(root, "bench/figures/autotune_anchor.jsonl")
+snippet_figures = os.path.splitext(snippet)[0] + ".jsonl"
+# Every input is checked before anything is read or written, so a wrong path gets its name, not a traceback, and
+# bench/RESULTS.md is not rewritten while its figures' registrations are left behind.
 for what, path in [("--previous-snippet", args.previous_snippet), ("--folder's summary.json", f"{root}/{R}/summary.json"),
                    ("--folder's table.md", f"{root}/{R}/table.md"), ("bench/RESULTS.md", f"{root}/bench/RESULTS.md")] + \
-                  [("--runs", os.path.join(root, p)) for p in (args.runs or [])]:
+                  runs + [("--snippet", snippet), ("--snippet's registrations", snippet_figures),
+                          ("the figure registrations", figures)]:
     if path and not os.path.isfile(path):
         sys.exit(f"anchor_results_section: {what}: {path}: no such file")
-coverage = coverage_lines([os.path.join(root, p) for p in args.runs] if args.runs else
-                          [os.path.join(root, R, "kt_runs.jsonl")] + sorted(glob.glob(os.path.join(root, R, "ours", "*.jsonl"))))
+coverage = coverage_lines([path for _, path in runs])
 doc = open(f"{root}/bench/RESULTS.md").read()
 start = doc.index("### Against Kernel Tuner's own strategies (issue 30)")
 # The section ends at the next heading of its level or above.
@@ -200,7 +206,6 @@ p90 and the highest score among those run.
 {plots_table()}"""
 open(f"{root}/bench/RESULTS.md", "w").write(doc[:start] + text + doc[end:])
 
-figures = os.path.join(root, "bench/figures/autotune_anchor.jsonl")
 comment = open(figures).readline()
 thresholds = (("- median <= 1.02 at 2%", "1.02"), ("- p90 <= 1.05 at 2%", "1.05"))
 kept_entries = []
@@ -210,7 +215,7 @@ if args.keep_text:
                     if line not in replaced and json.loads(line).get("context") not in dict(thresholds)]
 with open(figures, "w") as f:
     f.write(comment)
-    f.write(open(os.path.splitext(snippet)[0] + ".jsonl").read())
+    f.write(open(snippet_figures).read())
     f.write("".join(line + "\n" for line in kept_entries))
     for target, figure in thresholds:
         f.write(json.dumps({"doc": "bench/RESULTS.md", "context": target, "figure": figure,
